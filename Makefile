@@ -1,0 +1,44 @@
+# Two commands do all the set-up: `make demo` and `make test`.
+# Each creates .venv on first use and installs the package with its test and
+# lint dependencies; a change to pyproject.toml reinstalls.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install test unit integration lint format demo bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test,lint]"
+	touch $(STAMP)
+
+test: unit integration
+
+# Unit tests run with sockets disabled except loopback (the emulator).
+unit: $(STAMP)
+	$(PY) -m pytest tests/unit_tests -q --disable-socket --allow-hosts=127.0.0.1,localhost
+
+integration: $(STAMP)
+	$(PY) -m pytest tests/integration_tests -q
+
+lint: $(STAMP)
+	$(PY) -m ruff check langchain_perplexity_strict tests benchmarks
+	$(PY) -m ruff format --check langchain_perplexity_strict tests benchmarks
+	$(PY) -m mypy
+
+format: $(STAMP)
+	$(PY) -m ruff format langchain_perplexity_strict tests benchmarks
+	$(PY) -m ruff check --fix langchain_perplexity_strict tests benchmarks
+
+demo: $(STAMP)
+	$(PY) -m langchain_perplexity_strict demo
+
+bench: $(STAMP)
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,84 @@
+"""The role Perplexity sees for each LangChain message.
+
+Perplexity's conversation rules speak of four roles: system, user, assistant
+and tool. LangChain has more message types than that, and a developer message
+is a system message with a marker; this module is the one place that decides
+which of the four a message plays, so the rules, the request builder and the
+emulator's checks agree.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+# ChatMessage roles, as OpenAI-style histories spell them, and the role each plays.
+_CHAT_MESSAGE_ROLES: dict[str, Role] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+}
+
+ACCEPTED_ROLES = "system, developer, user (human), assistant (ai) and tool"
+
+
+def role_of(message: BaseMessage, *, index: int | None = None) -> Role:
+    """Return the Perplexity role of ``message``.
+
+    Raises ``ValueError`` for a message Perplexity has no role for, naming the
+    message's position (when given), its type and what is accepted.
+    """
+    if isinstance(message, HumanMessage):
+        return "user"
+    if isinstance(message, AIMessage):
+        return "assistant"
+    if isinstance(message, SystemMessage):
+        return "system"
+    if isinstance(message, ToolMessage):
+        return "tool"
+    where = f"messages[{index}]" if index is not None else "message"
+    if isinstance(message, ChatMessage):
+        role = _CHAT_MESSAGE_ROLES.get(message.role.lower())
+        if role is not None:
+            return role
+        msg = (
+            f"{where}: unknown role {message.role!r}; Perplexity accepts "
+            f"{ACCEPTED_ROLES}."
+        )
+        raise ValueError(msg)
+    if isinstance(message, FunctionMessage):
+        msg = (
+            f"{where}: FunctionMessage (role 'function', name {message.name!r}) is "
+            "the legacy OpenAI function-calling result, which Perplexity does not "
+            "accept; send the result as a ToolMessage with the call's tool_call_id."
+        )
+        raise ValueError(msg)
+    msg = (
+        f"{where}: unknown message type {type(message).__name__} "
+        f"(type {message.type!r}); Perplexity accepts {ACCEPTED_ROLES}."
+    )
+    raise ValueError(msg)
+
+
+def is_developer(message: BaseMessage) -> bool:
+    """Whether ``message`` is a developer message (a system message by another name)."""
+    if isinstance(message, ChatMessage):
+        return message.role.lower() == "developer"
+    return (
+        isinstance(message, SystemMessage)
+        and message.additional_kwargs.get("__openai_role__") == "developer"
+    )

@@ -1,0 +1,172 @@
+"""Deterministic answers derived from the request, so tests can assert on them.
+
+Everything here is a pure function of the request: the same request always
+gets the same text, sources, tool calls and usage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”")
+
+
+@dataclass
+class Answer:
+    """What the emulated model says to one request."""
+
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    search_results: list[dict[str, Any]] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+
+
+def text_of(content: Any) -> str:
+    """The plain text of a message content (string or parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            str(p.get("text", "")) for p in content if isinstance(p, dict)
+        ).strip()
+    return ""
+
+
+def search_results_for(question: str, count: int = 3) -> list[dict[str, Any]]:
+    """Deterministic search records for ``question`` (Agent API shape)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40] or "query"
+    seed = int(hashlib.sha256(question.encode()).hexdigest()[:8], 16)
+    results = []
+    for n in range(1, count + 1):
+        results.append(
+            {
+                "id": n,
+                "url": f"https://source{n}.example.com/{slug}",
+                "title": f"Source {n} on {question[:60]}",
+                "snippet": f"Snippet {n} about {question[:80]}.",
+                "date": f"2026-0{1 + (seed + n) % 9}-1{n}",
+                "last_updated": "2026-11-01",
+                "source": "web",
+            }
+        )
+    return results
+
+
+def text_answer(question: str, cited: int, tool_outputs: list[str]) -> str:
+    """The answer text; it names the question and cites ``cited`` sources."""
+    if tool_outputs:
+        body = "Based on the tool results: " + "; ".join(tool_outputs) + "."
+    else:
+        body = f"Here is what I found about: {question}."
+    marks = "".join(f"[{n}]" for n in range(1, cited + 1))
+    return f"{body} {marks}".strip()
+
+
+def choose_tool_calls(
+    tools: list[dict[str, Any]],
+    tool_choice: Any,
+    prompt: str,
+    parallel: bool,
+) -> list[dict[str, Any]]:
+    """The documented policy: the forced choice, else tools the prompt names, else the only tool.
+
+    Returns ``[{"name", "arguments"}]`` (arguments a JSON string), or ``[]``.
+    """
+    by_name = {t["name"]: t for t in tools}
+    if not by_name or tool_choice == "none":
+        return []
+    forced = _forced_name(tool_choice)
+    if forced is not None and forced in by_name:
+        chosen = [by_name[forced]]
+    else:
+        lowered = prompt.lower()
+        chosen = [t for name, t in by_name.items() if name.lower() in lowered]
+        if not chosen and (len(by_name) == 1 or tool_choice == "required"):
+            chosen = [next(iter(by_name.values()))]
+    if not parallel:
+        chosen = chosen[:1]
+    return [
+        {"name": t["name"], "arguments": json.dumps(instance_of(t.get("parameters") or {}, prompt))}
+        for t in chosen
+    ]
+
+
+def _forced_name(tool_choice: Any) -> str | None:
+    if isinstance(tool_choice, dict):
+        if "name" in tool_choice:
+            return str(tool_choice["name"])
+        function = tool_choice.get("function")
+        if isinstance(function, dict):
+            return str(function.get("name"))
+    return None
+
+
+class _Pools:
+    """Numbers and quoted strings taken from the prompt, handed out in order."""
+
+    def __init__(self, prompt: str) -> None:
+        self.numbers = [float(x) for x in _NUMBER.findall(prompt)]
+        self.strings = [next(g for g in m if g) for m in _QUOTED.findall(prompt)]
+        self.words = [w for w in re.findall(r"[A-Za-z]{3,}", prompt)]
+
+    def number(self) -> float:
+        return self.numbers.pop(0) if self.numbers else 1.0
+
+    def string(self) -> str:
+        if self.strings:
+            return self.strings.pop(0)
+        return self.words[-1] if self.words else "value"
+
+
+def instance_of(schema: dict[str, Any], prompt: str) -> Any:
+    """A JSON instance that satisfies ``schema``, filled from the prompt."""
+    return _instance(schema, _Pools(prompt), schema.get("$defs") or schema.get("definitions") or {})
+
+
+def _instance(schema: dict[str, Any], pools: _Pools, defs: dict[str, Any]) -> Any:
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        return _instance(defs.get(ref.rsplit("/", 1)[-1], {}), pools, defs)
+    if "enum" in schema and schema["enum"]:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    for key in ("anyOf", "oneOf", "allOf"):
+        options = schema.get(key)
+        if options:
+            non_null = [o for o in options if o.get("type") != "null"] or options
+            return _instance(non_null[0], pools, defs)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        return {name: _instance(sub, pools, defs) for name, sub in props.items()}
+    if kind == "array":
+        count = max(int(schema.get("minItems", 1)), 1)
+        return [_instance(schema.get("items") or {}, pools, defs) for _ in range(count)]
+    if kind == "integer":
+        return int(pools.number())
+    if kind == "number":
+        return pools.number()
+    if kind == "boolean":
+        return True
+    if kind == "null":
+        return None
+    return pools.string()
+
+
+def approx_tokens(text: str) -> int:
+    """A rough token count: one per four characters, at least one."""
+    return max(1, len(text) // 4)
+
+
+def words(text: str) -> list[str]:
+    """Split ``text`` into stream pieces that join back to it exactly."""
+    return re.findall(r"\S+\s*|\s+", text) or [text]

@@ -1,0 +1,426 @@
+"""A local HTTP server that behaves like Perplexity, as strictly as public sources allow.
+
+Standard library only. Start it in-process (``with PerplexityEmulator() as
+emu: ...``) or from the command line (``python -m langchain_perplexity_strict
+emulator --port N``). ``emu.base_url`` is the server root, as
+``https://api.perplexity.ai`` is for the real service.
+
+Switches for what public sources leave unverified (perplexity-api.md marks
+them) are constructor arguments with documented defaults:
+
+- ``sonar_retired`` (default off): chat completions answer
+  ``403 chat_completions_not_available``, as the real service does since
+  2026-09-27 (§1, the reply wording unverified).
+- ``sonar_function_tools`` (default off): chat completions refuse ``tools``
+  (§5: the Sonar models have no client-side function tools; unverified).
+- ``conversation_rules``: ``require_user_first`` (seed 002, unverified) and
+  ``allow_user_after_tool`` (the mid-2025 error wording), both on.
+- ``track_roles`` (default on): a message sent again under another role in
+  the same conversation is refused (seeds 000/001, unverified).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+from langchain_perplexity_strict.testing import agent_api, chat_completions
+from langchain_perplexity_strict.testing.conversation import (
+    ConversationRules,
+    RoleMemory,
+    check_conversation,
+    turns_from_agent_input,
+    turns_from_chat_messages,
+)
+from langchain_perplexity_strict.testing.errors import APIError
+
+MAX_BODY_BYTES = 32 * 1024 * 1024  # §4: 413 payload_too_large over 32 MiB.
+AGENT_PATHS = ("/v1/responses", "/v1/agent")
+CHAT_PATHS = ("/chat/completions", "/v1/chat/completions", "/v1/sonar")
+
+FaultKind = Literal[
+    "rate_limit", "server_error", "delay", "reset", "cut_stream",
+    "failed", "incomplete", "malformed_json",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scripted misbehaviour, applied to one request.
+
+    ``rate_limit``: 429 with ``Retry-After: seconds`` and ``X-RateLimit-*``.
+    ``server_error``: ``status`` (500, 502 or 503). ``delay``: wait
+    ``seconds`` before answering. ``reset``: close the connection with a TCP
+    reset after ``after_events`` stream events (or mid-body). ``cut_stream``:
+    end the stream cleanly after ``after_events`` events, before the terminal
+    one. ``failed`` / ``incomplete``: HTTP 200 with that ``status`` (Agent
+    API; on chat completions ``incomplete`` is ``finish_reason: length`` and
+    ``failed`` a 500). ``malformed_json``: a body (or event) that is not JSON.
+    """
+
+    kind: FaultKind
+    status: int = 500
+    seconds: float = 0.0
+    after_events: int = 3
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """A request the emulator received, for assertions."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class _State:
+    api_key: str | None
+    rules: ConversationRules
+    track_roles: bool
+    sonar_retired: bool
+    sonar_function_tools: bool
+    agent_models: tuple[str, ...]
+    event_delay: float
+    roles: RoleMemory = field(default_factory=RoleMemory)
+    requests: list[RecordedRequest] = field(default_factory=list)
+    scripted: deque[Fault] = field(default_factory=deque)
+    fault_rates: dict[Fault, float] = field(default_factory=dict)
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_fault(self) -> Fault | None:
+        with self.lock:
+            if self.scripted:
+                return self.scripted.popleft()
+            for fault, rate in self.fault_rates.items():
+                if self.rng.random() < rate:
+                    return fault
+        return None
+
+
+class PerplexityEmulator:
+    """A strict Perplexity stand-in on 127.0.0.1; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        api_key: str | None = None,
+        conversation_rules: ConversationRules | None = None,
+        track_roles: bool = True,
+        sonar_retired: bool = False,
+        sonar_function_tools: bool = False,
+        agent_models: Iterable[str] = agent_api.AGENT_MODELS,
+        event_delay: float = 0.0,
+        seed: int = 0,
+    ) -> None:
+        self._state = _State(
+            api_key=api_key,
+            rules=conversation_rules or ConversationRules(),
+            track_roles=track_roles,
+            sonar_retired=sonar_retired,
+            sonar_function_tools=sonar_function_tools,
+            agent_models=tuple(agent_models),
+            event_delay=event_delay,
+            rng=random.Random(seed),
+        )
+        self._host = host
+        self._port = port
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def start(self) -> PerplexityEmulator:
+        """Bind and serve in a background thread."""
+        handler = type("_BoundHandler", (_Handler,), {"state": self._state})
+        server = _Server((self._host, self._port), handler)
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, name="perplexity-emulator", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the port."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> PerplexityEmulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until interrupted (the command line)."""
+        handler = type("_BoundHandler", (_Handler,), {"state": self._state})
+        self._server = _Server((self._host, self._port), handler)
+        try:
+            self._server.serve_forever()
+        finally:
+            self._server.server_close()
+
+    @property
+    def port(self) -> int:
+        """The bound port."""
+        if self._server is None:
+            msg = "the emulator is not running; use it as a context manager or call start()"
+            raise RuntimeError(msg)
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """The server root, like ``https://api.perplexity.ai``."""
+        return f"http://{self._host}:{self.port}"
+
+    # -- test controls -----------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received so far, in order."""
+        with self._state.lock:
+            return list(self._state.requests)
+
+    def clear(self) -> None:
+        """Forget recorded requests, scripted faults and remembered roles."""
+        with self._state.lock:
+            self._state.requests.clear()
+            self._state.scripted.clear()
+            self._state.roles = RoleMemory()
+
+    def inject(self, *faults: Fault) -> None:
+        """Apply ``faults`` to the next answered requests, one each, in order."""
+        with self._state.lock:
+            self._state.scripted.extend(faults)
+
+    def set_fault_rates(self, rates: dict[Fault, float]) -> None:
+        """Apply each fault to a request with the given probability (seeded)."""
+        with self._state.lock:
+            self._state.fault_rates = dict(rates)
+
+    @property
+    def sonar_retired(self) -> bool:
+        """Whether chat completions answer 403 as the real service does."""
+        return self._state.sonar_retired
+
+    @sonar_retired.setter
+    def sonar_retired(self, value: bool) -> None:
+        self._state.sonar_retired = value
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+    allow_reuse_address = True
+
+
+class _Reset(Exception):
+    """The connection was reset on purpose (a fault)."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    state: _State
+    server_version = "PerplexityEmulator/1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """Quiet: tests read the request log instead."""
+
+    # -- plumbing ----------------------------------------------------------------
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_error(self, error: APIError) -> None:
+        self._send_json(error.status, error.envelope(), error.headers)
+
+    def _reset(self) -> None:
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
+        raise _Reset
+
+    def _stream(self, events: Iterator[bytes], fault: Fault | None) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        for n, data in enumerate(events):
+            if fault is not None and n == fault.after_events:
+                if fault.kind == "reset":
+                    self._reset()
+                if fault.kind == "cut_stream":
+                    break
+            self.wfile.write(data)
+            self.wfile.flush()
+            if self.state.event_delay:
+                time.sleep(self.state.event_delay)
+
+    # -- routing -----------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        self._record("GET", path, None)
+        if path in ("/v1/models", "/models"):  # §3: no auth needed.
+            models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
+            self._send_json(200, {"object": "list", "data": models})
+            return
+        self._send_error(APIError(404, "not_found", f"no route for GET {path}"))
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0]
+        try:
+            body = self._read_body(path)
+            if path in AGENT_PATHS:
+                self._agent(body)
+            elif path in CHAT_PATHS:
+                self._chat(body)
+            else:
+                raise APIError(404, "not_found", f"no route for POST {path}")
+        except APIError as error:
+            self._send_error(error)
+        except _Reset:
+            pass
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _record(self, method: str, path: str, body: Any) -> None:
+        with self.state.lock:
+            self.state.requests.append(RecordedRequest(method, path, dict(self.headers.items()), body))
+
+    def _read_body(self, path: str) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY_BYTES:
+            remaining = length
+            while remaining > 0:  # drain, so the client sees the answer, not a broken pipe
+                remaining -= len(self.rfile.read(min(remaining, 1 << 20)) or b"x" * remaining)
+            self._record("POST", path, None)
+            self.close_connection = True
+            raise APIError(413, "payload_too_large", f"request body of {length} bytes exceeds 32 MiB")
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            self._record("POST", path, raw.decode("utf-8", "replace"))
+            raise APIError(400, "invalid_request", "invalid request body: not JSON") from None
+        self._record("POST", path, body)
+        auth = self.headers.get("Authorization", "")
+        token = auth[7:] if auth.startswith("Bearer ") else ""
+        if not token or (self.state.api_key is not None and token != self.state.api_key):
+            raise APIError(401, "forbidden", "Invalid or missing API key (Authorization: Bearer ...)")
+        return body
+
+    def _pre_answer_fault(self, fault: Fault | None) -> None:
+        if fault is None:
+            return
+        if fault.kind == "rate_limit":
+            reset = str(max(1, int(fault.seconds)))
+            raise APIError(
+                429,
+                "request_rate_limit_exceeded",
+                "Rate limit exceeded",
+                headers={"Retry-After": str(fault.seconds), "X-RateLimit-Limit": "50",
+                         "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+            )  # fmt: skip
+        if fault.kind == "server_error":
+            kind = {500: "internal_error", 502: "bad_gateway", 503: "service_unavailable"}.get(fault.status, "internal_error")
+            raise APIError(fault.status, kind, f"emulated {fault.status}")
+        if fault.kind == "delay":
+            time.sleep(fault.seconds)
+
+    # -- Agent API ---------------------------------------------------------------
+
+    def _agent(self, body: Any) -> None:
+        served = agent_api.validate_request(body, self.state.agent_models)
+        if isinstance(body["input"], list):
+            turns = turns_from_agent_input(body["input"])
+            check_conversation(turns, self.state.rules, agent_api.ERROR_TYPE)
+            if self.state.track_roles:
+                self.state.roles.check_and_remember(turns, agent_api.ERROR_TYPE)
+        fault = self.state.next_fault()
+        self._pre_answer_fault(fault)
+        answer = agent_api.build_answer(body)
+        response = agent_api.response_object(body, served, answer)
+        terminal = "response.completed"
+        if fault is not None and fault.kind in ("failed", "incomplete"):
+            response["status"] = fault.kind
+            terminal = f"response.{fault.kind}"
+            if fault.kind == "failed":
+                response["error"] = {"code": "server_error", "message": "emulated failure: the run failed"}
+            else:
+                response["incomplete_details"] = {"reason": "max_output_tokens"}
+        if not body.get("stream"):
+            self._answer_json(response, fault)
+            return
+        events = (self._sse(e, fault) for e in agent_api.stream_events(response, answer, terminal))
+        self._stream(events, fault)
+
+    # -- chat completions ----------------------------------------------------------
+
+    def _chat(self, body: Any) -> None:
+        if self.state.sonar_retired:
+            raise chat_completions.RETIRED
+        chat_completions.validate_request(body, self.state.sonar_function_tools)
+        turns = turns_from_chat_messages(body.get("messages"), chat_completions.ERROR_TYPE)
+        check_conversation(turns, self.state.rules, chat_completions.ERROR_TYPE)
+        if self.state.track_roles:
+            self.state.roles.check_and_remember(turns, chat_completions.ERROR_TYPE)
+        fault = self.state.next_fault()
+        if fault is not None and fault.kind == "failed":
+            fault = Fault("server_error", status=500)
+        self._pre_answer_fault(fault)
+        answer = chat_completions.build_answer(body)
+        finish = "length" if fault is not None and fault.kind == "incomplete" else "stop"
+        if not body.get("stream"):
+            self._answer_json(chat_completions.completion(body, answer, finish_reason=finish), fault)
+            return
+        chunks = chat_completions.stream_chunks(body, answer, finish_reason=finish)
+        events = [self._sse(c, fault) for c in chunks]
+        events.append(b"data: [DONE]\n\n")
+        self._stream(iter(events), fault)
+
+    # -- shared answering ----------------------------------------------------------
+
+    def _answer_json(self, payload: dict[str, Any], fault: Fault | None) -> None:
+        if fault is not None and fault.kind == "malformed_json":
+            self._send_json(200, b'{"id": "resp_broken", "output": [')
+            return
+        if fault is not None and fault.kind == "reset":
+            body = json.dumps(payload).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self._reset()
+        self._send_json(200, payload)
+
+    @staticmethod
+    def _sse(event: dict[str, Any], fault: Fault | None) -> bytes:
+        if fault is not None and fault.kind == "malformed_json":
+            return b"data: {not json\n\n"
+        return b"data: " + json.dumps(event).encode() + b"\n\n"

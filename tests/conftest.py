@@ -1,0 +1,31 @@
+"""Shared test set-up: hermetic environment and the hypothesis profile."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+# The issue asks for at least 2,000 examples per property.
+settings.register_profile(
+    "default",
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+# A quick profile for local iteration: HYPOTHESIS_PROFILE=dev.
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+PROVIDER_ENV = ("PPLX_API_KEY", "PERPLEXITY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Unit and emulator tests never see the provider's real keys."""
+    if request.node.get_closest_marker("real_api") is None:
+        for name in PROVIDER_ENV:
+            monkeypatch.delenv(name, raising=False)
+    yield

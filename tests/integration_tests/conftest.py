@@ -1,0 +1,26 @@
+"""Integration tests talk to the package's own emulator on loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from langchain_perplexity_strict.testing import PerplexityEmulator
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator[PerplexityEmulator]:
+    """One emulator for the session; tests clear its log and faults as they need."""
+    with PerplexityEmulator(api_key="test-key") as emu:
+        yield emu
+
+
+@pytest.fixture
+def emu(emulator: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+    """The session emulator with an empty request log and no pending faults."""
+    emulator.clear()
+    emulator.set_fault_rates({})
+    emulator.sonar_retired = False
+    yield emulator
+    emulator.clear()
