@@ -1,6 +1,12 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts."""
 
 from langchain_perplexity_strict._version import __version__
+from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
+from langchain_perplexity_strict.errors import (
+    PerplexityIncompleteError,
+    PerplexityResponseError,
+    PerplexityStreamError,
+)
 from langchain_perplexity_strict.normalizer import NormalizationResult, normalize_messages
 from langchain_perplexity_strict.rules import (
     DEFAULT_RULES,
@@ -16,11 +22,15 @@ from langchain_perplexity_strict.rules import (
 __all__ = [
     "DEFAULT_RULES",
     "Change",
+    "ChatPerplexityStrict",
     "DemoteLateSystemMessages",
     "DropTrailingAssistantMessages",
     "Entry",
     "MergeAdjacentTurns",
     "NormalizationResult",
+    "PerplexityIncompleteError",
+    "PerplexityResponseError",
+    "PerplexityStreamError",
     "Rule",
     "StartWithUserTurn",
     "__version__",

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+from langchain_perplexity_strict.models import RESERVED_FUNCTION_NAMES
 from langchain_perplexity_strict.testing.answers import (
     Answer,
     approx_tokens,
@@ -57,11 +58,6 @@ REMOVED_PARAMETERS = (
     "logprobs", "disable_search", "enable_search_classifier", "search_mode",
     "return_images", "return_related_questions", "web_search_options",
     "search_language_filter", "media_response",
-)  # fmt: skip
-# §3 `tools`: names a custom function may not take.
-RESERVED_FUNCTION_NAMES = frozenset(
-    {"web_search", "search_web", "people_search", "search_people", "fetch_url",
-     "finance_search", "sandbox"}
 )  # fmt: skip
 REASONING_EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
 RECENCY = ("hour", "day", "week", "month", "year")

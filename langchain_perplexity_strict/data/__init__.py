@@ -1,0 +1,1 @@
+"""Static data about Perplexity's models."""

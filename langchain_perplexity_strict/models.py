@@ -1,0 +1,51 @@
+"""Model names on each surface, and Perplexity's Sonar → Agent API migration table."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+# Names a custom function may not take on the Agent API (perplexity-api.md §3 `tools`).
+RESERVED_FUNCTION_NAMES = frozenset(
+    {"web_search", "search_web", "people_search", "search_people", "fetch_url", "finance_search", "sandbox"}
+)
+
+SONAR_MODELS = ("sonar", "sonar-pro", "sonar-reasoning", "sonar-reasoning-pro", "sonar-deep-research")
+
+
+@dataclass(frozen=True)
+class AgentTarget:
+    """What a Sonar model name becomes on the Agent API."""
+
+    model: str | None
+    preset: str | None
+
+
+# Perplexity's migration table (perplexity-api.md §3, "Sonar model names → Agent API").
+SONAR_TO_AGENT: dict[str, AgentTarget] = {
+    "sonar": AgentTarget("perplexity/sonar", None),
+    "sonar-pro": AgentTarget(None, "low"),
+    "sonar-reasoning": AgentTarget(None, "low"),
+    "sonar-reasoning-pro": AgentTarget(None, "low"),
+    "sonar-deep-research": AgentTarget(None, "medium"),
+}
+
+_warned: set[str] = set()
+
+
+def agent_target(model: str) -> AgentTarget:
+    """The Agent API model (or preset) for ``model``; Sonar names are mapped once with a warning."""
+    target = SONAR_TO_AGENT.get(model)
+    if target is None:
+        return AgentTarget(model, None)
+    if model not in _warned:
+        _warned.add(model)
+        becomes = f"model {target.model!r}" if target.model else f"preset {target.preset!r}"
+        warnings.warn(
+            f"model {model!r} is a Sonar chat-completions name; on the Agent API it is "
+            f"sent as {becomes} with web search, per Perplexity's migration table. "
+            "Pass that directly to silence this warning.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return target

@@ -1,0 +1,119 @@
+"""Send a request body to Perplexity through ``ChatOpenAI``'s own clients.
+
+The ``ChatOpenAI`` instance owns the key, the base URL, retries (429 with
+``Retry-After``, 5xx) and timeouts; this module posts the body the request
+rules built and returns Perplexity's JSON untouched, because langchain-openai's
+response converters drop ``search_results`` and the cost. HTTP errors are
+re-raised as langchain-openai's exceptions, carrying Perplexity's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, NoReturn
+
+import httpx
+import openai
+from langchain_openai import ChatOpenAI
+from langchain_openai.chat_models.base import (
+    _handle_openai_api_error,
+    _handle_openai_bad_request,
+)
+
+from langchain_perplexity_strict.errors import PerplexityResponseError, PerplexityStreamError
+
+PATHS = {"agent": "/responses", "chat_completions": "/chat/completions"}
+RETIRED_HINT = (
+    " Perplexity ended Sonar chat completions on 2026-09-27: use "
+    "ChatPerplexityStrict(api='agent'), the default."
+)
+
+
+def raise_perplexity_error(error: openai.APIError, api: str) -> NoReturn:
+    """Re-raise ``error`` with Perplexity's type and message, as langchain-openai does."""
+    if isinstance(error, openai.APIStatusError):
+        body = error.body if isinstance(error.body, dict) else {}
+        detail = body.get("error", body) if isinstance(body, dict) else {}
+        kind = detail.get("type") if isinstance(detail, dict) else None
+        text = detail.get("message") if isinstance(detail, dict) else None
+        message = f"Perplexity {api} API answered HTTP {error.status_code}"
+        message += f" ({kind}): {text or error.message}" if kind else f": {text or error.message}"
+        if kind == "chat_completions_not_available":
+            message += RETIRED_HINT
+        error = type(error)(message, response=error.response, body=error.body)
+        if isinstance(error, openai.BadRequestError):
+            _handle_openai_bad_request(error)
+    _handle_openai_api_error(error)
+    raise error  # _handle_openai_api_error re-raises everything; this satisfies type checkers
+
+
+class Transport:
+    """Posts bodies for one surface through one ``ChatOpenAI``."""
+
+    def __init__(self, chat_openai: ChatOpenAI, api: str) -> None:
+        self.chat_openai = chat_openai
+        self.api = api
+        self.path = PATHS[api]
+
+    def create(self, payload: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self.chat_openai.root_client.post(self.path, body=payload, cast_to=object)  # type: ignore[no-any-return]
+        except openai.APIError as error:
+            raise_perplexity_error(error, self.api)
+        except ValueError as error:
+            raise _malformed(error) from error
+
+    async def acreate(self, payload: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return await self.chat_openai.root_async_client.post(self.path, body=payload, cast_to=object)  # type: ignore[no-any-return]
+        except openai.APIError as error:
+            raise_perplexity_error(error, self.api)
+        except ValueError as error:
+            raise _malformed(error) from error
+
+    def stream(self, payload: dict[str, Any]) -> openai.Stream[Any]:
+        try:
+            return self.chat_openai.root_client.post(
+                self.path, body=payload, cast_to=object, stream=True, stream_cls=openai.Stream[object]
+            )
+        except openai.APIError as error:
+            raise_perplexity_error(error, self.api)
+
+    async def astream(self, payload: dict[str, Any]) -> openai.AsyncStream[Any]:
+        try:
+            return await self.chat_openai.root_async_client.post(
+                self.path, body=payload, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
+            )
+        except openai.APIError as error:
+            raise_perplexity_error(error, self.api)
+
+
+def iterate_events(stream: openai.Stream[Any], api: str) -> Iterator[dict[str, Any]]:
+    """The stream's JSON events; transport failures become clear errors."""
+    try:
+        yield from stream
+    except openai.APIError as error:
+        raise_perplexity_error(error, api)
+    except (httpx.HTTPError, ConnectionError) as error:
+        msg = f"the connection to Perplexity broke mid-stream ({type(error).__name__}: {error}); the answer is incomplete"
+        raise PerplexityStreamError(msg) from error
+    except ValueError as error:
+        raise _malformed(error) from error
+
+
+async def aiterate_events(stream: openai.AsyncStream[Any], api: str) -> AsyncIterator[dict[str, Any]]:
+    """Async twin of :func:`iterate_events`."""
+    try:
+        async for event in stream:
+            yield event
+    except openai.APIError as error:
+        raise_perplexity_error(error, api)
+    except (httpx.HTTPError, ConnectionError) as error:
+        msg = f"the connection to Perplexity broke mid-stream ({type(error).__name__}: {error}); the answer is incomplete"
+        raise PerplexityStreamError(msg) from error
+    except ValueError as error:
+        raise _malformed(error) from error
+
+
+def _malformed(error: ValueError) -> PerplexityResponseError:
+    return PerplexityResponseError(f"Perplexity sent a body that is not valid JSON ({error})")
