@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from operator import itemgetter
@@ -209,7 +210,8 @@ class ChatPerplexityStrict(BaseChatModel):
         return {"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()}
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
-        params = LangSmithParams(ls_provider="perplexity", ls_model_name=self.model, ls_model_type="chat")
+        model = kwargs.get("model") or self.model
+        params = LangSmithParams(ls_provider="perplexity", ls_model_name=model, ls_model_type="chat")
         temperature = kwargs.get("temperature", self.temperature)
         if temperature is not None:
             params["ls_temperature"] = temperature
@@ -458,15 +460,26 @@ class ChatPerplexityStrict(BaseChatModel):
         ``json_schema`` (default) sends Perplexity's top-level ``response_format``
         (never OpenAI's ``text.format``, which Perplexity refuses); ``<think>``
         text is moved to reasoning before parsing. ``function_calling`` forces a
-        tool call (Agent API only).
+        tool call (Agent API only). ``json_mode`` asks for any JSON object:
+        Perplexity has no JSON mode, so it is a ``json_schema`` of ``{"type": "object"}``.
         """
         if kwargs:
             msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}."
             raise ValueError(msg)
         is_pydantic = isinstance(schema, type) and is_basemodel_subclass(schema)
+        if method == "function_calling" and self.api == "chat_completions":
+            warnings.warn(
+                "with_structured_output(method='function_calling'): the Sonar chat-completions "
+                "models have no function tools, so the schema is sent as a json_schema "
+                "response_format instead (the parsed result is the same).",
+                UserWarning,
+                stacklevel=2,
+            )
+            method = "json_schema"
         output_parser: Runnable
-        if method == "json_schema":
-            json_schema = convert_to_json_schema(schema)
+        if method in ("json_schema", "json_mode"):
+            # Perplexity has no JSON mode; json_mode asks for any JSON object.
+            json_schema = convert_to_json_schema(schema) if method == "json_schema" else {"type": "object"}
             name = json_schema.get("title") or "response"
             body_schema = {k: v for k, v in json_schema.items() if k not in ("title", "description")}
             response_format: dict[str, Any] = {"type": "json_schema", "json_schema": {"name": name, "schema": body_schema}}
@@ -488,10 +501,7 @@ class ChatPerplexityStrict(BaseChatModel):
                 else JsonOutputKeyToolsParser(key_name=tool_name, first_tool_only=True)
             )
         else:
-            msg = (
-                f"method={method!r} is not supported: Perplexity has no JSON mode; "
-                "use method='json_schema' (default) or 'function_calling'."
-            )
+            msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."
             raise ValueError(msg)
         if not include_raw:
             return llm | output_parser

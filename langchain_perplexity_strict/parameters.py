@@ -65,6 +65,8 @@ class Parameter:
 PARAMETERS: dict[str, Parameter] = {
     p.name: p
     for p in [
+        Parameter("model", BOTH, "a model name (an Agent API slug, a preset's model or a Sonar name)",
+                  lambda v, a: isinstance(v, str) and bool(v)),
         Parameter("temperature", BOTH, "a number in [0, 2] (agent) or [0, 2) (chat_completions)", _temperature),
         Parameter("top_p", BOTH, "a number in [0, 1]", lambda v, a: _number(v) and 0 <= v <= 1),
         Parameter("max_tokens", BOTH, "an integer >= 16 (agent) or >= 1 (chat_completions)",

@@ -141,17 +141,19 @@ class Answer:
                 out.append(_citation(url, titles.get(url), match.start(), match.end(), self.text))
         return out
 
-    def content(self) -> Any:
+    def content(self, tool_calls: Sequence[dict[str, Any]] = ()) -> Any:
         if self.output_version != "v1":
             return self.text
         blocks: list[dict[str, Any]] = []
         if self.reasoning:
             blocks.append({"type": "reasoning", "reasoning": self.reasoning})
-        text_block: dict[str, Any] = {"type": "text", "text": self.text}
         annotations = self.citation_annotations()
-        if annotations:
-            text_block["annotations"] = annotations
-        blocks.append(text_block)
+        if self.text or annotations or not tool_calls:
+            text_block: dict[str, Any] = {"type": "text", "text": self.text}
+            if annotations:
+                text_block["annotations"] = annotations
+            blocks.append(text_block)
+        blocks.extend({"type": "tool_call", "id": c["id"], "name": c["name"], "args": c["args"]} for c in tool_calls)
         return blocks
 
     def message(self) -> AIMessage:
@@ -161,7 +163,7 @@ class Answer:
         if self.output_version == "v1":
             metadata["output_version"] = "v1"
         return AIMessage(
-            content=self.content(),
+            content=self.content(tool_calls),
             additional_kwargs=self.additional_kwargs(),
             response_metadata=metadata,
             tool_calls=tool_calls,
@@ -173,13 +175,14 @@ class Answer:
     def final_chunk(self) -> AIMessageChunk:
         """The last stream chunk: sources, usage (once), metadata, tool calls."""
         content: Any = ""
-        if self.output_version == "v1":
-            annotations = self.citation_annotations()
-            content = [{"type": "text", "text": "", "index": 1, "annotations": annotations}] if annotations else []
         tool_call_chunks = [
             {"name": c["name"], "args": c["arguments"], "id": c["id"], "index": i, "type": "tool_call_chunk"}
             for i, c in enumerate(self.tool_calls)
         ]
+        if self.output_version == "v1":
+            annotations = self.citation_annotations()
+            content = [{"type": "text", "text": "", "index": 1, "annotations": annotations}] if annotations else []
+            content += [{**c, "index": 2 + c["index"]} for c in tool_call_chunks]
         metadata = self.response_metadata()
         if self.output_version == "v1":
             metadata["output_version"] = "v1"

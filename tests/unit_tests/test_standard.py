@@ -1,0 +1,87 @@
+"""LangChain's standard unit tests for ChatPerplexityStrict, on both surfaces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_tests.unit_tests import ChatModelUnitTests
+
+from langchain_perplexity_strict import ChatPerplexityStrict
+
+
+SERDES_REASON = (
+    "langchain-core's load(allowed_objects='all') admits only the integrations listed in "
+    "langchain_core.load.mapping, and this package is not listed there; "
+    "load(..., allowed_objects=[ChatPerplexityStrict]) round-trips (test_serialization.py)."
+)
+
+
+class TestAgentApiUnit(ChatModelUnitTests):
+    @property
+    def chat_model_class(self) -> type[ChatPerplexityStrict]:
+        return ChatPerplexityStrict
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        return {"model": "perplexity/sonar", "api_key": "test-key"}
+
+    @property
+    def init_from_env_params(self) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+        return ({"PPLX_API_KEY": "env-key"}, {"model": "perplexity/sonar"}, {"api_key": "env-key"})
+
+    @property
+    def supports_image_inputs(self) -> bool:
+        return True
+
+    @property
+    def has_tool_choice(self) -> bool:
+        return True
+
+    @property
+    def returns_usage_metadata(self) -> bool:
+        return True
+
+    @pytest.mark.xfail(
+        reason="The standard test builds the model with max_tokens=10; the Agent API's "
+        "max_output_tokens floor is 16, so the model refuses it instead of sending a request "
+        "Perplexity rejects. The same test passes on chat completions (TestChatCompletionsUnit).",
+        strict=True,
+    )
+    def test_standard_params(self, model: BaseChatModel) -> None:
+        super().test_standard_params(model)
+
+    @pytest.mark.xfail(reason=SERDES_REASON, strict=True)
+    def test_serdes(self, model: BaseChatModel, snapshot: Any) -> None:
+        super().test_serdes(model, snapshot)
+
+
+class TestChatCompletionsUnit(ChatModelUnitTests):
+    @property
+    def chat_model_class(self) -> type[ChatPerplexityStrict]:
+        return ChatPerplexityStrict
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        return {"model": "sonar", "api": "chat_completions", "api_key": "test-key"}
+
+    @property
+    def init_from_env_params(self) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+        return (
+            {"PERPLEXITY_API_KEY": "env-key"},
+            {"model": "sonar", "api": "chat_completions"},
+            {"api_key": "env-key"},
+        )
+
+    @property
+    def has_tool_calling(self) -> bool:
+        return False
+
+    @pytest.mark.xfail(reason=SERDES_REASON, strict=True)
+    def test_serdes(self, model: BaseChatModel, snapshot: Any) -> None:
+        super().test_serdes(model, snapshot)
+
+    @property
+    def returns_usage_metadata(self) -> bool:
+        return True
