@@ -7,7 +7,10 @@ from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityStreamError,
 )
-from langchain_perplexity_strict.normalizer import NormalizationResult, normalize_messages
+from langchain_perplexity_strict.normalizer import (
+    NormalizationResult,
+    normalize_messages,
+)
 from langchain_perplexity_strict.rules import (
     DEFAULT_RULES,
     Change,

@@ -7,19 +7,30 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from operator import itemgetter
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForLLMRun,
+    CallbackManagerForLLMRun,
+)
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.chat_models import BaseChatModel, LangSmithParams
 from langchain_core.language_models.model_profile import ModelProfile
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.output_parsers import JsonOutputKeyToolsParser, JsonOutputParser, PydanticOutputParser, PydanticToolsParser
+from langchain_core.output_parsers import (
+    JsonOutputKeyToolsParser,
+    JsonOutputParser,
+    PydanticOutputParser,
+    PydanticToolsParser,
+)
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
 from langchain_core.tools import BaseTool
 from langchain_core.utils import secret_from_env
-from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
+from langchain_core.utils.function_calling import (
+    convert_to_json_schema,
+    convert_to_openai_tool,
+)
 from langchain_core.utils.pydantic import is_basemodel_subclass
 from langchain_openai import ChatOpenAI
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
@@ -27,9 +38,16 @@ from typing_extensions import Self
 
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.models import RESERVED_FUNCTION_NAMES
-from langchain_perplexity_strict.normalizer import NormalizationResult, normalize_messages
+from langchain_perplexity_strict.normalizer import (
+    NormalizationResult,
+    normalize_messages,
+)
 from langchain_perplexity_strict.parameters import PARAMETERS, check_parameters
-from langchain_perplexity_strict.request_rules import TOOL_KWARGS, agent_request, chat_completions_request
+from langchain_perplexity_strict.request_rules import (
+    TOOL_KWARGS,
+    agent_request,
+    chat_completions_request,
+)
 from langchain_perplexity_strict.response_mapping import (
     AgentStream,
     Answer,
@@ -38,7 +56,11 @@ from langchain_perplexity_strict.response_mapping import (
     read_chat_completion,
 )
 from langchain_perplexity_strict.rules import DEFAULT_RULES
-from langchain_perplexity_strict.transport import Transport, aiterate_events, iterate_events
+from langchain_perplexity_strict.transport import (
+    Transport,
+    aiterate_events,
+    iterate_events,
+)
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
 _SETTING_NAMES = tuple(PARAMETERS)
@@ -207,7 +229,12 @@ class ChatPerplexityStrict(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()}
+        return {
+            "model": self.model,
+            "api": self.api,
+            "base_url": self.base_url,
+            **self._settings(),
+        }
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         model = kwargs.get("model") or self.model
@@ -256,7 +283,12 @@ class ChatPerplexityStrict(BaseChatModel):
         return normalize_messages(self._convert_input(messages).to_messages(), rules=self.rules)
 
     def _prepare(
-        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any], *, stream: bool
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+        *,
+        stream: bool,
     ) -> tuple[dict[str, Any], Callable[[], Answer], int]:
         """Normalize, check and build the request body; nothing is sent here."""
         kwargs = dict(kwargs)
@@ -296,13 +328,19 @@ class ChatPerplexityStrict(BaseChatModel):
     def _read(self, answer: Answer, data: dict[str, Any]) -> ChatGeneration:
         (read_agent_response if self.api == "agent" else read_chat_completion)(answer, data)
         message = answer.message()
-        return ChatGeneration(message=message, generation_info={"finish_reason": answer.metadata.get("finish_reason")})
+        return ChatGeneration(
+            message=message,
+            generation_info={"finish_reason": answer.metadata.get("finish_reason")},
+        )
 
     def _result(self, generations: list[ChatGeneration]) -> ChatResult:
         first = generations[0].message
         return ChatResult(
             generations=generations,
-            llm_output={"model_name": first.response_metadata.get("model_name"), "model_provider": "perplexity"},
+            llm_output={
+                "model_name": first.response_metadata.get("model_name"),
+                "model_provider": "perplexity",
+            },
         )
 
     def _stream_mapper(self, answer: Answer) -> AgentStream | ChatStream:
@@ -477,26 +515,43 @@ class ChatPerplexityStrict(BaseChatModel):
             )
             method = "json_schema"
         output_parser: Runnable
+        llm: Runnable
         if method in ("json_schema", "json_mode"):
             # Perplexity has no JSON mode; json_mode asks for any JSON object.
             json_schema = convert_to_json_schema(schema) if method == "json_schema" else {"type": "object"}
             name = json_schema.get("title") or "response"
             body_schema = {k: v for k, v in json_schema.items() if k not in ("title", "description")}
-            response_format: dict[str, Any] = {"type": "json_schema", "json_schema": {"name": name, "schema": body_schema}}
+            response_format: dict[str, Any] = {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": body_schema},
+            }
             if strict is not None:
                 response_format["json_schema"]["strict"] = strict
             llm = self.bind(
                 response_format=response_format,
-                ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": json_schema},
-            )
-            output_parser = PydanticOutputParser(pydantic_object=schema) if is_pydantic else JsonOutputParser()  # type: ignore[arg-type]
-        elif method == "function_calling":
-            tool_name = convert_to_openai_tool(schema)["function"]["name"]
-            llm = self.bind_tools([schema], tool_choice=tool_name, parallel_tool_calls=False, strict=strict).bind(
-                ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": convert_to_openai_tool(schema)},
+                ls_structured_output_format={
+                    "kwargs": {"method": method, "strict": strict},
+                    "schema": json_schema,
+                },
             )
             output_parser = (
-                PydanticToolsParser(tools=[schema], first_tool_only=True)  # type: ignore[list-item]
+                PydanticOutputParser(pydantic_object=cast(Any, schema)) if is_pydantic else JsonOutputParser()
+            )
+        elif method == "function_calling":
+            tool_name = convert_to_openai_tool(schema)["function"]["name"]
+            llm = self.bind_tools(
+                [schema],
+                tool_choice=tool_name,
+                parallel_tool_calls=False,
+                strict=strict,
+            ).bind(
+                ls_structured_output_format={
+                    "kwargs": {"method": method, "strict": strict},
+                    "schema": convert_to_openai_tool(schema),
+                },
+            )
+            output_parser = (
+                PydanticToolsParser(tools=[cast(Any, schema)], first_tool_only=True)
                 if is_pydantic
                 else JsonOutputKeyToolsParser(key_name=tool_name, first_tool_only=True)
             )
@@ -505,7 +560,9 @@ class ChatPerplexityStrict(BaseChatModel):
             raise ValueError(msg)
         if not include_raw:
             return llm | output_parser
-        parser_assign = RunnablePassthrough.assign(parsed=itemgetter("raw") | output_parser, parsing_error=lambda _: None)
+        parser_assign = RunnablePassthrough.assign(
+            parsed=itemgetter("raw") | output_parser, parsing_error=lambda _: None
+        )
         parser_none = RunnablePassthrough.assign(parsed=lambda _: None)
         parser_with_fallback = parser_assign.with_fallbacks([parser_none], exception_key="parsing_error")
         return RunnableMap(raw=llm) | parser_with_fallback

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Sequence
 
 
@@ -10,11 +11,12 @@ def _emulator(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict.testing import PerplexityEmulator
 
     emulator = PerplexityEmulator(host=args.host, port=args.port, sonar_retired=args.sonar_retired)
-    print(f"Perplexity emulator on http://{args.host}:{args.port or '<ephemeral>'} (Ctrl-C to stop)", flush=True)
-    try:
+    print(
+        f"Perplexity emulator on http://{args.host}:{args.port or '<ephemeral>'} (Ctrl-C to stop)",
+        flush=True,
+    )
+    with contextlib.suppress(KeyboardInterrupt):
         emulator.serve_forever()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

@@ -7,10 +7,24 @@ from dataclasses import dataclass
 
 # Names a custom function may not take on the Agent API (perplexity-api.md §3 `tools`).
 RESERVED_FUNCTION_NAMES = frozenset(
-    {"web_search", "search_web", "people_search", "search_people", "fetch_url", "finance_search", "sandbox"}
+    {
+        "web_search",
+        "search_web",
+        "people_search",
+        "search_people",
+        "fetch_url",
+        "finance_search",
+        "sandbox",
+    }
 )
 
-SONAR_MODELS = ("sonar", "sonar-pro", "sonar-reasoning", "sonar-reasoning-pro", "sonar-deep-research")
+SONAR_MODELS = (
+    "sonar",
+    "sonar-pro",
+    "sonar-reasoning",
+    "sonar-reasoning-pro",
+    "sonar-deep-research",
+)
 
 
 @dataclass(frozen=True)

@@ -58,10 +58,7 @@ def normalize_messages(
     if not converted:
         msg = "messages: the conversation is empty; Perplexity needs at least one user message."
         raise ValueError(msg)
-    entries = [
-        Entry(message, role_of(message, index=i), (i,))
-        for i, message in enumerate(converted)
-    ]
+    entries = [Entry(message, role_of(message, index=i), (i,)) for i, message in enumerate(converted)]
     changes: list[Change] = []
     for rule in rules:
         entries, rule_changes = rule(entries)

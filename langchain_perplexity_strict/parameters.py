@@ -37,14 +37,12 @@ def _integer(value: Any) -> bool:
 
 def _temperature(value: Any, api: Api) -> bool:
     # Agent API: [0, 2]; chat completions: [0, 2) (seed 002).
-    return _number(value) and 0 <= value and (value <= 2 if api == "agent" else value < 2)
+    return _number(value) and value >= 0 and (value <= 2 if api == "agent" else value < 2)
 
 
 def _domains(value: Any, api: Api) -> bool:
     return (
-        isinstance(value, list)
-        and len(value) <= 20
-        and all(isinstance(d, str) and d and "://" not in d for d in value)
+        isinstance(value, list) and len(value) <= 20 and all(isinstance(d, str) and d and "://" not in d for d in value)
     )
 
 
@@ -65,26 +63,48 @@ class Parameter:
 PARAMETERS: dict[str, Parameter] = {
     p.name: p
     for p in [
-        Parameter("model", BOTH, "a model name (an Agent API slug, a preset's model or a Sonar name)",
-                  lambda v, a: isinstance(v, str) and bool(v)),
+        Parameter(
+            "model",
+            BOTH,
+            "a model name (an Agent API slug, a preset's model or a Sonar name)",
+            lambda v, a: isinstance(v, str) and bool(v),
+        ),
         Parameter("temperature", BOTH, "a number in [0, 2] (agent) or [0, 2) (chat_completions)", _temperature),
         Parameter("top_p", BOTH, "a number in [0, 1]", lambda v, a: _number(v) and 0 <= v <= 1),
-        Parameter("max_tokens", BOTH, "an integer >= 16 (agent) or >= 1 (chat_completions)",
-                  lambda v, a: _integer(v) and v >= (16 if a == "agent" else 1)),
+        Parameter(
+            "max_tokens",
+            BOTH,
+            "an integer >= 16 (agent) or >= 1 (chat_completions)",
+            lambda v, a: _integer(v) and v >= (16 if a == "agent" else 1),
+        ),
         Parameter("n", BOTH, "an integer >= 1 (run as n requests)", lambda v, a: _integer(v) and v >= 1),
-        Parameter("stop", BOTH, "a string or a list of non-empty strings",
-                  lambda v, a: isinstance(v, str) or (isinstance(v, list) and all(isinstance(s, str) and s for s in v))),
-        Parameter("reasoning_effort", BOTH, "one of minimal, low, medium, high (and xhigh, max on agent)", _reasoning_effort),
+        Parameter(
+            "stop",
+            BOTH,
+            "a string or a list of non-empty strings",
+            lambda v, a: isinstance(v, str) or (isinstance(v, list) and all(isinstance(s, str) and s for s in v)),
+        ),
+        Parameter(
+            "reasoning_effort", BOTH, "one of minimal, low, medium, high (and xhigh, max on agent)", _reasoning_effort
+        ),
         Parameter("language_preference", BOTH, "a language name or code", lambda v, a: isinstance(v, str) and bool(v)),
         Parameter("search_domain_filter", BOTH, "at most 20 scheme-less domains ('-' prefix denies)", _domains),
         Parameter("search_recency_filter", BOTH, "one of " + ", ".join(RECENCY), lambda v, a: v in RECENCY),
-        *[Parameter(name, BOTH, "a date as MM/DD/YYYY", lambda v, a: isinstance(v, str) and bool(_DATE.match(v)))
-          for name in DATE_FILTERS],
+        *[
+            Parameter(name, BOTH, "a date as MM/DD/YYYY", lambda v, a: isinstance(v, str) and bool(_DATE.match(v)))
+            for name in DATE_FILTERS
+        ],
         Parameter("search_context_size", BOTH, "one of low, medium, high", lambda v, a: v in ("low", "medium", "high")),
-        Parameter("user_location", BOTH, "a dict such as {'country': 'FR', 'city': 'Paris'}", lambda v, a: isinstance(v, dict)),
+        Parameter(
+            "user_location", BOTH, "a dict such as {'country': 'FR', 'city': 'Paris'}", lambda v, a: isinstance(v, dict)
+        ),
         Parameter("preset", AGENT, "one of " + ", ".join(PRESETS), lambda v, a: v in PRESETS),
-        Parameter("models", AGENT, "a list of 1 to 5 model slugs",
-                  lambda v, a: isinstance(v, list) and 1 <= len(v) <= 5 and all(isinstance(m, str) for m in v)),
+        Parameter(
+            "models",
+            AGENT,
+            "a list of 1 to 5 model slugs",
+            lambda v, a: isinstance(v, list) and 1 <= len(v) <= 5 and all(isinstance(m, str) for m in v),
+        ),
         Parameter("max_steps", AGENT, "an integer in [1, 100]", lambda v, a: _integer(v) and 1 <= v <= 100),
         Parameter("max_search_results", AGENT, "an integer in [1, 50]", lambda v, a: _integer(v) and 1 <= v <= 50),
         Parameter("web_search", AGENT, "True or False", lambda v, a: isinstance(v, bool)),
@@ -96,7 +116,7 @@ PARAMETERS: dict[str, Parameter] = {
         Parameter("return_related_questions", CHAT, "True or False", lambda v, a: isinstance(v, bool)),
         Parameter("disable_search", CHAT, "True or False", lambda v, a: isinstance(v, bool)),
     ]
-}  # fmt: skip
+}
 
 # What the Agent API offers instead of a chat-completions-only parameter.
 _AGENT_INSTEAD = {
@@ -136,10 +156,7 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
         if api not in parameter.surfaces:
             other = parameter.surfaces[0]
             why = f" ({_AGENT_INSTEAD[name]})" if name in _AGENT_INSTEAD else ""
-            msg = (
-                f"{name}={value!r} is not available on api={api!r}{why}; "
-                f"it exists on api={other!r}."
-            )
+            msg = f"{name}={value!r} is not available on api={api!r}{why}; it exists on api={other!r}."
             raise ValueError(msg)
         if not parameter.check(value, api):
             msg = f"{name}={value!r} is not accepted on api={api!r}: expected {parameter.accepted}."

@@ -158,7 +158,11 @@ def _agent_item(item: dict[str, Any], index: int) -> dict[str, Any] | None:
         output = item.get("output")
         if not isinstance(output, str):
             output = json.dumps(output)
-        return {"type": "function_call_output", "call_id": item["call_id"], "output": output}
+        return {
+            "type": "function_call_output",
+            "call_id": item["call_id"],
+            "output": output,
+        }
     if kind == "reasoning":
         # Another model's reasoning items: the Agent API has no reasoning input.
         return None

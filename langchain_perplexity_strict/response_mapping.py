@@ -13,11 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, parse_tool_call
+from langchain_core.messages.tool import ToolCallChunk, tool_call_chunk
+from langchain_core.output_parsers.openai_tools import (
+    make_invalid_tool_call,
+    parse_tool_call,
+)
 
 from langchain_perplexity_strict.errors import (
     PerplexityIncompleteError,
@@ -28,7 +32,12 @@ from langchain_perplexity_strict.stop_filter import StopFilter, ThinkSplitter
 
 Api = Literal["agent", "chat_completions"]
 _MARKER = re.compile(r"\[(\d+)\]")
-TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete", "response.cancelled")
+TERMINAL_EVENTS = (
+    "response.completed",
+    "response.failed",
+    "response.incomplete",
+    "response.cancelled",
+)
 
 
 @dataclass
@@ -175,14 +184,14 @@ class Answer:
     def final_chunk(self) -> AIMessageChunk:
         """The last stream chunk: sources, usage (once), metadata, tool calls."""
         content: Any = ""
-        tool_call_chunks = [
-            {"name": c["name"], "args": c["arguments"], "id": c["id"], "index": i, "type": "tool_call_chunk"}
+        tool_call_chunks: list[ToolCallChunk] = [
+            tool_call_chunk(name=c["name"], args=c["arguments"], id=c["id"], index=i)
             for i, c in enumerate(self.tool_calls)
         ]
         if self.output_version == "v1":
             annotations = self.citation_annotations()
             content = [{"type": "text", "text": "", "index": 1, "annotations": annotations}] if annotations else []
-            content += [{**c, "index": 2 + c["index"]} for c in tool_call_chunks]
+            content += [{**c, "index": 2 + (c["index"] or 0)} for c in map(dict, tool_call_chunks)]
         metadata = self.response_metadata()
         if self.output_version == "v1":
             metadata["output_version"] = "v1"
@@ -202,7 +211,7 @@ class Answer:
         if not reasoning and not answer:
             return None
         if self.output_version == "v1":
-            blocks: list[dict[str, Any]] = []
+            blocks: list[str | dict[Any, Any]] = []
             if reasoning:
                 blocks.append({"type": "reasoning", "reasoning": reasoning, "index": 0})
             if answer:
@@ -226,10 +235,13 @@ def _citation(url: Any, title: Any, start: Any, end: Any, text: str) -> dict[str
 def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
     valid, invalid = [], []
     for call in calls:
-        raw = {"id": call["id"], "function": {"name": call["name"], "arguments": call["arguments"]}}
+        raw = {
+            "id": call["id"],
+            "function": {"name": call["name"], "arguments": call["arguments"]},
+        }
         try:
             parsed = parse_tool_call(raw, return_id=True)
-        except Exception as error:  # noqa: BLE001 - reported as an invalid tool call
+        except Exception as error:
             invalid.append(make_invalid_tool_call(raw, str(error)))
             continue
         if parsed is not None:
@@ -240,14 +252,19 @@ def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[
 # ---- usage ----------------------------------------------------------------------------
 
 
+def _usage_metadata(input_tokens: Any, output_tokens: Any, total_tokens: Any) -> UsageMetadata:
+    # The token details are optional at run time; they are added below when Perplexity reports them.
+    return cast(
+        UsageMetadata,
+        {"input_tokens": int(input_tokens or 0), "output_tokens": int(output_tokens or 0),
+         "total_tokens": int(total_tokens or 0)},
+    )  # fmt: skip
+
+
 def agent_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
     if not usage:
         return None
-    metadata = UsageMetadata(
-        input_tokens=int(usage.get("input_tokens") or 0),
-        output_tokens=int(usage.get("output_tokens") or 0),
-        total_tokens=int(usage.get("total_tokens") or 0),
-    )
+    metadata = _usage_metadata(usage.get("input_tokens"), usage.get("output_tokens"), usage.get("total_tokens"))
     reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
     if reasoning:
         metadata["output_token_details"] = {"reasoning": int(reasoning)}
@@ -260,15 +277,12 @@ def agent_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
 def chat_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
     if not usage:
         return None
-    metadata = UsageMetadata(
-        input_tokens=int(usage.get("prompt_tokens") or 0),
-        output_tokens=int(usage.get("completion_tokens") or 0),
-        total_tokens=int(usage.get("total_tokens") or 0),
-    )
+    metadata = _usage_metadata(usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("total_tokens"))
     if usage.get("reasoning_tokens"):
         metadata["output_token_details"] = {"reasoning": int(usage["reasoning_tokens"])}
     if usage.get("citation_tokens"):
-        metadata["input_token_details"] = {"citation": int(usage["citation_tokens"])}  # type: ignore[typeddict-unknown-key]
+        # Perplexity's citation tokens have no standard key; InputTokenDetails admits extra keys at run time.
+        metadata["input_token_details"] = cast(Any, {"citation": int(usage["citation_tokens"])})
     return metadata
 
 
@@ -294,7 +308,11 @@ def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
             answer.add_search_results(item.get("results") or [])
         elif kind == "function_call":
             answer.tool_calls.append(
-                {"id": item.get("call_id"), "name": item.get("name"), "arguments": item.get("arguments") or ""}
+                {
+                    "id": item.get("call_id"),
+                    "name": item.get("name"),
+                    "arguments": item.get("arguments") or "",
+                }
             )
         elif kind and kind.endswith("_results"):
             answer.extras.setdefault(kind, []).append(item)
@@ -365,7 +383,11 @@ class AgentStream:
                 answer.add_search_results(item.get("results") or [])
             elif item.get("type") == "function_call":
                 answer.tool_calls.append(
-                    {"id": item.get("call_id"), "name": item.get("name"), "arguments": item.get("arguments") or ""}
+                    {
+                        "id": item.get("call_id"),
+                        "name": item.get("name"),
+                        "arguments": item.get("arguments") or "",
+                    }
                 )
         elif kind in TERMINAL_EVENTS:
             return self._terminal(event.get("response") or {})
@@ -393,7 +415,11 @@ class AgentStream:
                 c["id"] == item.get("call_id") for c in answer.tool_calls
             ):
                 answer.tool_calls.append(
-                    {"id": item.get("call_id"), "name": item.get("name"), "arguments": item.get("arguments") or ""}
+                    {
+                        "id": item.get("call_id"),
+                        "name": item.get("name"),
+                        "arguments": item.get("arguments") or "",
+                    }
                 )
         read_agent_terminal(answer, response)
         chunks.append(answer.final_chunk())
@@ -429,7 +455,13 @@ def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
     answer.flush_text()
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        answer.tool_calls.append({"id": call.get("id"), "name": function.get("name"), "arguments": function.get("arguments") or ""})
+        answer.tool_calls.append(
+            {
+                "id": call.get("id"),
+                "name": function.get("name"),
+                "arguments": function.get("arguments") or "",
+            }
+        )
     _read_chat_sources(answer, completion)
     _read_chat_end(answer, completion, choice.get("finish_reason"))
 
@@ -446,8 +478,12 @@ def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
 def _read_chat_end(answer: Answer, data: dict[str, Any], finish_reason: Any) -> None:
     answer.usage = chat_usage(data.get("usage"))
     answer.metadata.update(
-        {"id": data.get("id"), "model_name": data.get("model"), "finish_reason": finish_reason,
-         **_usage_extras(data.get("usage"))}  # fmt: skip
+        {
+            "id": data.get("id"),
+            "model_name": data.get("model"),
+            "finish_reason": finish_reason,
+            **_usage_extras(data.get("usage")),
+        }
     )
     answer.finished = True
     if finish_reason == "length" and not answer.stopped:

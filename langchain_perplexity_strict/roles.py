@@ -55,10 +55,7 @@ def role_of(message: BaseMessage, *, index: int | None = None) -> Role:
         role = _CHAT_MESSAGE_ROLES.get(message.role.lower())
         if role is not None:
             return role
-        msg = (
-            f"{where}: unknown role {message.role!r}; Perplexity accepts "
-            f"{ACCEPTED_ROLES}."
-        )
+        msg = f"{where}: unknown role {message.role!r}; Perplexity accepts {ACCEPTED_ROLES}."
         raise ValueError(msg)
     if isinstance(message, FunctionMessage):
         msg = (
@@ -78,7 +75,4 @@ def is_developer(message: BaseMessage) -> bool:
     """Whether ``message`` is a developer message (a system message by another name)."""
     if isinstance(message, ChatMessage):
         return message.role.lower() == "developer"
-    return (
-        isinstance(message, SystemMessage)
-        and message.additional_kwargs.get("__openai_role__") == "developer"
-    )
+    return isinstance(message, SystemMessage) and message.additional_kwargs.get("__openai_role__") == "developer"

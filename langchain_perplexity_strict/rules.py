@@ -57,7 +57,10 @@ class Change:
 class Rule(Protocol):
     """A named rewrite of the conversation. ``name`` appears in the report."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The rule's name, as the report shows it."""
+        ...
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         """Return the rewritten entries and what changed."""
@@ -168,9 +171,7 @@ class MergeAdjacentTurns:
         # merge_message_runs cannot fold list blocks that share an "index".
         blank = [m.model_copy(update={"content": ""}) for m in canonical]
         (merged,) = merge_message_runs(blank)
-        return merged.model_copy(
-            update={"content": content, "name": name, "id": messages[0].id}
-        )
+        return merged.model_copy(update={"content": content, "name": name, "id": messages[0].id})
 
 
 @dataclass(frozen=True)
@@ -216,9 +217,7 @@ class StartWithUserTurn:
     name: str = "start_with_user_turn"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        first = next(
-            (i for i, e in enumerate(entries) if e.role != "system"), None
-        )
+        first = next((i for i, e in enumerate(entries) if e.role != "system"), None)
         if first is None or entries[first].role != "assistant":
             return list(entries), []
         opening = Entry(HumanMessage(content=self.opening), "user", ())
@@ -248,7 +247,7 @@ def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
     separators.
     """
     if all(isinstance(c, str) for c in contents):
-        return separator.join(c for c in contents if c)
+        return separator.join(c for c in contents if isinstance(c, str) and c)
     blocks: list[Any] = []
     for content in contents:
         if isinstance(content, str):

@@ -20,12 +20,14 @@ from langchain_openai.chat_models.base import (
     _handle_openai_bad_request,
 )
 
-from langchain_perplexity_strict.errors import PerplexityResponseError, PerplexityStreamError
+from langchain_perplexity_strict.errors import (
+    PerplexityResponseError,
+    PerplexityStreamError,
+)
 
 PATHS = {"agent": "/responses", "chat_completions": "/chat/completions"}
 RETIRED_HINT = (
-    " Perplexity ended Sonar chat completions on 2026-09-27: use "
-    "ChatPerplexityStrict(api='agent'), the default."
+    " Perplexity ended Sonar chat completions on 2026-09-27: use ChatPerplexityStrict(api='agent'), the default."
 )
 
 
@@ -57,7 +59,7 @@ class Transport:
 
     def create(self, payload: dict[str, Any]) -> dict[str, Any]:
         try:
-            return self.chat_openai.root_client.post(self.path, body=payload, cast_to=object)  # type: ignore[no-any-return]
+            return self.chat_openai.root_client.post(self.path, body=payload, cast_to=object)
         except openai.APIError as error:
             raise_perplexity_error(error, self.api)
         except ValueError as error:
@@ -65,7 +67,7 @@ class Transport:
 
     async def acreate(self, payload: dict[str, Any]) -> dict[str, Any]:
         try:
-            return await self.chat_openai.root_async_client.post(self.path, body=payload, cast_to=object)  # type: ignore[no-any-return]
+            return await self.chat_openai.root_async_client.post(self.path, body=payload, cast_to=object)
         except openai.APIError as error:
             raise_perplexity_error(error, self.api)
         except ValueError as error:
@@ -74,7 +76,11 @@ class Transport:
     def stream(self, payload: dict[str, Any]) -> openai.Stream[Any]:
         try:
             return self.chat_openai.root_client.post(
-                self.path, body=payload, cast_to=object, stream=True, stream_cls=openai.Stream[object]
+                self.path,
+                body=payload,
+                cast_to=object,
+                stream=True,
+                stream_cls=openai.Stream[object],
             )
         except openai.APIError as error:
             raise_perplexity_error(error, self.api)
@@ -82,7 +88,11 @@ class Transport:
     async def astream(self, payload: dict[str, Any]) -> openai.AsyncStream[Any]:
         try:
             return await self.chat_openai.root_async_client.post(
-                self.path, body=payload, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
+                self.path,
+                body=payload,
+                cast_to=object,
+                stream=True,
+                stream_cls=openai.AsyncStream[object],
             )
         except openai.APIError as error:
             raise_perplexity_error(error, self.api)
@@ -95,7 +105,9 @@ def iterate_events(stream: openai.Stream[Any], api: str) -> Iterator[dict[str, A
     except openai.APIError as error:
         raise_perplexity_error(error, api)
     except (httpx.HTTPError, ConnectionError) as error:
-        msg = f"the connection to Perplexity broke mid-stream ({type(error).__name__}: {error}); the answer is incomplete"
+        msg = (
+            f"the connection to Perplexity broke mid-stream ({type(error).__name__}: {error}); the answer is incomplete"
+        )
         raise PerplexityStreamError(msg) from error
     except ValueError as error:
         raise _malformed(error) from error
@@ -109,7 +121,9 @@ async def aiterate_events(stream: openai.AsyncStream[Any], api: str) -> AsyncIte
     except openai.APIError as error:
         raise_perplexity_error(error, api)
     except (httpx.HTTPError, ConnectionError) as error:
-        msg = f"the connection to Perplexity broke mid-stream ({type(error).__name__}: {error}); the answer is incomplete"
+        msg = (
+            f"the connection to Perplexity broke mid-stream ({type(error).__name__}: {error}); the answer is incomplete"
+        )
         raise PerplexityStreamError(msg) from error
     except ValueError as error:
         raise _malformed(error) from error

@@ -19,7 +19,12 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-PROVIDER_ENV = ("PPLX_API_KEY", "PERPLEXITY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+PROVIDER_ENV = (
+    "PPLX_API_KEY",
+    "PERPLEXITY_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+)
 
 
 @pytest.fixture(autouse=True)

@@ -25,7 +25,7 @@ from langchain_perplexity_strict.testing.answers import (
     text_of,
     words,
 )
-from langchain_perplexity_strict.testing.errors import APIError, invalid, unknown_field
+from langchain_perplexity_strict.testing.errors import invalid, unknown_field
 
 ERROR_TYPE = "invalid_request"
 
@@ -89,16 +89,20 @@ def _fields(obj: Any, allowed: frozenset[str] | set[str], path: str) -> dict[str
 def _number(value: Any, path: str, low: float, high: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
         raise invalid(
-            "invalid_parameter", f"{path} must be a number in [{low}, {high}], got {value!r}", path
+            "invalid_parameter",
+            f"{path} must be a number in [{low}, {high}], got {value!r}",
+            path,
         )
 
 
 def _integer(value: Any, path: str, low: int, high: int | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (
-        high is not None and value > high
-    ):
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         bound = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise invalid("invalid_parameter", f"{path} must be an integer {bound}, got {value!r}", path)
+        raise invalid(
+            "invalid_parameter",
+            f"{path} must be an integer {bound}, got {value!r}",
+            path,
+        )
 
 
 def validate_request(body: Any, models: tuple[str, ...]) -> str:
@@ -179,7 +183,11 @@ def _check_model(body: dict[str, Any], models: tuple[str, ...]) -> str:
             return str(fallbacks[0])
         raise invalid(ERROR_TYPE, "model or preset is required", "model")
     if model not in models:
-        hint = " (Sonar model names are not Agent API models; use perplexity/sonar or a preset)" if "/" not in str(model) else ""
+        hint = (
+            " (Sonar model names are not Agent API models; use perplexity/sonar or a preset)"
+            if "/" not in str(model)
+            else ""
+        )
         raise invalid("invalid_model", f"unknown model {model!r}{hint}", "model")
     return str(model)
 
@@ -223,7 +231,7 @@ def _check_input(value: Any) -> None:
             if isinstance(content, list):
                 for j, part in enumerate(content):
                     part_path = f"{path}.content[{j}]"
-                    allowed = _PART_FIELDS.get(part.get("type") if isinstance(part, dict) else None)
+                    allowed = _PART_FIELDS.get(str(part.get("type"))) if isinstance(part, dict) else None
                     if allowed is None:
                         # §3 "Removed": file/pdf/video content parts.
                         raise invalid(
@@ -234,7 +242,11 @@ def _check_input(value: Any) -> None:
                         )
                     _fields(part, allowed, part_path)
             elif not isinstance(content, str):
-                raise invalid(ERROR_TYPE, f"{path}.content must be a string or parts", f"{path}.content")
+                raise invalid(
+                    ERROR_TYPE,
+                    f"{path}.content must be a string or parts",
+                    f"{path}.content",
+                )
         else:
             raise invalid(ERROR_TYPE, f"{path}.type {kind!r} is not supported", f"{path}.type")
 
@@ -242,13 +254,29 @@ def _check_input(value: Any) -> None:
 def _check_response_format(value: Any) -> None:
     fmt = _fields(value, {"type", "json_schema"}, "response_format")
     if fmt.get("type") == "regex":  # §3: regex unsupported on the Agent API.
-        raise invalid("invalid_parameter", "response_format type regex is not supported", "response_format.type")
+        raise invalid(
+            "invalid_parameter",
+            "response_format type regex is not supported",
+            "response_format.type",
+        )
     if fmt.get("type") not in ("json_schema", "text"):
-        raise invalid("invalid_parameter", "response_format.type must be json_schema", "response_format.type")
+        raise invalid(
+            "invalid_parameter",
+            "response_format.type must be json_schema",
+            "response_format.type",
+        )
     if fmt["type"] == "json_schema":
-        spec = _fields(fmt.get("json_schema"), {"name", "schema", "strict", "description"}, "response_format.json_schema")
+        spec = _fields(
+            fmt.get("json_schema"),
+            {"name", "schema", "strict", "description"},
+            "response_format.json_schema",
+        )
         if not isinstance(spec.get("schema"), dict):
-            raise invalid(ERROR_TYPE, "response_format.json_schema.schema is required", "response_format.json_schema.schema")
+            raise invalid(
+                ERROR_TYPE,
+                "response_format.json_schema.schema is required",
+                "response_format.json_schema.schema",
+            )
 
 
 _WEB_SEARCH_FIELDS = frozenset({"type", "filters", "search_context_size", "user_location", "max_results"})
@@ -258,7 +286,16 @@ _BUILTINS = {
     "people_search": frozenset({"type"}),
     "finance_search": frozenset({"type"}),
     "sandbox": frozenset({"type"}),
-    "mcp": frozenset({"type", "server_label", "server_url", "headers", "allowed_tools", "require_approval"}),
+    "mcp": frozenset(
+        {
+            "type",
+            "server_label",
+            "server_url",
+            "headers",
+            "allowed_tools",
+            "require_approval",
+        }
+    ),
 }
 
 
@@ -279,12 +316,27 @@ def _check_tool(tool: Any, path: str) -> None:
         _fields(tool, _WEB_SEARCH_FIELDS, path)
         if "max_results" in tool:
             _integer(tool["max_results"], f"{path}.max_results", 1, 50)
-        if "search_context_size" in tool and tool["search_context_size"] not in ("low", "medium", "high"):
-            raise invalid("invalid_parameter", "search_context_size must be low, medium or high", f"{path}.search_context_size")
+        if "search_context_size" in tool and tool["search_context_size"] not in (
+            "low",
+            "medium",
+            "high",
+        ):
+            raise invalid(
+                "invalid_parameter",
+                "search_context_size must be low, medium or high",
+                f"{path}.search_context_size",
+            )
         if "user_location" in tool:
-            _fields(tool["user_location"], {"country", "region", "city", "latitude", "longitude", "type"}, f"{path}.user_location")
+            _fields(
+                tool["user_location"],
+                {"country", "region", "city", "latitude", "longitude", "type"},
+                f"{path}.user_location",
+            )
         if "filters" in tool:
-            _check_filters(_fields(tool["filters"], _FILTER_FIELDS, f"{path}.filters"), f"{path}.filters")
+            _check_filters(
+                _fields(tool["filters"], _FILTER_FIELDS, f"{path}.filters"),
+                f"{path}.filters",
+            )
     elif kind in _BUILTINS:
         _fields(tool, _BUILTINS[kind], path)
     else:
@@ -295,19 +347,39 @@ def _check_filters(filters: dict[str, Any], path: str) -> None:
     domains = filters.get("search_domain_filter")
     if domains is not None:
         if not isinstance(domains, list) or len(domains) > 20:
-            raise invalid("invalid_parameter", "search_domain_filter holds at most 20 domains", f"{path}.search_domain_filter")
+            raise invalid(
+                "invalid_parameter",
+                "search_domain_filter holds at most 20 domains",
+                f"{path}.search_domain_filter",
+            )
         for d in domains:
             if not isinstance(d, str) or "://" in d:
-                raise invalid("invalid_parameter", f"search_domain_filter entries are scheme-less domains, got {d!r}", f"{path}.search_domain_filter")
+                raise invalid(
+                    "invalid_parameter",
+                    f"search_domain_filter entries are scheme-less domains, got {d!r}",
+                    f"{path}.search_domain_filter",
+                )
     recency = filters.get("search_recency_filter")
     if recency is not None:
         if recency not in RECENCY:
-            raise invalid("invalid_parameter", f"search_recency_filter must be one of {', '.join(RECENCY)}", f"{path}.search_recency_filter")
+            raise invalid(
+                "invalid_parameter",
+                f"search_recency_filter must be one of {', '.join(RECENCY)}",
+                f"{path}.search_recency_filter",
+            )
         if any(k in filters for k in DATE_FILTERS):
-            raise invalid("invalid_parameter", "search_recency_filter cannot be combined with date filters", f"{path}.search_recency_filter")
+            raise invalid(
+                "invalid_parameter",
+                "search_recency_filter cannot be combined with date filters",
+                f"{path}.search_recency_filter",
+            )
     for key in DATE_FILTERS:
         if key in filters and not (isinstance(filters[key], str) and _DATE.match(filters[key])):
-            raise invalid("invalid_parameter", f"{key} must be MM/DD/YYYY, got {filters[key]!r}", f"{path}.{key}")
+            raise invalid(
+                "invalid_parameter",
+                f"{key} must be MM/DD/YYYY, got {filters[key]!r}",
+                f"{path}.{key}",
+            )
 
 
 def _check_tool_choice(choice: Any) -> None:
@@ -328,7 +400,8 @@ def build_answer(body: dict[str, Any]) -> Answer:
     """What the emulated model answers to a valid Agent API body."""
     items = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
     question = next(
-        (text_of(i.get("content")) for i in reversed(items) if i.get("role") == "user"), ""
+        (text_of(i.get("content")) for i in reversed(items) if i.get("role") == "user"),
+        "",
     )
     trailing_outputs: list[str] = []
     for item in reversed(items):
@@ -346,7 +419,10 @@ def build_answer(body: dict[str, Any]) -> Answer:
         answer.reasoning = f"Thinking about: {question[:80]}"
     if functions and not trailing_outputs:
         answer.tool_calls = choose_tool_calls(
-            functions, body.get("tool_choice", "auto"), question, body.get("parallel_tool_calls", True) is not False
+            functions,
+            body.get("tool_choice", "auto"),
+            question,
+            body.get("parallel_tool_calls", True) is not False,
         )
         if answer.tool_calls:
             return answer
@@ -413,7 +489,11 @@ def usage(input_tokens: int, output_tokens: int, searches: int) -> dict[str, Any
 
 def search_item(answer: Answer) -> dict[str, Any]:
     """§4: the `search_results` output item, where the citations live."""
-    return {"type": "search_results", "queries": answer.queries, "results": answer.search_results}
+    return {
+        "type": "search_results",
+        "queries": answer.queries,
+        "results": answer.search_results,
+    }
 
 
 def function_call_item(call: dict[str, Any]) -> dict[str, Any]:
@@ -436,11 +516,17 @@ def message_item(answer: Answer) -> dict[str, Any]:
         "id": "msg_" + uuid.uuid4().hex[:16],
         "role": "assistant",
         "status": "completed",
-        "content": [{"type": "output_text", "text": answer.text, "annotations": annotations(answer)}],
+        "content": [
+            {
+                "type": "output_text",
+                "text": answer.text,
+                "annotations": url_citations(answer),
+            }
+        ],
     }
 
 
-def annotations(answer: Answer) -> list[dict[str, Any]]:
+def url_citations(answer: Answer) -> list[dict[str, Any]]:
     """A `url_citation` for each `[n]` marker in the text."""
     out = []
     for n, result in enumerate(answer.search_results, start=1):
@@ -454,7 +540,9 @@ def annotations(answer: Answer) -> list[dict[str, Any]]:
     return out
 
 
-def stream_events(response: dict[str, Any], answer: Answer, terminal: str = "response.completed") -> Iterator[dict[str, Any]]:
+def stream_events(
+    response: dict[str, Any], answer: Answer, terminal: str = "response.completed"
+) -> Iterator[dict[str, Any]]:
     """§4 stream: typed events with a monotonic ``sequence_number``, one terminal, no [DONE]."""
     seq = 0
 
@@ -490,7 +578,11 @@ def stream_events(response: dict[str, Any], answer: Answer, terminal: str = "res
             yield event("response.content_part.done", output_index=index, item_id=item["id"],
                         content_index=0, part=part)  # fmt: skip
         elif item["type"] == "function_call":
-            yield event("response.output_item.added", output_index=index, item={**item, "arguments": ""})
+            yield event(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "arguments": ""},
+            )
             yield event("response.function_call_arguments.delta", output_index=index,
                         item_id=item["id"], delta=item["arguments"])  # fmt: skip
             yield event("response.function_call_arguments.done", output_index=index,

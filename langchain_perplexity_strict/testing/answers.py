@@ -32,9 +32,7 @@ def text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(
-            str(p.get("text", "")) for p in content if isinstance(p, dict)
-        ).strip()
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict)).strip()
     return ""
 
 
@@ -92,7 +90,10 @@ def choose_tool_calls(
     if not parallel:
         chosen = chosen[:1]
     return [
-        {"name": t["name"], "arguments": json.dumps(instance_of(t.get("parameters") or {}, prompt))}
+        {
+            "name": t["name"],
+            "arguments": json.dumps(instance_of(t.get("parameters") or {}, prompt)),
+        }
         for t in chosen
     ]
 
@@ -133,7 +134,7 @@ def _instance(schema: dict[str, Any], pools: _Pools, defs: dict[str, Any]) -> An
     ref = schema.get("$ref")
     if isinstance(ref, str):
         return _instance(defs.get(ref.rsplit("/", 1)[-1], {}), pools, defs)
-    if "enum" in schema and schema["enum"]:
+    if schema.get("enum"):
         return schema["enum"][0]
     if "const" in schema:
         return schema["const"]

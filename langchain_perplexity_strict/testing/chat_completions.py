@@ -25,7 +25,13 @@ from langchain_perplexity_strict.testing.answers import (
 from langchain_perplexity_strict.testing.errors import APIError, invalid
 
 ERROR_TYPE = "invalid_message"
-SONAR_MODELS = ("sonar", "sonar-pro", "sonar-reasoning", "sonar-reasoning-pro", "sonar-deep-research")
+SONAR_MODELS = (
+    "sonar",
+    "sonar-pro",
+    "sonar-reasoning",
+    "sonar-reasoning-pro",
+    "sonar-deep-research",
+)
 REASONING_MODELS = ("sonar-reasoning", "sonar-reasoning-pro", "sonar-deep-research")
 
 # §1: the observed reply after the cut-over (unverified; a switch).
@@ -40,12 +46,19 @@ def _range(body: dict[str, Any], key: str, low: float, high: float, *, high_open
     if key not in body:
         return
     value = body[key]
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value and (
-        value < high if high_open else value <= high
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and low <= value
+        and (value < high if high_open else value <= high)
     )
     if not ok:
         bracket = ")" if high_open else "]"
-        raise invalid("invalid_parameter", f"{key} must be in [{low}, {high}{bracket}, got {value!r}", key)
+        raise invalid(
+            "invalid_parameter",
+            f"{key} must be in [{low}, {high}{bracket}, got {value!r}",
+            key,
+        )
 
 
 def validate_request(body: Any, allow_function_tools: bool) -> str:
@@ -64,12 +77,20 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
     if "top_k" in body:  # seed 002: integer [0, 2048]
         top_k = body["top_k"]
         if isinstance(top_k, bool) or not isinstance(top_k, int) or not 0 <= top_k <= 2048:
-            raise invalid("invalid_parameter", f"top_k must be an integer in [0, 2048], got {top_k!r}", "top_k")
+            raise invalid(
+                "invalid_parameter",
+                f"top_k must be an integer in [0, 2048], got {top_k!r}",
+                "top_k",
+            )
     _range(body, "presence_penalty", -2, 2)  # seed 002
     if "frequency_penalty" in body:  # seed 002: greater than 0
         value = body["frequency_penalty"]
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-            raise invalid("invalid_parameter", f"frequency_penalty must be > 0, got {value!r}", "frequency_penalty")
+            raise invalid(
+                "invalid_parameter",
+                f"frequency_penalty must be > 0, got {value!r}",
+                "frequency_penalty",
+            )
         if "presence_penalty" in body:  # seed 002: the two are incompatible
             raise invalid(
                 "invalid_parameter",
@@ -81,20 +102,31 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
     if "max_tokens" in body:
         value = body["max_tokens"]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise invalid("invalid_parameter", f"max_tokens must be a positive integer, got {value!r}", "max_tokens")
+            raise invalid(
+                "invalid_parameter",
+                f"max_tokens must be a positive integer, got {value!r}",
+                "max_tokens",
+            )
     if body.get("tools") and not allow_function_tools:
         # §5: the sonar models have no client-side function tools (unverified; a switch).
         raise invalid("invalid_parameter", "tools are not supported by the Sonar models", "tools")
     fmt = body.get("response_format")
     if fmt is not None and (not isinstance(fmt, dict) or fmt.get("type") not in ("json_schema", "regex", "text")):
-        raise invalid("invalid_parameter", "response_format.type must be json_schema or regex", "response_format")
+        raise invalid(
+            "invalid_parameter",
+            "response_format.type must be json_schema or regex",
+            "response_format",
+        )
     return str(model)
 
 
 def build_answer(body: dict[str, Any]) -> Answer:
     """What the emulated Sonar model answers."""
     messages = body["messages"]
-    question = next((text_of(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
+    question = next(
+        (text_of(m.get("content")) for m in reversed(messages) if m.get("role") == "user"),
+        "",
+    )
     trailing_outputs: list[str] = []
     for message in reversed(messages):
         if message.get("role") != "tool":
@@ -103,9 +135,7 @@ def build_answer(body: dict[str, Any]) -> Answer:
     answer = Answer()
     if not body.get("disable_search"):
         answer.queries = [question[:100]]
-        answer.search_results = [
-            {k: v for k, v in r.items() if k != "id"} for r in search_results_for(question)
-        ]
+        answer.search_results = [{k: v for k, v in r.items() if k != "id"} for r in search_results_for(question)]
     if body["model"] in REASONING_MODELS:
         answer.reasoning = f"Thinking about: {question[:80]}"
     tools = [t["function"] for t in body.get("tools") or [] if t.get("type") == "function"]
@@ -173,8 +203,14 @@ def completion(body: dict[str, Any], answer: Answer, *, finish_reason: str = "st
         "model": body["model"],
         "object": "chat.completion",
         "created": int(time.time()),
-        "choices": [{"index": 0, "finish_reason": finish_reason, "message": message,
-                     "delta": {"role": "assistant", "content": ""}}],  # fmt: skip
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": finish_reason,
+                "message": message,
+                "delta": {"role": "assistant", "content": ""},
+            }
+        ],
         "citations": [r["url"] for r in answer.search_results],
         "search_results": answer.search_results,
         "usage": _usage(body, answer, approx_tokens(content)),
@@ -190,7 +226,12 @@ def stream_chunks(body: dict[str, Any], answer: Answer, *, finish_reason: str = 
     content = _content(answer)
     pieces = words(content) if content else []
     emitted = ""
-    base = {"id": chunk_id, "model": body["model"], "created": created, "citations": citations}
+    base = {
+        "id": chunk_id,
+        "model": body["model"],
+        "created": created,
+        "citations": citations,
+    }
     for n, piece in enumerate(pieces):
         emitted += piece
         delta: dict[str, Any] = {"content": piece}

@@ -22,8 +22,7 @@ from langchain_perplexity_strict.testing.errors import APIError, invalid
 
 # Source: perplexity-api.md §2, the mid-2025 wording of the alternation error.
 ALTERNATION_MESSAGE = (
-    "After the (optional) system message(s), user or tool message(s) should "
-    "alternate with assistant message(s)."
+    "After the (optional) system message(s), user or tool message(s) should alternate with assistant message(s)."
 )
 
 
@@ -101,18 +100,14 @@ def turns_from_agent_input(items: Sequence[dict[str, Any]]) -> list[Turn]:
     for item in items:
         kind = item.get("type", "message")
         if kind == "function_call":
-            call_key = content_key(
-                [item.get("call_id"), item.get("name"), item.get("arguments")]
-            )
+            call_key = content_key([item.get("call_id"), item.get("name"), item.get("arguments")])
             if turns and turns[-1].role == "assistant":
                 turns[-1].calls.append(item["call_id"])
                 turns[-1].key += "\x00" + call_key
             else:
                 turns.append(Turn("assistant", "\x00" + call_key, [item["call_id"]]))
         elif kind == "function_call_output":
-            turns.append(
-                Turn("tool", content_key(item.get("output")), answers=item["call_id"])
-            )
+            turns.append(Turn("tool", content_key(item.get("output")), answers=item["call_id"]))
         else:
             role = item["role"]
             role = "system" if role == "developer" else role
@@ -120,9 +115,7 @@ def turns_from_agent_input(items: Sequence[dict[str, Any]]) -> list[Turn]:
     return turns
 
 
-def check_conversation(
-    turns: Sequence[Turn], rules: ConversationRules, error_type: str
-) -> None:
+def check_conversation(turns: Sequence[Turn], rules: ConversationRules, error_type: str) -> None:
     """Raise the 400 Perplexity gives for a history that breaks §2's rules."""
     if not turns or all(t.role == "system" for t in turns):
         raise invalid(error_type, "the conversation needs a user message", "messages")
@@ -132,9 +125,7 @@ def check_conversation(
     for i, turn in enumerate(turns):
         if turn.role == "system":
             if not leading:
-                raise invalid(
-                    error_type, "only the initial message can have the system role"
-                )
+                raise invalid(error_type, "only the initial message can have the system role")
             continue
         if leading:
             leading = False
@@ -155,8 +146,7 @@ def check_conversation(
             if pending:
                 raise invalid(
                     error_type,
-                    "tool call(s) " + ", ".join(sorted(pending)) + " have no result "
-                    "before the next message",
+                    "tool call(s) " + ", ".join(sorted(pending)) + " have no result before the next message",
                 )
             if previous is not None and _same_side(previous, turn, rules):
                 raise invalid(error_type, ALTERNATION_MESSAGE)
@@ -196,16 +186,15 @@ class RoleMemory:
             digest.update(turn.key.encode("utf-8", "surrogatepass") + b"\x1e")
             keys.append(digest.copy().digest())
         with self._lock:
-            for i, (key, turn) in enumerate(zip(keys, turns)):
+            for i, (key, turn) in enumerate(zip(keys, turns, strict=True)):
                 seen = self._roles.get(key)
                 if seen is not None and seen != turn.role:
                     raise APIError(
                         400,
                         error_type,
-                        f"message {i} was sent as {seen!r} earlier in this "
-                        f"conversation and now as {turn.role!r}",
+                        f"message {i} was sent as {seen!r} earlier in this conversation and now as {turn.role!r}",
                     )
             if len(self._roles) + len(keys) > self._limit:
                 self._roles.clear()
-            for key, turn in zip(keys, turns):
+            for key, turn in zip(keys, turns, strict=True):
                 self._roles[key] = turn.role

@@ -237,7 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
     state: _State
     server_version = "PerplexityEmulator/1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: tests read the request log instead."""
 
     # -- plumbing ----------------------------------------------------------------
@@ -320,7 +320,11 @@ class _Handler(BaseHTTPRequestHandler):
                 remaining -= len(self.rfile.read(min(remaining, 1 << 20)) or b"x" * remaining)
             self._record("POST", path, None)
             self.close_connection = True
-            raise APIError(413, "payload_too_large", f"request body of {length} bytes exceeds 32 MiB")
+            raise APIError(
+                413,
+                "payload_too_large",
+                f"request body of {length} bytes exceeds 32 MiB",
+            )
         raw = self.rfile.read(length) if length else b""
         try:
             body = json.loads(raw) if raw else None
@@ -331,7 +335,11 @@ class _Handler(BaseHTTPRequestHandler):
         auth = self.headers.get("Authorization", "")
         token = auth[7:] if auth.startswith("Bearer ") else ""
         if not token or (self.state.api_key is not None and token != self.state.api_key):
-            raise APIError(401, "forbidden", "Invalid or missing API key (Authorization: Bearer ...)")
+            raise APIError(
+                401,
+                "forbidden",
+                "Invalid or missing API key (Authorization: Bearer ...)",
+            )
         return body
 
     def _pre_answer_fault(self, fault: Fault | None) -> None:
@@ -347,7 +355,11 @@ class _Handler(BaseHTTPRequestHandler):
                          "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
             )  # fmt: skip
         if fault.kind == "server_error":
-            kind = {500: "internal_error", 502: "bad_gateway", 503: "service_unavailable"}.get(fault.status, "internal_error")
+            kind = {
+                500: "internal_error",
+                502: "bad_gateway",
+                503: "service_unavailable",
+            }.get(fault.status, "internal_error")
             raise APIError(fault.status, kind, f"emulated {fault.status}")
         if fault.kind == "delay":
             time.sleep(fault.seconds)
@@ -370,7 +382,10 @@ class _Handler(BaseHTTPRequestHandler):
             response["status"] = fault.kind
             terminal = f"response.{fault.kind}"
             if fault.kind == "failed":
-                response["error"] = {"code": "server_error", "message": "emulated failure: the run failed"}
+                response["error"] = {
+                    "code": "server_error",
+                    "message": "emulated failure: the run failed",
+                }
             else:
                 response["incomplete_details"] = {"reason": "max_output_tokens"}
         if not body.get("stream"):

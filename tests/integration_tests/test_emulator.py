@@ -30,14 +30,23 @@ def post(emu: PerplexityEmulator, path: str, body: Any, key: str | None = KEY) -
 
 
 def agent(**fields: Any) -> dict[str, Any]:
-    return {"model": "perplexity/sonar", "input": [{"role": "user", "content": "hi"}], **fields}
+    return {
+        "model": "perplexity/sonar",
+        "input": [{"role": "user", "content": "hi"}],
+        **fields,
+    }
 
 
 def chat(**fields: Any) -> dict[str, Any]:
     return {"model": "sonar", "messages": [{"role": "user", "content": "hi"}], **fields}
 
 
-def assert_error(result: tuple[int, dict[str, Any]], status: int, type_: str, param: str | None = None) -> None:
+def assert_error(
+    result: tuple[int, dict[str, Any]],
+    status: int,
+    type_: str,
+    param: str | None = None,
+) -> None:
     code, body = result
     assert code == status, body
     assert body["error"]["type"] == type_, body
@@ -81,10 +90,25 @@ def test_valid_agent_request_passes(emu: PerplexityEmulator, path: str) -> None:
         ({"bogus": 1}, "bogus"),
         ({"text": {"format": {"type": "text"}}}, "text.format"),
         ({"reasoning": {"effort": "low", "summary": "auto"}}, "reasoning.summary"),
-        ({"tools": [{"type": "web_search", "filters": {"nope": 1}}]}, "tools[0].filters.nope"),
+        (
+            {"tools": [{"type": "web_search", "filters": {"nope": 1}}]},
+            "tools[0].filters.nope",
+        ),
         ({"input": [{"role": "user", "content": "hi", "id": "x"}]}, "input[0].id"),
-        *[({name: 1}, name) for name in ["stop", "n", "top_k", "presence_penalty", "frequency_penalty",
-                                          "logit_bias", "disable_search", "search_mode", "web_search_options"]],
+        *[
+            ({name: 1}, name)
+            for name in [
+                "stop",
+                "n",
+                "top_k",
+                "presence_penalty",
+                "frequency_penalty",
+                "logit_bias",
+                "disable_search",
+                "search_mode",
+                "web_search_options",
+            ]
+        ],
     ],
 )
 def test_agent_unknown_and_removed_fields(emu: PerplexityEmulator, fields: dict[str, Any], param: str) -> None:
@@ -132,7 +156,10 @@ def test_agent_valid_shapes(emu: PerplexityEmulator) -> None:
                                                           "search_after_date_filter": "01/31/2025"},
                       "max_results": 5}]),
         agent(response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}}),
-        agent(tools=[{"type": "function", "name": "add", "parameters": {"type": "object"}}], tool_choice={"name": "add"}),
+        agent(
+            tools=[{"type": "function", "name": "add", "parameters": {"type": "object"}}],
+            tool_choice={"name": "add"},
+        ),
     ]  # fmt: skip
     for shape in shapes:
         body = {k: v for k, v in shape.items() if not (k == "model" and "preset" in shape)}
@@ -167,9 +194,18 @@ def test_tool_protocol_on_agent_items(emu: PerplexityEmulator) -> None:
     result = {"type": "function_call_output", "call_id": "c1", "output": "ok"}
     ok = [{"role": "user", "content": "go"}, call, result]
     assert post(emu, "/v1/responses", agent(input=ok))[0] == 200
-    with_text = [{"role": "user", "content": "go2"}, {"role": "assistant", "content": "calling"}, call, result]
+    with_text = [
+        {"role": "user", "content": "go2"},
+        {"role": "assistant", "content": "calling"},
+        call,
+        result,
+    ]
     assert post(emu, "/v1/responses", agent(input=with_text))[0] == 200
-    unanswered = [{"role": "user", "content": "go3"}, call, {"role": "user", "content": "next"}]
+    unanswered = [
+        {"role": "user", "content": "go3"},
+        call,
+        {"role": "user", "content": "next"},
+    ]
     assert_error(post(emu, "/v1/responses", agent(input=unanswered)), 400, "invalid_request")
     orphan = [{"role": "user", "content": "go4"}, {**result, "call_id": "zz"}]
     assert_error(post(emu, "/v1/responses", agent(input=orphan)), 400, "invalid_request")
@@ -180,7 +216,10 @@ def test_tool_protocol_on_agent_items(emu: PerplexityEmulator) -> None:
 def test_a_message_cannot_change_role_between_turns(emu: PerplexityEmulator) -> None:
     first = [{"role": "user", "content": "Instructions: be brief"}]
     assert post(emu, "/chat/completions", chat(messages=first))[0] == 200
-    second = [{"role": "system", "content": "Instructions: be brief"}, {"role": "user", "content": "q"}]
+    second = [
+        {"role": "system", "content": "Instructions: be brief"},
+        {"role": "user", "content": "q"},
+    ]
     code, body = post(emu, "/chat/completions", chat(messages=second))
     assert code == 400
     assert "earlier in this conversation" in body["error"]["message"]
@@ -234,7 +273,11 @@ def test_function_calls_follow_the_documented_policy(emu: PerplexityEmulator) ->
     _, named = post(emu, "/v1/responses", agent(input="please add 3 and 4", tools=tools))
     calls = [o for o in named["output"] if o["type"] == "function_call"]
     assert [(c["name"], json.loads(c["arguments"])) for c in calls] == [("add", {"a": 3, "b": 4})]
-    _, forced = post(emu, "/v1/responses", agent(input='say "Ada"', tools=tools, tool_choice={"name": "greet"}))
+    _, forced = post(
+        emu,
+        "/v1/responses",
+        agent(input='say "Ada"', tools=tools, tool_choice={"name": "greet"}),
+    )
     assert json.loads(forced["output"][0]["arguments"]) == {"who": "Ada"}
     _, none = post(emu, "/v1/responses", agent(input="add 1 2", tools=tools, tool_choice="none"))
     assert [o["type"] for o in none["output"]] == ["message"]
@@ -245,7 +288,10 @@ def test_json_schema_answer_is_an_instance(emu: PerplexityEmulator) -> None:
               "required": ["city", "n"]}  # fmt: skip
     fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}
     _, body = post(emu, "/v1/responses", agent(input='"Paris" has 2 things', response_format=fmt))
-    assert json.loads(body["output"][0]["content"][0]["text"]) == {"city": "Paris", "n": 2}
+    assert json.loads(body["output"][0]["content"][0]["text"]) == {
+        "city": "Paris",
+        "n": 2,
+    }
 
 
 def test_requests_are_recorded(emu: PerplexityEmulator) -> None:
@@ -275,7 +321,9 @@ def test_openai_client_chat_completions(emu: PerplexityEmulator) -> None:
     client = openai.OpenAI(api_key=KEY, base_url=emu.base_url)
     completion = client.chat.completions.create(model="sonar", messages=[{"role": "user", "content": "hi"}])
     assert completion.model_extra["citations"]
-    chunks = list(client.chat.completions.create(model="sonar", messages=[{"role": "user", "content": "hi"}], stream=True))
+    chunks = list(
+        client.chat.completions.create(model="sonar", messages=[{"role": "user", "content": "hi"}], stream=True)
+    )
     assert all(c.model_extra["citations"] == chunks[0].model_extra["citations"] for c in chunks)
     usages = [c.usage.completion_tokens for c in chunks]
     assert usages == sorted(usages)  # cumulative
@@ -304,7 +352,8 @@ def test_stream_ends_with_done_on_chat_completions(emu: PerplexityEmulator) -> N
 def test_rate_limit_fault(emu: PerplexityEmulator) -> None:
     emu.inject(Fault("rate_limit", seconds=2))
     request = urllib.request.Request(emu.base_url + "/v1/responses", method="POST",
-                                     data=json.dumps(agent()).encode(), headers={"Authorization": f"Bearer {KEY}"})  # fmt: skip
+                                     data=json.dumps(agent()).encode(),
+                                     headers={"Authorization": f"Bearer {KEY}"})  # fmt: skip
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(request, timeout=5)
     assert info.value.code == 429
@@ -353,7 +402,14 @@ def test_delay_and_malformed_json_non_stream(emu: PerplexityEmulator) -> None:
 def test_fault_rates_are_seeded() -> None:
     with PerplexityEmulator(seed=7) as emu:
         emu.set_fault_rates({Fault("server_error", status=503): 0.5})
-        codes = [post(emu, "/v1/responses", agent(input=[{"role": "user", "content": f"q{i}"}]))[0] for i in range(20)]
+        codes = [
+            post(
+                emu,
+                "/v1/responses",
+                agent(input=[{"role": "user", "content": f"q{i}"}]),
+            )[0]
+            for i in range(20)
+        ]
     assert set(codes) == {200, 503}
 
 
@@ -365,11 +421,16 @@ def test_200_concurrent_streams() -> None:
 
         def one(i: int) -> None:
             try:
-                client = openai.OpenAI(api_key=KEY, base_url=emu.base_url + "/v1", max_retries=0, timeout=30)
+                client = openai.OpenAI(
+                    api_key=KEY,
+                    base_url=emu.base_url + "/v1",
+                    max_retries=0,
+                    timeout=30,
+                )
                 events = list(client.responses.create(model="perplexity/sonar", input=f"q {i}", stream=True))
                 assert events[-1].type == "response.completed"
                 done.append(i)
-            except BaseException as e:  # noqa: BLE001 - collected and asserted below
+            except BaseException as e:
                 errors.append(e)
 
         threads = [threading.Thread(target=one, args=(i,)) for i in range(200)]

@@ -41,7 +41,11 @@ class TestAgentApi(ChatModelIntegrationTests):
 
     @property
     def chat_model_params(self) -> dict[str, Any]:
-        return {"model": "perplexity/sonar", "api_key": "test-key", "base_url": _base_url()}
+        return {
+            "model": "perplexity/sonar",
+            "api_key": "test-key",
+            "base_url": _base_url(),
+        }
 
     @property
     def has_tool_choice(self) -> bool:
@@ -80,7 +84,12 @@ class TestChatCompletions(ChatModelIntegrationTests):
 
     @property
     def chat_model_params(self) -> dict[str, Any]:
-        return {"model": "sonar", "api": "chat_completions", "api_key": "test-key", "base_url": _base_url()}
+        return {
+            "model": "sonar",
+            "api": "chat_completions",
+            "api_key": "test-key",
+            "base_url": _base_url(),
+        }
 
     @property
     def has_tool_calling(self) -> bool:

@@ -22,15 +22,11 @@ from langchain_perplexity_strict.testing.conversation import (
 )
 from langchain_perplexity_strict.testing.errors import APIError
 
-texts = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=10
-)
+texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=10)
 names = st.sampled_from([None, "alice", "bob"])
 image = st.just({"type": "image_url", "image_url": {"url": "https://img.example/x.png"}})
 text_block = texts.map(lambda t: {"type": "text", "text": t})
-user_content = st.one_of(
-    texts, st.lists(st.one_of(texts, text_block, image), max_size=3)
-)
+user_content = st.one_of(texts, st.lists(st.one_of(texts, text_block, image), max_size=3))
 ai_content = st.one_of(texts, st.lists(text_block, max_size=2))
 
 
@@ -42,11 +38,7 @@ def histories(draw: st.DrawFn, max_turns: int = 14) -> list[BaseMessage]:
     for _ in range(draw(st.integers(0, 2))):
         messages.append(_system(draw))
     for _ in range(draw(st.integers(1, max_turns))):
-        kind = draw(
-            st.sampled_from(
-                ["user", "user", "ai", "tools", "double_tools", "system", "chat_user"]
-            )
-        )
+        kind = draw(st.sampled_from(["user", "user", "ai", "tools", "double_tools", "system", "chat_user"]))
         if kind == "user":
             messages.append(HumanMessage(draw(user_content), name=draw(names)))
         elif kind == "chat_user":
@@ -77,9 +69,7 @@ def histories(draw: st.DrawFn, max_turns: int = 14) -> list[BaseMessage]:
 def _system(draw: st.DrawFn) -> BaseMessage:
     if draw(st.booleans()):
         return SystemMessage(draw(texts))
-    return SystemMessage(
-        draw(texts), additional_kwargs={"__openai_role__": "developer"}
-    )
+    return SystemMessage(draw(texts), additional_kwargs={"__openai_role__": "developer"})
 
 
 def violation(messages: list[BaseMessage]) -> str | None:

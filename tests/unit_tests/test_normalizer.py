@@ -86,11 +86,16 @@ def test_adjacent_assistant_tool_calls_are_concatenated() -> None:
 
 def test_tool_messages_are_never_merged() -> None:
     call = AIMessage("", tool_calls=[{"name": "a", "args": {}, "id": i} for i in "12"])
-    history = [HumanMessage("go"), call, ToolMessage("x", tool_call_id="1"), ToolMessage("y", tool_call_id="2")]
+    history = [
+        HumanMessage("go"),
+        call,
+        ToolMessage("x", tool_call_id="1"),
+        ToolMessage("y", tool_call_id="2"),
+    ]
     result = normalize_messages(history)
     assert result.messages == history
     assert not result.changed
-    assert all(a is b for a, b in zip(result.messages, history))
+    assert all(a is b for a, b in zip(result.messages, history, strict=True))
 
 
 def test_trailing_assistant_messages_are_dropped() -> None:
@@ -131,7 +136,11 @@ def test_user_defined_rule_runs_and_reports() -> None:
 
         def __call__(self, entries: list[Entry]) -> tuple[list[Entry], list[Change]]:
             out = [
-                Entry(e.message.model_copy(update={"content": str(e.message.content).upper()}), e.role, e.sources)
+                Entry(
+                    e.message.model_copy(update={"content": str(e.message.content).upper()}),
+                    e.role,
+                    e.sources,
+                )
                 for e in entries
             ]
             return out, [Change(self.name, (0,), "louder")]
@@ -142,15 +151,17 @@ def test_user_defined_rule_runs_and_reports() -> None:
 
 
 def test_accepts_what_convert_to_messages_accepts() -> None:
-    result = normalize_messages(
-        [("system", "s"), {"role": "user", "content": "a"}, ("human", "b"), "c"]
-    )
+    result = normalize_messages([("system", "s"), {"role": "user", "content": "a"}, ("human", "b"), "c"])
     assert result.messages[1:] == [HumanMessage("a\n\nb\n\nc")]
 
 
 def test_chat_message_roles_are_understood() -> None:
     result = normalize_messages(
-        [ChatMessage(role="developer", content="d"), ChatMessage(role="user", content="u"), HumanMessage("v")]
+        [
+            ChatMessage(role="developer", content="d"),
+            ChatMessage(role="user", content="u"),
+            HumanMessage("v"),
+        ]
     )
     assert len(result.messages) == 2
 
@@ -161,9 +172,18 @@ def test_chat_message_roles_are_understood() -> None:
         ([], "empty"),
         ([SystemMessage("only system")], "nothing but system"),
         ([SystemMessage("s"), AIMessage("greeting")], "no user"),
-        ([HumanMessage("a"), ChatMessage(role="narrator", content="x")], "messages[1]: unknown role 'narrator'"),
-        ([HumanMessage("a"), FunctionMessage(name="f", content="x")], "FunctionMessage"),
-        ([HumanMessage("a"), RemoveMessage(id="1")], "unknown message type RemoveMessage"),
+        (
+            [HumanMessage("a"), ChatMessage(role="narrator", content="x")],
+            "messages[1]: unknown role 'narrator'",
+        ),
+        (
+            [HumanMessage("a"), FunctionMessage(name="f", content="x")],
+            "FunctionMessage",
+        ),
+        (
+            [HumanMessage("a"), RemoveMessage(id="1")],
+            "unknown message type RemoveMessage",
+        ),
     ],
 )
 def test_clear_errors(history: list[BaseMessage], fragment: str) -> None:

@@ -125,8 +125,6 @@ def test_stable_as_the_history_grows(history: list[BaseMessage]) -> None:
         if previous is not None and current is not None:
             kept = previous.messages[:-1]
             assert current.messages[: len(kept)] == kept
-            assert [role_of(m) for m in current.messages[: len(kept)]] == [
-                role_of(m) for m in kept
-            ]
+            assert [role_of(m) for m in current.messages[: len(kept)]] == [role_of(m) for m in kept]
         if current is not None:
             previous = current

@@ -10,7 +10,6 @@ from langchain_tests.unit_tests import ChatModelUnitTests
 
 from langchain_perplexity_strict import ChatPerplexityStrict
 
-
 SERDES_REASON = (
     "langchain-core's load(allowed_objects='all') admits only the integrations listed in "
     "langchain_core.load.mapping, and this package is not listed there; "
@@ -28,8 +27,14 @@ class TestAgentApiUnit(ChatModelUnitTests):
         return {"model": "perplexity/sonar", "api_key": "test-key"}
 
     @property
-    def init_from_env_params(self) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
-        return ({"PPLX_API_KEY": "env-key"}, {"model": "perplexity/sonar"}, {"api_key": "env-key"})
+    def init_from_env_params(
+        self,
+    ) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+        return (
+            {"PPLX_API_KEY": "env-key"},
+            {"model": "perplexity/sonar"},
+            {"api_key": "env-key"},
+        )
 
     @property
     def supports_image_inputs(self) -> bool:
@@ -67,7 +72,9 @@ class TestChatCompletionsUnit(ChatModelUnitTests):
         return {"model": "sonar", "api": "chat_completions", "api_key": "test-key"}
 
     @property
-    def init_from_env_params(self) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+    def init_from_env_params(
+        self,
+    ) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
         return (
             {"PERPLEXITY_API_KEY": "env-key"},
             {"model": "sonar", "api": "chat_completions"},
