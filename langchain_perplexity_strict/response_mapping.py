@@ -191,7 +191,7 @@ class Answer:
         if self.output_version == "v1":
             annotations = self.citation_annotations()
             content = [{"type": "text", "text": "", "index": 1, "annotations": annotations}] if annotations else []
-            content += [{**c, "index": 2 + (c["index"] or 0)} for c in map(dict, tool_call_chunks)]
+            content += [{**c, "index": 2 + i} for i, c in enumerate(tool_call_chunks)]
         metadata = self.response_metadata()
         if self.output_version == "v1":
             metadata["output_version"] = "v1"
