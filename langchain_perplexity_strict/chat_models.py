@@ -47,6 +47,7 @@ from langchain_perplexity_strict.request_rules import (
     TOOL_KWARGS,
     agent_request,
     chat_completions_request,
+    check_body_size,
 )
 from langchain_perplexity_strict.response_mapping import (
     AgentStream,
@@ -317,6 +318,7 @@ class ChatPerplexityStrict(BaseChatModel):
         normalized = normalize_messages(messages, rules=self.rules).messages
         build = agent_request if self.api == "agent" else chat_completions_request
         payload = build(self.transport.chat_openai, normalized, settings, call, stream=stream)
+        check_body_size(payload)
         output_version = self.output_version or "v0"
         api = self.api
 

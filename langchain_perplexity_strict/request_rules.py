@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import _construct_responses_api_input
 
@@ -53,6 +53,7 @@ def agent_request(
     payload.pop("text", None)
     payload.pop("include", None)
     payload.pop("store", None)
+    check_content_blocks(messages)
     payload["input"] = agent_input(messages)
     payload["stream"] = stream
     target = agent_target(settings["model"])
@@ -80,6 +81,20 @@ def agent_request(
         payload["response_format"] = call["response_format"]
     payload.update(settings.get("model_kwargs") or {})
     return payload
+
+
+MAX_BODY_BYTES = 32 * 1024 * 1024  # perplexity-api.md §4: 413 payload_too_large above this
+
+
+def check_body_size(payload: Mapping[str, Any]) -> None:
+    """Refuse a body Perplexity would answer 413, before it is sent."""
+    size = len(json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+    if size > MAX_BODY_BYTES:
+        msg = (
+            f"request body: {size:,} bytes is over Perplexity's limit of {MAX_BODY_BYTES:,} bytes (32 MiB); "
+            "shorten the conversation (max_input_tokens compacts it) or send smaller images."
+        )
+        raise ValueError(msg)
 
 
 def web_search_tool(settings: Mapping[str, Any], *, has_preset: bool) -> dict[str, Any] | None:
@@ -125,6 +140,31 @@ def _agent_tool_choice(choice: Any) -> Any:
         if name:
             return {"name": name}
     return choice
+
+
+# Content block types Perplexity takes in user, system and tool messages: text
+# and images (perplexity-api.md §3 input; §3 "Removed": file/pdf/video parts).
+ACCEPTED_BLOCKS = frozenset({"text", "image_url", "image", "input_text", "input_image"})
+
+
+def check_content_blocks(messages: Sequence[BaseMessage]) -> None:
+    """Refuse content blocks Perplexity does not take, naming the caller's own block type.
+
+    Checked before langchain-openai converts the messages: it drops some block
+    types silently (``video_url`` on the Responses path), which would send a
+    message without its content.
+    """
+    for index, message in enumerate(messages):
+        if isinstance(message, AIMessage) or isinstance(message.content, str):
+            continue
+        for block in message.content:
+            kind = block.get("type") if isinstance(block, dict) else "text"
+            if kind not in ACCEPTED_BLOCKS:
+                msg = (
+                    f"messages[{index}]: content block of type {kind!r} is not accepted by Perplexity; "
+                    f"it accepts {', '.join(sorted(ACCEPTED_BLOCKS))} (text and images)."
+                )
+                raise ValueError(msg)
 
 
 def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
@@ -201,6 +241,7 @@ def chat_completions_request(
     stream: bool,
 ) -> dict[str, Any]:
     """The Sonar chat-completions body (``POST /chat/completions``)."""
+    check_content_blocks(messages)
     tool_kwargs = {k: call[k] for k in TOOL_KWARGS if call.get(k) is not None}
     payload = transport._get_request_payload(list(messages), **tool_kwargs)
     payload["messages"] = [_chat_message(m, i) for i, m in enumerate(payload["messages"])]

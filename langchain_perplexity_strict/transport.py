@@ -102,13 +102,10 @@ def iterate_events(stream: openai.Stream[Any], api: str) -> Iterator[dict[str, A
     """The stream's JSON events; transport failures become clear errors."""
     try:
         yield from stream
+    except (openai.APIConnectionError, httpx.HTTPError, ConnectionError) as error:
+        raise _broken_stream(error) from error
     except openai.APIError as error:
         raise_perplexity_error(error, api)
-    except (httpx.HTTPError, ConnectionError) as error:
-        msg = (
-            f"the connection to Perplexity broke mid-stream ({type(error).__name__}: {error}); the answer is incomplete"
-        )
-        raise PerplexityStreamError(msg) from error
     except ValueError as error:
         raise _malformed(error) from error
 
@@ -118,16 +115,20 @@ async def aiterate_events(stream: openai.AsyncStream[Any], api: str) -> AsyncIte
     try:
         async for event in stream:
             yield event
+    except (openai.APIConnectionError, httpx.HTTPError, ConnectionError) as error:
+        raise _broken_stream(error) from error
     except openai.APIError as error:
         raise_perplexity_error(error, api)
-    except (httpx.HTTPError, ConnectionError) as error:
-        msg = (
-            f"the connection to Perplexity broke mid-stream ({type(error).__name__}: {error}); the answer is incomplete"
-        )
-        raise PerplexityStreamError(msg) from error
     except ValueError as error:
         raise _malformed(error) from error
 
 
 def _malformed(error: ValueError) -> PerplexityResponseError:
     return PerplexityResponseError(f"Perplexity sent a body that is not valid JSON ({error})")
+
+
+def _broken_stream(error: Exception) -> PerplexityStreamError:
+    cause = error.__cause__ or error
+    return PerplexityStreamError(
+        f"the connection to Perplexity broke mid-stream ({type(cause).__name__}: {cause}); the answer is incomplete"
+    )

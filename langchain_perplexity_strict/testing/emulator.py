@@ -95,6 +95,7 @@ class _State:
     roles: RoleMemory = field(default_factory=RoleMemory)
     requests: list[RecordedRequest] = field(default_factory=list)
     scripted: deque[Fault] = field(default_factory=deque)
+    disconnects: int = 0
     fault_rates: dict[Fault, float] = field(default_factory=dict)
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -201,6 +202,13 @@ class PerplexityEmulator:
             self._state.requests.clear()
             self._state.scripted.clear()
             self._state.roles = RoleMemory()
+            self._state.disconnects = 0
+
+    @property
+    def disconnects(self) -> int:
+        """How many clients closed their connection before the answer was fully written."""
+        with self._state.lock:
+            return self._state.disconnects
 
     def inject(self, *faults: Fault) -> None:
         """Apply ``faults`` to the next answered requests, one each, in order."""
@@ -306,6 +314,9 @@ class _Handler(BaseHTTPRequestHandler):
         except _Reset:
             pass
         except (BrokenPipeError, ConnectionResetError):
+            # The client went away mid-answer (for example after a stop matched).
+            with self.state.lock:
+                self.state.disconnects += 1
             self.close_connection = True
 
     def _record(self, method: str, path: str, body: Any) -> None:

@@ -1,0 +1,343 @@
+"""ChatPerplexityStrict against the emulator: each behaviour of issue 4, on both surfaces."""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.tools import tool
+from pydantic import BaseModel
+
+from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.testing import PerplexityEmulator
+
+SURFACES = [("agent", "perplexity/sonar"), ("chat_completions", "sonar")]
+
+
+def make(
+    emu: PerplexityEmulator, api: str = "agent", model: str = "perplexity/sonar", **kw: Any
+) -> ChatPerplexityStrict:
+    return ChatPerplexityStrict(model=model, api=api, api_key="test-key", base_url=emu.base_url, **kw)  # type: ignore[arg-type]
+
+
+def collect(chunks: Any) -> AIMessageChunk:
+    full = None
+    for chunk in chunks:
+        full = chunk if full is None else full + chunk
+    assert full is not None
+    return full
+
+
+async def acollect(chunks: Any) -> AIMessageChunk:
+    full = None
+    async for chunk in chunks:
+        full = chunk if full is None else full + chunk
+    assert full is not None
+    return full
+
+
+# --- perplexity-api.md §6: histories that other integrations get a 400 for ----------------
+
+
+def history_two_users() -> list[BaseMessage]:
+    return [HumanMessage("Here is my file: def f(): pass"), HumanMessage("What does it do?")]
+
+
+def history_second_agent() -> list[BaseMessage]:
+    """The history Perplexity receives as the second agent of a pipeline (api-discussion#295)."""
+    return [
+        SystemMessage("You are the research agent."),
+        HumanMessage("Plan a trip to Lisbon"),
+        AIMessage(
+            [{"type": "text", "text": "I'll look up flights."}],
+            tool_calls=[{"name": "flights", "args": {"to": "LIS"}, "id": "toolu_01"}],
+            response_metadata={"model_provider": "anthropic"},
+        ),
+        ToolMessage("3 flights found", tool_call_id="toolu_01"),
+        AIMessage("Found 3 flights. Handing over to the research agent."),
+        SystemMessage("Research agent: add sources for each claim."),
+    ]
+
+
+def history_injected_system_and_greeting() -> list[BaseMessage]:
+    return [
+        AIMessage("Hello! Ask me anything."),
+        HumanMessage("Who won the 2024 Tour de France?"),
+        AIMessage("Tadej Pogacar."),
+        SystemMessage("Keep answers short."),
+        HumanMessage("And in 2023?"),
+        AIMessage("Let me check."),
+    ]
+
+
+@pytest.mark.parametrize(("api", "model"), SURFACES)
+@pytest.mark.parametrize("history", [history_two_users, history_second_agent, history_injected_system_and_greeting])
+def test_histories_that_fail_elsewhere_are_accepted(
+    emu: PerplexityEmulator, api: str, model: str, history: Any
+) -> None:
+    messages = history()
+    before = copy.deepcopy(messages)
+    answer = make(emu, api, model).invoke(messages)
+    assert answer.content
+    assert messages == before  # the caller's messages are untouched
+
+
+@pytest.mark.parametrize(("api", "model"), SURFACES)
+def test_second_turn_is_accepted_too(emu: PerplexityEmulator, api: str, model: str) -> None:
+    """google/adk-python#1701: works on the first turn, fails on the second."""
+    llm = make(emu, api, model)
+    history: list[BaseMessage] = [SystemMessage("s1"), HumanMessage("first question")]
+    for turn in range(4):
+        reply = llm.invoke(history)
+        history += [reply, SystemMessage(f"note {turn}"), HumanMessage(f"follow-up {turn}")]
+    assert len(emu.requests) == 4
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("api", "model"), SURFACES)
+def test_citations_and_search_results_invoke_and_stream(emu: PerplexityEmulator, api: str, model: str) -> None:
+    llm = make(emu, api, model)
+    invoked = llm.invoke("What is new in Python?")
+    streamed = collect(llm.stream("What is new in Python?"))
+    for message in (invoked, streamed):
+        citations = message.additional_kwargs["citations"]
+        assert citations and all(u.startswith("https://") for u in citations)
+        assert [r["url"] for r in message.additional_kwargs["search_results"]] == citations
+        assert message.response_metadata["model_provider"] == "perplexity"
+        assert message.response_metadata["model_name"]
+        assert message.response_metadata["cost"]["total_cost"] > 0
+    assert streamed.content == invoked.content
+
+
+@pytest.mark.parametrize(("api", "model"), SURFACES)
+def test_streamed_usage_is_counted_once(emu: PerplexityEmulator, api: str, model: str) -> None:
+    llm = make(emu, api, model)
+    invoked = llm.invoke("Count me once")
+    chunks = list(llm.stream("Count me once"))
+    assert sum(1 for c in chunks if c.usage_metadata) == 1
+    assert collect(chunks).usage_metadata == invoked.usage_metadata
+
+
+def test_reasoning_is_never_left_in_the_answer(emu: PerplexityEmulator) -> None:
+    llm = make(emu, "chat_completions", "sonar-reasoning-pro")
+    for message in (llm.invoke("Why is the sky blue?"), collect(llm.stream("Why is the sky blue?"))):
+        assert "<think>" not in str(message.content)
+        assert message.additional_kwargs["reasoning_content"].startswith("Thinking about")
+    assert llm.invoke("x").usage_metadata["output_token_details"]["reasoning"] > 0  # type: ignore[index]
+    assert llm.invoke("x").usage_metadata["input_token_details"]["citation"] > 0  # type: ignore[index, typeddict-item]
+
+
+def test_agent_reasoning_events_become_reasoning(emu: PerplexityEmulator) -> None:
+    llm = make(emu, reasoning_effort="low")
+    message = collect(llm.stream("Think first"))
+    assert message.additional_kwargs["reasoning_content"] == "Thinking about: Think first"
+    assert "Thinking" not in message.text
+
+
+def test_structured_output_is_robust_to_think(emu: PerplexityEmulator) -> None:
+    class City(BaseModel):
+        name: str
+        population: int
+
+    llm = make(emu, "chat_completions", "sonar-reasoning-pro")
+    assert llm.with_structured_output(City).invoke('"Lyon" has 522000 people') == City(name="Lyon", population=522000)
+    raw = llm.with_structured_output(City, include_raw=True).invoke('"Lyon" has 522000 people')
+    assert raw["parsed"] == City(name="Lyon", population=522000)
+    assert raw["parsing_error"] is None
+
+
+def test_structured_output_goes_top_level_never_text_format(emu: PerplexityEmulator) -> None:
+    schema = {"title": "Pair", "type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    assert make(emu).with_structured_output(schema).invoke("a is 7") == {"a": 7}
+    body = emu.requests[-1].body
+    assert "text" not in body
+    assert body["response_format"]["json_schema"]["name"] == "Pair"
+
+
+@pytest.mark.parametrize(("api", "model"), SURFACES)
+def test_v1_output_has_citation_annotations(emu: PerplexityEmulator, api: str, model: str) -> None:
+    llm = make(emu, api, model, output_version="v1")
+    for message in (llm.invoke("cite this"), collect(llm.stream("cite this"))):
+        blocks = [b for b in message.content if isinstance(b, dict) and b.get("type") == "text"]
+        annotations = [a for b in blocks for a in b.get("annotations", [])]
+        assert annotations and all(a["type"] == "citation" and a["url"].startswith("https://") for a in annotations)
+
+
+# --- stop and n ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("api", "model"), SURFACES)
+async def test_stop_in_every_call_mode(emu: PerplexityEmulator, api: str, model: str) -> None:
+    llm = make(emu, api, model)
+    expected = "Here is what I found "
+    assert llm.invoke("stop test", stop=["about"]).content == expected
+    assert (await llm.ainvoke("stop test", stop="about")).content == expected
+    assert collect(llm.stream("stop test", stop=["about"])).content == expected
+    assert (await acollect(llm.astream("stop test", stop=["about"]))).content == expected
+    assert make(emu, api, model, stop=["found"]).invoke("stop test").content == "Here is what I "
+    assert llm.batch(["stop a", "stop b"], stop=["about"])[0].content == expected
+
+
+def test_stop_closes_the_http_response(emu: PerplexityEmulator) -> None:
+    slow = PerplexityEmulator(api_key="test-key", event_delay=0.005)
+    with slow:
+        llm = make(slow)
+        question = "word " * 300
+        message = collect(llm.stream(question, stop=["found"]))
+        assert message.content == "Here is what I "
+        deadline = time.monotonic() + 5
+        while slow.disconnects == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert slow.disconnects == 1
+
+
+@pytest.mark.parametrize(("api", "model"), SURFACES)
+def test_n_returns_n_generations(emu: PerplexityEmulator, api: str, model: str) -> None:
+    result = make(emu, api, model, n=3).generate([[HumanMessage("three please")]])
+    assert len(result.generations[0]) == 3
+    assert len(emu.requests) == 3
+    assert all("n" not in r.body for r in emu.requests)
+
+
+async def test_n_async(emu: PerplexityEmulator) -> None:
+    result = await make(emu, n=2).agenerate([[HumanMessage("two please")]])
+    assert len(result.generations[0]) == 2
+
+
+# --- tools -----------------------------------------------------------------------------------------------
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Weather for a city."""
+    return f"Sunny in {city}"
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def test_tool_calls_round_trip(emu: PerplexityEmulator) -> None:
+    llm = make(emu).bind_tools([get_weather, add])
+    first = llm.invoke('Use get_weather for "Paris" and add 2 and 3')
+    assert {c["name"] for c in first.tool_calls} == {"get_weather", "add"}
+    tools_by_name = {"get_weather": get_weather, "add": add}
+    results = [
+        ToolMessage(str(tools_by_name[c["name"]].invoke(c["args"])), tool_call_id=c["id"]) for c in first.tool_calls
+    ]
+    final = llm.invoke([HumanMessage("weather?"), first, *results, HumanMessage("thanks, summarize")])
+    assert final.content
+    sent = emu.requests[-1].body
+    assert [t.get("name", t["type"]) for t in sent["tools"]] == ["get_weather", "add", "web_search"]
+    assert all("function" not in t for t in sent["tools"])  # Agent API shape
+
+
+def test_tool_choice_is_sent_in_perplexity_shape(emu: PerplexityEmulator) -> None:
+    make(emu).bind_tools([get_weather, add], tool_choice="add").invoke("hello")
+    assert emu.requests[-1].body["tool_choice"] == {"name": "add"}
+
+
+def test_reserved_tool_names_are_refused(emu: PerplexityEmulator) -> None:
+    @tool
+    def web_search(q: str) -> str:
+        """Search."""
+        return q
+
+    with pytest.raises(ValueError, match="'web_search' is reserved"):
+        make(emu).bind_tools([web_search])
+    assert emu.requests == []
+
+
+def test_tools_on_sonar_are_refused_clearly(emu: PerplexityEmulator) -> None:
+    with pytest.raises(ValueError, match="api='agent'"):
+        make(emu, "chat_completions", "sonar").bind_tools([add])
+
+
+# --- request rules ------------------------------------------------------------------------------------------
+
+
+def test_sonar_names_map_to_the_agent_api_once_with_a_warning(emu: PerplexityEmulator) -> None:
+    from langchain_perplexity_strict import models
+
+    models._warned.discard("sonar-deep-research")
+    llm = make(emu, model="sonar-deep-research")
+    with pytest.warns(UserWarning, match="preset 'medium'"):
+        llm.invoke("deep")
+    assert emu.requests[-1].body["preset"] == "medium"
+    assert "model" not in emu.requests[-1].body
+
+
+def test_search_filters_reach_the_web_search_tool(emu: PerplexityEmulator) -> None:
+    llm = make(
+        emu, search_domain_filter=["nature.com", "-reddit.com"], search_recency_filter="week", max_search_results=5
+    )
+    llm.invoke("news")
+    tool_ = emu.requests[-1].body["tools"][-1]
+    filters = {"search_domain_filter": ["nature.com", "-reddit.com"], "search_recency_filter": "week"}
+    assert tool_ == {"type": "web_search", "max_results": 5, "filters": filters}
+
+
+def test_web_search_can_be_turned_off(emu: PerplexityEmulator) -> None:
+    message = make(emu, web_search=False).invoke("no search")
+    assert "tools" not in emu.requests[-1].body
+    assert "citations" not in message.additional_kwargs
+
+
+def test_chat_completions_sends_sonar_parameters(emu: PerplexityEmulator) -> None:
+    make(emu, "chat_completions", "sonar", top_k=5, presence_penalty=0.5, search_mode="academic").invoke("x")
+    body = emu.requests[-1].body
+    assert (body["top_k"], body["presence_penalty"], body["search_mode"]) == (5, 0.5, "academic")
+
+
+def test_retired_chat_completions_tell_the_user_what_to_do(emu: PerplexityEmulator) -> None:
+    emu.sonar_retired = True
+    with pytest.raises(Exception, match=r"api='agent'") as info:
+        make(emu, "chat_completions", "sonar").invoke("x")
+    assert "chat_completions_not_available" in str(info.value)
+
+
+def test_every_call_mode_runs_the_normalizer(emu: PerplexityEmulator) -> None:
+    messy = history_injected_system_and_greeting()
+    llm = make(emu)
+    llm.invoke(messy)
+    list(llm.stream(messy))
+    llm.batch([messy, messy])
+    assert len(emu.requests) == 4
+    for request in emu.requests:
+        roles = [i.get("role", i.get("type")) for i in request.body["input"]]
+        assert roles == ["user", "assistant", "user", "assistant", "user"]
+
+
+async def test_async_modes_run_the_normalizer(emu: PerplexityEmulator) -> None:
+    messy = history_injected_system_and_greeting()
+    llm = make(emu)
+    await llm.ainvoke(messy)
+    await acollect(llm.astream(messy))
+    await llm.abatch([messy])
+    events = [e async for e in llm.astream_events(messy, version="v2")]
+    assert any(e["event"] == "on_chat_model_stream" for e in events)
+    assert len(emu.requests) == 4
+
+
+def test_agent_request_has_only_documented_fields(emu: PerplexityEmulator) -> None:
+    messages = [
+        HumanMessage(
+            [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "https://x/y.png"}}]
+        ),
+        AIMessage([{"type": "text", "text": "ok", "id": "msg_1", "annotations": []}], id="resp_prev"),
+        HumanMessage("and now?"),
+    ]
+    make(emu).invoke(messages)
+    body = emu.requests[-1].body
+    image = {"type": "input_image", "image_url": "https://x/y.png"}
+    assert body["input"][0] == {"role": "user", "content": [{"type": "input_text", "text": "look"}, image]}
+    assert body["input"][1] == {"role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}
+    assert json.dumps(body).count('"id"') == 0

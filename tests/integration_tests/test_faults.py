@@ -1,0 +1,133 @@
+"""Faults from the emulator: each is retried where safe or raised clearly, never a silent short answer."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import openai
+import pytest
+
+from langchain_perplexity_strict import (
+    ChatPerplexityStrict,
+    PerplexityIncompleteError,
+    PerplexityResponseError,
+    PerplexityStreamError,
+)
+from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+
+MODES = ["invoke", "stream", "ainvoke", "astream"]
+
+
+def make(emu: PerplexityEmulator, api: str = "agent", **kw: Any) -> ChatPerplexityStrict:
+    model = "perplexity/sonar" if api == "agent" else "sonar"
+    return ChatPerplexityStrict(model=model, api=api, api_key="test-key", base_url=emu.base_url, **kw)  # type: ignore[arg-type]
+
+
+async def run(llm: ChatPerplexityStrict, mode: str, text: str = "fault test") -> str:
+    if mode == "invoke":
+        return str(llm.invoke(text).content)
+    if mode == "ainvoke":
+        return str((await llm.ainvoke(text)).content)
+    if mode == "stream":
+        return "".join(c.text for c in llm.stream(text))
+    return "".join([c.text async for c in llm.astream(text)])
+
+
+COMPLETE = "Here is what I found about: fault test. [1][2]"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_rate_limit_retry_after_is_honoured(emu: PerplexityEmulator, mode: str) -> None:
+    emu.inject(Fault("rate_limit", seconds=1))
+    started = time.monotonic()
+    assert await run(make(emu), mode) == COMPLETE
+    assert time.monotonic() - started >= 0.9
+    assert len(emu.requests) == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("status", [500, 502, 503])
+async def test_server_errors_are_retried(emu: PerplexityEmulator, mode: str, status: int) -> None:
+    emu.inject(Fault("server_error", status=status))
+    assert await run(make(emu), mode) == COMPLETE
+    assert len(emu.requests) == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_server_errors_past_max_retries_raise(emu: PerplexityEmulator, mode: str) -> None:
+    emu.inject(*[Fault("server_error", status=503)] * 2)
+    with pytest.raises(openai.InternalServerError, match="503"):
+        await run(make(emu, max_retries=1), mode)
+    assert len(emu.requests) == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_slow_server_times_out_without_hanging(emu: PerplexityEmulator, mode: str) -> None:
+    emu.inject(Fault("delay", seconds=3))
+    started = time.monotonic()
+    with pytest.raises(openai.APITimeoutError):
+        await run(make(emu, timeout=0.5, max_retries=0), mode)
+    assert time.monotonic() - started < 2.5
+
+
+@pytest.mark.parametrize("api", ["agent", "chat_completions"])
+@pytest.mark.parametrize("mode", ["stream", "astream"])
+async def test_reset_mid_stream_raises(emu: PerplexityEmulator, mode: str, api: str) -> None:
+    emu.inject(Fault("reset", after_events=3))
+    with pytest.raises(PerplexityStreamError, match="mid-stream"):
+        await run(make(emu, api), mode)
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+async def test_reset_mid_body_is_retried(emu: PerplexityEmulator, mode: str) -> None:
+    emu.inject(Fault("reset"))
+    assert await run(make(emu), mode) == COMPLETE
+
+
+@pytest.mark.parametrize("api", ["agent", "chat_completions"])
+@pytest.mark.parametrize("mode", ["stream", "astream"])
+async def test_stream_cut_before_terminal_event_raises(emu: PerplexityEmulator, mode: str, api: str) -> None:
+    emu.inject(Fault("cut_stream", after_events=4))
+    with pytest.raises(PerplexityStreamError, match="ended before its final event"):
+        await run(make(emu, api), mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_status_failed_raises(emu: PerplexityEmulator, mode: str) -> None:
+    emu.inject(Fault("failed"))
+    with pytest.raises(PerplexityResponseError, match="'failed': emulated failure"):
+        await run(make(emu), mode)
+
+
+@pytest.mark.parametrize("api", ["agent", "chat_completions"])
+@pytest.mark.parametrize("mode", MODES)
+async def test_incomplete_raises_with_the_partial_answer(emu: PerplexityEmulator, mode: str, api: str) -> None:
+    emu.inject(Fault("incomplete"))
+    with pytest.raises(PerplexityIncompleteError) as info:
+        await run(make(emu, api), mode)
+    assert info.value.partial is not None
+    assert info.value.partial.content == COMPLETE
+
+
+@pytest.mark.parametrize("api", ["agent", "chat_completions"])
+@pytest.mark.parametrize("mode", MODES)
+async def test_malformed_json_raises(emu: PerplexityEmulator, mode: str, api: str) -> None:
+    emu.inject(Fault("malformed_json"))
+    with pytest.raises(PerplexityResponseError, match="not valid JSON"):
+        await run(make(emu, api), mode)
+
+
+def test_errors_are_langchain_model_errors_too(emu: PerplexityEmulator) -> None:
+    from langchain_core.exceptions import ModelAPIError, ModelRateLimitError
+
+    emu.inject(*[Fault("rate_limit", seconds=0)] * 1)
+    with pytest.raises(ModelRateLimitError):
+        make(emu, max_retries=0).invoke("x")
+    emu.inject(Fault("failed"))
+    with pytest.raises(ModelAPIError):
+        make(emu).invoke("x")
+
+
+CALLS: list[Callable[[ChatPerplexityStrict], Any]] = [lambda m: m.invoke("x"), lambda m: list(m.stream("x"))]
