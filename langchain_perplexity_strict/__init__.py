@@ -2,6 +2,7 @@
 
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
+from langchain_perplexity_strict.compaction import CompactionResult, compact_messages
 from langchain_perplexity_strict.errors import (
     PerplexityIncompleteError,
     PerplexityResponseError,
@@ -11,6 +12,7 @@ from langchain_perplexity_strict.normalizer import (
     NormalizationResult,
     normalize_messages,
 )
+from langchain_perplexity_strict.registration import register_provider
 from langchain_perplexity_strict.rules import (
     DEFAULT_RULES,
     Change,
@@ -26,6 +28,7 @@ __all__ = [
     "DEFAULT_RULES",
     "Change",
     "ChatPerplexityStrict",
+    "CompactionResult",
     "DemoteLateSystemMessages",
     "DropTrailingAssistantMessages",
     "Entry",
@@ -37,5 +40,9 @@ __all__ = [
     "Rule",
     "StartWithUserTurn",
     "__version__",
+    "compact_messages",
     "normalize_messages",
 ]
+
+# After `import langchain_perplexity_strict`, init_chat_model("perplexity_strict:...") works.
+register_provider()

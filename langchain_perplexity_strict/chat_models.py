@@ -26,7 +26,7 @@ from langchain_core.output_parsers import (
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
 from langchain_core.tools import BaseTool
-from langchain_core.utils import secret_from_env
+from langchain_core.utils import from_env, secret_from_env
 from langchain_core.utils.function_calling import (
     convert_to_json_schema,
     convert_to_openai_tool,
@@ -36,6 +36,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
+from langchain_perplexity_strict.compaction import compact_messages
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.models import RESERVED_FUNCTION_NAMES
 from langchain_perplexity_strict.normalizer import (
@@ -56,7 +57,7 @@ from langchain_perplexity_strict.response_mapping import (
     read_agent_response,
     read_chat_completion,
 )
-from langchain_perplexity_strict.rules import DEFAULT_RULES
+from langchain_perplexity_strict.rules import DEFAULT_RULES, Change
 from langchain_perplexity_strict.transport import (
     Transport,
     aiterate_events,
@@ -142,20 +143,20 @@ class ChatPerplexityStrict(BaseChatModel):
         ``model_provider`` ``"perplexity"``.
     """
 
-    model: str = Field(default="perplexity/sonar", alias="model_name")
+    model: str = "perplexity/sonar"
     api: Literal["agent", "chat_completions"] = "agent"
     api_key: SecretStr | None = Field(
         default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
-        alias="pplx_api_key",
     )
-    base_url: str = DEFAULT_BASE_URL
+    base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL))
+    """The server root (``PPLX_BASE_URL``, else ``https://api.perplexity.ai``); each surface's path is derived."""
     temperature: float | None = None
     top_p: float | None = None
-    max_tokens: int | None = Field(default=None, alias="max_output_tokens")
-    stop: list[str] | str | None = Field(default=None, alias="stop_sequences")
+    max_tokens: int | None = None
+    stop: list[str] | str | None = None
     n: int = 1
     streaming: bool = False
-    timeout: float | None = Field(default=None, alias="request_timeout")
+    timeout: float | None = None
     max_retries: int = 2
     # Agent API
     preset: str | None = None
@@ -185,6 +186,12 @@ class ChatPerplexityStrict(BaseChatModel):
     disable_search: bool | None = None
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are (Perplexity validates them)."""
+    max_input_tokens: int | None = None
+    """Token budget for the conversation (seed 004 compaction); defaults to the model
+    profile's input limit, off when unknown; 0 turns compaction off."""
+    token_counter: Any = Field(default=None, exclude=True)
+    """Counts tokens for compaction: text or messages -> int, or an object with
+    ``encode``; defaults to langchain-core's approximate counter (works offline)."""
     rules: Sequence[Any] = Field(default=DEFAULT_RULES, exclude=True)
     """The normalizer's rules, in order (each a :class:`~langchain_perplexity_strict.rules.Rule`)."""
 
@@ -279,9 +286,34 @@ class ChatPerplexityStrict(BaseChatModel):
             self._transport = Transport(chat_openai, self.api)
         return self._transport
 
+    @property
+    def input_budget(self) -> int | None:
+        """The compaction budget in tokens: ``max_input_tokens``, else the profile's, else None."""
+        if self.max_input_tokens is not None:
+            return self.max_input_tokens or None
+        return (self.profile or {}).get("max_input_tokens")
+
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
-        """The normalized conversation this model would send for ``messages``, and the report."""
-        return normalize_messages(self._convert_input(messages).to_messages(), rules=self.rules)
+        """What this model would send for ``messages`` (compacted, then normalized), and the report.
+
+        Positions in the report are those of ``messages``.
+        """
+        history = self._convert_input(messages).to_messages()
+        budget = self.input_budget
+        if not budget:
+            return normalize_messages(history, rules=self.rules)
+        compacted = compact_messages(history, budget, token_counter=self.token_counter)
+        normalized = normalize_messages(compacted.messages, rules=self.rules)
+        kept = compacted.kept
+        remapped = [Change(c.rule, tuple(kept[i] for i in c.sources), c.reason) for c in normalized.changes]
+        return NormalizationResult(normalized.messages, [*compacted.changes, *remapped])
+
+    def request_body(
+        self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
+    ) -> dict[str, Any]:
+        """The exact JSON body this model would send for ``messages``; nothing is sent."""
+        payload, _, _ = self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream)
+        return payload
 
     def _prepare(
         self,
@@ -315,7 +347,7 @@ class ChatPerplexityStrict(BaseChatModel):
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
-        normalized = normalize_messages(messages, rules=self.rules).messages
+        normalized = self.normalize(messages).messages
         build = agent_request if self.api == "agent" else chat_completions_request
         payload = build(self.transport.chat_openai, normalized, settings, call, stream=stream)
         check_body_size(payload)

@@ -1,20 +1,16 @@
-"""``make demo``: a messy agent history, made valid for Perplexity."""
+"""``make demo``: the tour. A messy agent history, what plain ChatOpenAI gets for it, what this package sends."""
 
 from __future__ import annotations
 
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-)
+import argparse
 
-from langchain_perplexity_strict.normalizer import normalize_messages
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from langchain_perplexity_strict.cli import model_settings, print_sources
 
 
 def messy_agent_history() -> list[BaseMessage]:
-    """A history as agents produce it: greeting first, parallel tools, injected system text."""
+    """A history as agents produce it: greeting first, two user turns, parallel tools, injected system text."""
     return [
         SystemMessage("You are a research assistant. Cite your sources."),
         AIMessage("Hi! What would you like to research today?"),
@@ -30,22 +26,52 @@ def messy_agent_history() -> list[BaseMessage]:
         ToolMessage("2,102,650 (2023)", tool_call_id="call_paris"),
         ToolMessage("3,878,100 (2023)", tool_call_id="call_berlin"),
         SystemMessage("Reminder: answer in two sentences."),
-        HumanMessage("And which one grew faster?"),
-        AIMessage("Let me check that."),
+        HumanMessage("Which city is larger, and by how much?"),
+        AIMessage("Let me check."),
     ]
 
 
 def run_demo() -> int:
-    """Print the messy history, what the rules changed, and the result."""
+    """Run the tour; returns the exit status."""
+    from langchain_openai import ChatOpenAI
+
+    from langchain_perplexity_strict import ChatPerplexityStrict
+
     history = messy_agent_history()
-    result = normalize_messages(history)
-    print("A messy agent history (Perplexity answers 400 to it as it is):")
+    print("1. A messy agent history:")
     for i, message in enumerate(history):
-        print(f"  #{i} {message.type:>6}: {message.content!s:.70}")
-    print("\nWhat the normalizer changed:")
-    for change in result.changes:
-        print(f"  - {change}")
-    print("\nWhat is sent:")
-    for message in result.messages:
-        print(f"  {message.type:>6}: {message.content!s:.70}")
+        print(f"   #{i} {message.type:>6}: {str(message.content)[:70] or message.tool_calls[0]['name'] + '(...)'}")  # type: ignore[attr-defined]
+
+    with model_settings(argparse.Namespace(model="perplexity/sonar", api="agent")) as settings:
+        llm = ChatPerplexityStrict(**settings)
+        plain = ChatOpenAI(
+            model="perplexity/sonar",
+            api_key=llm.api_key,
+            base_url=llm.base_url.rstrip("/") + "/v1",
+            use_responses_api=True,
+            max_retries=0,
+        )
+        print("\n2. Plain ChatOpenAI pointed at Perplexity:")
+        try:
+            plain.invoke(history)
+            print("   accepted (this server is less strict than Perplexity)")
+        except Exception as error:
+            print(f"   {type(error).__name__}: {str(error)[:160]}")
+
+        print("\n3. What ChatPerplexityStrict's normalizer changes:")
+        for change in llm.normalize(history).changes:
+            print(f"   - {change}")
+
+        print("\n4. The answer, with its sources:")
+        answer = llm.invoke(history)
+        print(f"   {answer.content}")
+        print_sources(answer.additional_kwargs)
+        cost = answer.response_metadata.get("cost", {}).get("total_cost")
+        print(f"   usage: {answer.usage_metadata}; cost: {cost}")
+
+        print("\n5. A streamed answer:")
+        print("   ", end="")
+        for chunk in llm.stream("What changed in Python 3.13?"):
+            print(chunk.text, end="", flush=True)
+        print()
     return 0

@@ -20,9 +20,9 @@ from langchain_perplexity_strict.testing.answers import (
     approx_tokens,
     choose_tool_calls,
     instance_of,
+    last_user_text,
     search_results_for,
     text_answer,
-    text_of,
     words,
 )
 from langchain_perplexity_strict.testing.errors import invalid, unknown_field
@@ -399,10 +399,7 @@ def _check_tool_choice(choice: Any) -> None:
 def build_answer(body: dict[str, Any]) -> Answer:
     """What the emulated model answers to a valid Agent API body."""
     items = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
-    question = next(
-        (text_of(i.get("content")) for i in reversed(items) if i.get("role") == "user"),
-        "",
-    )
+    question = last_user_text(items)
     trailing_outputs: list[str] = []
     for item in reversed(items):
         if item.get("type") != "function_call_output":

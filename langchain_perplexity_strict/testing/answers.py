@@ -36,6 +36,12 @@ def text_of(content: Any) -> str:
     return ""
 
 
+def last_user_text(messages: list[dict[str, Any]]) -> str:
+    """The last user message's text, whitespace collapsed: what the answer is about."""
+    text = next((text_of(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
+    return " ".join(text.split())
+
+
 def search_results_for(question: str, count: int = 3) -> list[dict[str, Any]]:
     """Deterministic search records for ``question`` (Agent API shape)."""
     slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40] or "query"

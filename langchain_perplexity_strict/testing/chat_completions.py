@@ -17,6 +17,7 @@ from langchain_perplexity_strict.testing.answers import (
     approx_tokens,
     choose_tool_calls,
     instance_of,
+    last_user_text,
     search_results_for,
     text_answer,
     text_of,
@@ -123,10 +124,7 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
 def build_answer(body: dict[str, Any]) -> Answer:
     """What the emulated Sonar model answers."""
     messages = body["messages"]
-    question = next(
-        (text_of(m.get("content")) for m in reversed(messages) if m.get("role") == "user"),
-        "",
-    )
+    question = last_user_text(messages)
     trailing_outputs: list[str] = []
     for message in reversed(messages):
         if message.get("role") != "tool":

@@ -89,8 +89,14 @@ def test_bad_parameters_at_call_time(emu: PerplexityEmulator, kwargs: dict[str, 
 def test_bad_conversations(emu: PerplexityEmulator, messages: list[Any], fragment: str, api: str) -> None:
     before = copy.deepcopy(messages)
     with pytest.raises(ValueError, match=fragment):
-        make(emu, api).invoke(messages)
+        make(emu, api, max_input_tokens=0).invoke(messages)  # compaction off: these are the checks after it
     assert messages == before
+    assert emu.requests == []
+
+
+def test_a_newest_turn_over_the_context_window_is_refused(emu: PerplexityEmulator) -> None:
+    with pytest.raises(ValueError, match="max_input_tokens=127072: the system instructions and the newest user turn"):
+        make(emu).invoke([HumanMessage("x" * 600_000)])
     assert emu.requests == []
 
 
