@@ -54,7 +54,8 @@ def normalize_messages(
     """
     if isinstance(messages, (str, BaseMessage, dict, tuple)):
         messages = [messages]
-    converted = convert_to_messages(messages)
+    # Most callers pass BaseMessages already; convert only what is not one.
+    converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
     if not converted:
         msg = "messages: the conversation is empty; Perplexity needs at least one user message."
         raise ValueError(msg)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from langchain_core.messages import (
     AIMessage,
@@ -28,12 +28,12 @@ from langchain_core.messages import (
 from langchain_perplexity_strict.roles import Role, is_developer
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One message on its way through the rules, with where it came from.
 
     ``sources`` are the positions in the caller's list that this message
-    carries; an inserted message has none.
+    carries; an inserted message has none. (A named tuple: one is built per
+    message, and tuples are the cheapest immutable record Python has.)
     """
 
     message: BaseMessage

@@ -1,0 +1,121 @@
+"""Issue 6 §3: 200 concurrent astream calls through one model instance vs the raw openai.AsyncOpenAI client.
+
+The baseline posts the same request bodies with the same client library, as
+cheaply as it can (a prebuilt body, no conversion). A loop-lag probe and
+asyncio debug mode watch for anything that blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import openai
+
+from benchmarks.common import emulator_process, verdict
+from langchain_perplexity_strict import ChatPerplexityStrict
+
+CONCURRENCY = 200
+ROUNDS = 6
+
+
+class SlowCallbacks(logging.Handler):
+    """Counts asyncio debug mode's "Executing ... took N seconds" warnings (slow callbacks)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "took" in record.getMessage():
+            self.count += 1
+
+
+async def lag_probe(stop: asyncio.Event, lags: list[float]) -> None:
+    while not stop.is_set():
+        start = time.perf_counter()
+        await asyncio.sleep(0.005)
+        lags.append(time.perf_counter() - start - 0.005)
+
+
+async def ours(model: ChatPerplexityStrict, i: int) -> int:
+    chunks = 0
+    async for _ in model.astream(f"question {i}"):
+        chunks += 1
+    return chunks
+
+
+async def raw(client: openai.AsyncOpenAI, body: dict[str, Any]) -> int:
+    events = 0
+    stream = await client.post(
+        "/responses", body=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
+    )
+    async for _ in stream:
+        events += 1
+    return events
+
+
+async def measure(base_url: str) -> dict[str, Any]:
+    model = ChatPerplexityStrict(api_key="k", base_url=base_url, max_retries=0, timeout=60)  # type: ignore[arg-type]
+    client = openai.AsyncOpenAI(api_key="k", base_url=base_url + "/v1", max_retries=0, timeout=60)
+    bodies = [model.request_body(f"question {i}", stream=True) for i in range(CONCURRENCY)]
+    await ours(model, -1)
+    await raw(client, bodies[0])
+    results: dict[str, Any] = {}
+    for round_ in range(ROUNDS):
+        for label in ("raw", "ours") if round_ % 2 == 0 else ("ours", "raw"):
+            stop, lags = asyncio.Event(), []
+            probe = asyncio.create_task(lag_probe(stop, lags))
+            start = time.perf_counter()
+            if label == "ours":
+                outcomes = await asyncio.gather(*(ours(model, i) for i in range(CONCURRENCY)), return_exceptions=True)
+            else:
+                outcomes = await asyncio.gather(*(raw(client, b) for b in bodies), return_exceptions=True)
+            elapsed = time.perf_counter() - start
+            stop.set()
+            await probe
+            errors = [o for o in outcomes if isinstance(o, BaseException)]
+            results.setdefault(label, []).append((CONCURRENCY / elapsed, len(errors), max(lags, default=0.0)))
+    await client.close()
+    return results
+
+
+async def debug_pass(base_url: str) -> None:
+    model = ChatPerplexityStrict(api_key="k", base_url=base_url, max_retries=0, timeout=60)  # type: ignore[arg-type]
+    await ours(model, -1)
+    await asyncio.gather(*(ours(model, i) for i in range(CONCURRENCY)))
+
+
+def run() -> dict[str, Any]:
+    with emulator_process() as base_url:
+        # Throughput and loop lag with debug mode off: it taxes every task and callback.
+        measured = asyncio.run(measure(base_url))
+        # A separate pass in debug mode only counts callbacks that held the loop over 100 ms.
+        slow = SlowCallbacks()
+        logging.getLogger("asyncio").addHandler(slow)
+        loop = asyncio.new_event_loop()
+        loop.set_debug(True)
+        loop.slow_callback_duration = 0.1
+        try:
+            loop.run_until_complete(debug_pass(base_url))
+        finally:
+            loop.close()
+            logging.getLogger("asyncio").removeHandler(slow)
+    ours_rate = max(r[0] for r in measured["ours"])
+    raw_rate = max(r[0] for r in measured["raw"])
+    errors = sum(r[1] for r in measured["ours"])
+    ratio = ours_rate / raw_rate
+    lag = min(r[2] for r in measured["ours"])
+    raw_lag = min(r[2] for r in measured["raw"])
+    print(f"{CONCURRENCY} concurrent astream calls: ours {ours_rate:.0f} streams/s, raw AsyncOpenAI {raw_rate:.0f} "
+          f"streams/s; throughput ratio {ratio:.2f} (goal >= 0.9, {verdict(ratio, 0.9, lower_is_better=False)}); "
+          f"errors {errors} (goal 0); largest loop lag {lag * 1e3:.0f} ms (raw client: {raw_lag * 1e3:.0f} ms); "
+          f"callbacks over 100 ms in asyncio debug mode: {slow.count}")  # fmt: skip
+    return {"concurrency_throughput_ratio": ratio, "concurrency_errors": errors, "max_loop_lag_s": lag,
+            "raw_max_loop_lag_s": raw_lag, "slow_callbacks": slow.count}  # fmt: skip
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,64 @@
+"""Timing helpers and an emulator in its own process (so it does not share our GIL)."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+
+def median_time(fn: Callable[[], Any], repeat: int = 5) -> float:
+    """Median wall time of ``fn`` over ``repeat`` runs (after one warm-up), garbage collection paused."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return statistics.median(times)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def emulator_process(*extra: str) -> Iterator[str]:
+    """``python -m langchain_perplexity_strict emulator`` on a free port; yields its base URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--port", str(port), *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            time.sleep(0.05)
+        else:
+            msg = "the emulator did not start"
+            raise RuntimeError(msg)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def verdict(value: float, goal: float, *, lower_is_better: bool = True) -> str:
+    ok = value <= goal if lower_is_better else value >= goal
+    return "meets goal" if ok else "MISSES goal"
