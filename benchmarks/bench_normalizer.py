@@ -22,7 +22,8 @@ def run() -> dict[str, Any]:
     ratio = normalize_20k / convert_20k
     results["normalizer_vs_langchain_openai_conversion_20k"] = ratio
     print(f"normalize 20,000 messages: {normalize_20k * 1e3:.1f} ms; langchain-openai chat-completions payload "
-          f"of the same: {convert_20k * 1e3:.1f} ms; ratio {ratio:.2f} (goal <= 0.5, {verdict(ratio, 0.5)})")  # fmt: skip
+          f"of the same: {convert_20k * 1e3:.1f} ms; ratio {ratio:.2f} "
+          f"(goal <= 0.5, {verdict(ratio, 0.5)})")  # fmt: skip
 
     h10k, h100k = agent_history(10_000), agent_history(100_000)
     t10k = median_time(lambda: normalize_messages(h10k))
