@@ -298,7 +298,10 @@ class ChatPerplexityStrict(BaseChatModel):
 
         Positions in the report are those of ``messages``.
         """
-        history = self._convert_input(messages).to_messages()
+        if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages):
+            history = messages
+        else:
+            history = self._convert_input(messages).to_messages()
         budget = self.input_budget
         if not budget:
             return normalize_messages(history, rules=self.rules)
@@ -338,7 +341,8 @@ class ChatPerplexityStrict(BaseChatModel):
             )
             raise ValueError(msg)
         settings = {**self._settings(), **kwargs}
-        check_parameters(settings, self.api)
+        if kwargs:  # the model's own settings were checked at construction
+            check_parameters(settings, self.api)
         if call.get("tools") and self.api == "chat_completions":
             raise ValueError(_NO_SONAR_TOOLS)
         stops = _as_list(stop if stop is not None else settings.pop("stop", None))

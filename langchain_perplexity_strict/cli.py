@@ -103,7 +103,9 @@ def _check(args: argparse.Namespace) -> int:
 def _emulator(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict.testing import PerplexityEmulator
 
-    emulator = PerplexityEmulator(host=args.host, port=args.port, sonar_retired=args.sonar_retired)
+    emulator = PerplexityEmulator(
+        host=args.host, port=args.port, sonar_retired=args.sonar_retired, event_delay=args.event_delay
+    )
     print(f"Perplexity emulator on http://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         emulator.serve_forever()
@@ -140,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     emulator.add_argument("--host", default="127.0.0.1")
     emulator.add_argument("--port", type=int, default=8765)
     emulator.add_argument("--sonar-retired", action="store_true", help="answer chat completions with 403")
+    emulator.add_argument("--event-delay", type=float, default=0.0, help="seconds between stream events")
     emulator.set_defaults(func=_emulator)
 
     demo = sub.add_parser("demo", help="a short tour (against the emulator without a key)")

@@ -49,7 +49,8 @@ def agent_request(
 ) -> dict[str, Any]:
     """The Agent API body (``POST /v1/responses``)."""
     tool_kwargs = {k: call[k] for k in TOOL_KWARGS if call.get(k) is not None}
-    payload = transport._get_request_payload([], **tool_kwargs)
+    # langchain-openai converts the tools; without tools there is nothing for it to build here.
+    payload = transport._get_request_payload([], **tool_kwargs) if tool_kwargs else {}
     payload.pop("text", None)
     payload.pop("include", None)
     payload.pop("store", None)

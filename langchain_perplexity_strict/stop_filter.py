@@ -10,72 +10,128 @@ connection.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 class StopFilter:
     """Filter text pieces against case-sensitive stop sequences.
 
-    ``feed`` returns the text that can no longer be part of a stop. Once a
-    stop matches, ``stopped`` is true and every later ``feed`` returns "".
-    What it holds back never exceeds the longest stop minus one character.
+    ``feed(text)`` returns the text that can no longer be part of a stop. Once
+    a stop matches, ``stopped`` is true and every later ``feed`` returns "".
+    The stop that matches is the first to complete, as when a server stops
+    token by token (the longer one when two complete together), so the result
+    never depends on how the stream was cut into pieces. What it holds back
+    never exceeds the longest stop minus one character.
+
+    One-character pieces (the common streaming case) step a small automaton:
+    the held text is the state, and each (state, character) step is computed
+    once and remembered. ``feed`` is a closure over that state, because it
+    runs once per streamed piece and closure variables are the cheapest state
+    Python reads.
     """
 
-    __slots__ = (
-        "_buffer", "_first", "_longest", "_prefixes", "_stops",
-        "matched", "remainder", "stopped",
-    )  # fmt: skip
+    __slots__ = ("_state", "feed", "flush")
+
+    _MAX_MEMO = 65_536  # bound on remembered steps and characters (a stream's alphabet is open)
+
+    feed: Callable[[str], str]
+    flush: Callable[[], str]
+    """At the end of the stream: return the held text, which turned out not to be a stop."""
 
     def __init__(self, stops: Sequence[str]) -> None:
-        self._stops = tuple(s for s in dict.fromkeys(stops) if s)
-        self._longest = max((len(s) for s in self._stops), default=0)
-        self._prefixes = frozenset(s[:k] for s in self._stops for k in range(1, len(s)))
-        first = "".join(sorted({s[0] for s in self._stops}))
-        self._first = re.compile(f"[{re.escape(first)}]") if first else None
-        self._buffer = ""
-        self.stopped = False
-        self.matched = ""
-        self.remainder = ""  # what followed the stop in the piece that matched
+        # Longest first, so a longer stop wins when two complete at the same character.
+        ordered = tuple(sorted(dict.fromkeys(s for s in stops if s), key=len, reverse=True))
+        longest = max((len(s) for s in ordered), default=0)
+        prefixes = frozenset(s[:k] for s in ordered for k in range(1, len(s)))
+        first = frozenset(s[0] for s in ordered)
+        first_re = re.compile("[" + re.escape("".join(sorted(first))) + "]") if first else None
+        steps: dict[tuple[str, str], tuple[str, str, bool]] = {}
+        plain_chars: set[str] = set()  # single characters seen that start no stop
+        held, stopped, matched, remainder = "", False, "", ""
+        busy = False  # held or stopped: the fast path reads one flag, not two
 
-    def feed(self, text: str) -> str:
-        """Add ``text``; return what is safe to emit."""
-        if self.stopped or self._first is None:
-            return "" if self.stopped else text
-        if not self._buffer:
-            # Fast path: nothing held and no stop can start in this piece.
-            found = self._first.search(text)
-            if found is None:
+        def held_suffix(text: str) -> str:
+            for start in range(max(0, len(text) - longest + 1), len(text)):
+                if text[start] in first and text[start:] in prefixes:
+                    return text[start:]
+            return ""
+
+        def step(char: str) -> tuple[str, str, bool]:
+            text = held + char
+            stop = next((s for s in ordered if text.endswith(s)), None)
+            state = stop or held_suffix(text)
+            result = (state, text[: len(text) - len(state)], stop is not None)
+            if len(steps) >= self._MAX_MEMO:
+                steps.clear()
+            steps[(held, char)] = result
+            return result
+
+        def slow(text: str) -> str:
+            out = advance(text)
+            nonlocal busy
+            busy = bool(held) or stopped
+            return out
+
+        def advance(text: str) -> str:
+            nonlocal held, stopped, matched, remainder
+            if stopped:
+                return ""
+            if len(text) == 1:
+                if not held and text not in first:
+                    if len(plain_chars) < self._MAX_MEMO:
+                        plain_chars.add(text)
+                    return text
+                state, emitted, is_stop = steps.get((held, text)) or step(text)
+                if is_stop:
+                    stopped, matched, remainder, held = True, state, "", ""
+                else:
+                    held = state
+                return emitted
+            if not held and (first_re is None or first_re.search(text) is None):
                 return text
-            head, tail = text[: found.start()], text[found.start() :]
-        else:
-            head, tail = "", self._buffer + text
-        hits = [(i, s) for s in self._stops if (i := tail.find(s)) >= 0]
-        if hits:
-            end, stop = min(hits)
-            self.stopped = True
-            self.matched = stop
-            self.remainder = tail[end + len(stop) :]
-            self._buffer = ""
-            return head + tail[:end]
-        hold = self._held_suffix(tail)
-        self._buffer = tail[len(tail) - hold :] if hold else ""
-        return head + (tail[: len(tail) - hold] if hold else tail)
+            text = held + text
+            hits = [(i + len(s), i, s) for s in ordered if (i := text.find(s)) >= 0]
+            if hits:
+                end, start, stop = min(hits)
+                stopped, matched, remainder, held = True, stop, text[end:], ""
+                return text[:start]
+            held = held_suffix(text)
+            return text[: len(text) - len(held)]
 
-    def flush(self) -> str:
-        """At the end of the stream: the held text, which turned out not to be a stop."""
-        held, self._buffer = self._buffer, ""
-        return held
+        def feed(text: str) -> str:
+            if not busy and text in plain_chars:
+                return text  # fast path: nothing held, and a character that starts no stop
+            return slow(text)
+
+        def flush() -> str:
+            nonlocal held, busy
+            out, held = held, ""
+            busy = stopped
+            return out
+
+        self.feed = feed
+        self.flush = flush
+        self._state = lambda: (held, stopped, matched, remainder)
 
     @property
     def held(self) -> str:
         """The text currently held back (it may still start a stop)."""
-        return self._buffer
+        return str(self._state()[0])
 
-    def _held_suffix(self, text: str) -> int:
-        for k in range(min(len(text), self._longest - 1), 0, -1):
-            if text[-k:] in self._prefixes:
-                return k
-        return 0
+    @property
+    def stopped(self) -> bool:
+        """Whether a stop sequence has matched."""
+        return bool(self._state()[1])
+
+    @property
+    def matched(self) -> str:
+        """The stop sequence that matched ("" before one does)."""
+        return str(self._state()[2])
+
+    @property
+    def remainder(self) -> str:
+        """What followed the stop in the piece that matched it."""
+        return str(self._state()[3])
 
 
 def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:

@@ -1,0 +1,76 @@
+"""The stop filter and the <think> splitter (seed 004)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langchain_perplexity_strict.stop_filter import StopFilter, ThinkSplitter, cut_at_stop, split_think
+
+alphabet = st.sampled_from(list("ab#\n<>/think "))
+stops_strategy = st.lists(st.text(alphabet="ab#\n", min_size=1, max_size=5), min_size=1, max_size=4)
+
+
+def run(text: str, stops: list[str], sizes: list[int]) -> tuple[str, bool, int]:
+    stop_filter = StopFilter(stops)
+    out, held_max, i = [], 0, 0
+    for size in sizes or [len(text) or 1]:
+        piece, i = text[i : i + size], i + size
+        if piece:
+            out.append(stop_filter.feed(piece))
+            held_max = max(held_max, len(stop_filter.held))
+    if i < len(text):
+        out.append(stop_filter.feed(text[i:]))
+    if not stop_filter.stopped:
+        out.append(stop_filter.flush())
+    return "".join(out), stop_filter.stopped, held_max
+
+
+@settings(max_examples=2000)
+@given(st.text(alphabet=alphabet, max_size=60), stops_strategy, st.lists(st.integers(1, 7), max_size=40))
+def test_output_does_not_depend_on_chunking(text: str, stops: list[str], sizes: list[int]) -> None:
+    whole = run(text, stops, [len(text) or 1])
+    chars = run(text, stops, [1] * len(text))
+    chunked = run(text, stops, sizes)
+    assert whole[:2] == chars[:2] == chunked[:2]
+    assert max(chars[2], chunked[2]) <= max(len(s) for s in stops) - 1
+
+
+@settings(max_examples=2000)
+@given(st.text(alphabet=alphabet, max_size=60), stops_strategy)
+def test_never_emits_a_stop_and_keeps_everything_before_it(text: str, stops: list[str]) -> None:
+    out, stopped, _ = run(text, stops, [1] * len(text))
+    assert text.startswith(out)
+    if stopped:
+        rest = text[len(out) :]
+        assert any(rest.startswith(s) for s in stops)
+    else:
+        assert out == text
+    assert not any(s in out for s in stops)
+
+
+def test_first_stop_to_complete_wins() -> None:
+    assert cut_at_stop("xabcd", ["abcd", "bc"]) == ("xa", True)
+    assert cut_at_stop("xabcd", ["abc", "bc"]) == ("x", True)  # both complete at "c": the longer wins
+    assert cut_at_stop("no stop here", ["zz"]) == ("no stop here", False)
+
+
+def test_held_text_is_released_when_the_stream_ends() -> None:
+    stop_filter = StopFilter(["STOP"])
+    assert stop_filter.feed("go ST") == "go "
+    assert stop_filter.held == "ST"
+    assert stop_filter.flush() == "ST"
+
+
+def test_think_splitter_across_piece_boundaries() -> None:
+    text = "<think>weigh it</think>\n\nThe answer."
+    for size in range(1, len(text) + 1):
+        splitter = ThinkSplitter()
+        reasoning = answer = ""
+        for i in range(0, len(text), size):
+            r, a = splitter.feed(text[i : i + size])
+            reasoning, answer = reasoning + r, answer + a
+        r, a = splitter.flush()
+        assert (reasoning + r, answer + a) == ("weigh it", "The answer."), size
+    assert split_think("no thinking") == ("", "no thinking")
+    assert split_think("<think>unfinished") == ("unfinished", "")
