@@ -420,6 +420,7 @@ def build_answer(body: dict[str, Any]) -> Answer:
             body.get("tool_choice", "auto"),
             question,
             body.get("parallel_tool_calls", True) is not False,
+            answered_calls(items),
         )
         if answer.tool_calls:
             return answer
@@ -429,6 +430,14 @@ def build_answer(body: dict[str, Any]) -> Answer:
         return answer
     answer.text = text_answer(question, min(2, len(answer.search_results)), trailing_outputs)
     return answer
+
+
+def answered_calls(items: list[dict[str, Any]]) -> frozenset[tuple[str, str]]:
+    """(name, arguments) of every function call in ``items`` that already has its output."""
+    answered = {i.get("call_id") for i in items if i.get("type") == "function_call_output"}
+    return frozenset(
+        (i["name"], i["arguments"]) for i in items if i.get("type") == "function_call" and i.get("call_id") in answered
+    )
 
 
 def response_object(

@@ -77,10 +77,14 @@ def choose_tool_calls(
     tool_choice: Any,
     prompt: str,
     parallel: bool,
+    answered: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[dict[str, Any]]:
     """The documented policy: the forced choice, else tools the prompt names, else the only tool.
 
-    Returns ``[{"name", "arguments"}]`` (arguments a JSON string), or ``[]``.
+    The only-tool fallback applies only before any tool has answered in the
+    conversation, and a call identical to one already answered
+    (``answered``: name and arguments) is never made again, so an agent loop
+    always ends. Returns ``[{"name", "arguments"}]`` (arguments a JSON string), or ``[]``.
     """
     by_name = {t["name"]: t for t in tools}
     if not by_name or tool_choice == "none":
@@ -91,17 +95,13 @@ def choose_tool_calls(
     else:
         lowered = prompt.lower()
         chosen = [t for name, t in by_name.items() if name.lower() in lowered]
-        if not chosen and (len(by_name) == 1 or tool_choice == "required"):
+        if not chosen and not answered and (len(by_name) == 1 or tool_choice == "required"):
             chosen = [next(iter(by_name.values()))]
-    if not parallel:
-        chosen = chosen[:1]
-    return [
-        {
-            "name": t["name"],
-            "arguments": json.dumps(instance_of(t.get("parameters") or {}, prompt)),
-        }
-        for t in chosen
+    calls = [
+        {"name": t["name"], "arguments": json.dumps(instance_of(t.get("parameters") or {}, prompt))} for t in chosen
     ]
+    calls = [c for c in calls if (c["name"], c["arguments"]) not in answered]
+    return calls if parallel else calls[:1]
 
 
 def _forced_name(tool_choice: Any) -> str | None:

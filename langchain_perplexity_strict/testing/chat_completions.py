@@ -138,7 +138,14 @@ def build_answer(body: dict[str, Any]) -> Answer:
         answer.reasoning = f"Thinking about: {question[:80]}"
     tools = [t["function"] for t in body.get("tools") or [] if t.get("type") == "function"]
     if tools and not trailing_outputs:
-        answer.tool_calls = choose_tool_calls(tools, body.get("tool_choice", "auto"), question, True)
+        results = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+        answered = frozenset(
+            (c["function"]["name"], c["function"]["arguments"])
+            for m in messages
+            for c in m.get("tool_calls") or []
+            if c.get("id") in results
+        )
+        answer.tool_calls = choose_tool_calls(tools, body.get("tool_choice", "auto"), question, True, answered)
         if answer.tool_calls:
             return answer
     fmt = body.get("response_format")

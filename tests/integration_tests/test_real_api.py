@@ -1,0 +1,47 @@
+"""Against the real Perplexity API: runs only when PPLX_API_KEY or PERPLEXITY_API_KEY is set."""
+
+from __future__ import annotations
+
+import os
+
+import openai
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+from langchain_perplexity_strict import ChatPerplexityStrict
+
+KEY = os.environ.get("PPLX_API_KEY") or os.environ.get("PERPLEXITY_API_KEY")
+pytestmark = [
+    pytest.mark.real_api,
+    pytest.mark.skipif(not KEY, reason="set PPLX_API_KEY or PERPLEXITY_API_KEY to run against the real API"),
+]
+
+MESSY = [
+    SystemMessage("Answer in one sentence."),
+    AIMessage("Hi! What would you like to know?"),
+    HumanMessage("What is the capital of France?"),
+    HumanMessage("And its population?"),
+    SystemMessage("Cite a source."),
+]
+
+
+def test_agent_api_invoke_and_stream() -> None:
+    model = ChatPerplexityStrict(max_tokens=256)
+    answer = model.invoke(MESSY)
+    assert answer.content
+    assert answer.usage_metadata and answer.usage_metadata["total_tokens"] > 0
+    assert answer.response_metadata["model_provider"] == "perplexity"
+    full = None
+    for chunk in model.stream(MESSY):
+        full = chunk if full is None else full + chunk
+    assert full is not None and full.content
+
+
+def test_chat_completions_answers_or_says_it_ended() -> None:
+    model = ChatPerplexityStrict(api="chat_completions", model="sonar", max_tokens=256)
+    try:
+        answer = model.invoke(MESSY)
+    except openai.PermissionDeniedError as error:
+        assert "api='agent'" in str(error)
+    else:
+        assert answer.content
