@@ -58,69 +58,64 @@ class Transport:
         self.path = PATHS[api]
 
     def create(self, payload: dict[str, Any]) -> dict[str, Any]:
-        try:
+        with translated_errors(self.api):
             return self.chat_openai.root_client.post(self.path, body=payload, cast_to=object)
-        except openai.APIError as error:
-            raise_perplexity_error(error, self.api)
-        except ValueError as error:
-            raise _malformed(error) from error
 
     async def acreate(self, payload: dict[str, Any]) -> dict[str, Any]:
-        try:
+        with translated_errors(self.api):
             return await self.chat_openai.root_async_client.post(self.path, body=payload, cast_to=object)
-        except openai.APIError as error:
-            raise_perplexity_error(error, self.api)
-        except ValueError as error:
-            raise _malformed(error) from error
 
     def stream(self, payload: dict[str, Any]) -> openai.Stream[Any]:
-        try:
+        with translated_errors(self.api):
             return self.chat_openai.root_client.post(
-                self.path,
-                body=payload,
-                cast_to=object,
-                stream=True,
-                stream_cls=openai.Stream[object],
+                self.path, body=payload, cast_to=object, stream=True, stream_cls=openai.Stream[object]
             )
-        except openai.APIError as error:
-            raise_perplexity_error(error, self.api)
 
     async def astream(self, payload: dict[str, Any]) -> openai.AsyncStream[Any]:
-        try:
+        with translated_errors(self.api):
             return await self.chat_openai.root_async_client.post(
-                self.path,
-                body=payload,
-                cast_to=object,
-                stream=True,
-                stream_cls=openai.AsyncStream[object],
+                self.path, body=payload, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
             )
-        except openai.APIError as error:
-            raise_perplexity_error(error, self.api)
 
 
 def iterate_events(stream: openai.Stream[Any], api: str) -> Iterator[dict[str, Any]]:
     """The stream's JSON events; transport failures become clear errors."""
-    try:
+    with translated_errors(api, mid_stream=True):
         yield from stream
-    except (openai.APIConnectionError, httpx.HTTPError, ConnectionError) as error:
-        raise _broken_stream(error) from error
-    except openai.APIError as error:
-        raise_perplexity_error(error, api)
-    except ValueError as error:
-        raise _malformed(error) from error
 
 
 async def aiterate_events(stream: openai.AsyncStream[Any], api: str) -> AsyncIterator[dict[str, Any]]:
     """Async twin of :func:`iterate_events`."""
-    try:
+    with translated_errors(api, mid_stream=True):
         async for event in stream:
             yield event
-    except (openai.APIConnectionError, httpx.HTTPError, ConnectionError) as error:
-        raise _broken_stream(error) from error
-    except openai.APIError as error:
-        raise_perplexity_error(error, api)
-    except ValueError as error:
-        raise _malformed(error) from error
+
+
+class translated_errors:
+    """Re-raise what the transport raises as this package's errors, for every call path.
+
+    HTTP errors become langchain-openai's exceptions with Perplexity's message;
+    a body that is not JSON becomes ``PerplexityResponseError``; and, once a
+    stream has started (``mid_stream``), a broken connection becomes
+    ``PerplexityStreamError``, because part of the answer already arrived.
+    """
+
+    def __init__(self, api: str, *, mid_stream: bool = False) -> None:
+        self.api = api
+        self.mid_stream = mid_stream
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
+        if error is None:
+            return
+        if self.mid_stream and isinstance(error, (openai.APIConnectionError, httpx.HTTPError, ConnectionError)):
+            raise _broken_stream(error) from error
+        if isinstance(error, openai.APIError):
+            raise_perplexity_error(error, self.api)
+        if isinstance(error, ValueError):
+            raise _malformed(error) from error
 
 
 def _malformed(error: ValueError) -> PerplexityResponseError:

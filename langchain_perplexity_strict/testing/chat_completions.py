@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+from langchain_perplexity_strict.models import SONAR_MODELS  # §5 model names
 from langchain_perplexity_strict.testing.answers import (
     Answer,
     approx_tokens,
@@ -26,13 +27,6 @@ from langchain_perplexity_strict.testing.answers import (
 from langchain_perplexity_strict.testing.errors import APIError, invalid
 
 ERROR_TYPE = "invalid_message"
-SONAR_MODELS = (
-    "sonar",
-    "sonar-pro",
-    "sonar-reasoning",
-    "sonar-reasoning-pro",
-    "sonar-deep-research",
-)
 REASONING_MODELS = ("sonar-reasoning", "sonar-reasoning-pro", "sonar-deep-research")
 
 # §1: the observed reply after the cut-over (unverified; a switch).
