@@ -215,6 +215,9 @@ class ChatPerplexityStrict(BaseChatModel):
         if self.api == "chat_completions" and self.n > 1 and self.streaming:
             msg = f"n={self.n} cannot be streamed; set streaming=False or n=1."
             raise ValueError(msg)
+        # Built now, as ChatOpenAI builds its clients: creating the HTTP client loads the
+        # TLS trust store (tens of ms, blocking), which must not happen inside a request.
+        _ = self.transport
         return self
 
     # -- LangChain plumbing ----------------------------------------------------------------
