@@ -60,8 +60,8 @@ from langchain_perplexity_strict.response_mapping import (
 from langchain_perplexity_strict.rules import DEFAULT_RULES, Change
 from langchain_perplexity_strict.transport import (
     Transport,
-    aiterate_events,
-    iterate_events,
+    aiterate_batches,
+    iterate_batches,
 )
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
@@ -422,8 +422,11 @@ class ChatPerplexityStrict(BaseChatModel):
         mapper = self._stream_mapper(answer)
         stream = self.transport.stream(payload)
         try:
-            for event in iterate_events(stream, self.api):
-                for chunk in mapper.feed(event):
+            for batch in iterate_batches(stream, self.api):
+                for event in batch:
+                    for chunk in mapper.feed(event):
+                        yield self._emit(chunk, run_manager)
+                for chunk in answer.take_text():  # what arrived together goes out as one chunk
                     yield self._emit(chunk, run_manager)
                 if answer.stopped:
                     break  # the stop matched: the rest is unwanted, and the connection is closed below
@@ -470,8 +473,10 @@ class ChatPerplexityStrict(BaseChatModel):
         mapper = self._stream_mapper(answer)
         stream = await self.transport.astream(payload)
         try:
-            async for event in aiterate_events(stream, self.api):
-                for chunk in mapper.feed(event):
+            async for batch in aiterate_batches(stream, self.api):
+                chunks = [chunk for event in batch for chunk in mapper.feed(event)]
+                chunks += answer.take_text()  # what arrived together goes out as one chunk
+                for chunk in chunks:
                     generation = ChatGenerationChunk(message=chunk)
                     if run_manager:
                         await run_manager.on_llm_new_token(generation.text, chunk=generation)

@@ -61,6 +61,22 @@ class Answer:
     def __post_init__(self) -> None:
         self._think = ThinkSplitter()
         self._stop = StopFilter(self.stops)
+        self._pending_reasoning: list[str] = []
+        self._pending_text: list[str] = []
+
+    def pend(self, reasoning: str, answer: str) -> None:
+        """Keep text for the next stream chunk (what arrives together goes out together)."""
+        if reasoning:
+            self._pending_reasoning.append(reasoning)
+        if answer:
+            self._pending_text.append(answer)
+
+    def take_text(self) -> list[AIMessageChunk]:
+        """One chunk for all pending text, or none."""
+        chunk = self.text_chunk("".join(self._pending_reasoning), "".join(self._pending_text))
+        self._pending_reasoning.clear()
+        self._pending_text.clear()
+        return [chunk] if chunk else []
 
     @property
     def stopped(self) -> bool:
@@ -368,13 +384,13 @@ class AgentStream:
         kind = event.get("type", "")
         answer = self.answer
         if kind == "response.output_text.delta":
-            chunk = answer.text_chunk(*answer.add_text(event.get("delta", "")))
-            return [chunk] if chunk else []
+            answer.pend(*answer.add_text(event.get("delta", "")))
+            return []
         if kind == "response.reasoning.delta":
             piece = str(event.get("delta", ""))
             answer.add_reasoning(piece)
-            chunk = answer.text_chunk(piece, "")
-            return [chunk] if chunk else []
+            answer.pend(piece, "")
+            return []
         if kind == "response.output_text.annotation.added":
             answer.add_annotation(event.get("annotation") or {})
         elif kind == "response.output_item.done":
@@ -398,10 +414,8 @@ class AgentStream:
 
     def _terminal(self, response: dict[str, Any]) -> list[AIMessageChunk]:
         answer = self.answer
-        chunks = []
-        tail = answer.text_chunk(*answer.flush_text())
-        if tail:
-            chunks.append(tail)
+        answer.pend(*answer.flush_text())
+        chunks = answer.take_text()
         # The terminal event carries the full response: sources that no earlier
         # event carried are taken from it too.
         for item in response.get("output") or []:
@@ -436,7 +450,7 @@ def _finish(answer: Answer) -> list[AIMessageChunk]:
     if answer.stopped:
         answer.metadata.setdefault("finish_reason", "stop")
         answer.finished = True
-        return [answer.final_chunk()]
+        return [*answer.take_text(), answer.final_chunk()]
     msg = (
         "the Perplexity stream ended before its final event, so the answer may be cut "
         f"short ({len(answer.text)} characters received)"
@@ -512,13 +526,10 @@ class ChatStream:
         answer = self.answer
         self._last = data
         _read_chat_sources(answer, data)
-        chunks = []
         for choice in data.get("choices") or []:
             delta = choice.get("delta") or {}
             if delta.get("content"):
-                chunk = answer.text_chunk(*answer.add_text(delta["content"]))
-                if chunk:
-                    chunks.append(chunk)
+                answer.pend(*answer.add_text(delta["content"]))
             for call in delta.get("tool_calls") or []:
                 part = self._tool_parts.setdefault(int(call.get("index", 0)), {"id": None, "name": "", "arguments": ""})
                 function = call.get("function") or {}
@@ -527,16 +538,14 @@ class ChatStream:
                 part["arguments"] += function.get("arguments") or ""
             if choice.get("finish_reason"):
                 self._finish_reason = choice["finish_reason"]
-        return chunks
+        return []
 
     def finish(self) -> list[AIMessageChunk]:
         answer = self.answer
         if self._finish_reason is None:
             return _finish(answer)
-        chunks = []
-        tail = answer.text_chunk(*answer.flush_text())
-        if tail:
-            chunks.append(tail)
+        answer.pend(*answer.flush_text())
+        chunks = answer.take_text()
         answer.tool_calls.extend(self._tool_parts[i] for i in sorted(self._tool_parts))
         _read_chat_end(answer, self._last, self._finish_reason)
         chunks.append(answer.final_chunk())

@@ -9,6 +9,7 @@ re-raised as langchain-openai's exceptions, carrying Perplexity's message.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, NoReturn
 
@@ -24,6 +25,7 @@ from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityStreamError,
 )
+from langchain_perplexity_strict.sse import SSEBatcher
 
 PATHS = {"agent": "/responses", "chat_completions": "/chat/completions"}
 RETIRED_HINT = (
@@ -78,17 +80,41 @@ class Transport:
             )
 
 
-def iterate_events(stream: openai.Stream[Any], api: str) -> Iterator[dict[str, Any]]:
-    """The stream's JSON events; transport failures become clear errors."""
-    with translated_errors(api, mid_stream=True):
-        yield from stream
+def iterate_batches(stream: openai.Stream[Any], api: str) -> Iterator[list[dict[str, Any]]]:
+    """The stream's JSON events, a batch per network read; transport failures become clear errors."""
+    batcher = SSEBatcher()
+    with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
+        for data in stream.response.iter_bytes():
+            batch = batcher.feed(data)
+            if batch:
+                yield batch
+            if batcher.done:
+                return
+        tail = batcher.close()
+        if tail:
+            yield tail
 
 
-async def aiterate_events(stream: openai.AsyncStream[Any], api: str) -> AsyncIterator[dict[str, Any]]:
-    """Async twin of :func:`iterate_events`."""
-    with translated_errors(api, mid_stream=True):
-        async for event in stream:
-            yield event
+async def aiterate_batches(stream: openai.AsyncStream[Any], api: str) -> AsyncIterator[list[dict[str, Any]]]:
+    """Async twin of :func:`iterate_batches`."""
+    batcher = SSEBatcher()
+    with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
+        async for data in stream.response.aiter_bytes():
+            batch = batcher.feed(data)
+            if batch:
+                yield batch
+            if batcher.done:
+                return
+        tail = batcher.close()
+        if tail:
+            yield tail
+
+
+def http_errors(response: Any) -> tuple[type[BaseException], ...]:
+    """The HTTP library's own error class for ``response`` (httpx, or the httpx2 fork newer openai uses)."""
+    library = sys.modules.get(type(response).__module__.partition(".")[0])
+    error = getattr(library, "HTTPError", None)
+    return (error,) if isinstance(error, type) and issubclass(error, BaseException) else ()
 
 
 class translated_errors:
@@ -100,9 +126,10 @@ class translated_errors:
     ``PerplexityStreamError``, because part of the answer already arrived.
     """
 
-    def __init__(self, api: str, *, mid_stream: bool = False) -> None:
+    def __init__(self, api: str, *, mid_stream: bool = False, transport: tuple[type[BaseException], ...] = ()) -> None:
         self.api = api
         self.mid_stream = mid_stream
+        self.broken = (openai.APIConnectionError, httpx.HTTPError, ConnectionError, *transport)
 
     def __enter__(self) -> None:
         return None
@@ -110,7 +137,7 @@ class translated_errors:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
         if error is None:
             return
-        if self.mid_stream and isinstance(error, (openai.APIConnectionError, httpx.HTTPError, ConnectionError)):
+        if self.mid_stream and isinstance(error, self.broken):
             raise _broken_stream(error) from error
         if isinstance(error, openai.APIError):
             raise_perplexity_error(error, self.api)
@@ -122,7 +149,7 @@ def _malformed(error: ValueError) -> PerplexityResponseError:
     return PerplexityResponseError(f"Perplexity sent a body that is not valid JSON ({error})")
 
 
-def _broken_stream(error: Exception) -> PerplexityStreamError:
+def _broken_stream(error: BaseException) -> PerplexityStreamError:
     cause = error.__cause__ or error
     return PerplexityStreamError(
         f"the connection to Perplexity broke mid-stream ({type(cause).__name__}: {cause}); the answer is incomplete"

@@ -1,0 +1,62 @@
+"""Server-sent events, read one network read at a time.
+
+The openai client decodes a stream event by event. Here each network read
+yields all the complete events it carried, so the chat model can emit what
+has arrived as one chunk instead of one chunk per event: the first token is
+not delayed, and a burst of events costs LangChain's per-chunk machinery
+once. Events end with a blank line; ``data:`` lines carry the JSON; ``[DONE]``
+ends a chat-completions stream.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from langchain_perplexity_strict.errors import PerplexityResponseError
+
+_BOUNDARY = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+
+
+class SSEBatcher:
+    """Turns the bytes of a stream into batches of JSON events."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self.done = False
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        """The complete events in what has arrived so far (the rest is kept for the next read)."""
+        if self.done:
+            return []
+        *complete, self._buffer = _BOUNDARY.split(self._buffer + data)
+        return self._events(complete)
+
+    def close(self) -> list[dict[str, Any]]:
+        """At the end of the stream: an event that ended without its blank line, if any."""
+        rest, self._buffer = self._buffer, b""
+        return self._events([rest]) if rest.strip() and not self.done else []
+
+    def _events(self, blocks: list[bytes]) -> list[dict[str, Any]]:
+        events = []
+        for block in blocks:
+            data = "\n".join(
+                line[5:].removeprefix(" ") for line in block.decode("utf-8").splitlines() if line.startswith("data:")
+            )
+            if not data:
+                continue  # comments, `event:` or `id:` lines only
+            if data.startswith("[DONE]"):
+                self.done = True
+                break
+            try:
+                event = json.loads(data)
+            except ValueError as error:
+                msg = f"Perplexity sent a stream event that is not valid JSON ({error}): {data[:200]!r}"
+                raise PerplexityResponseError(msg) from error
+            if isinstance(event, dict) and isinstance(event.get("error"), dict):
+                message = event["error"].get("message") or "an error occurred during streaming"
+                msg = f"Perplexity stream error: {message}"
+                raise PerplexityResponseError(msg)
+            events.append(event)
+        return events

@@ -1,0 +1,57 @@
+"""Reading server-sent events a network read at a time."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from langchain_perplexity_strict import PerplexityResponseError
+from langchain_perplexity_strict.sse import SSEBatcher
+
+
+def stream_bytes(events: list[dict[str, int]], newline: str = "\n") -> bytes:
+    return "".join(f"data: {json.dumps(e)}{newline}{newline}" for e in events).encode()
+
+
+@given(
+    st.lists(st.integers(0, 10_000), max_size=30),
+    st.lists(st.integers(1, 40), max_size=60),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_events_survive_any_split_into_reads(values: list[int], sizes: list[int], newline: str) -> None:
+    events = [{"n": v} for v in values]
+    data = stream_bytes(events, newline)
+    batcher, got, i = SSEBatcher(), [], 0
+    for size in sizes:
+        got += batcher.feed(data[i : i + size])
+        i += size
+    got += batcher.feed(data[i:]) + batcher.close()
+    assert got == events
+
+
+def test_a_read_with_several_events_is_one_batch() -> None:
+    assert SSEBatcher().feed(stream_bytes([{"a": 1}, {"a": 2}, {"a": 3}])) == [{"a": 1}, {"a": 2}, {"a": 3}]
+
+
+def test_done_ends_the_stream_and_other_lines_are_ignored() -> None:
+    batcher = SSEBatcher()
+    data = b': keep-alive\n\nevent: message\ndata: {"a": 1}\n\ndata: [DONE]\n\ndata: {"a": 2}\n\n'
+    assert batcher.feed(data) == [{"a": 1}]
+    assert batcher.done
+    assert batcher.feed(b'data: {"a": 3}\n\n') == []
+
+
+def test_a_last_event_without_its_blank_line_is_kept() -> None:
+    batcher = SSEBatcher()
+    assert batcher.feed(b'data: {"a": 1}') == []
+    assert batcher.close() == [{"a": 1}]
+
+
+def test_malformed_and_error_events_raise() -> None:
+    with pytest.raises(PerplexityResponseError, match="not valid JSON"):
+        SSEBatcher().feed(b"data: {not json\n\n")
+    with pytest.raises(PerplexityResponseError, match="stream error: overloaded"):
+        SSEBatcher().feed(b'data: {"error": {"message": "overloaded"}}\n\n')
