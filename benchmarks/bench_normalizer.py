@@ -7,7 +7,7 @@ from typing import Any
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import _construct_responses_api_input
 
-from benchmarks.common import best_time, verdict
+from benchmarks.common import best_time, paired_best, verdict
 from benchmarks.histories import agent_history
 from langchain_perplexity_strict import ChatPerplexityStrict, normalize_messages
 
@@ -27,8 +27,7 @@ def run() -> dict[str, Any]:
           f"(goal <= 0.5, {verdict(ratio, 0.5)})")  # fmt: skip
 
     h10k, h100k = agent_history(10_000), agent_history(100_000)
-    t10k = best_time(lambda: normalize_messages(h10k))
-    t100k = best_time(lambda: normalize_messages(h100k), repeat=3)
+    t10k, t100k = paired_best(lambda: normalize_messages(h10k), lambda: normalize_messages(h100k))
     growth = t100k / t10k
     results["normalizer_growth_100k_over_10k"] = growth
     print(f"normalize 10,000: {t10k * 1e3:.1f} ms; 100,000: {t100k * 1e3:.1f} ms; ratio {growth:.2f} "
@@ -37,8 +36,7 @@ def run() -> dict[str, Any]:
     # Agent API body, compaction off so both sizes build the whole history.
     model = ChatPerplexityStrict(api_key="k", max_input_tokens=0)  # type: ignore[arg-type]
     h2k = agent_history(2_000)
-    body_2k = best_time(lambda: model.request_body(h2k))
-    body_20k = best_time(lambda: model.request_body(h20k), repeat=3)
+    body_2k, body_20k = paired_best(lambda: model.request_body(h2k), lambda: model.request_body(h20k))
     body_growth = body_20k / body_2k
     results["agent_body_growth_20k_over_2k"] = body_growth
     print(f"normalize + Agent API body, 2,000: {body_2k * 1e3:.1f} ms; 20,000: {body_20k * 1e3:.1f} ms; "
@@ -50,8 +48,7 @@ def run() -> dict[str, Any]:
         api_key="k",  # type: ignore[arg-type]
         max_input_tokens=0,
     )
-    cc_2k = best_time(lambda: chat_model.request_body(h2k))
-    cc_20k = best_time(lambda: chat_model.request_body(h20k), repeat=3)
+    cc_2k, cc_20k = paired_best(lambda: chat_model.request_body(h2k), lambda: chat_model.request_body(h20k))
     results["chat_completions_body_growth_20k_over_2k"] = cc_20k / cc_2k
     print(f"normalize + chat-completions body, 2,000: {cc_2k * 1e3:.1f} ms; 20,000: {cc_20k * 1e3:.1f} ms; "
           f"ratio {cc_20k / cc_2k:.2f} (goal <= 12, {verdict(cc_20k / cc_2k, 12)})")  # fmt: skip

@@ -32,6 +32,17 @@ def best_time(fn: Callable[[], Any], repeat: int = 5) -> float:
     return min(times)
 
 
+def paired_best(small: Callable[[], Any], large: Callable[[], Any], repeat: int = 9) -> tuple[float, float]:
+    """Best times of two workloads timed alternately, so a burst of load on the machine hits both."""
+    small_best = large_best = float("inf")
+    small()
+    large()
+    for _ in range(repeat):
+        small_best = min(small_best, best_time(small, repeat=1))
+        large_best = min(large_best, best_time(large, repeat=1))
+    return small_best, large_best
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
