@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation
 
-from langchain_perplexity_strict.roles import role_of
+from langchain_perplexity_strict.roles import ROLE_BY_CLASS, role_of
 from langchain_perplexity_strict.rules import DEFAULT_RULES, Change, Entry, Rule
 
 
@@ -54,12 +55,11 @@ def normalize_messages(
     """
     if isinstance(messages, (str, BaseMessage, dict, tuple)):
         messages = [messages]
-    # Most callers pass BaseMessages already; convert only what is not one.
-    converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
-    if not converted:
+    entries = _entries(messages if isinstance(messages, list) else list(messages))
+    if not entries:
         msg = "messages: the conversation is empty; Perplexity needs at least one user message."
         raise ValueError(msg)
-    entries = [Entry(message, role_of(message, index=i), (i,)) for i, message in enumerate(converted)]
+    given = len(entries)
     changes: list[Change] = []
     for rule in rules:
         entries, rule_changes = rule(entries)
@@ -67,9 +67,24 @@ def normalize_messages(
     if all(e.role == "system" for e in entries):
         msg = (
             "messages: the conversation has no user, assistant or tool message "
-            f"({len(converted)} message(s) given, none left after normalization "
+            f"({given} message(s) given, none left after normalization "
             "but system messages); Perplexity refuses a conversation of nothing "
             "but system messages. Add the user's message."
         )
         raise ValueError(msg)
     return NormalizationResult([e.message for e in entries], changes)
+
+
+def _entries(messages: list[Any]) -> list[Entry]:
+    """One entry per message: its role, and its position in the caller's list.
+
+    The common case (the plain message classes) takes a single pass over the
+    caller's objects with a dictionary lookup each; on long histories every
+    pass over them is a cache miss per message. Anything else goes through
+    ``convert_to_messages`` and ``role_of``.
+    """
+    try:
+        return [Entry(m, ROLE_BY_CLASS[type(m)], (i,)) for i, m in enumerate(messages)]
+    except KeyError:
+        converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
+        return [Entry(m, role_of(m, index=i), (i,)) for i, m in enumerate(converted)]

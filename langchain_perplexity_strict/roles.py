@@ -36,7 +36,7 @@ _CHAT_MESSAGE_ROLES: dict[str, Role] = {
 ACCEPTED_ROLES = "system, developer, user (human), assistant (ai) and tool"
 
 
-_ROLE_BY_CLASS: dict[type, Role] = {
+ROLE_BY_CLASS: dict[type, Role] = {
     HumanMessage: "user",
     AIMessage: "assistant",
     SystemMessage: "system",
@@ -50,7 +50,7 @@ def role_of(message: BaseMessage, *, index: int | None = None) -> Role:
     Raises ``ValueError`` for a message Perplexity has no role for, naming the
     message's position (when given), its type and what is accepted.
     """
-    role = _ROLE_BY_CLASS.get(type(message))  # the common classes, without an isinstance chain
+    role = ROLE_BY_CLASS.get(type(message))  # the common classes, without an isinstance chain
     if role is not None:
         return role
     if isinstance(message, HumanMessage):

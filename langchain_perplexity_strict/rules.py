@@ -190,7 +190,7 @@ class DropTrailingAssistantMessages:
         while end and entries[end - 1].role == "assistant":
             end -= 1
         if end == len(entries):
-            return list(entries), []
+            return _as_list(entries), []
         dropped = tuple(s for e in entries[end:] for s in e.sources)
         change = Change(
             self.name,
@@ -219,7 +219,7 @@ class StartWithUserTurn:
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         first = next((i for i, e in enumerate(entries) if e.role != "system"), None)
         if first is None or entries[first].role != "assistant":
-            return list(entries), []
+            return _as_list(entries), []
         opening = Entry(HumanMessage(content=self.opening), "user", ())
         change = Change(
             self.name,
@@ -275,3 +275,8 @@ def _as_canonical_class(entry: Entry) -> BaseMessage:
         id=message.id,
         additional_kwargs=message.additional_kwargs,
     )
+
+
+def _as_list(entries: Sequence[Entry]) -> list[Entry]:
+    """``entries`` as a list, without copying one (rules never change a list in place)."""
+    return entries if isinstance(entries, list) else list(entries)
