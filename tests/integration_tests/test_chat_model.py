@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
+from tests.integration_tests.tools import add, get_weather
 
 SURFACES = [("agent", "perplexity/sonar"), ("chat_completions", "sonar")]
 
@@ -211,18 +212,6 @@ async def test_n_async(emu: PerplexityEmulator) -> None:
 
 
 # --- tools -----------------------------------------------------------------------------------------------
-
-
-@tool
-def get_weather(city: str) -> str:
-    """Weather for a city."""
-    return f"Sunny in {city}"
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
 
 
 def test_tool_calls_round_trip(emu: PerplexityEmulator) -> None:

@@ -11,13 +11,13 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables.history import RunnableWithMessageHistory
-from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from pydantic import BaseModel
 
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
+from tests.integration_tests.tools import add, get_weather
 
 
 def make(emu: PerplexityEmulator, **kw: Any) -> ChatPerplexityStrict:
@@ -61,18 +61,6 @@ def test_message_history_over_several_turns_like_seed_003(emu: PerplexityEmulato
         assert chain.invoke({"input": text}, config=config).content
     assert len(emu.requests) == 3
     assert len(store["s1"].messages) == 2 + 2 + 3 * 2
-
-
-@tool
-def get_weather(city: str) -> str:
-    """Weather for a city."""
-    return f"Sunny in {city}"
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
 
 
 def test_agent_with_two_tools_checkpointer_and_injected_system_messages(emu: PerplexityEmulator) -> None:
