@@ -334,8 +334,10 @@ class ChatPerplexityStrict(BaseChatModel):
         kwargs.pop("ls_structured_output_format", None)
         kwargs.pop("stream_usage", None)
         call = {k: kwargs.pop(k) for k in _CALL_KWARGS if k in kwargs}
+        settings = {**self._settings(), **kwargs}
+        if kwargs:  # the model's own settings were checked at construction
+            check_parameters(settings, self.api)
         unknown = sorted(k for k in kwargs if k not in PARAMETERS)
-        check_parameters(kwargs, self.api)
         if unknown:
             msg = (
                 f"{unknown[0]}={kwargs[unknown[0]]!r} is not a parameter of ChatPerplexityStrict "
@@ -343,13 +345,10 @@ class ChatPerplexityStrict(BaseChatModel):
                 f"{', '.join(_CALL_KWARGS)}."
             )
             raise ValueError(msg)
-        settings = {**self._settings(), **kwargs}
-        if kwargs:  # the model's own settings were checked at construction
-            check_parameters(settings, self.api)
         if call.get("tools") and self.api == "chat_completions":
             raise ValueError(_NO_SONAR_TOOLS)
-        stops = _as_list(stop if stop is not None else settings.pop("stop", None))
-        settings.pop("stop", None)
+        configured_stop = settings.pop("stop", None)
+        stops = _as_list(stop if stop is not None else configured_stop)
         n = int(settings.pop("n", 1))
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."

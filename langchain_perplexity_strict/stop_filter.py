@@ -134,13 +134,6 @@ class StopFilter:
         return str(self._state()[3])
 
 
-def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
-    """The whole-text form: ``text`` up to the earliest stop, and whether one matched."""
-    stop_filter = StopFilter(stops)
-    kept = stop_filter.feed(text)
-    return (kept, True) if stop_filter.stopped else (kept + stop_filter.flush(), False)
-
-
 class ThinkSplitter:
     """Separate ``<think>…</think>`` reasoning from the answer, piece by piece.
 
@@ -194,11 +187,3 @@ class ThinkSplitter:
         if self._state == "thinking":
             return self._close.flush(), ""
         return "", ""
-
-
-def split_think(text: str) -> tuple[str, str]:
-    """The whole-text form of :class:`ThinkSplitter`: ``(reasoning, answer)``."""
-    splitter = ThinkSplitter()
-    reasoning, answer = splitter.feed(text)
-    more_reasoning, more_answer = splitter.flush()
-    return reasoning + more_reasoning, answer + more_answer

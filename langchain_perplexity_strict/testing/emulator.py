@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from langchain_perplexity_strict.request_rules import MAX_BODY_BYTES  # §4: 413 above 32 MiB
 from langchain_perplexity_strict.testing import agent_api, chat_completions
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
@@ -44,7 +45,6 @@ from langchain_perplexity_strict.testing.conversation import (
 )
 from langchain_perplexity_strict.testing.errors import APIError
 
-MAX_BODY_BYTES = 32 * 1024 * 1024  # §4: 413 payload_too_large over 32 MiB.
 AGENT_PATHS = ("/v1/responses", "/v1/agent")
 CHAT_PATHS = ("/chat/completions", "/v1/chat/completions", "/v1/sonar")
 

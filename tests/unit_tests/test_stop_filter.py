@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_perplexity_strict.stop_filter import StopFilter, ThinkSplitter, cut_at_stop, split_think
+from langchain_perplexity_strict.stop_filter import StopFilter, ThinkSplitter
+
+
+def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
+    """The whole-text form: ``text`` up to the earliest stop, and whether one matched."""
+    stop_filter = StopFilter(stops)
+    kept = stop_filter.feed(text)
+    return (kept, True) if stop_filter.stopped else (kept + stop_filter.flush(), False)
+
+
+def split_think(text: str) -> tuple[str, str]:
+    """The whole-text form of :class:`ThinkSplitter`: ``(reasoning, answer)``."""
+    splitter = ThinkSplitter()
+    reasoning, answer = splitter.feed(text)
+    more_reasoning, more_answer = splitter.flush()
+    return reasoning + more_reasoning, answer + more_answer
+
 
 alphabet = st.sampled_from(list("ab#\n<>/think "))
 stops_strategy = st.lists(st.text(alphabet="ab#\n", min_size=1, max_size=5), min_size=1, max_size=4)
