@@ -9,6 +9,7 @@ asyncio debug mode watch for anything that blocks the event loop.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import statistics
 import time
@@ -78,6 +79,7 @@ async def measure(base_url: str) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for round_ in range(ROUNDS):
         for label in ("raw", "ours", "typed") if round_ % 2 == 0 else ("typed", "ours", "raw"):
+            gc.collect()  # each client starts from a clean heap, not with the garbage of the one before it
             stop, lags = asyncio.Event(), []
             probe = asyncio.create_task(lag_probe(stop, lags))
             start = time.perf_counter()

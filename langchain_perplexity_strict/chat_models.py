@@ -268,7 +268,8 @@ class ChatPerplexityStrict(BaseChatModel):
     # -- the steps of every call ----------------------------------------------------------------
 
     def _settings(self) -> dict[str, Any]:
-        values = {name: getattr(self, name) for name in _SETTING_NAMES if getattr(self, name, None) is not None}
+        fields = self.__dict__  # every setting is a field; read once per call, so read directly
+        values = {name: fields[name] for name in _SETTING_NAMES if fields[name] is not None}
         values["model"] = self.model
         values["model_kwargs"] = self.model_kwargs
         return values
@@ -421,12 +422,13 @@ class ChatPerplexityStrict(BaseChatModel):
         mapper = self._stream_mapper(answer)
         stream = self.transport.stream(payload)
         try:
-            for batch in iterate_batches(stream, self.api):
+            for batch, ended in iterate_batches(stream, self.api):
                 for event in batch:
                     for chunk in mapper.feed(event):
                         yield self._emit(chunk, run_manager)
-                for chunk in answer.take_text():  # what arrived together goes out as one chunk
-                    yield self._emit(chunk, run_manager)
+                if not ended:  # what arrived together goes out as one chunk (at the end, the final one)
+                    for chunk in answer.take_text():
+                        yield self._emit(chunk, run_manager)
                 if answer.stopped:
                     break  # the stop matched: the rest is unwanted, and the connection is closed below
             for chunk in mapper.finish():
@@ -472,9 +474,10 @@ class ChatPerplexityStrict(BaseChatModel):
         mapper = self._stream_mapper(answer)
         stream = await self.transport.astream(payload)
         try:
-            async for batch in aiterate_batches(stream, self.api):
+            async for batch, ended in aiterate_batches(stream, self.api):
                 chunks = [chunk for event in batch for chunk in mapper.feed(event)]
-                chunks += answer.take_text()  # what arrived together goes out as one chunk
+                if not ended:  # what arrived together goes out as one chunk (at the end, the final one)
+                    chunks += answer.take_text()
                 for chunk in chunks:
                     generation = ChatGenerationChunk(message=chunk)
                     if run_manager:

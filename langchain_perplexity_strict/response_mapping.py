@@ -73,10 +73,14 @@ class Answer:
 
     def take_text(self) -> list[AIMessageChunk]:
         """One chunk for all pending text, or none."""
-        chunk = self.text_chunk("".join(self._pending_reasoning), "".join(self._pending_text))
+        chunk = self.text_chunk(*self._take_pending())
+        return [chunk] if chunk else []
+
+    def _take_pending(self) -> tuple[str, str]:
+        reasoning, text = "".join(self._pending_reasoning), "".join(self._pending_text)
         self._pending_reasoning.clear()
         self._pending_text.clear()
-        return [chunk] if chunk else []
+        return reasoning, text
 
     @property
     def stopped(self) -> bool:
@@ -102,9 +106,10 @@ class Answer:
 
     def _take(self, reasoning: str, answer: str) -> tuple[str, str]:
         self.reasoning += reasoning
-        answer = self._stop.feed(answer) if answer else ""
-        if self._stop.stopped:
-            self.metadata["stop_sequence"] = self._stop.matched
+        if answer and self.stops:
+            answer = self._stop.feed(answer)
+            if self._stop.stopped:
+                self.metadata["stop_sequence"] = self._stop.matched
         self.text += answer
         return reasoning, answer
 
@@ -198,21 +203,33 @@ class Answer:
         )
 
     def final_chunk(self) -> AIMessageChunk:
-        """The last stream chunk: sources, usage (once), metadata, tool calls."""
-        content: Any = ""
+        """The last stream chunk: the text still pending, sources, usage (once), metadata, tool calls.
+
+        Text that arrived with the end of the stream goes out in this chunk, so an
+        answer that arrives in one network read is one chunk.
+        """
+        reasoning, text = self._take_pending()
+        content: Any = text
         tool_call_chunks: list[ToolCallChunk] = [
             tool_call_chunk(name=c["name"], args=c["arguments"], id=c["id"], index=i)
             for i, c in enumerate(self.tool_calls)
         ]
         if self.output_version == "v1":
+            content = [{"type": "reasoning", "reasoning": reasoning, "index": 0}] if reasoning else []
             annotations = self.citation_annotations()
-            content = [{"type": "text", "text": "", "index": 1, "annotations": annotations}] if annotations else []
+            if text or annotations:
+                block: dict[str, Any] = {"type": "text", "text": text, "index": 1}
+                if annotations:
+                    block["annotations"] = annotations
+                content.append(block)
             content += [{**c, "index": 2 + i} for i, c in enumerate(tool_call_chunks)]
         metadata = self.response_metadata()
         if self.output_version == "v1":
             metadata["output_version"] = "v1"
         kwargs = self.additional_kwargs()
-        kwargs.pop("reasoning_content", None)  # already streamed piece by piece
+        kwargs.pop("reasoning_content", None)  # earlier pieces were streamed in their own chunks
+        if reasoning and self.output_version != "v1":
+            kwargs["reasoning_content"] = reasoning
         return AIMessageChunk(
             content=content,
             additional_kwargs=kwargs,
@@ -415,7 +432,6 @@ class AgentStream:
     def _terminal(self, response: dict[str, Any]) -> list[AIMessageChunk]:
         answer = self.answer
         answer.pend(*answer.flush_text())
-        chunks = answer.take_text()
         # The terminal event carries the full response: sources that no earlier
         # event carried are taken from it too.
         for item in response.get("output") or []:
@@ -436,8 +452,7 @@ class AgentStream:
                     }
                 )
         read_agent_terminal(answer, response)
-        chunks.append(answer.final_chunk())
-        return chunks
+        return [answer.final_chunk()]
 
     def finish(self) -> list[AIMessageChunk]:
         """The stream ended: complete only after a terminal event or a matched stop."""
@@ -450,7 +465,7 @@ def _finish(answer: Answer) -> list[AIMessageChunk]:
     if answer.stopped:
         answer.metadata.setdefault("finish_reason", "stop")
         answer.finished = True
-        return [*answer.take_text(), answer.final_chunk()]
+        return [answer.final_chunk()]
     msg = (
         "the Perplexity stream ended before its final event, so the answer may be cut "
         f"short ({len(answer.text)} characters received)"
@@ -545,8 +560,6 @@ class ChatStream:
         if self._finish_reason is None:
             return _finish(answer)
         answer.pend(*answer.flush_text())
-        chunks = answer.take_text()
         answer.tool_calls.extend(self._tool_parts[i] for i in sorted(self._tool_parts))
         _read_chat_end(answer, self._last, self._finish_reason)
-        chunks.append(answer.final_chunk())
-        return chunks
+        return [answer.final_chunk()]

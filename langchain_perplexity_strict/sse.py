@@ -6,6 +6,10 @@ has arrived as one chunk instead of one chunk per event: the first token is
 not delayed, and a burst of events costs LangChain's per-chunk machinery
 once. Events end with a blank line; ``data:`` lines carry the JSON; ``[DONE]``
 ends a chat-completions stream.
+
+The common case (one ``data:`` line per event, ``\\n`` line ends) skips the
+line-by-line parsing; anything else takes the general path, with the same
+result. This runs for every event of every stream, so it is kept lean.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
 _BOUNDARY = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+_raw_decode = json.JSONDecoder().raw_decode  # json.loads minus its whitespace and type handling
 
 
 class SSEBatcher:
@@ -30,7 +35,11 @@ class SSEBatcher:
         """The complete events in what has arrived so far (the rest is kept for the next read)."""
         if self.done:
             return []
-        *complete, self._buffer = _BOUNDARY.split(self._buffer + data)
+        buffer = self._buffer + data if self._buffer else data
+        if b"\r" in buffer:
+            *complete, self._buffer = _BOUNDARY.split(buffer)
+        else:
+            *complete, self._buffer = buffer.split(b"\n\n")
         return self._events(complete)
 
     def close(self) -> list[dict[str, Any]]:
@@ -41,22 +50,36 @@ class SSEBatcher:
     def _events(self, blocks: list[bytes]) -> list[dict[str, Any]]:
         events = []
         for block in blocks:
-            data = "\n".join(
-                line[5:].removeprefix(" ") for line in block.decode("utf-8").splitlines() if line.startswith("data:")
-            )
+            if block.startswith(b"data: ") and b"\n" not in block:
+                data = block[6:]  # the common case: one data line
+            else:
+                data = b"\n".join(
+                    line[5:].removeprefix(b" ") for line in block.splitlines() if line.startswith(b"data:")
+                )
             if not data:
                 continue  # comments, `event:` or `id:` lines only
-            if data.startswith("[DONE]"):
+            if data.startswith(b"[DONE]"):
                 self.done = True
                 break
-            try:
-                event = json.loads(data)
-            except ValueError as error:
-                msg = f"Perplexity sent a stream event that is not valid JSON ({error}): {data[:200]!r}"
-                raise PerplexityResponseError(msg) from error
+            event = _decode(data)
             if isinstance(event, dict) and isinstance(event.get("error"), dict):
                 message = event["error"].get("message") or "an error occurred during streaming"
                 msg = f"Perplexity stream error: {message}"
                 raise PerplexityResponseError(msg)
             events.append(event)
         return events
+
+
+def _decode(data: bytes) -> Any:
+    try:
+        text = data.decode()
+        value, end = _raw_decode(text)
+        if end == len(text):
+            return value
+    except ValueError:
+        pass
+    try:  # whitespace around the value, or not JSON: json.loads accepts the one and explains the other
+        return json.loads(data)
+    except ValueError as error:
+        msg = f"Perplexity sent a stream event that is not valid JSON ({error}): {data[:200]!r}"
+        raise PerplexityResponseError(msg) from error

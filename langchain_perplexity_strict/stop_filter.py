@@ -41,6 +41,11 @@ class StopFilter:
     def __init__(self, stops: Sequence[str]) -> None:
         # Longest first, so a longer stop wins when two complete at the same character.
         ordered = tuple(sorted(dict.fromkeys(s for s in stops if s), key=len, reverse=True))
+        if not ordered:  # no stops (most calls): pass everything through, build nothing
+            self.feed = _same
+            self.flush = _nothing
+            self._state = _never_stopped
+            return
         longest = max((len(s) for s in ordered), default=0)
         prefixes = frozenset(s[:k] for s in ordered for k in range(1, len(s)))
         first = frozenset(s[0] for s in ordered)
@@ -134,6 +139,18 @@ class StopFilter:
         return str(self._state()[3])
 
 
+def _same(text: str) -> str:
+    return text
+
+
+def _nothing() -> str:
+    return ""
+
+
+def _never_stopped() -> tuple[str, bool, str, str]:
+    return ("", False, "", "")
+
+
 class ThinkSplitter:
     """Separate ``<think>…</think>`` reasoning from the answer, piece by piece.
 
@@ -149,7 +166,7 @@ class ThinkSplitter:
     def __init__(self) -> None:
         self._state = "start"  # start -> (thinking ->) answer
         self._start = ""
-        self._close = StopFilter(["</think>"])
+        self._close: StopFilter | None = None  # built only when reasoning starts
 
     def feed(self, text: str) -> tuple[str, str]:
         """Return ``(reasoning, answer)`` text that is safe to emit."""
@@ -162,8 +179,9 @@ class ThinkSplitter:
                 self._state = "answer"
                 return "", self._start
             self._state = "thinking"
+            self._close = StopFilter(["</think>"])
             text = candidate[len(self.OPEN) :]
-        if self._state == "thinking":
+        if self._close is not None and self._state == "thinking":
             reasoning = self._close.feed(text)
             if not self._close.stopped:
                 return reasoning, ""
@@ -184,6 +202,6 @@ class ThinkSplitter:
         """At the end: whatever is still held."""
         if self._state == "start":
             return "", self._start
-        if self._state == "thinking":
+        if self._close is not None and self._state == "thinking":
             return self._close.flush(), ""
         return "", ""

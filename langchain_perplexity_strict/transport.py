@@ -80,34 +80,35 @@ class Transport:
             )
 
 
-def iterate_batches(stream: openai.Stream[Any], api: str) -> Iterator[list[dict[str, Any]]]:
-    """The stream's JSON events, a batch per network read; transport failures become clear errors."""
+def iterate_batches(stream: openai.Stream[Any], api: str) -> Iterator[tuple[list[dict[str, Any]], bool]]:
+    """The stream's JSON events, a batch per network read, each with whether the stream ended there.
+
+    Transport failures become clear errors.
+    """
     batcher = SSEBatcher()
     with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
         for data in stream.response.iter_bytes():
             batch = batcher.feed(data)
-            if batch:
-                yield batch
+            if batch or batcher.done:
+                yield batch, batcher.done
             if batcher.done:
                 return
-        tail = batcher.close()
-        if tail:
-            yield tail
+        yield batcher.close(), True
 
 
-async def aiterate_batches(stream: openai.AsyncStream[Any], api: str) -> AsyncIterator[list[dict[str, Any]]]:
+async def aiterate_batches(
+    stream: openai.AsyncStream[Any], api: str
+) -> AsyncIterator[tuple[list[dict[str, Any]], bool]]:
     """Async twin of :func:`iterate_batches`."""
     batcher = SSEBatcher()
     with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
         async for data in stream.response.aiter_bytes():
             batch = batcher.feed(data)
-            if batch:
-                yield batch
+            if batch or batcher.done:
+                yield batch, batcher.done
             if batcher.done:
                 return
-        tail = batcher.close()
-        if tail:
-            yield tail
+        yield batcher.close(), True
 
 
 def http_errors(response: Any) -> tuple[type[BaseException], ...]:

@@ -7,6 +7,7 @@ import json
 import time
 from typing import Any
 
+import httpx
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
@@ -330,3 +331,82 @@ def test_agent_request_has_only_documented_fields(emu: PerplexityEmulator) -> No
     assert body["input"][0] == {"role": "user", "content": [{"type": "input_text", "text": "look"}, image]}
     assert body["input"][1] == {"role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}
     assert json.dumps(body).count('"id"') == 0
+
+
+# --- stream chunks follow network reads --------------------------------------------------------
+
+
+class _Reads:
+    """A stream whose bytes arrive in the given network reads (sync and async)."""
+
+    def __init__(self, reads: list[bytes]) -> None:
+        self.response = self
+        self.reads = reads
+
+    def iter_bytes(self) -> Any:
+        return iter(self.reads)
+
+    async def aiter_bytes(self) -> Any:
+        for read in self.reads:
+            yield read
+
+    def close(self) -> None:
+        pass
+
+
+class _AsyncReads(_Reads):
+    async def close(self) -> None:  # type: ignore[override]
+        pass
+
+
+def _streams(llm: ChatPerplexityStrict, question: str) -> dict[str, list[bytes]]:
+    """Perplexity's stream bytes for ``question``: all in one read, and one event per read."""
+    body = llm.request_body(question, stream=True)
+    path = "/v1/responses" if llm.api == "agent" else "/chat/completions"
+    raw = httpx.post(llm.base_url + path, json=body, headers={"Authorization": "Bearer test-key"}).content
+    events = [part + b"\n\n" for part in raw.split(b"\n\n") if part]
+    assert len(events) > 5
+    return {"one read": [raw], "one event per read": events}
+
+
+@pytest.mark.parametrize(
+    ("api", "model", "extra"),
+    [
+        ("agent", "perplexity/sonar", {}),
+        ("agent", "perplexity/sonar", {"reasoning_effort": "low"}),  # reasoning events
+        ("chat_completions", "sonar", {}),
+        ("chat_completions", "sonar-reasoning-pro", {}),  # <think> in the content
+    ],
+)
+@pytest.mark.parametrize("output_version", ["v0", "v1"])
+async def test_what_arrives_together_is_one_chunk(
+    emu: PerplexityEmulator, api: str, model: str, extra: dict[str, Any], output_version: str
+) -> None:
+    llm = make(emu, api, model, output_version=output_version, **extra)
+    invoked = llm.invoke("Why is the sky blue?")
+    merged = []
+    for label, reads in _streams(llm, "Why is the sky blue?").items():
+        llm.transport.stream = lambda payload, reads=reads: _Reads(reads)  # type: ignore[method-assign]
+        llm.transport.astream = _async(lambda payload, reads=reads: _AsyncReads(reads))  # type: ignore[method-assign]
+        question = "Why is the sky blue?"
+        for chunks in (list(llm.stream(question)), [c async for c in llm.astream(question)]):
+            if label == "one read":
+                assert len(chunks) == 1, label  # the text, sources and usage together, in the final chunk
+            else:
+                assert len(chunks) > 2, label  # text as it came, then the final chunk
+            assert sum(1 for c in chunks if c.usage_metadata) == 1, label
+            assert chunks[-1].chunk_position == "last", label
+            streamed = collect(chunks)
+            assert streamed.text == invoked.text, label
+            assert streamed.usage_metadata == invoked.usage_metadata, label
+            merged.append((streamed.content, streamed.additional_kwargs, streamed.tool_calls))
+    assert all(m == merged[0] for m in merged)  # however the bytes arrived, the same message
+    assert {**merged[0][1], "reasoning_content": None} == {**invoked.additional_kwargs, "reasoning_content": None}
+    # (the Agent API's response object has no reasoning items: only its stream carries reasoning)
+
+
+def _async(make_stream: Any) -> Any:
+    async def astream(payload: Any) -> Any:
+        return make_stream(payload)
+
+    return astream

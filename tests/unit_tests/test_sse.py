@@ -55,3 +55,27 @@ def test_malformed_and_error_events_raise() -> None:
         SSEBatcher().feed(b"data: {not json\n\n")
     with pytest.raises(PerplexityResponseError, match="stream error: overloaded"):
         SSEBatcher().feed(b'data: {"error": {"message": "overloaded"}}\n\n')
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.lists(st.dictionaries(st.text(max_size=8), json_values, max_size=5), max_size=10))
+def test_events_decode_as_json_loads_does(events: list[dict[str, object]]) -> None:
+    events = [e for e in events if not isinstance(e.get("error"), dict)]  # those raise (tested below)
+    data = "".join(f"data: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events).encode()
+    assert SSEBatcher().feed(data) == [json.loads(json.dumps(e)) for e in events]
+
+
+def test_spacing_multiline_data_and_empty_events() -> None:
+    data = b'data:  {"a": 1} \n\ndata:{"b": 2}\n\ndata: [1,\ndata: 2]\n\ndata: \n\nevent: ping\n\n'
+    assert SSEBatcher().feed(data) == [{"a": 1}, {"b": 2}, [1, 2]]
+
+
+def test_bytes_that_are_not_utf8_raise() -> None:
+    with pytest.raises(PerplexityResponseError, match="not valid JSON"):
+        SSEBatcher().feed(b'data: {"a": "\xff"}\n\n')
