@@ -2,8 +2,12 @@
 
 The baseline posts the same request bodies with the same client library, as
 cheaply as it can (a prebuilt body, no conversion); a second line compares
-with the raw client's typed ``responses.create``, the way its users call it. A loop-lag probe and
-asyncio debug mode watch for anything that blocks the event loop.
+with the raw client's typed ``responses.create``, the way its users call it.
+Rounds alternate which client goes first, and each starts from a collected
+heap; the figure is the median of the per-round ratios, because single rounds
+on a shared machine swing widely. A loop-lag probe and asyncio debug mode
+watch for anything that blocks the event loop; full garbage collections are
+timed too, because they hold the loop as long as a blocking call would.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import gc
 import logging
 import statistics
 import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import openai
@@ -21,7 +27,9 @@ from benchmarks.common import emulator_process, verdict
 from langchain_perplexity_strict import ChatPerplexityStrict
 
 CONCURRENCY = 200
-ROUNDS = 8
+ROUNDS = 16  # each one phase per client
+TYPED_ROUNDS = 3  # the typed client is a reference line, and slow
+SLOW = 0.1  # seconds: asyncio debug mode's threshold for a slow callback, here
 
 
 class SlowCallbacks(logging.Handler):
@@ -34,6 +42,25 @@ class SlowCallbacks(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if "took" in record.getMessage():
             self.count += 1
+
+
+@contextmanager
+def long_collections() -> Iterator[list[float]]:
+    """Durations of garbage collections over ``SLOW`` seconds while the block runs."""
+    durations: list[float] = []
+    started = [0.0]
+
+    def callback(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        elif time.perf_counter() - started[0] > SLOW:
+            durations.append(time.perf_counter() - started[0])
+
+    gc.callbacks.append(callback)
+    try:
+        yield durations
+    finally:
+        gc.callbacks.remove(callback)
 
 
 async def lag_probe(stop: asyncio.Event, lags: list[float]) -> None:
@@ -69,88 +96,109 @@ async def typed(client: openai.AsyncOpenAI, body: dict[str, Any]) -> int:
     return events
 
 
-async def measure(base_url: str) -> dict[str, Any]:
-    model = ChatPerplexityStrict(api_key="k", base_url=base_url, max_retries=0, timeout=60)  # type: ignore[arg-type]
-    client = openai.AsyncOpenAI(api_key="k", base_url=base_url + "/v1", max_retries=0, timeout=60)
-    bodies = [model.request_body(f"question {i}", stream=True) for i in range(CONCURRENCY)]
-    await ours(model, -1)
-    await raw(client, bodies[0])
-    await typed(client, bodies[0])
-    results: dict[str, Any] = {}
+class Clients:
+    """The three ways of making the same 200 requests, built before any event loop runs (as an app would)."""
+
+    def __init__(self, base_url: str) -> None:
+        self.model = ChatPerplexityStrict(api_key="k", base_url=base_url, max_retries=0, timeout=60)  # type: ignore[arg-type]
+        self.client = openai.AsyncOpenAI(api_key="k", base_url=base_url + "/v1", max_retries=0, timeout=60)
+        self.bodies = [self.model.request_body(f"question {i}", stream=True) for i in range(CONCURRENCY)]
+
+    def calls(self, label: str, count: int = CONCURRENCY) -> list[Awaitable[int]]:
+        if label == "ours":
+            return [ours(self.model, i) for i in range(count)]
+        call: Callable[[openai.AsyncOpenAI, dict[str, Any]], Awaitable[int]] = raw if label == "raw" else typed
+        return [call(self.client, body) for body in self.bodies[:count]]
+
+    async def warm_up(self) -> None:
+        await ours(self.model, -1)
+        await raw(self.client, self.bodies[0])
+        await typed(self.client, self.bodies[0])
+
+
+async def phase(clients: Clients, label: str) -> tuple[float, int, float]:
+    """One client's 200 concurrent streams: (streams per second, errors, largest loop lag)."""
+    gc.collect()  # each client starts from a clean heap, not with the garbage of the one before it
+    stop, lags = asyncio.Event(), []
+    probe = asyncio.create_task(lag_probe(stop, lags))
+    start = time.perf_counter()
+    outcomes = await asyncio.gather(*clients.calls(label), return_exceptions=True)
+    elapsed = time.perf_counter() - start
+    stop.set()
+    await probe
+    errors = sum(isinstance(o, BaseException) for o in outcomes)
+    return CONCURRENCY / elapsed, errors, max(lags, default=0.0)
+
+
+async def measure(clients: Clients) -> dict[str, list[tuple[float, int, float]]]:
+    await clients.warm_up()
+    results: dict[str, list[tuple[float, int, float]]] = {"ours": [], "raw": [], "typed": [], "ours_vs_typed": []}
     for round_ in range(ROUNDS):
-        for label in ("raw", "ours", "typed") if round_ % 2 == 0 else ("typed", "ours", "raw"):
-            gc.collect()  # each client starts from a clean heap, not with the garbage of the one before it
-            stop, lags = asyncio.Event(), []
-            probe = asyncio.create_task(lag_probe(stop, lags))
-            start = time.perf_counter()
-            if label == "ours":
-                outcomes = await asyncio.gather(*(ours(model, i) for i in range(CONCURRENCY)), return_exceptions=True)
-            elif label == "raw":
-                outcomes = await asyncio.gather(*(raw(client, b) for b in bodies), return_exceptions=True)
-            else:
-                outcomes = await asyncio.gather(*(typed(client, b) for b in bodies), return_exceptions=True)
-            elapsed = time.perf_counter() - start
-            stop.set()
-            await probe
-            errors = [o for o in outcomes if isinstance(o, BaseException)]
-            results.setdefault(label, []).append((CONCURRENCY / elapsed, len(errors), max(lags, default=0.0)))
-    await client.close()
+        for label in ("raw", "ours") if round_ % 2 == 0 else ("ours", "raw"):
+            results[label].append(await phase(clients, label))
+    for round_ in range(TYPED_ROUNDS):
+        for label in ("typed", "ours") if round_ % 2 == 0 else ("ours", "typed"):
+            results["typed" if label == "typed" else "ours_vs_typed"].append(await phase(clients, label))
+    await clients.client.close()
     return results
 
 
-async def debug_pass(base_url: str) -> None:
-    model = ChatPerplexityStrict(api_key="k", base_url=base_url, max_retries=0, timeout=60)  # type: ignore[arg-type]
-    await ours(model, -1)
-    await asyncio.gather(*(ours(model, i) for i in range(CONCURRENCY)))
-
-
-def compare(base_url: str, label: str) -> dict[str, Any]:
-    """Median over rounds of the per-round ratio: on a shared 2-core machine single runs swing widely."""
-    measured = asyncio.run(measure(base_url))
-    pairs = list(zip(measured["ours"], measured["raw"], measured["typed"], strict=True))
-    ratios = sorted(o[0] / r[0] for o, r, _ in pairs)
-    typed_ratios = sorted(o[0] / t[0] for o, _, t in pairs)
+def compare(base_url: str, label: str) -> None:
+    clients = Clients(base_url)
+    measured = asyncio.run(measure(clients))
+    pairs = list(zip(measured["ours"], measured["raw"], strict=True))
+    ratios = sorted(o[0] / r[0] for o, r in pairs)
     ratio = statistics.median(ratios)
-    errors = sum(o[1] for o, _, _ in pairs)
-    lag = statistics.median(o[2] for o, _, _ in pairs)
-    raw_lag = statistics.median(r[2] for _, r, _ in pairs)
-    ours_rate = statistics.median(o[0] for o, _, _ in pairs)
-    raw_rate = statistics.median(r[0] for _, r, _ in pairs)
+    typed_pairs = zip(measured["ours_vs_typed"], measured["typed"], strict=True)
+    typed_ratio = statistics.median(o[0] / t[0] for o, t in typed_pairs)
+    errors = sum(o[1] for o, _ in pairs) + sum(o[1] for o in measured["ours_vs_typed"])
+    lag = statistics.median(o[2] for o, _ in pairs)
+    raw_lag = statistics.median(r[2] for _, r in pairs)
+    ours_rate = statistics.median(o[0] for o, _ in pairs)
+    raw_rate = statistics.median(r[0] for _, r in pairs)
     print(f"{CONCURRENCY} concurrent astream calls, {label}: ours {ours_rate:.0f} streams/s, raw AsyncOpenAI "
           f"{raw_rate:.0f} streams/s (medians of {len(pairs)} rounds); median ratio {ratio:.2f} "
           f"(range {ratios[0]:.2f}-{ratios[-1]:.2f}; goal >= 0.9, {verdict(ratio, 0.9, lower_is_better=False)}); "
           f"errors {errors} (goal 0); median largest loop lag {lag * 1e3:.0f} ms "
           f"(raw client: {raw_lag * 1e3:.0f} ms); "
-          f"against the raw client's typed responses.create: median ratio "
-          f"{statistics.median(typed_ratios):.2f}")  # fmt: skip
-    return {"ratio": ratio, "ratio_range": (ratios[0], ratios[-1]), "errors": errors, "loop_lag_s": lag,
-            "raw_loop_lag_s": raw_lag, "ratio_vs_typed_client": statistics.median(typed_ratios)}  # fmt: skip
+          f"against the raw client's typed responses.create: median ratio {typed_ratio:.2f}")  # fmt: skip
 
 
-def run() -> dict[str, Any]:
-    results: dict[str, Any] = {}
+async def together(calls: list[Awaitable[int]]) -> list[int]:
+    return await asyncio.gather(*calls)
+
+
+def debug_pass(clients: Clients, label: str) -> tuple[int, int]:
+    """200 concurrent streams in asyncio debug mode: (slow callbacks, garbage collections over ``SLOW``)."""
+    slow = SlowCallbacks()
+    loop = asyncio.new_event_loop()
+    loop.set_debug(True)
+    loop.slow_callback_duration = SLOW
+    loop.run_until_complete(together(clients.calls(label, 1)))  # warm-up: connections, first use
+    logging.getLogger("asyncio").addHandler(slow)
+    try:
+        gc.collect()
+        with long_collections() as collections:
+            loop.run_until_complete(together(clients.calls(label)))
+    finally:
+        loop.close()
+        logging.getLogger("asyncio").removeHandler(slow)
+    return slow.count, len(collections)
+
+
+def run() -> None:
     with emulator_process() as base_url:
         # Instant answers: the client's own CPU is the bottleneck (the worst case for any wrapper).
-        instant = compare(base_url, "answers sent instantly")
-        # A separate pass in debug mode counts callbacks that held the loop over 100 ms.
-        slow = SlowCallbacks()
-        logging.getLogger("asyncio").addHandler(slow)
-        loop = asyncio.new_event_loop()
-        loop.set_debug(True)
-        loop.slow_callback_duration = 0.1
-        try:
-            loop.run_until_complete(debug_pass(base_url))
-        finally:
-            loop.close()
-            logging.getLogger("asyncio").removeHandler(slow)
-        print(f"callbacks that held the event loop over 100 ms (asyncio debug mode): {slow.count}")
+        compare(base_url, "answers sent instantly")
+        # Passes in debug mode count callbacks that held the loop over 100 ms, for both clients.
+        ours_slow, ours_gc = debug_pass(Clients(base_url), "ours")
+        raw_slow, raw_gc = debug_pass(Clients(base_url), "raw")
+        print(f"callbacks that held the event loop over 100 ms (asyncio debug mode): ours {ours_slow}, "
+              f"raw AsyncOpenAI {raw_slow}; full garbage collections over 100 ms in the same passes: "
+              f"ours {ours_gc}, raw {raw_gc} (a collection holds the loop as a blocking call would)")  # fmt: skip
     with emulator_process("--event-delay", "0.01") as base_url:
         # Paced like token generation (10 ms between events): latency, not client CPU, sets the pace.
-        paced = compare(base_url, "events paced 10 ms apart")
-    results.update({f"instant_{k}": v for k, v in instant.items()})
-    results.update({f"paced_{k}": v for k, v in paced.items()})
-    results["slow_callbacks"] = slow.count
-    return results
+        compare(base_url, "events paced 10 ms apart")
 
 
 if __name__ == "__main__":

@@ -310,6 +310,8 @@ class ChatPerplexityStrict(BaseChatModel):
         if not budget:
             return normalize_messages(history, rules=self.rules)
         compacted = compact_messages(history, budget, token_counter=self.token_counter)
+        if not compacted.changes:  # it fits (the usual case): positions are unchanged
+            return normalize_messages(compacted.messages, rules=self.rules)
         normalized = normalize_messages(compacted.messages, rules=self.rules)
         kept = compacted.kept
         remapped = [Change(c.rule, tuple(kept[i] for i in c.sources), c.reason) for c in normalized.changes]

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import _construct_responses_api_input
 
@@ -178,11 +178,19 @@ def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
     """
     items: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
+        role = _PLAIN_ROLES.get(type(message))
+        if role and isinstance(message.content, str) and not message.additional_kwargs:
+            items.append({"role": role, "content": message.content})  # what the converter gives, directly
+            continue
         for item in _construct_responses_api_input([message]):
             clean = _agent_item(item, index)
             if clean is not None:
                 items.append(clean)
     return items
+
+
+# Messages whose item is only a role and a text: the common case, built without the converter.
+_PLAIN_ROLES: dict[type, str] = {HumanMessage: "user", SystemMessage: "system"}
 
 
 def _agent_item(item: dict[str, Any], index: int) -> dict[str, Any] | None:

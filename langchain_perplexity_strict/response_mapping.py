@@ -63,6 +63,8 @@ class Answer:
         self._stop = StopFilter(self.stops)
         self._pending_reasoning: list[str] = []
         self._pending_text: list[str] = []
+        self._cited = set(self.citations)  # Sonar repeats every URL in every chunk: look up, don't scan
+        self._result_urls = {r.get("url") for r in self.search_results}
 
     def pend(self, reasoning: str, answer: str) -> None:
         """Keep text for the next stream chunk (what arrives together goes out together)."""
@@ -121,18 +123,21 @@ class Answer:
 
     def add_search_results(self, results: Sequence[dict[str, Any]]) -> None:
         """Keep each record once; citations are their URLs, in order."""
-        known = {r.get("url") for r in self.search_results}
         for record in results:
-            if record.get("url") not in known:
+            url = record.get("url")
+            if url not in self._result_urls:
                 self.search_results.append(dict(record))
-                known.add(record.get("url"))
-        self.add_citations(r["url"] for r in results if r.get("url"))
+                self._result_urls.add(url)
+            if url and url not in self._cited:
+                self.citations.append(url)
+                self._cited.add(url)
 
     def add_citations(self, urls: Any) -> None:
         """Keep each URL once (Sonar repeats them in every chunk)."""
         for url in urls:
-            if url not in self.citations:
+            if url not in self._cited:
                 self.citations.append(url)
+                self._cited.add(url)
 
     def add_annotation(self, annotation: dict[str, Any]) -> None:
         """A ``url_citation`` annotation (kept once)."""
