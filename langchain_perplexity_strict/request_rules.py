@@ -178,9 +178,9 @@ def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
     """
     items: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
-        role = _PLAIN_ROLES.get(type(message))
-        if role and isinstance(message.content, str) and not message.additional_kwargs:
-            items.append({"role": role, "content": message.content})  # what the converter gives, directly
+        plain = _plain_item(message)
+        if plain is not None:
+            items.append(plain)
             continue
         for item in _construct_responses_api_input([message]):
             clean = _agent_item(item, index)
@@ -189,8 +189,22 @@ def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
     return items
 
 
-# Messages whose item is only a role and a text: the common case, built without the converter.
-_PLAIN_ROLES: dict[type, str] = {HumanMessage: "user", SystemMessage: "system"}
+def _plain_item(message: BaseMessage) -> dict[str, Any] | None:
+    """The item of a message that is only a role and a text, as the converter would give it.
+
+    Most of a history is such messages; building their items directly halves the
+    cost of the body. Anything else (None here) goes through the converter.
+    """
+    if not isinstance(message.content, str) or message.additional_kwargs:
+        return None
+    kind = type(message)
+    if kind is HumanMessage:
+        return {"role": "user", "content": message.content}
+    if kind is SystemMessage:
+        return {"role": "system", "content": message.content}
+    if kind is AIMessage and isinstance(message, AIMessage) and not (message.tool_calls or message.invalid_tool_calls):
+        return {"role": "assistant", "content": [{"type": "output_text", "text": message.content}]}
+    return None
 
 
 def _agent_item(item: dict[str, Any], index: int) -> dict[str, Any] | None:
