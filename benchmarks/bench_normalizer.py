@@ -13,7 +13,7 @@ from langchain_perplexity_strict import ChatPerplexityStrict, normalize_messages
 
 
 def run() -> dict[str, Any]:
-    print("(times are the best of several runs: see benchmarks/common.py)")
+    print("(times are the best CPU times of several runs: see benchmarks/common.py)")
     results: dict[str, Any] = {}
     h20k = agent_history(20_000)
     chat_openai = ChatOpenAI(model="sonar", api_key="k", base_url="http://127.0.0.1:9")  # type: ignore[arg-type]
