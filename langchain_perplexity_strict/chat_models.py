@@ -48,7 +48,7 @@ from langchain_perplexity_strict.request_rules import (
     TOOL_KWARGS,
     agent_request,
     chat_completions_request,
-    check_body_size,
+    encode_body,
 )
 from langchain_perplexity_strict.response_mapping import (
     AgentStream,
@@ -321,7 +321,7 @@ class ChatPerplexityStrict(BaseChatModel):
         self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
     ) -> dict[str, Any]:
         """The exact JSON body this model would send for ``messages``; nothing is sent."""
-        payload, _, _ = self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream)
+        payload, _, _, _ = self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream)
         return payload
 
     def _prepare(
@@ -331,8 +331,8 @@ class ChatPerplexityStrict(BaseChatModel):
         kwargs: dict[str, Any],
         *,
         stream: bool,
-    ) -> tuple[dict[str, Any], Callable[[], Answer], int]:
-        """Normalize, check and build the request body; nothing is sent here."""
+    ) -> tuple[dict[str, Any], bytes, Callable[[], Answer], int]:
+        """Normalize, check and build the request body (as JSON and as the bytes to send); nothing is sent here."""
         kwargs = dict(kwargs)
         kwargs.pop("ls_structured_output_format", None)
         kwargs.pop("stream_usage", None)
@@ -359,14 +359,14 @@ class ChatPerplexityStrict(BaseChatModel):
         normalized = self.normalize(messages).messages
         build = agent_request if self.api == "agent" else chat_completions_request
         payload = build(self.transport.chat_openai, normalized, settings, call, stream=stream)
-        check_body_size(payload)
+        body = encode_body(payload)
         output_version = self.output_version or "v0"
         api = self.api
 
         def new_answer() -> Answer:
             return Answer(api=api, output_version=output_version, stops=stops)
 
-        return payload, new_answer, n
+        return payload, body, new_answer, n
 
     def _read(self, answer: Answer, data: dict[str, Any]) -> ChatGeneration:
         (read_agent_response if self.api == "agent" else read_chat_completion)(answer, data)
@@ -401,10 +401,10 @@ class ChatPerplexityStrict(BaseChatModel):
         if self.streaming and self.n == 1:
             chunks = list(self._stream(messages, stop, run_manager, **kwargs))
             return ChatResult(generations=[_merge_chunks(chunks)])
-        payload, new_answer, n = self._prepare(messages, stop, kwargs, stream=False)
+        _, body, new_answer, n = self._prepare(messages, stop, kwargs, stream=False)
 
         def one(_: int) -> ChatGeneration:
-            return self._read(new_answer(), self.transport.create(payload))
+            return self._read(new_answer(), self.transport.create(body))
 
         if n == 1:
             return self._result([one(0)])
@@ -419,10 +419,10 @@ class ChatPerplexityStrict(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        payload, new_answer, _ = self._prepare(messages, stop, kwargs, stream=True)
+        _, body, new_answer, _ = self._prepare(messages, stop, kwargs, stream=True)
         answer = new_answer()
         mapper = self._stream_mapper(answer)
-        stream = self.transport.stream(payload)
+        stream = self.transport.stream(body)
         try:
             for batch, ended in iterate_batches(stream, self.api):
                 for event in batch:
@@ -457,10 +457,10 @@ class ChatPerplexityStrict(BaseChatModel):
         if self.streaming and self.n == 1:
             chunks = [c async for c in self._astream(messages, stop, run_manager, **kwargs)]
             return ChatResult(generations=[_merge_chunks(chunks)])
-        payload, new_answer, n = self._prepare(messages, stop, kwargs, stream=False)
+        _, body, new_answer, n = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
-            return self._read(new_answer(), await self.transport.acreate(payload))
+            return self._read(new_answer(), await self.transport.acreate(body))
 
         return self._result(list(await asyncio.gather(*(one() for _ in range(n)))))
 
@@ -471,10 +471,10 @@ class ChatPerplexityStrict(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        payload, new_answer, _ = self._prepare(messages, stop, kwargs, stream=True)
+        _, body, new_answer, _ = self._prepare(messages, stop, kwargs, stream=True)
         answer = new_answer()
         mapper = self._stream_mapper(answer)
-        stream = await self.transport.astream(payload)
+        stream = await self.transport.astream(body)
         try:
             async for batch, ended in aiterate_batches(stream, self.api):
                 chunks = [chunk for event in batch for chunk in mapper.feed(event)]

@@ -59,24 +59,27 @@ class Transport:
         self.api = api
         self.path = PATHS[api]
 
-    def create(self, payload: dict[str, Any]) -> dict[str, Any]:
-        with translated_errors(self.api):
-            return self.chat_openai.root_client.post(self.path, body=payload, cast_to=object)
+    # ``body`` is the JSON the request rules built, already serialized (``encode_body``);
+    # the client posts ``content`` as it is, with its JSON content type.
 
-    async def acreate(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def create(self, body: bytes) -> dict[str, Any]:
         with translated_errors(self.api):
-            return await self.chat_openai.root_async_client.post(self.path, body=payload, cast_to=object)
+            return self.chat_openai.root_client.post(self.path, content=body, cast_to=object)
 
-    def stream(self, payload: dict[str, Any]) -> openai.Stream[Any]:
+    async def acreate(self, body: bytes) -> dict[str, Any]:
+        with translated_errors(self.api):
+            return await self.chat_openai.root_async_client.post(self.path, content=body, cast_to=object)
+
+    def stream(self, body: bytes) -> openai.Stream[Any]:
         with translated_errors(self.api):
             return self.chat_openai.root_client.post(
-                self.path, body=payload, cast_to=object, stream=True, stream_cls=openai.Stream[object]
+                self.path, content=body, cast_to=object, stream=True, stream_cls=openai.Stream[object]
             )
 
-    async def astream(self, payload: dict[str, Any]) -> openai.AsyncStream[Any]:
+    async def astream(self, body: bytes) -> openai.AsyncStream[Any]:
         with translated_errors(self.api):
             return await self.chat_openai.root_async_client.post(
-                self.path, body=payload, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
+                self.path, content=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
             )
 
 

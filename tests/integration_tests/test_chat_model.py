@@ -410,3 +410,10 @@ def _async(make_stream: Any) -> Any:
         return make_stream(payload)
 
     return astream
+
+
+@pytest.mark.parametrize(("api", "model"), SURFACES)
+def test_the_body_sent_is_the_body_built(emu: PerplexityEmulator, api: str, model: str) -> None:
+    llm = make(emu, api, model)
+    llm.invoke("héllo, 世界")
+    assert emu.requests[-1].body == llm.request_body("héllo, 世界")
