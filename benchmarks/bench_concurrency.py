@@ -58,8 +58,8 @@ def long_collections() -> Iterator[list[float]]:
     def callback(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             started[0] = time.perf_counter()
-        elif time.perf_counter() - started[0] > SLOW:
-            durations.append(time.perf_counter() - started[0])
+        elif (duration := time.perf_counter() - started[0]) > SLOW:
+            durations.append(duration)
 
     gc.callbacks.append(callback)
     try:
@@ -75,7 +75,7 @@ async def lag_probe(stop: asyncio.Event, lags: list[float]) -> None:
         lags.append(time.perf_counter() - start - 0.005)
 
 
-async def ours(model: BaseChatModel, i: int) -> int:
+async def through_langchain(model: BaseChatModel, i: int) -> int:
     chunks = 0
     async for _ in model.astream(f"question {i}"):
         chunks += 1
@@ -145,7 +145,7 @@ class Clients:
     def calls(self, label: str, count: int = CONCURRENCY) -> list[Awaitable[int]]:
         if label in ("ours", "minimal"):
             model = self.model if label == "ours" else self.minimal
-            return [ours(model, i) for i in range(count)]
+            return [through_langchain(model, i) for i in range(count)]
         call: Callable[[openai.AsyncOpenAI, dict[str, Any]], Awaitable[int]] = raw if label == "raw" else typed
         return [call(self.client, body) for body in self.bodies[:count]]
 

@@ -108,10 +108,9 @@ class Answer:
 
     def _take(self, reasoning: str, answer: str) -> tuple[str, str]:
         self.reasoning += reasoning
-        if answer and self.stops:
-            answer = self._stop.feed(answer)
-            if self._stop.stopped:
-                self.metadata["stop_sequence"] = self._stop.matched
+        answer = self._stop.feed(answer) if answer else ""
+        if self._stop.stopped:
+            self.metadata["stop_sequence"] = self._stop.matched
         self.text += answer
         return reasoning, answer
 
@@ -128,9 +127,7 @@ class Answer:
             if url not in self._result_urls:
                 self.search_results.append(dict(record))
                 self._result_urls.add(url)
-            if url and url not in self._cited:
-                self.citations.append(url)
-                self._cited.add(url)
+        self.add_citations(r["url"] for r in results if r.get("url"))
 
     def add_citations(self, urls: Any) -> None:
         """Keep each URL once (Sonar repeats them in every chunk)."""
