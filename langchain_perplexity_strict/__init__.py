@@ -15,17 +15,20 @@ from langchain_perplexity_strict.normalizer import (
 from langchain_perplexity_strict.registration import register_provider
 from langchain_perplexity_strict.rules import (
     DEFAULT_RULES,
+    CanonicalMessages,
     Change,
     DemoteLateSystemMessages,
     DropTrailingAssistantMessages,
     Entry,
     MergeAdjacentTurns,
+    RepairToolProtocol,
     Rule,
     StartWithUserTurn,
 )
 
 __all__ = [
     "DEFAULT_RULES",
+    "CanonicalMessages",
     "Change",
     "ChatPerplexityStrict",
     "CompactionResult",
@@ -37,6 +40,7 @@ __all__ = [
     "PerplexityIncompleteError",
     "PerplexityResponseError",
     "PerplexityStreamError",
+    "RepairToolProtocol",
     "Rule",
     "StartWithUserTurn",
     "__version__",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from operator import itemgetter
-from typing import Any, Literal, cast
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForLLMRun,
@@ -17,47 +18,27 @@ from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.chat_models import BaseChatModel, LangSmithParams
 from langchain_core.language_models.model_profile import ModelProfile
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.output_parsers import (
-    JsonOutputKeyToolsParser,
-    JsonOutputParser,
-    PydanticOutputParser,
-    PydanticToolsParser,
-)
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
+from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils import from_env, secret_from_env
-from langchain_core.utils.function_calling import (
-    convert_to_json_schema,
-    convert_to_openai_tool,
-)
-from langchain_core.utils.pydantic import is_basemodel_subclass
 from langchain_openai import ChatOpenAI
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
+from langchain_perplexity_strict.body import encode_body
 from langchain_perplexity_strict.compaction import compact_messages
 from langchain_perplexity_strict.data._profiles import PROFILES
-from langchain_perplexity_strict.models import RESERVED_FUNCTION_NAMES
 from langchain_perplexity_strict.normalizer import (
     NormalizationResult,
     normalize_messages,
 )
-from langchain_perplexity_strict.parameters import PARAMETERS, check_parameters
-from langchain_perplexity_strict.request_rules import (
-    TOOL_KWARGS,
-    agent_request,
-    chat_completions_request,
-    encode_body,
-)
-from langchain_perplexity_strict.response_mapping import (
-    AgentStream,
-    Answer,
-    ChatStream,
-    read_agent_response,
-    read_chat_completion,
-)
+from langchain_perplexity_strict.parameters import PARAMETERS, UNSUPPORTED, check_parameters
+from langchain_perplexity_strict.response_mapping import Answer
 from langchain_perplexity_strict.rules import DEFAULT_RULES, Change
+from langchain_perplexity_strict.structured_output import output_parser, response_format, with_raw
+from langchain_perplexity_strict.surfaces import SURFACES
+from langchain_perplexity_strict.tools import function_names, openai_tool
 from langchain_perplexity_strict.transport import (
     Transport,
     aiterate_batches,
@@ -67,7 +48,30 @@ from langchain_perplexity_strict.transport import (
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
 _SETTING_NAMES = tuple(PARAMETERS)
 # Keyword arguments a call may carry besides the parameters above.
-_CALL_KWARGS = (*TOOL_KWARGS, "response_format")
+_CALL_KWARGS = ("tools", "tool_choice", "response_format")
+# Passed by LangChain itself (structured output tracing, stream_usage) or by callers
+# used to ChatOpenAI (parallel_tool_calls, which the published Agent API lacks): not sent.
+_IGNORED_KWARGS = ("ls_structured_output_format", "stream_usage", "parallel_tool_calls")
+# Names other integrations use for a field of this one.
+ALIASES = {
+    "max_output_tokens": "max_tokens",
+    "max_completion_tokens": "max_tokens",
+    "model_name": "model",
+    "pplx_api_key": "api_key",
+    "perplexity_api_key": "api_key",
+    "request_timeout": "timeout",
+}
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    """A checked, normalized call, ready to send: the body as JSON and as the bytes posted."""
+
+    body: dict[str, Any]
+    data: bytes
+    stops: tuple[str, ...]
+    n: int
+    output_version: str
 
 
 class ChatPerplexityStrict(BaseChatModel):
@@ -144,50 +148,93 @@ class ChatPerplexityStrict(BaseChatModel):
     """
 
     model: str = "perplexity/sonar"
+    """Agent API model slug (``GET /v1/models``), or a Sonar name (mapped to the Agent API by Perplexity's table)."""
     api: Literal["agent", "chat_completions"] = "agent"
+    """``"agent"`` (``/v1/responses``, the live API) or ``"chat_completions"`` (legacy Sonar, for gateways)."""
     api_key: SecretStr | None = Field(
         default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
     )
+    """Perplexity API key (``PPLX_API_KEY`` or ``PERPLEXITY_API_KEY`` when not given)."""
     base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL))
     """The server root (``PPLX_BASE_URL``, else ``https://api.perplexity.ai``); each surface's path is derived."""
     temperature: float | None = None
+    """Sampling temperature."""
     top_p: float | None = None
+    """Nucleus sampling."""
     max_tokens: int | None = None
+    """Answer length limit (``max_output_tokens`` on the Agent API; defaulted for ``anthropic/*``, which need it)."""
     stop: list[str] | str | None = None
+    """Stop sequences, applied on the client (neither surface takes them on the Agent API)."""
     n: int = 1
+    """Answers per call, as ``n`` concurrent requests (Perplexity has no ``n``)."""
     streaming: bool = False
+    """Stream under ``invoke`` too (one answer only)."""
     timeout: float | None = None
+    """Request timeout in seconds (``ChatOpenAI``'s)."""
     max_retries: int = 2
-    # Agent API
+    """Retries on 429 and 5xx (``ChatOpenAI``'s)."""
     preset: str | None = None
+    """Agent API preset (``fast``, ``low``, ``medium``, ...; an open set); without ``model``, it picks the model."""
+    effort: str | None = None
+    """Agent API ``effort``, which supersedes ``preset``."""
     models: list[str] | None = None
+    """Agent API fallback models (1 to 5)."""
     max_steps: int | None = None
+    """Agent API step limit (1 to 100)."""
+    instructions: str | None = None
+    """Agent API ``instructions`` (with a preset, they replace the preset's prompt)."""
+    store: bool | None = None
+    """Agent API ``store``."""
+    prompt_cache_key: str | None = None
+    """Agent API ``prompt_cache_key``."""
+    service_tier: str | None = None
+    """Agent API ``service_tier``: auto, default, flex, priority or fast."""
     web_search: bool | None = None
     """Add the ``web_search`` tool (Agent API; on unless set to False)."""
-    max_search_results: int | None = None
-    # Both surfaces
+    search_max_tokens: int | None = None
+    """The ``web_search`` tool's ``max_tokens`` (Agent API)."""
+    search_max_tokens_per_page: int | None = None
+    """The ``web_search`` tool's ``max_tokens_per_page`` (Agent API)."""
+    search_type: str | None = None
+    """Search type: web or fast (Agent API); fast, pro or auto (chat completions)."""
     reasoning_effort: str | None = None
+    """Reasoning effort (``reasoning.effort`` on the Agent API)."""
     language_preference: str | None = None
+    """Answer language."""
     search_domain_filter: list[str] | None = None
+    """At most 20 domains to search (``-`` prefix excludes)."""
     search_recency_filter: str | None = None
+    """hour, day, week, month or year."""
     search_after_date_filter: str | None = None
+    """Published after, MM/DD/YYYY."""
     search_before_date_filter: str | None = None
+    """Published before, MM/DD/YYYY."""
     last_updated_after_filter: str | None = None
+    """Updated after, MM/DD/YYYY."""
     last_updated_before_filter: str | None = None
+    """Updated before, MM/DD/YYYY."""
     search_context_size: str | None = None
+    """low, medium or high."""
     user_location: dict[str, Any] | None = None
-    # Chat completions (Sonar)
+    """Where the user is: some of city, country, region, latitude, longitude."""
     top_k: int | None = None
+    """Chat completions only."""
     presence_penalty: float | None = None
+    """Chat completions only."""
     frequency_penalty: float | None = None
+    """Chat completions only."""
     search_mode: str | None = None
+    """Chat completions only: web, academic or sec."""
     return_images: bool | None = None
+    """Chat completions only."""
     return_related_questions: bool | None = None
+    """Chat completions only."""
     disable_search: bool | None = None
+    """Chat completions only (on the Agent API, ``web_search=False``)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are (Perplexity validates them)."""
     max_input_tokens: int | None = None
-    """Token budget for the conversation (seed 004 compaction); defaults to the model
+    """Token budget for the conversation: older turns are compacted to fit. Defaults to the model
     profile's input limit, off when unknown; 0 turns compaction off."""
     token_counter: Any = Field(default=None, exclude=True)
     """Counts tokens for compaction: text or messages -> int, or an object with
@@ -199,9 +246,33 @@ class ChatPerplexityStrict(BaseChatModel):
 
     _transport: Transport | None = PrivateAttr(default=None)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _known_arguments(cls, values: Any) -> Any:
+        """Refuse an argument that is not a field (a typo would otherwise be ignored); map known aliases."""
+        if not isinstance(values, dict):
+            return values
+        values = dict(values)
+        for alias, name in ALIASES.items():
+            if alias in values and name not in values:
+                values[name] = values.pop(alias)
+        accepted = set(cls.model_fields) | {f.alias for f in cls.model_fields.values() if f.alias}
+        unknown = sorted(k for k in values if k not in accepted)
+        if unknown:
+            name = unknown[0]
+            close = difflib.get_close_matches(name, sorted(accepted), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            where = f" ({UNSUPPORTED[name]})" if name in UNSUPPORTED else ""
+            msg = (
+                f"{name}={values[name]!r} is not an argument of ChatPerplexityStrict{where}.{hint} "
+                f"Accepted: {', '.join(sorted(n for n in cls.model_fields if not n.startswith('_')))}."
+            )
+            raise ValueError(msg)
+        return values
+
     @model_validator(mode="after")
     def _validate(self) -> Self:
-        if self.api not in ("agent", "chat_completions"):
+        if self.api not in SURFACES:
             msg = f"api={self.api!r} is not a Perplexity surface: use 'agent' or 'chat_completions'."
             raise ValueError(msg)
         if self.api_key is None or not self.api_key.get_secret_value():
@@ -212,8 +283,8 @@ class ChatPerplexityStrict(BaseChatModel):
             )
             raise ValueError(msg)
         check_parameters(self._settings(), self.api)
-        if self.api == "chat_completions" and self.n > 1 and self.streaming:
-            msg = f"n={self.n} cannot be streamed; set streaming=False or n=1."
+        if self.n > 1 and self.streaming:
+            msg = f"n={self.n} cannot be streamed (streaming=True returns one answer); set streaming=False or n=1."
             raise ValueError(msg)
         # Built now, as ChatOpenAI builds its clients: creating the HTTP client loads the
         # TLS trust store (tens of ms, blocking), which must not happen inside a request.
@@ -276,18 +347,24 @@ class ChatPerplexityStrict(BaseChatModel):
 
     @property
     def transport(self) -> Transport:
-        """The ``ChatOpenAI`` (pointed at Perplexity) that carries the requests."""
-        if self._transport is None:
+        """The ``ChatOpenAI`` (pointed at Perplexity) that carries the requests.
+
+        Rebuilt when the settings it was built from change (``model_copy(update=...)``
+        keeps private state, so a copy with another key or server must not reuse it).
+        """
+        key = (self.api, self.base_url, self.api_key, self.timeout, self.max_retries)
+        if self._transport is None or self._transport.key != key:
             root = self.base_url.rstrip("/")
+            surface = SURFACES[self.api]
             chat_openai = ChatOpenAI(
                 model=self.model,
                 api_key=self.api_key,
-                base_url=root + "/v1" if self.api == "agent" else root,
+                base_url=root + surface.base_path,
                 use_responses_api=self.api == "agent",
                 max_retries=self.max_retries,
                 timeout=self.timeout,
             )
-            self._transport = Transport(chat_openai, self.api)
+            self._transport = Transport(chat_openai, self.api, surface.path, key)
         return self._transport
 
     @property
@@ -298,48 +375,59 @@ class ChatPerplexityStrict(BaseChatModel):
         return (self.profile or {}).get("max_input_tokens")
 
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
-        """What this model would send for ``messages`` (compacted, then normalized), and the report.
+        """What this model would send for ``messages`` (normalized, compacted to the budget), and the report.
 
-        Positions in the report are those of ``messages``.
+        The whole history is normalized first, so each message's role is decided by
+        everything before it, as on every other turn; compaction then trims the
+        normalized history, and the rules run once more on what is left (a cut can
+        leave, say, an assistant turn first). Positions in the report are those of
+        ``messages``.
         """
         if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages):
             history = messages
         else:
             history = self._convert_input(messages).to_messages()
+        normalized = normalize_messages(history, rules=self.rules)
         budget = self.input_budget
         if not budget:
-            return normalize_messages(history, rules=self.rules)
-        compacted = compact_messages(history, budget, token_counter=self.token_counter)
-        if not compacted.changes:  # it fits (the usual case): positions are unchanged
-            return normalize_messages(compacted.messages, rules=self.rules)
-        normalized = normalize_messages(compacted.messages, rules=self.rules)
+            return normalized
+        compacted = compact_messages(normalized.messages, budget, token_counter=self.token_counter)
+        if not compacted.changes:  # it fits (the usual case)
+            return normalized
+        origin = normalized.sources
+
+        def caller(positions: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(s for p in positions for s in origin[p])
+
+        again = normalize_messages(compacted.messages, rules=self.rules)
         kept = compacted.kept
-        remapped = [Change(c.rule, tuple(kept[i] for i in c.sources), c.reason) for c in normalized.changes]
-        return NormalizationResult(normalized.messages, [*compacted.changes, *remapped])
+        changes = [
+            *normalized.changes,
+            *(Change(c.rule, caller(c.sources), c.reason) for c in compacted.changes),
+            *(Change(c.rule, caller(tuple(kept[i] for i in c.sources)), c.reason) for c in again.changes),
+        ]
+        sources = [caller(tuple(kept[i] for i in s)) for s in again.sources]
+        return NormalizationResult(again.messages, changes, sources)
 
     def request_body(
         self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
     ) -> dict[str, Any]:
         """The exact JSON body this model would send for ``messages``; nothing is sent."""
-        payload, _, _, _ = self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream)
-        return payload
+        return self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream).body
 
     def _prepare(
         self,
         messages: list[BaseMessage],
-        stop: list[str] | None,
+        stop: Any,
         kwargs: dict[str, Any],
         *,
         stream: bool,
-    ) -> tuple[dict[str, Any], bytes, Callable[[], Answer], int]:
-        """Normalize, check and build the request body (as JSON and as the bytes to send); nothing is sent here."""
+    ) -> PreparedCall:
+        """Check the call's arguments, normalize, and build the body (as JSON and as bytes); nothing is sent."""
         kwargs = dict(kwargs)
-        kwargs.pop("ls_structured_output_format", None)
-        kwargs.pop("stream_usage", None)
+        for ignored in _IGNORED_KWARGS:
+            kwargs.pop(ignored, None)
         call = {k: kwargs.pop(k) for k in _CALL_KWARGS if k in kwargs}
-        settings = {**self._settings(), **kwargs}
-        if kwargs:  # the model's own settings were checked at construction
-            check_parameters(settings, self.api)
         unknown = sorted(k for k in kwargs if k not in PARAMETERS)
         if unknown:
             msg = (
@@ -348,28 +436,31 @@ class ChatPerplexityStrict(BaseChatModel):
                 f"{', '.join(_CALL_KWARGS)}."
             )
             raise ValueError(msg)
-        if call.get("tools") and self.api == "chat_completions":
+        settings = {**self._settings(), **kwargs}
+        if stop is not None:
+            settings["stop"] = stop
+        if kwargs or stop is not None:  # the model's own settings were checked at construction
+            check_parameters(settings, self.api)
+        surface = SURFACES[self.api]
+        if call.get("tools") and not surface.function_tools:
             raise ValueError(_NO_SONAR_TOOLS)
-        configured_stop = settings.pop("stop", None)
-        stops = _as_list(stop if stop is not None else configured_stop)
+        stops = tuple(_as_list(settings.pop("stop", None)))
         n = int(settings.pop("n", 1))
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
         normalized = self.normalize(messages).messages
-        build = agent_request if self.api == "agent" else chat_completions_request
-        payload = build(self.transport.chat_openai, normalized, settings, call, stream=stream)
-        body = encode_body(payload)
-        output_version = self.output_version or "v0"
-        api = self.api
+        body = surface.build_body(
+            normalized, settings, call, stream=stream, model_explicit="model" in self.model_fields_set
+        )
+        return PreparedCall(body, encode_body(body), stops, n, self.output_version or "v0")
 
-        def new_answer() -> Answer:
-            return Answer(api=api, output_version=output_version, stops=stops)
+    def _answer(self, prepared: PreparedCall) -> Answer:
+        return Answer(api=self.api, output_version=prepared.output_version, stops=prepared.stops)
 
-        return payload, body, new_answer, n
-
-    def _read(self, answer: Answer, data: dict[str, Any]) -> ChatGeneration:
-        (read_agent_response if self.api == "agent" else read_chat_completion)(answer, data)
+    def _read(self, prepared: PreparedCall, data: dict[str, Any]) -> ChatGeneration:
+        answer = self._answer(prepared)
+        SURFACES[self.api].read_response(answer, data)
         message = answer.message()
         return ChatGeneration(
             message=message,
@@ -386,9 +477,6 @@ class ChatPerplexityStrict(BaseChatModel):
             },
         )
 
-    def _stream_mapper(self, answer: Answer) -> AgentStream | ChatStream:
-        return AgentStream(answer) if self.api == "agent" else ChatStream(answer)
-
     # -- sync --------------------------------------------------------------------------------------
 
     def _generate(
@@ -401,10 +489,11 @@ class ChatPerplexityStrict(BaseChatModel):
         if self.streaming and self.n == 1:
             chunks = list(self._stream(messages, stop, run_manager, **kwargs))
             return ChatResult(generations=[_merge_chunks(chunks)])
-        _, body, new_answer, n = self._prepare(messages, stop, kwargs, stream=False)
+        prepared = self._prepare(messages, stop, kwargs, stream=False)
+        n = prepared.n
 
         def one(_: int) -> ChatGeneration:
-            return self._read(new_answer(), self.transport.create(body))
+            return self._read(prepared, self.transport.create(prepared.data))
 
         if n == 1:
             return self._result([one(0)])
@@ -419,10 +508,10 @@ class ChatPerplexityStrict(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        _, body, new_answer, _ = self._prepare(messages, stop, kwargs, stream=True)
-        answer = new_answer()
-        mapper = self._stream_mapper(answer)
-        stream = self.transport.stream(body)
+        prepared = self._prepare(messages, stop, kwargs, stream=True)
+        answer = self._answer(prepared)
+        mapper = SURFACES[self.api].stream_reader(answer)
+        stream = self.transport.stream(prepared.data)
         try:
             for batch, ended in iterate_batches(stream, self.api):
                 for event in batch:
@@ -457,12 +546,12 @@ class ChatPerplexityStrict(BaseChatModel):
         if self.streaming and self.n == 1:
             chunks = [c async for c in self._astream(messages, stop, run_manager, **kwargs)]
             return ChatResult(generations=[_merge_chunks(chunks)])
-        _, body, new_answer, n = self._prepare(messages, stop, kwargs, stream=False)
+        prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
-            return self._read(new_answer(), await self.transport.acreate(body))
+            return self._read(prepared, await self.transport.acreate(prepared.data))
 
-        return self._result(list(await asyncio.gather(*(one() for _ in range(n)))))
+        return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
     async def _astream(
         self,
@@ -471,10 +560,10 @@ class ChatPerplexityStrict(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        _, body, new_answer, _ = self._prepare(messages, stop, kwargs, stream=True)
-        answer = new_answer()
-        mapper = self._stream_mapper(answer)
-        stream = await self.transport.astream(body)
+        prepared = self._prepare(messages, stop, kwargs, stream=True)
+        answer = self._answer(prepared)
+        mapper = SURFACES[self.api].stream_reader(answer)
+        stream = await self.transport.astream(prepared.data)
         try:
             async for batch, ended in aiterate_batches(stream, self.api):
                 chunks = [chunk for event in batch for chunk in mapper.feed(event)]
@@ -506,37 +595,24 @@ class ChatPerplexityStrict(BaseChatModel):
         strict: bool | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Bind function tools (sent in the Agent API's shape) and an optional ``tool_choice``.
+        """Bind tools in any form LangChain accepts, and an optional ``tool_choice``.
 
-        ``tool_choice``: ``"auto"``, ``"none"``, ``"required"`` (or ``"any"``),
-        a tool name, or ``True`` for the only tool.
+        Functions go through ``convert_to_openai_tool`` (as ``ChatOpenAI`` does);
+        Perplexity's built-in tools (``{"type": "fetch_url"}``, ...) pass as given.
+        ``tool_choice``: ``"auto"``, ``"none"``, ``"required"`` (or ``"any"``), a
+        tool name, or ``True`` for the only tool. ``parallel_tool_calls`` is
+        accepted for compatibility and not sent: the published Agent API has no such field.
         """
-        if self.api == "chat_completions":
+        if not SURFACES[self.api].function_tools:
             raise ValueError(_NO_SONAR_TOOLS)
-        formatted = []
-        for tool in tools:
-            if isinstance(tool, dict) and tool.get("type") not in (None, "function"):
-                formatted.append(tool)  # a built-in tool such as {"type": "fetch_url"}
-                continue
-            converted = convert_to_openai_tool(tool, strict=strict)
-            name = converted["function"]["name"]
-            if name in RESERVED_FUNCTION_NAMES:
-                msg = (
-                    f"tools: function name {name!r} is reserved by Perplexity for a built-in tool "
-                    f"(reserved: {', '.join(sorted(RESERVED_FUNCTION_NAMES))}); rename the tool."
-                )
-                raise ValueError(msg)
-            formatted.append(converted)
-        names = [t["function"]["name"] for t in formatted if "function" in t]
+        formatted = [openai_tool(tool, strict=strict) for tool in tools]
         if tool_choice is not None:
-            kwargs["tool_choice"] = _tool_choice(tool_choice, names)
-        if parallel_tool_calls is not None:
-            kwargs["parallel_tool_calls"] = parallel_tool_calls
+            kwargs["tool_choice"] = _tool_choice(tool_choice, function_names(formatted))
         return super().bind(tools=formatted, **kwargs)
 
     def with_structured_output(
         self,
-        schema: dict[str, Any] | type,
+        schema: dict[str, Any] | type | None = None,
         *,
         method: Literal["json_schema", "function_calling", "json_mode"] = "json_schema",
         include_raw: bool = False,
@@ -545,17 +621,24 @@ class ChatPerplexityStrict(BaseChatModel):
     ) -> Runnable[LanguageModelInput, dict[str, Any] | Any]:
         """Answer as an instance of ``schema``.
 
-        ``json_schema`` (default) sends Perplexity's top-level ``response_format``
-        (never OpenAI's ``text.format``, which Perplexity refuses); ``<think>``
-        text is moved to reasoning before parsing. ``function_calling`` forces a
-        tool call (Agent API only). ``json_mode`` asks for any JSON object:
-        Perplexity has no JSON mode, so it is a ``json_schema`` of ``{"type": "object"}``.
+        ``json_schema`` (default) sends Perplexity's ``response_format`` (never
+        OpenAI's ``text.format``, which the Agent API refuses); ``<think>`` text is
+        moved to reasoning before parsing. ``json_mode`` sends the same response
+        format: Perplexity has no JSON mode, but it enforces a JSON schema, so the
+        given schema (or, without one, any JSON object) is what it honours.
+        ``function_calling`` forces a tool call (Agent API; on chat completions it
+        falls back to ``json_schema`` with a warning).
         """
         if kwargs:
             msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}."
             raise ValueError(msg)
-        is_pydantic = isinstance(schema, type) and is_basemodel_subclass(schema)
-        if method == "function_calling" and self.api == "chat_completions":
+        if method not in ("json_schema", "function_calling", "json_mode"):
+            msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."
+            raise ValueError(msg)
+        if schema is None and method != "json_mode":
+            msg = f"with_structured_output(method={method!r}) needs a schema; only json_mode works without one."
+            raise ValueError(msg)
+        if method == "function_calling" and not SURFACES[self.api].function_tools:
             warnings.warn(
                 "with_structured_output(method='function_calling'): the Sonar chat-completions "
                 "models have no function tools, so the schema is sent as a json_schema "
@@ -564,58 +647,19 @@ class ChatPerplexityStrict(BaseChatModel):
                 stacklevel=2,
             )
             method = "json_schema"
-        output_parser: Runnable
         llm: Runnable
-        if method in ("json_schema", "json_mode"):
-            # Perplexity has no JSON mode; json_mode asks for any JSON object.
-            json_schema = convert_to_json_schema(schema) if method == "json_schema" else {"type": "object"}
-            name = json_schema.get("title") or "response"
-            body_schema = {k: v for k, v in json_schema.items() if k not in ("title", "description")}
-            response_format: dict[str, Any] = {
-                "type": "json_schema",
-                "json_schema": {"name": name, "schema": body_schema},
-            }
-            if strict is not None:
-                response_format["json_schema"]["strict"] = strict
-            llm = self.bind(
-                response_format=response_format,
-                ls_structured_output_format={
-                    "kwargs": {"method": method, "strict": strict},
-                    "schema": json_schema,
-                },
-            )
-            output_parser = (
-                PydanticOutputParser(pydantic_object=cast(Any, schema)) if is_pydantic else JsonOutputParser()
-            )
-        elif method == "function_calling":
-            tool_name = convert_to_openai_tool(schema)["function"]["name"]
-            llm = self.bind_tools(
-                [schema],
-                tool_choice=tool_name,
-                parallel_tool_calls=False,
-                strict=strict,
-            ).bind(
-                ls_structured_output_format={
-                    "kwargs": {"method": method, "strict": strict},
-                    "schema": convert_to_openai_tool(schema),
-                },
-            )
-            output_parser = (
-                PydanticToolsParser(tools=[cast(Any, schema)], first_tool_only=True)
-                if is_pydantic
-                else JsonOutputKeyToolsParser(key_name=tool_name, first_tool_only=True)
+        if method == "function_calling":
+            tool = openai_tool(schema, strict=strict)
+            llm = self.bind_tools([tool], tool_choice=tool["function"]["name"], strict=strict).bind(
+                ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": tool},
             )
         else:
-            msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."
-            raise ValueError(msg)
-        if not include_raw:
-            return llm | output_parser
-        parser_assign = RunnablePassthrough.assign(
-            parsed=itemgetter("raw") | output_parser, parsing_error=lambda _: None
-        )
-        parser_none = RunnablePassthrough.assign(parsed=lambda _: None)
-        parser_with_fallback = parser_assign.with_fallbacks([parser_none], exception_key="parsing_error")
-        return RunnableMap(raw=llm) | parser_with_fallback
+            fmt, json_schema = response_format(schema, strict)
+            llm = self.bind(
+                response_format=fmt,
+                ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": json_schema},
+            )
+        return with_raw(llm, output_parser(schema, method), include_raw)
 
 
 _NO_SONAR_TOOLS = (

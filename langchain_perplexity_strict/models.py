@@ -5,7 +5,8 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
-# Names a custom function may not take on the Agent API (perplexity-api.md §3 `tools`).
+# Names a custom function may not take on the Agent API: the built-in tools' names
+# (docs.perplexity.ai, Agent API "Tools"; see docs/perplexity-rules.md).
 RESERVED_FUNCTION_NAMES = frozenset(
     {
         "web_search",
@@ -35,7 +36,7 @@ class AgentTarget:
     preset: str | None
 
 
-# Perplexity's migration table (perplexity-api.md §3, "Sonar model names → Agent API").
+# Perplexity's migration table (docs.perplexity.ai/docs/agent-api/migrate-from-sonar).
 SONAR_TO_AGENT: dict[str, AgentTarget] = {
     "sonar": AgentTarget("perplexity/sonar", None),
     "sonar-pro": AgentTarget(None, "low"),
@@ -63,3 +64,19 @@ def agent_target(model: str) -> AgentTarget:
             stacklevel=4,
         )
     return target
+
+
+ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
+
+
+def default_max_output_tokens(model: str) -> int | None:
+    """``max_output_tokens`` to send when none is set: Perplexity requires it for ``anthropic/*`` models.
+
+    The model's profile limit when known, else 8,192; None for other models (the server's default applies).
+    """
+    if not model.startswith("anthropic/"):
+        return None
+    from langchain_perplexity_strict.data._profiles import PROFILES
+
+    limit = PROFILES.get(model, {}).get("max_output_tokens")
+    return int(limit) if limit else ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS

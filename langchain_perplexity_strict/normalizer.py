@@ -18,7 +18,8 @@ from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation
 
 from langchain_perplexity_strict.roles import ROLE_BY_CLASS, role_of
-from langchain_perplexity_strict.rules import DEFAULT_RULES, Change, Entry, Rule
+from langchain_perplexity_strict.rule_types import Change, Entry, Rule
+from langchain_perplexity_strict.rules import DEFAULT_RULES
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class NormalizationResult:
 
     messages: list[BaseMessage]
     changes: list[Change] = field(default_factory=list)
+    sources: list[tuple[int, ...]] = field(default_factory=list)
+    """For each message sent, the input positions it carries (empty for an inserted message)."""
 
     @property
     def changed(self) -> bool:
@@ -71,8 +74,10 @@ def normalize_messages(
             "but system messages); Perplexity refuses a conversation of nothing "
             "but system messages. Add the user's message."
         )
+        if changes:
+            msg += " What the rules did: " + "; ".join(str(c) for c in changes)
         raise ValueError(msg)
-    return NormalizationResult([e.message for e in entries], changes)
+    return NormalizationResult([e.message for e in entries], changes, [e.sources for e in entries])
 
 
 def _entries(messages: list[Any]) -> list[Entry]:

@@ -1,8 +1,19 @@
-"""Which parameters each Perplexity surface has, and the values it accepts.
+"""Every parameter in one table: the values it accepts and where it goes on each surface.
 
-Checked at construction and again at call time, so a request Perplexity would
-refuse is never sent and a parameter is never silently dropped. Ranges come
-from seed 002 (chat completions) and perplexity-api.md §3 (Agent API).
+A :class:`Parameter` says what it accepts (checked at construction and at
+call time, so a request Perplexity would refuse is never sent and a
+parameter is never silently dropped) and its place in each surface's body:
+a dotted path such as ``"max_output_tokens"``, ``"reasoning.effort"`` or
+``"web_search.filters.search_domain_filter"`` (``web_search.*`` is the
+Agent API's ``web_search`` tool), ``CLIENT`` for what the package does
+itself (``n``, ``stop``), or None where the surface has no such parameter.
+Adding a parameter is one entry.
+
+Sources: the Agent API fields are those of ``ResponsesRequestInput`` and
+``WebSearchToolInput`` in ``perplexity.generated.api`` (Perplexity's SDK,
+generated from its OpenAPI spec); chat completions are
+``ApiChatCompletionsRequestInput``. Ranges beyond the types are in
+``docs/perplexity-rules.md``.
 """
 
 from __future__ import annotations
@@ -13,132 +24,165 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Api = Literal["agent", "chat_completions"]
-BOTH: tuple[Api, ...] = ("agent", "chat_completions")
-AGENT: tuple[Api, ...] = ("agent",)
-CHAT: tuple[Api, ...] = ("chat_completions",)
+CLIENT = "client"
 
-REASONING_EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
-CHAT_REASONING_EFFORTS = ("minimal", "low", "medium", "high")
-PRESETS = ("fast", "low", "medium", "high", "xhigh", "fast-search", "pro-search",
-           "deep-research", "advanced-deep-research")  # fmt: skip
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")  # ReasoningConfigInput.effort
+CHAT_REASONING_EFFORTS = ("minimal", "low", "medium", "high")  # ApiChatCompletionsRequestInput.reasoning_effort
+SERVICE_TIERS = ("auto", "default", "flex", "priority", "fast")  # ResponsesRequestInput.service_tier
 RECENCY = ("hour", "day", "week", "month", "year")
 DATE_FILTERS = ("search_after_date_filter", "search_before_date_filter",
                 "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
+LOCATION_FIELDS = ("city", "country", "region", "latitude", "longitude")  # ToolUserLocationInput
 _DATE = re.compile(r"^(0[1-9]|1[0-2])/(0[1-9]|[12]\d|3[01])/\d{4}$")
 
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+Check = Callable[[Any, Api], bool]
 
 
-def _integer(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _number(low: float, high: float) -> Check:
+    return lambda v, a: isinstance(v, (int, float)) and not isinstance(v, bool) and low <= v <= high
 
 
-def _temperature(value: Any, api: Api) -> bool:
-    # Agent API: [0, 2]; chat completions: [0, 2) (seed 002).
-    return _number(value) and value >= 0 and (value <= 2 if api == "agent" else value < 2)
+def _integer(low: int, high: int | None = None) -> Check:
+    return lambda v, a: (
+        isinstance(v, int) and not isinstance(v, bool) and v >= low and (high is None or v <= high)
+    )  # fmt: skip
 
 
-def _domains(value: Any, api: Api) -> bool:
-    return (
-        isinstance(value, list) and len(value) <= 20 and all(isinstance(d, str) and d and "://" not in d for d in value)
-    )
+def _one_of(*values: Any) -> Check:
+    return lambda v, a: v in values
 
 
-def _reasoning_effort(value: Any, api: Api) -> bool:
-    return value in (REASONING_EFFORTS if api == "agent" else CHAT_REASONING_EFFORTS)
+def _text(v: Any, a: Api) -> bool:
+    return isinstance(v, str) and bool(v)
+
+
+def _flag(v: Any, a: Api) -> bool:
+    return isinstance(v, bool)
+
+
+def _temperature(v: Any, a: Api) -> bool:
+    # Agent API: [0, 2]; chat completions: [0, 2), per Perplexity's chat-completions reference.
+    return _number(0, 2)(v, a) and (a == "agent" or v < 2)
+
+
+def _domains(v: Any, a: Api) -> bool:
+    return isinstance(v, list) and len(v) <= 20 and all(isinstance(d, str) and d and "://" not in d for d in v)
+
+
+def _location(v: Any, a: Api) -> bool:
+    return isinstance(v, dict) and set(v) <= set(LOCATION_FIELDS)
+
+
+def _stop(v: Any, a: Api) -> bool:
+    return isinstance(v, str) or (isinstance(v, list) and all(isinstance(s, str) and s for s in v))
+
+
+def _reasoning(v: Any, a: Api) -> bool:
+    return v in (REASONING_EFFORTS if a == "agent" else CHAT_REASONING_EFFORTS)
+
+
+def _search_type(v: Any, a: Api) -> bool:
+    return v in (("web", "fast") if a == "agent" else ("fast", "pro", "auto"))
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One parameter: where it exists and what values it accepts."""
+    """One parameter: what it accepts, and its path in each surface's body (None: not there)."""
 
     name: str
-    surfaces: tuple[Api, ...]
     accepted: str
-    check: Callable[[Any, Api], bool]
+    check: Check
+    agent: str | None
+    chat: str | None
 
+    def path(self, api: Api) -> str | None:
+        """Where the value goes on ``api`` (``CLIENT``: handled by the package; None: not available)."""
+        return self.agent if api == "agent" else self.chat
+
+
+_WS = "web_search."
+_FILTERS = _WS + "filters."
 
 PARAMETERS: dict[str, Parameter] = {
     p.name: p
     for p in [
-        Parameter(
-            "model",
-            BOTH,
-            "a model name (an Agent API slug, a preset's model or a Sonar name)",
-            lambda v, a: isinstance(v, str) and bool(v),
-        ),
-        Parameter("temperature", BOTH, "a number in [0, 2] (agent) or [0, 2) (chat_completions)", _temperature),
-        Parameter("top_p", BOTH, "a number in [0, 1]", lambda v, a: _number(v) and 0 <= v <= 1),
-        Parameter(
-            "max_tokens",
-            BOTH,
-            "an integer >= 16 (agent) or >= 1 (chat_completions)",
-            lambda v, a: _integer(v) and v >= (16 if a == "agent" else 1),
-        ),
-        Parameter("n", BOTH, "an integer >= 1 (run as n requests)", lambda v, a: _integer(v) and v >= 1),
-        Parameter(
-            "stop",
-            BOTH,
-            "a string or a list of non-empty strings",
-            lambda v, a: isinstance(v, str) or (isinstance(v, list) and all(isinstance(s, str) and s for s in v)),
-        ),
-        Parameter(
-            "reasoning_effort", BOTH, "one of minimal, low, medium, high (and xhigh, max on agent)", _reasoning_effort
-        ),
-        Parameter("language_preference", BOTH, "a language name or code", lambda v, a: isinstance(v, str) and bool(v)),
-        Parameter("search_domain_filter", BOTH, "at most 20 scheme-less domains ('-' prefix denies)", _domains),
-        Parameter("search_recency_filter", BOTH, "one of " + ", ".join(RECENCY), lambda v, a: v in RECENCY),
+        Parameter("temperature", "a number in [0, 2] (agent) or [0, 2) (chat_completions)", _temperature,
+                  "temperature", "temperature"),
+        Parameter("top_p", "a number in [0, 1]", _number(0, 1), "top_p", "top_p"),
+        Parameter("max_tokens", "an integer >= 1", _integer(1), "max_output_tokens", "max_tokens"),
+        Parameter("n", "an integer >= 1 (run as n requests)", _integer(1), CLIENT, CLIENT),
+        Parameter("stop", "a string or a list of non-empty strings", _stop, CLIENT, CLIENT),
+        Parameter("reasoning_effort", "one of " + ", ".join(REASONING_EFFORTS) + " (agent) or "
+                  + ", ".join(CHAT_REASONING_EFFORTS) + " (chat_completions)", _reasoning,
+                  "reasoning.effort", "reasoning_effort"),
+        Parameter("language_preference", "a language name or code", _text,
+                  "language_preference", "language_preference"),
+        Parameter("search_domain_filter", "at most 20 scheme-less domains ('-' prefix denies)", _domains,
+                  _FILTERS + "search_domain_filter", "search_domain_filter"),
+        Parameter("search_recency_filter", "one of " + ", ".join(RECENCY), _one_of(*RECENCY),
+                  _FILTERS + "search_recency_filter", "search_recency_filter"),
         *[
-            Parameter(name, BOTH, "a date as MM/DD/YYYY", lambda v, a: isinstance(v, str) and bool(_DATE.match(v)))
+            Parameter(name, "a date as MM/DD/YYYY", lambda v, a: isinstance(v, str) and bool(_DATE.match(v)),
+                      _FILTERS + name, name)
             for name in DATE_FILTERS
         ],
-        Parameter("search_context_size", BOTH, "one of low, medium, high", lambda v, a: v in ("low", "medium", "high")),
-        Parameter(
-            "user_location", BOTH, "a dict such as {'country': 'FR', 'city': 'Paris'}", lambda v, a: isinstance(v, dict)
-        ),
-        Parameter("preset", AGENT, "one of " + ", ".join(PRESETS), lambda v, a: v in PRESETS),
-        Parameter(
-            "models",
-            AGENT,
-            "a list of 1 to 5 model slugs",
-            lambda v, a: isinstance(v, list) and 1 <= len(v) <= 5 and all(isinstance(m, str) for m in v),
-        ),
-        Parameter("max_steps", AGENT, "an integer in [1, 100]", lambda v, a: _integer(v) and 1 <= v <= 100),
-        Parameter("max_search_results", AGENT, "an integer in [1, 50]", lambda v, a: _integer(v) and 1 <= v <= 50),
-        Parameter("web_search", AGENT, "True or False", lambda v, a: isinstance(v, bool)),
-        Parameter("top_k", CHAT, "an integer in [0, 2048] (0 disables)", lambda v, a: _integer(v) and 0 <= v <= 2048),
-        Parameter("presence_penalty", CHAT, "a number in [-2, 2]", lambda v, a: _number(v) and -2 <= v <= 2),
-        Parameter("frequency_penalty", CHAT, "a number > 0 (1.0 means no penalty)", lambda v, a: _number(v) and v > 0),
-        Parameter("search_mode", CHAT, "one of web, academic, sec", lambda v, a: v in ("web", "academic", "sec")),
-        Parameter("return_images", CHAT, "True or False", lambda v, a: isinstance(v, bool)),
-        Parameter("return_related_questions", CHAT, "True or False", lambda v, a: isinstance(v, bool)),
-        Parameter("disable_search", CHAT, "True or False", lambda v, a: isinstance(v, bool)),
+        Parameter("search_context_size", "one of low, medium, high", _one_of("low", "medium", "high"),
+                  _WS + "search_context_size", "web_search_options.search_context_size"),
+        Parameter("user_location", "a dict with some of " + ", ".join(LOCATION_FIELDS), _location,
+                  _WS + "user_location", "web_search_options.user_location"),
+        Parameter("search_type", "web or fast (agent); fast, pro or auto (chat_completions)", _search_type,
+                  _WS + "search_type", "web_search_options.search_type"),
+        Parameter("search_max_tokens", "an integer >= 1", _integer(1), _WS + "max_tokens", None),
+        Parameter("search_max_tokens_per_page", "an integer >= 1", _integer(1), _WS + "max_tokens_per_page", None),
+        Parameter("web_search", "True or False", _flag, CLIENT, None),
+        Parameter("preset", "a preset name such as fast, low, medium, high, xhigh", _text, "preset", None),
+        Parameter("effort", "an effort name (supersedes preset)", _text, "effort", None),
+        Parameter("models", "a list of 1 to 5 model slugs",
+                  lambda v, a: isinstance(v, list) and 1 <= len(v) <= 5 and all(isinstance(m, str) for m in v),
+                  "models", None),
+        Parameter("max_steps", "an integer in [1, 100]", _integer(1, 100), "max_steps", None),
+        Parameter("instructions", "a string", lambda v, a: isinstance(v, str), "instructions", None),
+        Parameter("store", "True or False", _flag, "store", None),
+        Parameter("prompt_cache_key", "a string", _text, "prompt_cache_key", None),
+        Parameter("service_tier", "one of " + ", ".join(SERVICE_TIERS), _one_of(*SERVICE_TIERS),
+                  "service_tier", None),
+        Parameter("top_k", "an integer in [0, 2048] (0 disables)", _integer(0, 2048), None, "top_k"),
+        Parameter("presence_penalty", "a number in [-2, 2]", _number(-2, 2), None, "presence_penalty"),
+        Parameter("frequency_penalty", "a number > 0 (1.0 means no penalty)",
+                  lambda v, a: _number(0, float("inf"))(v, a) and v > 0, None, "frequency_penalty"),
+        Parameter("search_mode", "one of web, academic, sec", _one_of("web", "academic", "sec"),
+                  None, "search_mode"),
+        Parameter("return_images", "True or False", _flag, None, "return_images"),
+        Parameter("return_related_questions", "True or False", _flag, None, "return_related_questions"),
+        Parameter("disable_search", "True or False", _flag, None, "disable_search"),
     ]
-}
+}  # fmt: skip
 
 # What the Agent API offers instead of a chat-completions-only parameter.
 _AGENT_INSTEAD = {
+    "disable_search": "on the Agent API, pass web_search=False",
     "top_k": "it was removed from the Agent API",
     "presence_penalty": "it was removed from the Agent API",
     "frequency_penalty": "it was removed from the Agent API",
-    "disable_search": "on the Agent API, pass web_search=False",
     "search_mode": "it was removed from the Agent API",
-    "return_images": "it was removed from the Agent API",
+    "return_images": "it was removed from the Agent API; add the image_search tool with bind_tools",
     "return_related_questions": "it was removed from the Agent API",
 }
 
-# OpenAI parameters that no Perplexity surface has.
+# Parameters no Perplexity surface has, with what to do instead.
 UNSUPPORTED = {
-    "logit_bias": "not in Perplexity's schema",
-    "logprobs": "removed from the Agent API and absent from Sonar",
-    "top_logprobs": "not offered by Perplexity",
-    "seed": "not offered by Perplexity",
-    "service_tier": "not offered by Perplexity",
-    "prediction": "not offered by Perplexity",
-    "modalities": "not offered by Perplexity",
-    "audio": "not offered by Perplexity",
+    "logit_bias": "not in Perplexity's published schema",
+    "logprobs": "not in Perplexity's published Agent API schema",
+    "top_logprobs": "not in Perplexity's published Agent API schema",
+    "seed": "not in Perplexity's published schema",
+    "prediction": "not in Perplexity's published schema",
+    "modalities": "not in Perplexity's published schema",
+    "audio": "not in Perplexity's published schema",
+    "parallel_tool_calls": "not in Perplexity's published Agent API schema",
+    "max_search_results": (
+        "the published web_search tool has no max_results; "
+        "use search_max_tokens or search_max_tokens_per_page to bound what search adds"
+    ),
 }
 
 
@@ -153,9 +197,9 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
         parameter = PARAMETERS.get(name)
         if parameter is None:
             continue
-        if api not in parameter.surfaces:
-            other = parameter.surfaces[0]
-            why = f" ({_AGENT_INSTEAD[name]})" if name in _AGENT_INSTEAD else ""
+        if parameter.path(api) is None:
+            other = "chat_completions" if api == "agent" else "agent"
+            why = f" ({_AGENT_INSTEAD[name]})" if api == "agent" and name in _AGENT_INSTEAD else ""
             msg = f"{name}={value!r} is not available on api={api!r}{why}; it exists on api={other!r}."
             raise ValueError(msg)
         if not parameter.check(value, api):
@@ -175,3 +219,12 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
             f"with {', '.join(dates)}: use a recency or dates, not both."
         )
         raise ValueError(msg)
+
+
+def place(body: dict[str, Any], path: str, value: Any) -> None:
+    """Set ``value`` at the dotted ``path`` of ``body``, creating the objects on the way."""
+    *parents, leaf = path.split(".")
+    target = body
+    for key in parents:
+        target = target.setdefault(key, {})
+    target[leaf] = value

@@ -24,11 +24,12 @@ from langchain_core.output_parsers.openai_tools import (
 )
 
 from langchain_perplexity_strict.errors import (
-    PerplexityIncompleteError,
-    PerplexityResponseError,
     PerplexityStreamError,
 )
 from langchain_perplexity_strict.stop_filter import StopFilter, ThinkSplitter
+
+THOUGHT_SIGNATURES = "thought_signatures"
+"""``additional_kwargs`` key of ``{call_id: thought_signature}``, echoed on the next request's function calls."""
 
 Api = Literal["agent", "chat_completions"]
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -41,7 +42,7 @@ TERMINAL_EVENTS = (
 
 
 @dataclass
-class Answer:
+class Answer:  # the accumulator both surfaces fill
     """Everything gathered from one response, whichever event or chunk carried it."""
 
     api: Api
@@ -54,6 +55,7 @@ class Answer:
     search_results: list[dict[str, Any]] = field(default_factory=list)
     annotations: list[dict[str, Any]] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
+    thought_signatures: dict[str, str] = field(default_factory=dict)
     usage: UsageMetadata | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
@@ -65,6 +67,8 @@ class Answer:
         self._pending_text: list[str] = []
         self._cited = set(self.citations)  # Sonar repeats every URL in every chunk: look up, don't scan
         self._result_urls = {r.get("url") for r in self.search_results}
+        self._sent_citations = 0  # sources already streamed in an earlier chunk
+        self._sent_results = 0
 
     def pend(self, reasoning: str, answer: str) -> None:
         """Keep text for the next stream chunk (what arrives together goes out together)."""
@@ -74,8 +78,17 @@ class Answer:
             self._pending_text.append(answer)
 
     def take_text(self) -> list[AIMessageChunk]:
-        """One chunk for all pending text, or none."""
+        """One chunk for all pending text and the sources found since the last chunk, or none.
+
+        Sources go out as soon as a network read brings them, before the answer
+        ends; each citation and search result is streamed once.
+        """
         chunk = self.text_chunk(*self._take_pending())
+        sources = self._unsent_sources()
+        if sources:
+            if chunk is None:
+                chunk = AIMessageChunk(content=[] if self.output_version == "v1" else "")
+            chunk.additional_kwargs.update(sources)
         return [chunk] if chunk else []
 
     def _take_pending(self) -> tuple[str, str]:
@@ -153,7 +166,27 @@ class Answer:
             kwargs["search_results"] = list(self.search_results)
         if self.reasoning and self.output_version != "v1":
             kwargs["reasoning_content"] = self.reasoning
+        if self.thought_signatures:
+            kwargs[THOUGHT_SIGNATURES] = dict(self.thought_signatures)
         kwargs.update(self.extras)
+        return kwargs
+
+    def add_tool_call(self, call_id: Any, name: Any, arguments: Any, thought_signature: Any = None) -> None:
+        """A function call, once per id; a thinking model's ``thought_signature`` is kept to echo back."""
+        if any(c["id"] == call_id for c in self.tool_calls):
+            return
+        self.tool_calls.append({"id": call_id, "name": name, "arguments": arguments or ""})
+        if thought_signature:
+            self.thought_signatures[str(call_id)] = str(thought_signature)
+
+    def _unsent_sources(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {}
+        if len(self.citations) > self._sent_citations:
+            kwargs["citations"] = self.citations[self._sent_citations :]
+            self._sent_citations = len(self.citations)
+        if len(self.search_results) > self._sent_results:
+            kwargs["search_results"] = self.search_results[self._sent_results :]
+            self._sent_results = len(self.search_results)
         return kwargs
 
     def response_metadata(self) -> dict[str, Any]:
@@ -230,6 +263,9 @@ class Answer:
             metadata["output_version"] = "v1"
         kwargs = self.additional_kwargs()
         kwargs.pop("reasoning_content", None)  # earlier pieces were streamed in their own chunks
+        kwargs.pop("citations", None)  # sources go once each: those not streamed yet
+        kwargs.pop("search_results", None)
+        kwargs.update(self._unsent_sources())
         if reasoning and self.output_version != "v1":
             kwargs["reasoning_content"] = reasoning
         return AIMessageChunk(
@@ -287,7 +323,7 @@ def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[
 # ---- usage ----------------------------------------------------------------------------
 
 
-def _usage_metadata(input_tokens: Any, output_tokens: Any, total_tokens: Any) -> UsageMetadata:
+def usage_metadata(input_tokens: Any, output_tokens: Any, total_tokens: Any) -> UsageMetadata:
     # The token details are optional at run time; they are added below when Perplexity reports them.
     return cast(
         UsageMetadata,
@@ -296,172 +332,13 @@ def _usage_metadata(input_tokens: Any, output_tokens: Any, total_tokens: Any) ->
     )  # fmt: skip
 
 
-def agent_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
-    if not usage:
-        return None
-    metadata = _usage_metadata(usage.get("input_tokens"), usage.get("output_tokens"), usage.get("total_tokens"))
-    reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
-    if reasoning:
-        metadata["output_token_details"] = {"reasoning": int(reasoning)}
-    cached = (usage.get("input_tokens_details") or {}).get("cached_tokens")
-    if cached:
-        metadata["input_token_details"] = {"cache_read": int(cached)}
-    return metadata
-
-
-def chat_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
-    if not usage:
-        return None
-    metadata = _usage_metadata(usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("total_tokens"))
-    if usage.get("reasoning_tokens"):
-        metadata["output_token_details"] = {"reasoning": int(usage["reasoning_tokens"])}
-    if usage.get("citation_tokens"):
-        # Perplexity's citation tokens have no standard key; InputTokenDetails admits extra keys at run time.
-        metadata["input_token_details"] = cast(Any, {"citation": int(usage["citation_tokens"])})
-    return metadata
-
-
-def _usage_extras(usage: dict[str, Any] | None) -> dict[str, Any]:
+def usage_extras(usage: dict[str, Any] | None) -> dict[str, Any]:
     keys = ("cost", "tool_calls_details", "num_search_queries", "search_context_size")
     return {k: usage[k] for k in keys if usage and usage.get(k) is not None}
 
 
-# ---- Agent API ---------------------------------------------------------------------------
-
-
-def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
-    """Fill ``answer`` from a complete Agent API response object (§4)."""
-    for item in response.get("output") or []:
-        kind = item.get("type")
-        if kind == "message":
-            for part in item.get("content") or []:
-                if part.get("type") == "output_text":
-                    answer.add_text(part.get("text", ""))
-                    for annotation in part.get("annotations") or []:
-                        answer.add_annotation(annotation)
-        elif kind == "search_results":
-            answer.add_search_results(item.get("results") or [])
-        elif kind == "function_call":
-            answer.tool_calls.append(
-                {
-                    "id": item.get("call_id"),
-                    "name": item.get("name"),
-                    "arguments": item.get("arguments") or "",
-                }
-            )
-        elif kind and kind.endswith("_results"):
-            answer.extras.setdefault(kind, []).append(item)
-    answer.flush_text()
-    read_agent_terminal(answer, response)
-
-
-def read_agent_terminal(answer: Answer, response: dict[str, Any]) -> None:
-    """Usage, metadata and status from the response object (non-stream or terminal event)."""
-    usage = response.get("usage")
-    answer.usage = agent_usage(usage)
-    status = response.get("status")
-    answer.metadata.update(
-        {
-            "id": response.get("id"),
-            "model_name": response.get("model"),
-            "status": status,
-            "finish_reason": "tool_calls" if answer.tool_calls else ("length" if status == "incomplete" else "stop"),
-            **_usage_extras(usage),
-        }
-    )
-    answer.finished = True
-    raise_for_status(answer, response)
-
-
-def raise_for_status(answer: Answer, response: dict[str, Any]) -> None:
-    """HTTP 200 is not success on the Agent API: ``status`` says whether the run completed."""
-    status = response.get("status")
-    if status in ("completed", None) or answer.stopped:
-        return
-    error = response.get("error") or {}
-    if status == "incomplete":
-        reason = (response.get("incomplete_details") or {}).get("reason", "unknown")
-        msg = (
-            f"Perplexity returned an incomplete answer (status 'incomplete', reason {reason!r}); "
-            "the partial answer is on this error's .partial. Raise max_tokens if the reason is "
-            "max_output_tokens."
-        )
-        raise PerplexityIncompleteError(msg, answer.message())
-    msg = f"Perplexity reported the run as {status!r}: {error.get('message') or 'no message'}"
-    if error.get("code"):
-        msg += f" (code {error['code']})"
-    raise PerplexityResponseError(msg)
-
-
-class AgentStream:
-    """Agent API stream events → message chunks (perplexity-api.md §4)."""
-
-    def __init__(self, answer: Answer) -> None:
-        self.answer = answer
-
-    def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]:
-        kind = event.get("type", "")
-        answer = self.answer
-        if kind == "response.output_text.delta":
-            answer.pend(*answer.add_text(event.get("delta", "")))
-            return []
-        if kind == "response.reasoning.delta":
-            piece = str(event.get("delta", ""))
-            answer.add_reasoning(piece)
-            answer.pend(piece, "")
-            return []
-        if kind == "response.output_text.annotation.added":
-            answer.add_annotation(event.get("annotation") or {})
-        elif kind == "response.output_item.done":
-            item = event.get("item") or {}
-            if item.get("type") == "search_results":
-                answer.add_search_results(item.get("results") or [])
-            elif item.get("type") == "function_call":
-                answer.tool_calls.append(
-                    {
-                        "id": item.get("call_id"),
-                        "name": item.get("name"),
-                        "arguments": item.get("arguments") or "",
-                    }
-                )
-        elif kind in TERMINAL_EVENTS:
-            return self._terminal(event.get("response") or {})
-        elif kind == "error":
-            msg = f"Perplexity stream error: {event.get('message') or event.get('error') or event}"
-            raise PerplexityResponseError(msg)
-        return []
-
-    def _terminal(self, response: dict[str, Any]) -> list[AIMessageChunk]:
-        answer = self.answer
-        answer.pend(*answer.flush_text())
-        # The terminal event carries the full response: sources that no earlier
-        # event carried are taken from it too.
-        for item in response.get("output") or []:
-            if item.get("type") == "search_results":
-                answer.add_search_results(item.get("results") or [])
-            if item.get("type") == "message":
-                for part in item.get("content") or []:
-                    for annotation in part.get("annotations") or []:
-                        answer.add_annotation(annotation)
-            if item.get("type") == "function_call" and not any(
-                c["id"] == item.get("call_id") for c in answer.tool_calls
-            ):
-                answer.tool_calls.append(
-                    {
-                        "id": item.get("call_id"),
-                        "name": item.get("name"),
-                        "arguments": item.get("arguments") or "",
-                    }
-                )
-        read_agent_terminal(answer, response)
-        return [answer.final_chunk()]
-
-    def finish(self) -> list[AIMessageChunk]:
-        """The stream ended: complete only after a terminal event or a matched stop."""
-        return _finish(self.answer)
-
-
-def _finish(answer: Answer) -> list[AIMessageChunk]:
+def finish(answer: Answer) -> list[AIMessageChunk]:
+    """The stream ended: complete only after a terminal event or a matched stop."""
     if answer.finished:
         return []
     if answer.stopped:
@@ -473,95 +350,3 @@ def _finish(answer: Answer) -> list[AIMessageChunk]:
         f"short ({len(answer.text)} characters received)"
     )
     raise PerplexityStreamError(msg)
-
-
-# ---- chat completions -----------------------------------------------------------------------
-
-
-def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
-    """Fill ``answer`` from a chat completion (§5)."""
-    choice = (completion.get("choices") or [{}])[0]
-    message = choice.get("message") or {}
-    answer.add_text(message.get("content") or "")
-    answer.flush_text()
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") or {}
-        answer.tool_calls.append(
-            {
-                "id": call.get("id"),
-                "name": function.get("name"),
-                "arguments": function.get("arguments") or "",
-            }
-        )
-    _read_chat_sources(answer, completion)
-    _read_chat_end(answer, completion, choice.get("finish_reason"))
-
-
-def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
-    answer.add_citations(data.get("citations") or [])
-    if data.get("search_results"):
-        answer.add_search_results(data["search_results"])
-    for key in ("images", "related_questions"):
-        if data.get(key):
-            answer.extras[key] = data[key]
-
-
-def _read_chat_end(answer: Answer, data: dict[str, Any], finish_reason: Any) -> None:
-    answer.usage = chat_usage(data.get("usage"))
-    answer.metadata.update(
-        {
-            "id": data.get("id"),
-            "model_name": data.get("model"),
-            "finish_reason": finish_reason,
-            **_usage_extras(data.get("usage")),
-        }
-    )
-    answer.finished = True
-    if finish_reason == "length" and not answer.stopped:
-        msg = (
-            "Perplexity stopped the answer at the token limit (finish_reason 'length'); "
-            "the partial answer is on this error's .partial. Raise max_tokens."
-        )
-        raise PerplexityIncompleteError(msg, answer.message())
-
-
-class ChatStream:
-    """Chat-completions chunks → message chunks.
-
-    Every Perplexity chunk repeats ``citations`` and carries the cumulative
-    usage so far (§5): citations are kept once, and only the last usage is
-    reported, so nothing is over-counted.
-    """
-
-    def __init__(self, answer: Answer) -> None:
-        self.answer = answer
-        self._last: dict[str, Any] = {}
-        self._finish_reason: Any = None
-        self._tool_parts: dict[int, dict[str, Any]] = {}
-
-    def feed(self, data: dict[str, Any]) -> list[AIMessageChunk]:
-        answer = self.answer
-        self._last = data
-        _read_chat_sources(answer, data)
-        for choice in data.get("choices") or []:
-            delta = choice.get("delta") or {}
-            if delta.get("content"):
-                answer.pend(*answer.add_text(delta["content"]))
-            for call in delta.get("tool_calls") or []:
-                part = self._tool_parts.setdefault(int(call.get("index", 0)), {"id": None, "name": "", "arguments": ""})
-                function = call.get("function") or {}
-                part["id"] = call.get("id") or part["id"]
-                part["name"] += function.get("name") or ""
-                part["arguments"] += function.get("arguments") or ""
-            if choice.get("finish_reason"):
-                self._finish_reason = choice["finish_reason"]
-        return []
-
-    def finish(self) -> list[AIMessageChunk]:
-        answer = self.answer
-        if self._finish_reason is None:
-            return _finish(answer)
-        answer.pend(*answer.flush_text())
-        answer.tool_calls.extend(self._tool_parts[i] for i in sorted(self._tool_parts))
-        _read_chat_end(answer, self._last, self._finish_reason)
-        return [answer.final_chunk()]

@@ -7,7 +7,7 @@ never mutate what they are given: a message no rule touches is passed through
 as the very object the caller gave, and a message that changes is a copy.
 
 ``DEFAULT_RULES`` is the order that makes any realistic history valid under
-Perplexity's rules (``docs``: perplexity-api.md §2). It is plain data: read it,
+Perplexity's rules (``docs/perplexity-rules.md`` lists each rule and its public source). It is plain data: read it,
 reorder it, drop a rule or add your own and pass the sequence to
 ``normalize_messages(messages, rules=...)``.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
 from langchain_core.messages import (
     AIMessage,
@@ -25,46 +25,23 @@ from langchain_core.messages import (
     merge_message_runs,
 )
 
-from langchain_perplexity_strict.roles import Role, is_developer
+from langchain_perplexity_strict.canonical import CanonicalMessages
+from langchain_perplexity_strict.roles import is_developer
+from langchain_perplexity_strict.rule_types import Change, Entry, Rule
+from langchain_perplexity_strict.tool_protocol import RepairToolProtocol
 
-
-class Entry(NamedTuple):
-    """One message on its way through the rules, with where it came from.
-
-    ``sources`` are the positions in the caller's list that this message
-    carries; an inserted message has none. (A named tuple: one is built per
-    message, and tuples are the cheapest immutable record Python has.)
-    """
-
-    message: BaseMessage
-    role: Role
-    sources: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Change:
-    """What one rule did to some input messages, and why."""
-
-    rule: str
-    sources: tuple[int, ...]
-    reason: str
-
-    def __str__(self) -> str:
-        where = ", ".join(f"#{i}" for i in self.sources) or "(inserted)"
-        return f"{self.rule}: {where}: {self.reason}"
-
-
-class Rule(Protocol):
-    """A named rewrite of the conversation. ``name`` appears in the report."""
-
-    @property
-    def name(self) -> str:
-        """The rule's name, as the report shows it."""
-        ...
-
-    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        """Return the rewritten entries and what changed."""
-        ...
+__all__ = [
+    "DEFAULT_RULES",
+    "CanonicalMessages",
+    "Change",
+    "DemoteLateSystemMessages",
+    "DropTrailingAssistantMessages",
+    "Entry",
+    "MergeAdjacentTurns",
+    "RepairToolProtocol",
+    "Rule",
+    "StartWithUserTurn",
+]
 
 
 @dataclass(frozen=True)
@@ -232,6 +209,8 @@ class StartWithUserTurn:
 
 
 DEFAULT_RULES: tuple[Rule, ...] = (
+    CanonicalMessages(),
+    RepairToolProtocol(),
     DemoteLateSystemMessages(),
     MergeAdjacentTurns(),
     DropTrailingAssistantMessages(),

@@ -62,7 +62,9 @@ class SSEBatcher:
                 self.done = True
                 break
             event = _decode(data)
-            if isinstance(event, dict) and isinstance(event.get("error"), dict):
+            # An OpenAI-style error event ({"error": {...}} with no type) ends the stream; the Agent
+            # API's response.failed carries an error too, and its reader raises with the details.
+            if isinstance(event, dict) and isinstance(event.get("error"), dict) and "type" not in event:
                 message = event["error"].get("message") or "an error occurred during streaming"
                 msg = f"Perplexity stream error: {message}"
                 raise PerplexityResponseError(msg)

@@ -27,7 +27,6 @@ from langchain_perplexity_strict.errors import (
 )
 from langchain_perplexity_strict.sse import SSEBatcher
 
-PATHS = {"agent": "/responses", "chat_completions": "/chat/completions"}
 RETIRED_HINT = (
     " Perplexity ended Sonar chat completions on 2026-09-27: use ChatPerplexityStrict(api='agent'), the default."
 )
@@ -54,10 +53,12 @@ def raise_perplexity_error(error: openai.APIError, api: str) -> NoReturn:
 class Transport:
     """Posts bodies for one surface through one ``ChatOpenAI``."""
 
-    def __init__(self, chat_openai: ChatOpenAI, api: str) -> None:
+    def __init__(self, chat_openai: ChatOpenAI, api: str, path: str, key: tuple[Any, ...] = ()) -> None:
         self.chat_openai = chat_openai
         self.api = api
-        self.path = PATHS[api]
+        self.path = path
+        self.key = key
+        """The settings this transport was built from (the chat model rebuilds it when they change)."""
 
     # ``body`` is the JSON the request rules built, already serialized (``encode_body``);
     # the client posts ``content`` as it is, with its JSON content type.

@@ -17,14 +17,40 @@ _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”")
 
 
 @dataclass
-class Answer:
-    """What the emulated model says to one request."""
+class EmulatedAnswer:
+    """What the emulated model says to one request (the emulator's own record, not the client's)."""
 
     text: str = ""
     reasoning: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     search_results: list[dict[str, Any]] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
+    fetched: list[dict[str, Any]] = field(default_factory=list)
+    images: list[dict[str, Any]] = field(default_factory=list)
+    image_queries: list[str] = field(default_factory=list)
+
+
+_URL = re.compile(r"https?://[^\s\])>\"']+")
+
+
+def urls_in(text: str) -> list[str]:
+    """The URLs a prompt mentions, in order, once each."""
+    return list(dict.fromkeys(_URL.findall(text)))
+
+
+def fetched_pages(urls: list[str]) -> list[dict[str, Any]]:
+    """What ``fetch_url`` returns for ``urls`` (``UrlContentOutput``: url, title, snippet)."""
+    return [{"url": u, "title": f"Page at {u}", "snippet": f"The text of {u}."} for u in urls]
+
+
+def image_results_for(question: str, count: int = 2) -> list[dict[str, Any]]:
+    """Deterministic image records (``ImageResultOutput``)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40] or "query"
+    return [
+        {"image_url": f"https://images.example.com/{slug}/{n}.png", "origin_url": f"https://source{n}.example.com/{slug}",
+         "title": f"Image {n} of {question[:40]}", "width": 640, "height": 480}
+        for n in range(1, count + 1)
+    ]  # fmt: skip
 
 
 def text_of(content: Any) -> str:
@@ -50,7 +76,7 @@ def search_results_for(question: str, count: int = 3) -> list[dict[str, Any]]:
     for n in range(1, count + 1):
         results.append(
             {
-                "id": n,
+                "id": n,  # SearchResultOutput.id is an integer
                 "url": f"https://source{n}.example.com/{slug}",
                 "title": f"Source {n} on {question[:60]}",
                 "snippet": f"Snippet {n} about {question[:80]}.",

@@ -12,9 +12,8 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from langchain_perplexity_strict.models import SONAR_MODELS  # §5 model names
 from langchain_perplexity_strict.testing.answers import (
-    Answer,
+    EmulatedAnswer,
     approx_tokens,
     choose_tool_calls,
     instance_of,
@@ -27,9 +26,11 @@ from langchain_perplexity_strict.testing.answers import (
 from langchain_perplexity_strict.testing.errors import APIError, invalid
 
 ERROR_TYPE = "invalid_message"
+# The Sonar models (docs.perplexity.ai, "Models", before the 2026-09-27 retirement).
+SONAR_MODELS = ("sonar", "sonar-pro", "sonar-reasoning", "sonar-reasoning-pro", "sonar-deep-research")
 REASONING_MODELS = ("sonar-reasoning", "sonar-reasoning-pro", "sonar-deep-research")
 
-# §1: the observed reply after the cut-over (unverified; a switch).
+# The reply reported after the 2026-09-27 cut-over (unverified; a switch; docs/perplexity-rules.md).
 RETIRED = APIError(
     403,
     "chat_completions_not_available",
@@ -67,9 +68,9 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
             f"Invalid model {model!r}. Permitted models: {', '.join(SONAR_MODELS)}",
             "model",
         )
-    _range(body, "temperature", 0, 2, high_open=True)  # seed 002: [0, 2)
-    _range(body, "top_p", 0, 1)  # seed 002: [0, 1]
-    if "top_k" in body:  # seed 002: integer [0, 2048]
+    _range(body, "temperature", 0, 2, high_open=True)  # Perplexity's chat-completions reference: [0, 2)
+    _range(body, "top_p", 0, 1)  # same reference: [0, 1]
+    if "top_k" in body:  # same reference: integer [0, 2048]
         top_k = body["top_k"]
         if isinstance(top_k, bool) or not isinstance(top_k, int) or not 0 <= top_k <= 2048:
             raise invalid(
@@ -77,8 +78,8 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
                 f"top_k must be an integer in [0, 2048], got {top_k!r}",
                 "top_k",
             )
-    _range(body, "presence_penalty", -2, 2)  # seed 002
-    if "frequency_penalty" in body:  # seed 002: greater than 0
+    _range(body, "presence_penalty", -2, 2)  # same reference
+    if "frequency_penalty" in body:  # same reference: greater than 0
         value = body["frequency_penalty"]
         if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
             raise invalid(
@@ -86,13 +87,13 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
                 f"frequency_penalty must be > 0, got {value!r}",
                 "frequency_penalty",
             )
-        if "presence_penalty" in body:  # seed 002: the two are incompatible
+        if "presence_penalty" in body:  # same reference: the two are incompatible
             raise invalid(
                 "invalid_parameter",
                 "presence_penalty and frequency_penalty are incompatible",
                 "frequency_penalty",
             )
-    if "logit_bias" in body:  # §5: not in Perplexity's schema
+    if "logit_bias" in body:  # not in ApiChatCompletionsRequestInput
         raise invalid("invalid_parameter", "logit_bias is not supported", "logit_bias")
     if "max_tokens" in body:
         value = body["max_tokens"]
@@ -103,7 +104,7 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
                 "max_tokens",
             )
     if body.get("tools") and not allow_function_tools:
-        # §5: the sonar models have no client-side function tools (unverified; a switch).
+        # the Sonar models have no client-side function tools (unverified; a switch).
         raise invalid("invalid_parameter", "tools are not supported by the Sonar models", "tools")
     fmt = body.get("response_format")
     if fmt is not None and (not isinstance(fmt, dict) or fmt.get("type") not in ("json_schema", "regex", "text")):
@@ -115,7 +116,7 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
     return str(model)
 
 
-def build_answer(body: dict[str, Any]) -> Answer:
+def build_answer(body: dict[str, Any]) -> EmulatedAnswer:
     """What the emulated Sonar model answers."""
     messages = body["messages"]
     question = last_user_text(messages)
@@ -124,7 +125,7 @@ def build_answer(body: dict[str, Any]) -> Answer:
         if message.get("role") != "tool":
             break
         trailing_outputs.insert(0, text_of(message.get("content")))
-    answer = Answer()
+    answer = EmulatedAnswer()
     if not body.get("disable_search"):
         answer.queries = [question[:100]]
         answer.search_results = [{k: v for k, v in r.items() if k != "id"} for r in search_results_for(question)]
@@ -150,14 +151,14 @@ def build_answer(body: dict[str, Any]) -> Answer:
     return answer
 
 
-def _content(answer: Answer) -> str:
+def _content(answer: EmulatedAnswer) -> str:
     # §5: reasoning models put <think>…</think> inline, even with a JSON schema.
     if answer.reasoning:
         return f"<think>{answer.reasoning}</think>\n{answer.text}"
     return answer.text
 
 
-def _usage(body: dict[str, Any], answer: Answer, completion_tokens: int) -> dict[str, Any]:
+def _usage(body: dict[str, Any], answer: EmulatedAnswer, completion_tokens: int) -> dict[str, Any]:
     prompt_tokens = approx_tokens(json.dumps(body["messages"]))
     citation_tokens = sum(approx_tokens(r["snippet"]) for r in answer.search_results)
     reasoning_tokens = approx_tokens(answer.reasoning) if answer.reasoning else 0
@@ -179,7 +180,7 @@ def _usage(body: dict[str, Any], answer: Answer, completion_tokens: int) -> dict
     }
 
 
-def _tool_calls(answer: Answer) -> list[dict[str, Any]]:
+def _tool_calls(answer: EmulatedAnswer) -> list[dict[str, Any]]:
     return [
         {
             "id": "call_" + uuid.uuid5(uuid.NAMESPACE_URL, c["name"] + c["arguments"]).hex[:12],
@@ -190,7 +191,7 @@ def _tool_calls(answer: Answer) -> list[dict[str, Any]]:
     ]
 
 
-def completion(body: dict[str, Any], answer: Answer, *, finish_reason: str = "stop") -> dict[str, Any]:
+def completion(body: dict[str, Any], answer: EmulatedAnswer, *, finish_reason: str = "stop") -> dict[str, Any]:
     """§5 response object."""
     content = _content(answer)
     message: dict[str, Any] = {"role": "assistant", "content": content}
@@ -216,7 +217,9 @@ def completion(body: dict[str, Any], answer: Answer, *, finish_reason: str = "st
     }
 
 
-def stream_chunks(body: dict[str, Any], answer: Answer, *, finish_reason: str = "stop") -> Iterator[dict[str, Any]]:
+def stream_chunks(
+    body: dict[str, Any], answer: EmulatedAnswer, *, finish_reason: str = "stop"
+) -> Iterator[dict[str, Any]]:
     """§5 stream: every chunk repeats `citations` and carries cumulative usage;
     `search_results` only in the last chunk, which is `chat.completion.done`."""
     chunk_id = str(uuid.uuid4())

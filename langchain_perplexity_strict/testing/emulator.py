@@ -15,6 +15,9 @@ them) are constructor arguments with documented defaults:
   (§5: the Sonar models have no client-side function tools; unverified).
 - ``conversation_rules``: ``require_user_first`` (seed 002, unverified) and
   ``allow_user_after_tool`` (the mid-2025 error wording), both on.
+- ``openai_events`` (default off): streams add OpenAI Responses events
+  Perplexity does not send (``response.content_part.*``, ...), to show a
+  client ignores what it does not know.
 - ``track_roles`` (default on): a message sent again under another role in
   the same conversation is refused (seeds 000/001, unverified).
 """
@@ -34,7 +37,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from langchain_perplexity_strict.request_rules import MAX_BODY_BYTES  # §4: 413 above 32 MiB
 from langchain_perplexity_strict.testing import agent_api, chat_completions
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
@@ -45,6 +47,8 @@ from langchain_perplexity_strict.testing.conversation import (
 )
 from langchain_perplexity_strict.testing.errors import APIError
 
+# Perplexity's error reference: 413 payload_too_large above 32 MiB (docs/perplexity-rules.md).
+MAX_BODY_BYTES = 32 * 1024 * 1024
 AGENT_PATHS = ("/v1/responses", "/v1/agent")
 CHAT_PATHS = ("/chat/completions", "/v1/chat/completions", "/v1/sonar")
 
@@ -63,8 +67,10 @@ class Fault:
     ``seconds`` before answering. ``reset``: close the connection with a TCP
     reset after ``after_events`` stream events (or mid-body). ``cut_stream``:
     end the stream cleanly after ``after_events`` events, before the terminal
-    one. ``failed`` / ``incomplete``: HTTP 200 with that ``status`` (Agent
-    API; on chat completions ``incomplete`` is ``finish_reason: length`` and
+    one. ``failed`` / ``incomplete``: HTTP 200 with status ``failed`` (Agent
+    API; the published statuses have no ``incomplete``, so a cut answer is a
+    failure with error code ``max_output_tokens``; on chat completions
+    ``incomplete`` is ``finish_reason: length`` and
     ``failed`` a 500). ``malformed_json``: a body (or event) that is not JSON.
     """
 
@@ -93,6 +99,7 @@ class _State:
     sonar_function_tools: bool
     agent_models: tuple[str, ...]
     event_delay: float
+    openai_events: bool = False
     roles: RoleMemory = field(default_factory=RoleMemory)
     requests: list[RecordedRequest] = field(default_factory=list)
     scripted: deque[Fault] = field(default_factory=deque)
@@ -127,6 +134,7 @@ class PerplexityEmulator:
         agent_models: Iterable[str] = agent_api.AGENT_MODELS,
         event_delay: float = 0.0,
         seed: int = 0,
+        openai_events: bool = False,
     ) -> None:
         self._state = _State(
             api_key=api_key,
@@ -136,6 +144,7 @@ class PerplexityEmulator:
             sonar_function_tools=sonar_function_tools,
             agent_models=tuple(agent_models),
             event_delay=event_delay,
+            openai_events=openai_events,
             rng=random.Random(seed),
         )
         self._host = host
@@ -408,22 +417,20 @@ class _Handler(BaseHTTPRequestHandler):
         self._pre_answer_fault(fault)
         answer = agent_api.build_answer(body)
         response = agent_api.response_object(body, served, answer)
-        terminal = "response.completed"
         if fault is not None and fault.kind in ("failed", "incomplete"):
-            response["status"] = fault.kind
-            terminal = f"response.{fault.kind}"
-            if fault.kind == "failed":
-                response["error"] = {
-                    "code": "server_error",
-                    "message": "emulated failure: the run failed",
-                }
-            else:
-                response["incomplete_details"] = {"reason": "max_output_tokens"}
+            # ResponsesResponseOutput has no "incomplete" status: a run cut at the token
+            # limit is served as failed, with the reason in the error's code.
+            response["status"] = "failed"
+            response["error"] = (
+                {"code": "max_output_tokens", "type": "incomplete", "message": "the answer reached max_output_tokens"}
+                if fault.kind == "incomplete"
+                else {"code": "server_error", "type": "server_error", "message": "emulated failure: the run failed"}
+            )
         if not body.get("stream"):
             self._answer_json(response, fault)
             return
-        events = (self._sse(e, fault) for e in agent_api.stream_events(response, answer, terminal))
-        self._stream(events, fault)
+        events = agent_api.stream_events(response, answer, openai_events=self.state.openai_events)
+        self._stream((self._sse(e, fault) for e in events), fault)
 
     # -- chat completions ----------------------------------------------------------
 

@@ -24,7 +24,7 @@ def make(emu: PerplexityEmulator, api: str = "agent", **kw: Any) -> ChatPerplexi
         ("agent", {"temperature": 2.5}, "temperature=2.5 is not accepted on api='agent'"),
         ("chat_completions", {"temperature": 2}, "temperature=2.0 is not accepted on api='chat_completions'"),
         ("agent", {"top_p": -0.1}, "top_p=-0.1"),
-        ("agent", {"max_tokens": 15}, "max_tokens=15"),
+        ("agent", {"max_tokens": 0}, "max_tokens=0"),
         ("agent", {"max_steps": 0}, "max_steps=0"),
         ("agent", {"top_k": 5}, "top_k=5 is not available on api='agent'"),
         ("agent", {"presence_penalty": 1}, "it was removed from the Agent API"),
@@ -40,7 +40,8 @@ def make(emu: PerplexityEmulator, api: str = "agent", **kw: Any) -> ChatPerplexi
         ("agent", {"search_recency_filter": "day", "search_after_date_filter": "01/01/2025"}, "not both"),
         ("agent", {"search_after_date_filter": "2025-01-01"}, "MM/DD/YYYY"),
         ("agent", {"reasoning_effort": "huge"}, "reasoning_effort='huge'"),
-        ("agent", {"preset": "turbo"}, "preset='turbo'"),
+        ("agent", {"preset": ""}, "preset=''"),
+        ("agent", {"reasoning_effort": "max"}, "reasoning_effort='max'"),  # not in ReasoningConfigInput
         ("agent", {"models": ["a/b"] * 6}, "models="),
     ],
 )
@@ -80,7 +81,9 @@ def test_bad_parameters_at_call_time(emu: PerplexityEmulator, kwargs: dict[str, 
         ([], "empty"),
         ([SystemMessage("only")], "nothing but system"),
         ([HumanMessage("a"), ChatMessage(role="narrator", content="x")], "unknown role 'narrator'"),
-        ([HumanMessage([{"type": "file", "file_id": "f1"}])], "content block of type 'file'"),
+        # A block Perplexity cannot take is left out; a message left empty is not sent, and the
+        # error says why nothing is left.
+        ([HumanMessage([{"type": "file", "file_id": "f1"}])], "'file' left out"),
         ([HumanMessage([{"type": "video_url", "video_url": {"url": "https://v"}}])], "video_url"),
         ([HumanMessage("x" * (33 * 1024 * 1024))], "32 MiB"),
     ],

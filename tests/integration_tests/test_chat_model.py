@@ -267,12 +267,25 @@ def test_sonar_names_map_to_the_agent_api_once_with_a_warning(emu: PerplexityEmu
 
 def test_search_filters_reach_the_web_search_tool(emu: PerplexityEmulator) -> None:
     llm = make(
-        emu, search_domain_filter=["nature.com", "-reddit.com"], search_recency_filter="week", max_search_results=5
+        emu,
+        search_domain_filter=["nature.com", "-reddit.com"],
+        search_recency_filter="week",
+        search_max_tokens=500,
+        search_max_tokens_per_page=100,
+        search_type="fast",
+        user_location={"city": "Paris", "country": "FR", "latitude": 48.85},
     )
     llm.invoke("news")
     tool_ = emu.requests[-1].body["tools"][-1]
     filters = {"search_domain_filter": ["nature.com", "-reddit.com"], "search_recency_filter": "week"}
-    assert tool_ == {"type": "web_search", "max_results": 5, "filters": filters}
+    assert tool_ == {
+        "type": "web_search",
+        "filters": filters,
+        "max_tokens": 500,
+        "max_tokens_per_page": 100,
+        "search_type": "fast",
+        "user_location": {"city": "Paris", "country": "FR", "latitude": 48.85},
+    }
 
 
 def test_web_search_can_be_turned_off(emu: PerplexityEmulator) -> None:
@@ -329,7 +342,8 @@ def test_agent_request_has_only_documented_fields(emu: PerplexityEmulator) -> No
     body = emu.requests[-1].body
     image = {"type": "input_image", "image_url": "https://x/y.png"}
     assert body["input"][0] == {"role": "user", "content": [{"type": "input_text", "text": "look"}, image]}
-    assert body["input"][1] == {"role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}
+    # InputMessageInput has no output_text part: an assistant turn goes as its text.
+    assert body["input"][1] == {"role": "assistant", "content": "ok"}
     assert json.dumps(body).count('"id"') == 0
 
 

@@ -59,9 +59,10 @@ def test_two_user_messages_in_a_row_merge_as_a_string() -> None:
 def test_mixed_content_merges_into_blocks_without_bare_strings() -> None:
     image = {"type": "image_url", "image_url": {"url": "https://x/y.png"}}
     result = normalize_messages([HumanMessage(["look", image]), HumanMessage("what is it?")])
+    # Content comes out as LangChain's standard blocks (text, image, file), whatever shape it came in.
     assert result.messages[0].content == [
         {"type": "text", "text": "look"},
-        image,
+        {"type": "image", "url": "https://x/y.png"},
         {"type": "text", "text": "what is it?"},
     ]
 

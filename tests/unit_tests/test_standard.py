@@ -48,15 +48,6 @@ class TestAgentApiUnit(ChatModelUnitTests):
     def returns_usage_metadata(self) -> bool:
         return True
 
-    @pytest.mark.xfail(
-        reason="The standard test builds the model with max_tokens=10; the Agent API's "
-        "max_output_tokens floor is 16, so the model refuses it instead of sending a request "
-        "Perplexity rejects. The same test passes on chat completions (TestChatCompletionsUnit).",
-        strict=True,
-    )
-    def test_standard_params(self, model: BaseChatModel) -> None:
-        super().test_standard_params(model)
-
     @pytest.mark.xfail(reason=SERDES_REASON, strict=True)
     def test_serdes(self, model: BaseChatModel, snapshot: Any) -> None:
         super().test_serdes(model, snapshot)

@@ -1,0 +1,180 @@
+"""Message content in the few shapes Perplexity takes: text, images, files.
+
+LangChain applications hand a chat model content in many shapes: plain
+strings, OpenAI chat blocks (``image_url``), OpenAI Responses blocks
+(``input_text``, ``output_text``, ``refusal``), LangChain's standard blocks
+(``image``, ``file``, ``reasoning``, ``tool_call``, ``server_tool_call``),
+Anthropic's (``thinking``, ``redacted_thinking``, ``tool_use``,
+``document``) and more. Perplexity takes text, images and files
+(``input_text``, ``input_image``, ``input_file`` in the Agent API's published
+``InputContentPartInput``; ``text``, ``image_url``, ``file_url`` on chat
+completions). :func:`canonical_content` turns any content into LangChain's
+standard blocks of those three kinds, so each request builder only maps
+three shapes, and says what it flattened or dropped so the normalizer can
+report it.
+
+Assistant content becomes a plain string: the Agent API's input message has
+no ``output_text`` part, and one string per assistant turn is what both
+surfaces take without loss of the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
+# Blocks that repeat what the message says elsewhere (its tool_calls) or that
+# Perplexity does not take back (another model's reasoning): left out of the
+# content. Tool calls are sent from ``AIMessage.tool_calls``.
+TOOL_CALL_TYPES = frozenset({"tool_call", "tool_call_chunk", "tool_use", "function_call"})
+REASONING_TYPES = frozenset({"reasoning", "thinking", "redacted_thinking"})
+
+
+@dataclass
+class CanonicalContent:
+    """Content in canonical blocks, and what was flattened or dropped on the way."""
+
+    content: str | list[dict[str, Any]]
+    flattened: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing is left to send."""
+        return not self.content
+
+
+def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
+    """``content`` as a string (assistant) or a list of text, image and file blocks.
+
+    A string stays as it is. Text of every kind becomes ``{"type": "text"}``
+    (a refusal is its text); images become ``{"type": "image", "url": ...}``
+    (a ``data:`` URL for inline data); files become ``{"type": "file", ...}``
+    with ``url`` or ``base64`` and ``mime_type``. Reasoning and tool-call
+    blocks are left out silently (reasoning is not sent back; tool calls go
+    from ``tool_calls``); any other block is dropped and named in ``dropped``.
+    Assistant images and files are dropped too: an assistant turn is text.
+    """
+    if isinstance(content, str):
+        return CanonicalContent(content)
+    result = CanonicalContent([])
+    blocks: list[dict[str, Any]] = []
+    for block in content if isinstance(content, list) else [content]:
+        converted = _block(block, result)
+        if converted is not None:
+            blocks.append(converted)
+    if assistant:
+        kept = [b for b in blocks if b["type"] == "text"]
+        result.dropped.extend(b["type"] for b in blocks if b["type"] != "text")
+        result.content = "".join(b["text"] for b in kept)
+    else:
+        result.content = [b for b in blocks if b["type"] != "text" or b["text"]]
+    return result
+
+
+def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    if not isinstance(block, dict):
+        result.dropped.append(type(block).__name__)
+        return None
+    kind = block.get("type")
+    if kind in TEXT_TYPES and isinstance(block.get("text"), str):
+        return {"type": "text", "text": block["text"]}
+    if kind == "refusal":
+        result.flattened.append("refusal")
+        return {"type": "text", "text": str(block.get("refusal") or block.get("text") or "")}
+    if kind in REASONING_TYPES or kind in TOOL_CALL_TYPES:
+        return None
+    if kind in ("image_url", "input_image", "image"):
+        image = _image(block)
+        if image is not None:
+            return image
+    if kind in ("file", "input_file", "document", "file_url", "pdf_url"):
+        file = _file(block)
+        if file is not None:
+            return file
+    if kind is None and isinstance(block.get("text"), str):
+        return {"type": "text", "text": block["text"]}
+    result.dropped.append(str(kind))
+    return None
+
+
+def _data_url(mime_type: Any, data: Any) -> str:
+    return f"data:{mime_type or 'application/octet-stream'};base64,{data}"
+
+
+def _image(block: dict[str, Any]) -> dict[str, Any] | None:
+    """An image as ``{"type": "image", "url": ...}`` (http(s) or data URL), or None when it has neither."""
+    url = block.get("image_url")
+    if isinstance(url, dict):
+        url = url.get("url")
+    source = block.get("source")
+    if isinstance(source, dict):  # Anthropic: {"type": "base64", "media_type", "data"} or {"type": "url", "url"}
+        url = source.get("url") or (_data_url(source.get("media_type"), source["data"]) if source.get("data") else None)
+    if url is None and block.get("source_type") == "base64" and block.get("data"):  # LangChain v0 data block
+        url = _data_url(block.get("mime_type"), block["data"])
+    if url is None and block.get("source_type") == "url":
+        url = block.get("url")
+    if url is None:
+        url = block.get("url") or (_data_url(block.get("mime_type"), block["base64"]) if block.get("base64") else None)
+    return {"type": "image", "url": url} if isinstance(url, str) and url else None
+
+
+def _file(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A file as ``{"type": "file", "url"}`` or ``{"type": "file", "base64", "mime_type"}`` (plus ``filename``)."""
+    out: dict[str, Any] = {"type": "file"}
+    nested: dict[str, Any] = block["file"] if isinstance(block.get("file"), dict) else {}
+    source: dict[str, Any] = block["source"] if isinstance(block.get("source"), dict) else {}
+    extras: dict[str, Any] = block["extras"] if isinstance(block.get("extras"), dict) else {}
+    filename = (
+        block.get("filename") or block.get("file_name") or nested.get("filename") or extras.get("filename")
+    )  # fmt: skip
+    data = block.get("base64") or block.get("file_data") or nested.get("file_data") or source.get("data")
+    if data is None and block.get("source_type") == "base64":
+        data = block.get("data")
+    url = block.get("url") or block.get("file_url") or block.get("pdf_url") or source.get("url")
+    if isinstance(url, dict):
+        url = url.get("url")
+    if isinstance(data, str) and data:
+        if data.startswith("data:"):
+            header, _, data = data.partition(",")
+            out["mime_type"] = header[5:].split(";", 1)[0]
+        else:
+            out["mime_type"] = block.get("mime_type") or source.get("media_type") or "application/pdf"
+        out["base64"] = data
+    elif isinstance(url, str) and url:
+        out["url"] = url
+    else:
+        return None
+    if filename:
+        out["filename"] = str(filename)
+    return out
+
+
+def canonical_blocks(content: Any) -> list[dict[str, Any]]:
+    """User, system or tool content as canonical blocks (a string is one text block)."""
+    converted = canonical_content(content, assistant=False).content
+    return [{"type": "text", "text": converted}] if isinstance(converted, str) else converted
+
+
+def canonical_text(content: Any) -> str:
+    """Assistant content as its text."""
+    converted = canonical_content(content, assistant=True).content
+    return converted if isinstance(converted, str) else text_of(converted)
+
+
+def text_of(blocks: str | Sequence[dict[str, Any]]) -> str:
+    """The text of canonical content (blocks other than text are left out)."""
+    if isinstance(blocks, str):
+        return blocks
+    return "\n".join(b["text"] for b in blocks if b.get("type") == "text")
+
+
+def data_url(block: dict[str, Any]) -> str | None:
+    """A canonical file's data as a ``data:`` URL (None for a file given by URL)."""
+    if "base64" not in block:
+        return None
+    return _data_url(block.get("mime_type"), block["base64"])
