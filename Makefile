@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test unit integration lint format demo bench clean
+.PHONY: install test unit integration lint format demo bench smoke clean
 
 install: $(STAMP)
 
@@ -36,6 +36,13 @@ format: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) -m langchain_perplexity_strict demo
+
+# A short live tour of both surfaces against the real API (PPLX_API_KEY or PERPLEXITY_API_KEY);
+# never part of `make test`. Prints each check and whether it passed.
+smoke: $(STAMP)
+	@if [ -z "$$PPLX_API_KEY$$PERPLEXITY_API_KEY" ]; then \
+		echo "make smoke: skipped, no PPLX_API_KEY or PERPLEXITY_API_KEY set (it talks to the real Perplexity API)"; \
+	else $(PY) -m pytest tests/integration_tests/test_real_api.py -v -rs -p no:randomly; fi
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

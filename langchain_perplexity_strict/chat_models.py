@@ -684,10 +684,11 @@ def _tool_choice(choice: dict | str | bool, names: list[str]) -> Any:
     return choice
 
 
-def _as_list(stop: list[str] | str | None) -> list[str]:
-    if stop is None:
-        return []
-    return [stop] if isinstance(stop, str) else list(stop)
+def _as_list(stop: Any) -> list[str]:
+    """Stop sequences as a list; a value of the wrong type is refused by the parameter check, not here."""
+    if isinstance(stop, str):
+        return [stop]
+    return list(stop) if isinstance(stop, (list, tuple)) else []
 
 
 def _merge_chunks(chunks: list[ChatGenerationChunk]) -> ChatGeneration:

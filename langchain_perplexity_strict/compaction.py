@@ -1,8 +1,8 @@
-"""Make a conversation fit a token budget (seed 004's ``Compact``).
+"""Make a conversation fit a token budget.
 
 Every system instruction and the newest user turn are kept whole; the oldest
 content goes first: whole messages, then lines from the front of the oldest
-message still kept, as seed 004 drops lines from the front of its content.
+message still kept.
 An assistant tool call and its results are kept or dropped together. When
 even the instructions and the newest turn do not fit, ``ValueError`` before
 any request is sent (the seed returns nil).
@@ -29,7 +29,7 @@ RULE_NAME = "compact_to_context_window"
 
 TokenCounter = Callable[[str], int] | Callable[[list[BaseMessage]], int] | Any
 """A callable from text to a count, a callable from messages to a count, or an
-object with ``encode(text) -> list`` (seed 004's ``Encoder``)."""
+object with ``encode(text) -> list``."""
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,7 @@ class DropTrailingAssistantMessages:
 
     Perplexity requires the last message to be a user or tool message. OpenAI
     ignores a trailing assistant message server-side, so the turn reads the
-    same either way (seeds 000/001).
+    same either way (docs/perplexity-rules.md).
     """
 
     name: str = "drop_trailing_assistant_messages"
@@ -183,7 +183,7 @@ class StartWithUserTurn:
     """Open the conversation with a user turn when an assistant message comes first.
 
     Perplexity wants the turns after the system messages to go "user then
-    assistant" (seed 002); chat UIs often open with an assistant greeting. A
+    assistant" (docs/perplexity-rules.md); chat UIs often open with an assistant greeting. A
     short user message (``opening``) is inserted before the greeting, so the
     greeting still goes out as the assistant's own words and no message
     changes role. The insertion depends only on the start of the

@@ -1,4 +1,4 @@
-"""Client-side stop sequences for streamed text (seed 004's ``StopFilter``).
+"""Client-side stop sequences for streamed text.
 
 The Agent API has no ``stop`` parameter, and stopping on the client works the
 same on both surfaces. A ``StopFilter`` buffers only what could still be the
@@ -155,7 +155,7 @@ class ThinkSplitter:
     """Separate ``<think>…</think>`` reasoning from the answer, piece by piece.
 
     Sonar reasoning models put their reasoning inline at the start of the
-    content, even when a JSON schema was requested (perplexity-api.md §5); it
+    content, even when a JSON schema was requested (docs/perplexity-rules.md); it
     belongs in reasoning content, never in the answer text.
     """
 

@@ -29,7 +29,7 @@ _SONAR_COMMON: dict[str, Any] = {
     "image_inputs": True,
     "image_url_inputs": True,
     "text_outputs": True,
-    # The Sonar models have no client-side function tools (perplexity-api.md §5).
+    # The Sonar models have no client-side function tools (docs/perplexity-rules.md).
     "tool_calling": False,
     "tool_choice": False,
     "structured_output": True,

@@ -154,7 +154,7 @@ def build_answer(body: dict[str, Any]) -> EmulatedAnswer:
     tools = body.get("tools") or []
     kinds = {t.get("type") for t in tools}
     functions = [t for t in tools if t.get("type") == "function"]
-    answer = EmulatedAnswer()
+    answer = EmulatedAnswer(skills=[str(s["name"]) for s in body.get("skills") or [] if s.get("name")])
     if "web_search" in kinds or body.get("preset") or body.get("effort"):
         answer.queries = [question[:100]]
         answer.search_results = search_results_for(question)
@@ -202,7 +202,7 @@ def response_object(
     response_id: str | None = None,
 ) -> dict[str, Any]:
     """``ResponsesResponseOutput`` for ``answer``."""
-    output: list[dict[str, Any]] = []
+    output: list[dict[str, Any]] = [{"type": "skill_loaded", "name": name} for name in answer.skills]
     if answer.search_results:
         output.append({"type": "search_results", "queries": answer.queries, "results": answer.search_results})
     if answer.fetched:
@@ -318,6 +318,8 @@ def stream_events(
     shell.pop("error", None)
     yield event("response.created", response=shell)
     yield event("response.in_progress", response=shell)
+    for name in answer.skills:
+        yield event("response.skill.loaded", name=name)
     thought = answer.reasoning or None
     if answer.queries or answer.fetched or answer.images or thought:
         yield event("response.reasoning.started", thought=thought)

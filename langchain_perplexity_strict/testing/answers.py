@@ -28,6 +28,7 @@ class EmulatedAnswer:
     fetched: list[dict[str, Any]] = field(default_factory=list)
     images: list[dict[str, Any]] = field(default_factory=list)
     image_queries: list[str] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)
 
 
 _URL = re.compile(r"https?://[^\s\])>\"']+")

@@ -1,7 +1,7 @@
 """Sonar chat completions (``/chat/completions``, ``/v1/chat/completions``) in the emulator.
 
-Sources: perplexity-api.md §5 (parameters, response, stream), seed 002
-(parameter ranges and incompatibilities), §1 (the 403 after 2026-09-27).
+Sources: docs/perplexity-rules.md (parameters, ranges and incompatibilities, the 403
+after 2026-09-27) and ``ApiChatCompletionsRequestInput`` / ``CompletionResponseOutput``.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def build_answer(body: dict[str, Any]) -> EmulatedAnswer:
 
 
 def _content(answer: EmulatedAnswer) -> str:
-    # §5: reasoning models put <think>…</think> inline, even with a JSON schema.
+    # Sonar reasoning models put <think>…</think> inline, even with a JSON schema.
     if answer.reasoning:
         return f"<think>{answer.reasoning}</think>\n{answer.text}"
     return answer.text
@@ -192,7 +192,7 @@ def _tool_calls(answer: EmulatedAnswer) -> list[dict[str, Any]]:
 
 
 def completion(body: dict[str, Any], answer: EmulatedAnswer, *, finish_reason: str = "stop") -> dict[str, Any]:
-    """§5 response object."""
+    """The chat completion (``CompletionResponseOutput``)."""
     content = _content(answer)
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if answer.tool_calls:
@@ -220,7 +220,7 @@ def completion(body: dict[str, Any], answer: EmulatedAnswer, *, finish_reason: s
 def stream_chunks(
     body: dict[str, Any], answer: EmulatedAnswer, *, finish_reason: str = "stop"
 ) -> Iterator[dict[str, Any]]:
-    """§5 stream: every chunk repeats `citations` and carries cumulative usage;
+    """The stream: every chunk repeats `citations` and carries cumulative usage;
     `search_results` only in the last chunk, which is `chat.completion.done`."""
     chunk_id = str(uuid.uuid4())
     created = int(time.time())

@@ -5,8 +5,8 @@ the normalizer (which rewrites histories; this only checks them). It works on
 ``Turn``s read from either surface: chat-completions ``messages`` or Agent API
 ``input`` items.
 
-Sources: perplexity-api.md §2 (rules 1-5), seeds 000/001 (statefulness),
-seed 002 (user first).
+Sources: docs/perplexity-rules.md (the conversation rules, statefulness,
+user first).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from langchain_perplexity_strict.testing.errors import APIError, invalid
 
-# Source: perplexity-api.md §2, the mid-2025 wording of the alternation error.
+# Source: docs/perplexity-rules.md, the mid-2025 wording of the alternation error.
 ALTERNATION_MESSAGE = (
     "After the (optional) system message(s), user or tool message(s) should alternate with assistant message(s)."
 )
@@ -40,7 +40,7 @@ class Turn:
 class ConversationRules:
     """Switches for the rules that public sources do not settle.
 
-    ``require_user_first`` (default on): seed 002 says the turns go "user then
+    ``require_user_first`` (default on): Perplexity's error wording says the turns go "user then
     assistant"; unverified on the current API.
     ``allow_user_after_tool`` (default on): the mid-2025 error wording speaks of
     "user or tool message(s)" as one side of the alternation.
@@ -116,7 +116,7 @@ def turns_from_agent_input(items: Sequence[dict[str, Any]]) -> list[Turn]:
 
 
 def check_conversation(turns: Sequence[Turn], rules: ConversationRules, error_type: str) -> None:
-    """Raise the 400 Perplexity gives for a history that breaks §2's rules."""
+    """Raise the 400 Perplexity gives for a history that breaks the conversation rules."""
     if not turns or all(t.role == "system" for t in turns):
         raise invalid(error_type, "the conversation needs a user message", "messages")
     leading = True

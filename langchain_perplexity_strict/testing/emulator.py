@@ -5,21 +5,21 @@ emu: ...``) or from the command line (``python -m langchain_perplexity_strict
 emulator --port N``). ``emu.base_url`` is the server root, as
 ``https://api.perplexity.ai`` is for the real service.
 
-Switches for what public sources leave unverified (perplexity-api.md marks
+Switches for what public sources leave unverified (docs/perplexity-rules.md lists
 them) are constructor arguments with documented defaults:
 
 - ``sonar_retired`` (default off): chat completions answer
   ``403 chat_completions_not_available``, as the real service does since
-  2026-09-27 (§1, the reply wording unverified).
+  2026-09-27 (the reply wording unverified).
 - ``sonar_function_tools`` (default off): chat completions refuse ``tools``
-  (§5: the Sonar models have no client-side function tools; unverified).
-- ``conversation_rules``: ``require_user_first`` (seed 002, unverified) and
+  (the Sonar models have no client-side function tools; unverified).
+- ``conversation_rules``: ``require_user_first`` (unverified) and
   ``allow_user_after_tool`` (the mid-2025 error wording), both on.
 - ``openai_events`` (default off): streams add OpenAI Responses events
   Perplexity does not send (``response.content_part.*``, ...), to show a
   client ignores what it does not know.
 - ``track_roles`` (default on): a message sent again under another role in
-  the same conversation is refused (seeds 000/001, unverified).
+  the same conversation is refused (unverified).
 """
 
 from __future__ import annotations
@@ -321,7 +321,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
         self._record("GET", path, None)
-        if path in ("/v1/models", "/models"):  # §3: no auth needed.
+        if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
             models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
             self._send_json(200, {"object": "list", "data": models})
             return

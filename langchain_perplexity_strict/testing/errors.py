@@ -1,6 +1,6 @@
 """The error the emulator answers with, in Perplexity's envelope.
 
-Source: perplexity-api.md §4 "Errors": ``{"error": {"message", "type",
+Source: Perplexity's API error reference (docs/perplexity-rules.md): ``{"error": {"message", "type",
 "code", "param"?}}`` with the HTTP status equal to ``code``.
 """
 
@@ -43,7 +43,7 @@ class APIError(Exception):
 def unknown_field(path: str) -> APIError:
     """The Agent API's answer to any field it does not know, at any depth.
 
-    Source: perplexity-api.md §3 "Rule zero"; ``param`` names the field.
+    Source: the Agent API's rule on unknown fields (docs/perplexity-rules.md); ``param`` names the field.
     """
     name = path.rsplit(".", 1)[-1].split("[", 1)[0]
     return APIError(

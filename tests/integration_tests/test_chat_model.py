@@ -42,7 +42,7 @@ async def acollect(chunks: Any) -> AIMessageChunk:
     return full
 
 
-# --- perplexity-api.md §6: histories that other integrations get a 400 for ----------------
+# --- histories that other integrations get a 400 for ----------------
 
 
 def history_two_users() -> list[BaseMessage]:

@@ -41,7 +41,7 @@ def test_structured_output_chain(emu: PerplexityEmulator) -> None:
 
 
 def test_message_history_over_several_turns_like_seed_003(emu: PerplexityEmulator) -> None:
-    """Messages are added as seed 003's Chat does, AddMessageAsSystem mid-conversation included."""
+    """Messages are added with system messages added mid-conversation."""
     store: dict[str, InMemoryChatMessageHistory] = {}
 
     def history(session_id: str) -> InMemoryChatMessageHistory:

@@ -93,7 +93,7 @@ class TestChatCompletions(ChatModelIntegrationTests):
 
     @property
     def has_tool_calling(self) -> bool:
-        # The Sonar models have no client-side function tools (perplexity-api.md §5).
+        # The Sonar models have no client-side function tools (docs/perplexity-rules.md).
         return False
 
     @property

@@ -1,4 +1,4 @@
-"""Compaction to a token budget (seed 004)."""
+"""Compaction to a token budget."""
 
 from __future__ import annotations
 

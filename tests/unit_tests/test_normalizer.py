@@ -195,7 +195,7 @@ def test_clear_errors(history: list[BaseMessage], fragment: str) -> None:
 
 def test_trailing_system_message_in_the_leading_run_is_left_alone() -> None:
     # A conversation of only system messages is refused rather than rewritten:
-    # demoting it would change the message's role on the next turn (seeds 000/001).
+    # demoting it would change the message's role on the next turn (docs/perplexity-rules.md).
     with pytest.raises(ValueError):
         normalize_messages([SystemMessage("a"), SystemMessage("b")])
     result = normalize_messages([SystemMessage("a"), SystemMessage("b"), HumanMessage("q")])

@@ -1,4 +1,4 @@
-"""The stop filter and the <think> splitter (seed 004)."""
+"""The stop filter and the <think> splitter."""
 
 from __future__ import annotations
 

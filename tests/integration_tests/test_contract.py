@@ -1,0 +1,281 @@
+"""Perplexity's published schema is the contract (``perplexity.generated.api``, unknown fields forbidden).
+
+- every body the package builds, over histories, parameters, tool forms, tool
+  choices and structured-output methods, is a valid ``ResponsesRequestInput``
+  or ``ApiChatCompletionsRequestInput``;
+- every response and stream event the emulator sends, on every path and
+  fault, is a valid ``ResponsesResponseOutput`` / ``ResponseStreamEventOutput``,
+  and together they cover the whole published event vocabulary;
+- the emulator's own request checker agrees with the published models on a
+  corpus of valid and invalid requests;
+- Perplexity's own client works against the emulator.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypedDict, get_args
+
+import httpx
+import perplexity
+import pytest
+from hypothesis import HealthCheck, given, settings
+from langchain_core.messages import BaseMessage
+from langchain_core.tools import tool
+from perplexity.generated import api
+from pydantic import BaseModel
+
+from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.parameters import PARAMETERS
+from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from langchain_perplexity_strict.testing.agent_schema import schema_verdict
+from tests import published_schema
+from tests.unit_tests.app_histories import app_histories
+
+KEY = "test-key"
+
+
+def model(emu: PerplexityEmulator, **kwargs: Any) -> ChatPerplexityStrict:
+    return ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url, **kwargs)
+
+
+# --- bodies ------------------------------------------------------------------------------------
+
+# A valid value for every parameter on each surface (the table's own entries, so a new one is covered).
+AGENT_VALUES: dict[str, Any] = {
+    "temperature": 0.5, "top_p": 0.9, "max_tokens": 100, "n": 1, "stop": ["END"], "reasoning_effort": "low",
+    "language_preference": "fr", "search_domain_filter": ["nature.com", "-reddit.com"],
+    "search_recency_filter": "week", "search_context_size": "high", "search_type": "fast",
+    "user_location": {"city": "Paris", "country": "FR", "region": "IDF", "latitude": 48.8, "longitude": 2.3},
+    "search_max_tokens": 1000, "search_max_tokens_per_page": 200, "web_search": True, "preset": "low",
+    "effort": "medium", "models": ["perplexity/sonar", "openai/gpt-5.1"], "max_steps": 5, "instructions": "Be brief.",
+    "store": False, "prompt_cache_key": "k1", "service_tier": "flex",
+    "search_after_date_filter": "01/31/2025", "search_before_date_filter": "12/31/2025",
+    "last_updated_after_filter": "01/01/2025", "last_updated_before_filter": "12/01/2025",
+}  # fmt: skip
+CHAT_VALUES: dict[str, Any] = {
+    "temperature": 0.5, "top_p": 0.9, "max_tokens": 100, "reasoning_effort": "low", "language_preference": "fr",
+    "search_domain_filter": ["nature.com"], "search_recency_filter": "week", "search_context_size": "low",
+    "search_type": "pro", "user_location": {"country": "FR"}, "top_k": 5, "presence_penalty": 0.5,
+    "search_mode": "academic", "return_images": True, "return_related_questions": True, "disable_search": False,
+    "search_after_date_filter": "01/31/2025",
+}  # fmt: skip
+DATES = ("search_after_date_filter", "search_before_date_filter",
+         "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
+
+
+def test_every_parameter_has_a_contract_value() -> None:
+    on_agent = {n for n, p in PARAMETERS.items() if p.agent is not None}
+    on_chat = {n for n, p in PARAMETERS.items() if p.chat not in (None, "client")}
+    assert on_agent <= set(AGENT_VALUES)
+    assert on_chat - {"frequency_penalty", *DATES} <= set(CHAT_VALUES)
+
+
+@pytest.mark.parametrize("name", sorted(AGENT_VALUES))
+def test_each_agent_parameter_builds_a_published_body(emulator: PerplexityEmulator, name: str) -> None:
+    extra = {"search_recency_filter": None} if name in DATES else {}
+    llm = model(emulator, **{name: AGENT_VALUES[name]}, **extra)
+    published_schema.agent_request(llm.request_body("hi"))
+
+
+def test_all_agent_parameters_together(emulator: PerplexityEmulator) -> None:
+    values = {k: v for k, v in AGENT_VALUES.items() if k not in DATES}
+    published_schema.agent_request(model(emulator, model="anthropic/claude-sonnet-4-5", **values).request_body("hi"))
+
+
+@pytest.mark.parametrize("name", sorted(CHAT_VALUES))
+def test_each_chat_parameter_builds_a_published_body(emulator: PerplexityEmulator, name: str) -> None:
+    llm = model(emulator, api="chat_completions", model="sonar", **{name: CHAT_VALUES[name]})
+    published_schema.chat_request(llm.request_body("hi"))
+
+
+class Weather(BaseModel):
+    """Weather in a city."""
+
+    city: str
+
+
+class WeatherDict(TypedDict):
+    """Weather in a city."""
+
+    city: str
+
+
+def weather_fn(city: str) -> str:
+    """Weather in a city."""
+    return city
+
+
+@tool
+def weather_tool(city: str) -> str:
+    """Weather in a city."""
+    return city
+
+
+JSON_SCHEMA = {
+    "title": "weather",
+    "description": "Weather.",
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+}
+TOOL_FORMS: list[Any] = [
+    Weather, WeatherDict, weather_fn, weather_tool, JSON_SCHEMA,
+    {"type": "function", "function": {"name": "weather", "description": "w", "parameters": JSON_SCHEMA}},
+    {"type": "function", "name": "weather", "description": "w", "parameters": JSON_SCHEMA},  # Agent API shape
+    {"type": "fetch_url", "max_urls": 2}, {"type": "image_search", "max_results": 3}, {"type": "people_search"},
+    {"type": "finance_search"}, {"type": "sandbox"},
+    {"type": "mcp", "server_label": "docs", "server_url": "https://mcp.example", "require_approval": "never"},
+]  # fmt: skip
+TOOL_CHOICES = [None, "auto", "none", "required", "any", "Weather"]
+
+
+@pytest.mark.parametrize("form", TOOL_FORMS, ids=lambda f: getattr(f, "__name__", None) or str(f)[:30])
+@pytest.mark.parametrize("choice", TOOL_CHOICES)
+def test_every_tool_form_and_choice_builds_a_published_body(
+    emulator: PerplexityEmulator, form: Any, choice: Any
+) -> None:
+    bound = model(emulator).bind_tools([Weather, form], tool_choice=choice)
+    body = model(emulator).request_body("weather in Paris?", **bound.kwargs)  # type: ignore[attr-defined]
+    published_schema.agent_request(body)
+
+
+@pytest.mark.parametrize("method", ["json_schema", "json_mode", "function_calling"])
+@pytest.mark.parametrize("api_", ["agent", "chat_completions"])
+def test_structured_output_bodies_are_published(emulator: PerplexityEmulator, method: str, api_: str) -> None:
+    llm = model(emulator, api=api_, model="perplexity/sonar" if api_ == "agent" else "sonar")
+    emulator.clear()
+    with pytest.warns(UserWarning) if (method, api_) == ("function_calling", "chat_completions") else _nothing():
+        llm.with_structured_output(Weather, method=method).invoke("weather in 'Paris'")  # type: ignore[arg-type]
+    body = emulator.requests[-1].body
+    (published_schema.agent_request if api_ == "agent" else published_schema.chat_request)(body)
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(history=app_histories())
+def test_bodies_over_application_histories_are_published(
+    emulator: PerplexityEmulator, history: list[BaseMessage]
+) -> None:
+    for api_, name, validate in (
+        ("agent", "perplexity/sonar", published_schema.agent_request),
+        ("chat_completions", "sonar", published_schema.chat_request),
+    ):
+        llm = model(emulator, api=api_, model=name, max_input_tokens=0)
+        try:
+            body = llm.request_body(history)
+        except ValueError as error:
+            assert "nothing but system messages" in str(error)
+            continue
+        validate(body)
+
+
+# --- what the emulator sends ---------------------------------------------------------------------
+
+REQUESTS: dict[str, dict[str, Any]] = {
+    "plain": {"model": "perplexity/sonar", "input": "hello"},
+    "search": {"model": "perplexity/sonar", "input": "why is the sky blue", "tools": [{"type": "web_search"}]},
+    "reasoning": {"model": "openai/gpt-5.1", "input": "think", "reasoning": {"effort": "high"},
+                  "tools": [{"type": "web_search"}]},
+    "fetch_and_images": {"model": "perplexity/sonar", "input": "read https://example.com/a and show cats",
+                         "tools": [{"type": "fetch_url"}, {"type": "image_search"}]},
+    "function_call": {"model": "google/gemini-2.5-pro", "input": "call add with 2 and 3",
+                      "tools": [{"type": "function", "name": "add", "parameters": {
+                          "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}}]},
+    "json": {"preset": "fast", "input": "a city", "response_format": {"type": "json_schema", "json_schema": {
+        "name": "city", "schema": {"type": "object", "properties": {"name": {"type": "string"}}}}}},
+    "skills": {"model": "perplexity/sonar", "input": "make a doc", "skills": [{"type": "builtin", "name": "office"}]},
+    "options": {"model": "perplexity/sonar", "input": "hi", "store": False, "prompt_cache_key": "k",
+                "service_tier": "flex", "preset": "low"},
+}  # fmt: skip
+FAULTS = [None, Fault("failed"), Fault("incomplete")]
+
+
+def _post(emu: PerplexityEmulator, body: dict[str, Any]) -> httpx.Response:
+    return httpx.post(f"{emu.base_url}/v1/responses", json=body, headers={"Authorization": f"Bearer {KEY}"})
+
+
+def _events(response: httpx.Response) -> list[dict[str, Any]]:
+    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+
+
+def test_emulator_responses_and_events_are_published(emu: PerplexityEmulator) -> None:
+    seen: set[str] = set()
+    checked = 0
+    for name, request in REQUESTS.items():
+        published_schema.agent_request(request)
+        for fault in FAULTS:
+            if fault:
+                emu.inject(fault)
+            whole = _post(emu, request)
+            assert whole.status_code == 200, (name, whole.text)
+            published_schema.agent_response(whole.json())
+            if fault:
+                emu.inject(fault)
+            streamed = _post(emu, {**request, "stream": True})
+            for event in _events(streamed):
+                published_schema.agent_event(event)
+                seen.add(event["type"])
+                checked += 1
+    documented = set(get_args(api.EventTypeOutput))
+    assert seen == documented, f"not produced: {documented - seen}; not published: {seen - documented}"
+    assert checked > 100
+
+
+def test_openai_only_events_are_off_by_default_and_opt_in() -> None:
+    with PerplexityEmulator(api_key=KEY, openai_events=True) as emu:
+        events = _events(_post(emu, {**REQUESTS["reasoning"], "stream": True}))
+        extra = {e["type"] for e in events} - set(get_args(api.EventTypeOutput))
+        assert extra == {"response.content_part.added", "response.reasoning.delta"}
+        streamed = model(emu, model="openai/gpt-5.1", reasoning_effort="high")
+        chunks = list(streamed.stream("think"))
+        assert "".join(c.text for c in chunks) == streamed.invoke("think").text  # unknown events are ignored
+
+
+def test_the_emulators_checker_agrees_with_the_published_models() -> None:
+    valid_bodies = [*REQUESTS.values(), {"input": [{"role": "user", "content": [{"type": "input_file",
+                    "file_url": "https://a/b.pdf"}]}], "model": "perplexity/sonar"}]  # fmt: skip
+    mutations: list[dict[str, Any]] = [
+        {"text": {"format": {"type": "text"}}}, {"max_results": 3}, {"parallel_tool_calls": True},
+        {"metadata": {"a": "b"}}, {"truncation": "auto"}, {"stream_options": {"include_usage": True}},
+        {"reasoning": {"effort": "max"}}, {"reasoning": {"effort": "low", "summary": "auto"}},
+        {"tools": [{"type": "web_search", "max_results": 5}]}, {"tools": [{"type": "function"}]},
+        {"tools": [{"type": "web_search", "user_location": {"city": "x", "type": "approximate"}}]},
+        {"tool_choice": "sometimes"}, {"service_tier": "turbo"}, {"response_format": {"type": "json_object"}},
+        {"response_format": {"type": "json_schema", "json_schema": {"schema": {}}}},
+        {"input": [{"role": "assistant", "content": [{"type": "output_text", "text": "x"}]}]},
+        {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "u", "detail": "high"}]}]},
+        {"input": [{"role": "tool", "content": "x"}]}, {"input": [{"type": "function_call", "call_id": "c"}]},
+        {"input": [{"type": "function_call_output", "call_id": "c", "output": [{"type": "input_file"}]}]},
+        {"input": 5}, {"model": 5}, {"temperature": "hot"}, {"store": "yes"}, {"max_steps": 2.5},
+        {"input": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}", "thought_signature": "s"},
+                   {"type": "function_call_output", "call_id": "c", "name": "f", "output": "ok"}]},
+        {"effort": "medium"}, {"step_budget_reminder": True}, {"background": False},
+        {"tools": [{"type": "image_search", "filters": {"format_filter": ["png"], "safe_search": True}}]},
+    ]  # fmt: skip
+    corpus = valid_bodies + [{**REQUESTS["plain"], **m} for m in mutations]
+    agree = 0
+    for body in corpus:
+        ours = schema_verdict(body).valid
+        theirs = published_schema.verdict("ResponsesRequestInput", body)
+        assert ours == theirs, (body, schema_verdict(body).error)
+        agree += 1
+    print(f"emulator and published schema agree on {agree}/{len(corpus)} requests")
+    assert agree == len(corpus) >= 35
+
+
+def test_perplexitys_own_client_works_against_the_emulator(emu: PerplexityEmulator) -> None:
+    client = perplexity.Perplexity(api_key=KEY, base_url=emu.base_url)
+    response = client.responses.create(model="perplexity/sonar", input="why is the sky blue",
+                                       tools=[{"type": "web_search"}])  # fmt: skip
+    assert response.status == "completed" and response.output
+    kinds = [event.type for event in client.responses.create(model="perplexity/sonar", input="hi", stream=True)]
+    assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
+    completion = client.chat.completions.create(model="sonar", messages=[{"role": "user", "content": "hi"}])
+    assert completion.choices[0].message.content
