@@ -17,7 +17,8 @@ from langchain_core.callbacks import (
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.chat_models import BaseChatModel, LangSmithParams
 from langchain_core.language_models.model_profile import ModelProfile
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
@@ -27,7 +28,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict.body import encode_body
-from langchain_perplexity_strict.compaction import compact_messages
+from langchain_perplexity_strict.compaction import MessageCounter, compact_messages
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalizer import (
     NormalizationResult,
@@ -331,6 +332,22 @@ class ChatPerplexityStrict(BaseChatModel):
         if stops:
             params["ls_stop"] = stops
         return params
+
+    def get_num_tokens_from_messages(
+        self, messages: list[BaseMessage], tools: Sequence[Any] | None = None
+    ) -> int:
+        """Tokens in ``messages``, by the counter compaction uses (``token_counter``; approximate by default).
+
+        Works offline: no tokenizer is downloaded. With the default counter, ``tools`` are counted too.
+        """
+        if self.token_counter is None:
+            return count_tokens_approximately(messages, tools=list(tools) if tools else None)
+        count = MessageCounter(self.token_counter)
+        return sum(count(m) for m in messages)
+
+    def get_num_tokens(self, text: str) -> int:
+        """Tokens in ``text``, by the same counter as :meth:`get_num_tokens_from_messages`."""
+        return self.get_num_tokens_from_messages([HumanMessage(text)])
 
     def _resolve_model_profile(self) -> ModelProfile | None:
         profile = PROFILES.get(self.model)

@@ -44,7 +44,7 @@ class CompactionResult:
     counter_calls: int = 0
 
 
-class _Counter:
+class MessageCounter:
     """Counts one message at a time with whatever counter the user gave."""
 
     def __init__(self, counter: TokenCounter | None) -> None:
@@ -103,7 +103,7 @@ def compact_messages(
         if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages)
         else convert_to_messages(messages)
     )
-    count = _Counter(token_counter)
+    count = MessageCounter(token_counter)
     sizes = [count(m) for m in converted]
     total = sum(sizes)
     if total <= max_tokens:
@@ -166,7 +166,7 @@ def _units(messages: Sequence[BaseMessage], indices: list[int]) -> list[list[int
     return units
 
 
-def _cut_lines(message: BaseMessage, budget: int, count: _Counter) -> tuple[BaseMessage, int] | None:
+def _cut_lines(message: BaseMessage, budget: int, count: MessageCounter) -> tuple[BaseMessage, int] | None:
     """The message without its first lines, as few dropped as fit ``budget`` (bisection)."""
     lines = str(message.content).split("\n")
     low, high = 1, len(lines)  # drop at least one line; dropping all is the same as dropping the message

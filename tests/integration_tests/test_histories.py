@@ -120,3 +120,46 @@ def test_a_copy_posts_where_its_settings_say(emu: PerplexityEmulator) -> None:
     emu.clear()
     other.invoke("hi")
     assert emu.requests[-1].path == "/chat/completions"
+
+
+def test_compaction_never_flips_a_late_system_message_back_to_system(emu: PerplexityEmulator) -> None:
+    """Roles are decided on the whole history first; compaction then trims what was normalized."""
+    history: list[Any] = [HumanMessage("first " * 200), AIMessage("answer " * 200), SystemMessage("be brief")]
+    llm = ChatPerplexityStrict(api_key="test-key", base_url=emu.base_url, max_input_tokens=400)
+    for turn in range(3):
+        history.append(HumanMessage(f"question {turn}"))
+        reply = llm.invoke(history)  # the emulator refuses a message that changes role between turns
+        history.append(reply)
+    sent = emu.requests[-1].body["input"]
+    assert all(item.get("role") != "system" for item in sent)
+
+
+def test_a_large_tool_image_is_sent_and_counted_as_an_image(emu: PerplexityEmulator) -> None:
+    image = {"type": "image", "base64": "A" * 600_000, "mime_type": "image/png"}
+    history = [HumanMessage("go"), AIMessage("", tool_calls=[CALL]), ToolMessage([image], tool_call_id="call_1")]
+    llm = ChatPerplexityStrict(api_key="test-key", base_url=emu.base_url)
+    output = llm.request_body(history)["input"][-1]["output"]
+    assert output[0]["type"] == "input_image" and output[0]["image_url"].startswith("data:image/png;base64,")
+    assert llm.get_num_tokens_from_messages(llm.normalize(history).messages) < 1_000  # an image, not 150k of text
+
+
+def test_remove_message_gets_the_packages_own_error() -> None:
+    from langchain_core.messages import RemoveMessage
+
+    llm = ChatPerplexityStrict(api_key="k", max_input_tokens=1000)
+    with pytest.raises(ValueError, match=r"messages\[1\]: unknown message type RemoveMessage"):
+        llm.request_body([HumanMessage("hi"), RemoveMessage(id="x")])
+
+
+def test_structured_output_from_a_dict_schema_by_function_calling(emu: PerplexityEmulator) -> None:
+    schema = {"title": "city", "description": "A city.", "type": "object", "properties": {"name": {"type": "string"}}}
+    llm = ChatPerplexityStrict(api_key="test-key", base_url=emu.base_url)
+    assert llm.with_structured_output(schema, method="function_calling").invoke("the city 'Lyon'") == {"name": "Lyon"}
+
+
+def test_pdf_blocks_go_as_input_files(emu: PerplexityEmulator) -> None:
+    pdf = {"type": "file", "base64": "JVBERi0=", "mime_type": "application/pdf", "filename": "a.pdf"}
+    llm = ChatPerplexityStrict(api_key="test-key", base_url=emu.base_url)
+    llm.invoke([HumanMessage([{"type": "text", "text": "summarize"}, pdf])])
+    part = emu.requests[-1].body["input"][0]["content"][1]
+    assert part == {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0=", "filename": "a.pdf"}

@@ -1,0 +1,112 @@
+"""The Agent API readers, fed recorded responses and event streams (no I/O).
+
+The streams are the emulator's, produced by its pure functions for a request
+that uses every feature, so each published event type is in them; the
+reader's stream result must equal its invoke result on the same response.
+"""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+import pytest
+from langchain_core.messages import AIMessageChunk
+from perplexity.generated import api
+
+from langchain_perplexity_strict.agent_response import AgentStream, read_agent_response
+from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
+from langchain_perplexity_strict.response_mapping import Answer
+from langchain_perplexity_strict.testing import agent_api
+
+EVERYTHING = {
+    "model": "google/gemini-2.5-pro",
+    "input": "read https://example.com/a, show images, why is the sky blue",
+    "reasoning": {"effort": "high"},
+    "skills": [{"type": "builtin", "name": "office"}],
+    "tools": [{"type": "web_search"}, {"type": "fetch_url"}, {"type": "image_search"}],
+}
+TOOL_CALL = {**EVERYTHING, "tools": [{"type": "function", "name": "lookup", "parameters": {"type": "object"}}]}
+
+
+def recorded(body: dict[str, Any], status: str = "completed") -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    answer = agent_api.build_answer(body)
+    response = agent_api.response_object(body, str(body["model"]), answer)
+    if status == "failed":
+        response["status"], response["error"] = "failed", {"message": "boom", "code": "server_error"}
+    return response, list(agent_api.stream_events(response, answer))
+
+
+def read_stream(events: list[dict[str, Any]]) -> tuple[list[AIMessageChunk], AIMessageChunk]:
+    reader = AgentStream(Answer(api="agent"))
+    chunks: list[AIMessageChunk] = []
+    for event in events:
+        chunks += reader.feed(event)
+        chunks += reader.answer.take_text()
+    chunks += reader.finish()
+    merged = chunks[0]
+    for chunk in chunks[1:]:
+        merged += chunk
+    return chunks, merged
+
+
+def read_whole(response: dict[str, Any]) -> Any:
+    answer = Answer(api="agent")
+    read_agent_response(answer, response)
+    return answer.message()
+
+
+@pytest.mark.parametrize("event_type", [t for t in get_args(api.EventTypeOutput) if t != "response.failed"])
+def test_every_published_event_type_is_read_like_invoke(event_type: str) -> None:
+    for body in (EVERYTHING, TOOL_CALL):
+        response, events = recorded(body)
+        if event_type not in {e["type"] for e in events}:
+            continue
+        _, streamed = read_stream(events)
+        invoked = read_whole(response)
+        assert streamed.text == invoked.text
+        assert streamed.tool_calls == invoked.tool_calls
+        kwargs = {k: v for k, v in streamed.additional_kwargs.items() if k != "reasoning_content"}
+        assert kwargs == invoked.additional_kwargs
+        assert streamed.usage_metadata == invoked.usage_metadata
+        break
+    else:
+        pytest.fail(f"{event_type} is in no recorded stream")
+
+
+def test_response_failed_event_raises_with_the_message() -> None:
+    _, events = recorded(EVERYTHING, status="failed")
+    assert events[-1]["type"] == "response.failed"
+    with pytest.raises(PerplexityResponseError, match="boom"):
+        read_stream(events)
+
+
+def test_thought_is_reasoning_and_sources_come_before_the_text() -> None:
+    _, events = recorded(EVERYTHING)
+    chunks, merged = read_stream(events)
+    assert merged.additional_kwargs["reasoning_content"].startswith("Thinking about")
+    first_sources = next(i for i, c in enumerate(chunks) if c.additional_kwargs.get("search_results"))
+    first_text = next(i for i, c in enumerate(chunks) if c.text)
+    assert first_sources <= first_text
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "outcome"),
+    [
+        ("requires_action", None, "tool_calls"),
+        ("queued", None, "has not finished"),
+        ("in_progress", None, "has not finished"),
+        ("cancelled", {"message": "stopped by user"}, "'cancelled': stopped by user"),
+        ("failed", {"message": "cut", "code": "max_output_tokens"}, PerplexityIncompleteError),
+    ],
+)
+def test_statuses(status: str, error: Any, outcome: Any) -> None:
+    response, _ = recorded(TOOL_CALL)
+    response = {**response, "status": status, "error": error}
+    if outcome == "tool_calls":
+        assert read_whole(response).tool_calls
+    elif isinstance(outcome, str):
+        with pytest.raises(PerplexityResponseError, match=outcome):
+            read_whole(response)
+    else:
+        with pytest.raises(outcome):
+            read_whole(response)
