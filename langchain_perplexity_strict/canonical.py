@@ -39,21 +39,13 @@ class CanonicalMessages:
     name: str = "canonical_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        out: list[Entry] = []
+        first = next((i for i, entry in enumerate(entries) if not _canonical(entry)), None)
+        if first is None:  # the usual case: nothing to convert, and no list is copied
+            return entries if isinstance(entries, list) else list(entries), []
+        out: list[Entry] = list(entries[:first])
         changes: list[Change] = []
-        for entry in entries:
-            message = entry.message
-            if (
-                type(message) in _PLAIN
-                and type(message.content) is str
-                and not (
-                    entry.role == "assistant"
-                    and (
-                        getattr(message, "invalid_tool_calls", None)
-                        or not (message.content or getattr(message, "tool_calls", None))
-                    )
-                )
-            ):
+        for entry in entries[first:]:
+            if _canonical(entry):
                 out.append(entry)
                 continue
             converted = self._convert(entry, changes)
@@ -85,6 +77,16 @@ class CanonicalMessages:
         if notes:
             changes.append(Change(self.name, entry.sources, "; ".join(notes)))
         return Entry(_rebuild(message, entry.role, canonical.content, tool_calls), entry.role, entry.sources)
+
+
+def _canonical(entry: Entry) -> bool:
+    """Whether the message is already a plain class with string content (an assistant's not empty)."""
+    message = entry.message
+    if type(message.content) is not str or type(message) not in _PLAIN:
+        return False
+    if entry.role != "assistant":
+        return True
+    return bool(message.content or message.tool_calls) and not message.invalid_tool_calls  # type: ignore[attr-defined]
 
 
 def _kinds(kinds: list[str]) -> str:

@@ -333,9 +333,7 @@ class ChatPerplexityStrict(BaseChatModel):
             params["ls_stop"] = stops
         return params
 
-    def get_num_tokens_from_messages(
-        self, messages: list[BaseMessage], tools: Sequence[Any] | None = None
-    ) -> int:
+    def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
         """Tokens in ``messages``, by the counter compaction uses (``token_counter``; approximate by default).
 
         Works offline: no tokenizer is downloaded. With the default counter, ``tools`` are counted too.

@@ -58,6 +58,9 @@ class DemoteLateSystemMessages:
     name: str = "demote_late_system_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        start = next((i for i, e in enumerate(entries) if e.role != "system"), len(entries))
+        if not any(e.role == "system" for e in entries[start:]):  # the usual case: nothing to demote
+            return entries if isinstance(entries, list) else list(entries), []
         out: list[Entry] = []
         changes: list[Change] = []
         leading = True

@@ -10,7 +10,7 @@ connection.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 
 class StopFilter:
@@ -25,130 +25,96 @@ class StopFilter:
 
     One-character pieces (the common streaming case) step a small automaton:
     the held text is the state, and each (state, character) step is computed
-    once and remembered. ``feed`` is a closure over that state, because it
-    runs once per streamed piece and closure variables are the cheapest state
-    Python reads.
+    once and remembered; a character that starts no stop, with nothing held,
+    passes through after one set lookup.
     """
 
-    __slots__ = ("_state", "feed", "flush")
+    __slots__ = ("_busy", "_first", "_first_re", "_longest", "_plain", "_prefixes", "_steps", "_stops",
+                 "held", "matched", "remainder", "stopped")  # fmt: skip
 
     _MAX_MEMO = 65_536  # bound on remembered steps and characters (a stream's alphabet is open)
 
-    feed: Callable[[str], str]
-    flush: Callable[[], str]
-    """At the end of the stream: return the held text, which turned out not to be a stop."""
-
     def __init__(self, stops: Sequence[str]) -> None:
         # Longest first, so a longer stop wins when two complete at the same character.
-        ordered = tuple(sorted(dict.fromkeys(s for s in stops if s), key=len, reverse=True))
-        if not ordered:  # no stops (most calls): pass everything through, build nothing
-            self.feed = _same
-            self.flush = _nothing
-            self._state = _never_stopped
-            return
-        longest = max((len(s) for s in ordered), default=0)
-        prefixes = frozenset(s[:k] for s in ordered for k in range(1, len(s)))
-        first = frozenset(s[0] for s in ordered)
-        first_re = re.compile("[" + re.escape("".join(sorted(first))) + "]") if first else None
-        steps: dict[tuple[str, str], tuple[str, str, bool]] = {}
-        plain_chars: set[str] = set()  # single characters seen that start no stop
-        held, stopped, matched, remainder = "", False, "", ""
-        busy = False  # held or stopped: the fast path reads one flag, not two
-
-        def held_suffix(text: str) -> str:
-            for start in range(max(0, len(text) - longest + 1), len(text)):
-                if text[start] in first and text[start:] in prefixes:
-                    return text[start:]
-            return ""
-
-        def step(char: str) -> tuple[str, str, bool]:
-            text = held + char
-            stop = next((s for s in ordered if text.endswith(s)), None)
-            state = stop or held_suffix(text)
-            result = (state, text[: len(text) - len(state)], stop is not None)
-            if len(steps) >= self._MAX_MEMO:
-                steps.clear()
-            steps[(held, char)] = result
-            return result
-
-        def slow(text: str) -> str:
-            out = advance(text)
-            nonlocal busy
-            busy = bool(held) or stopped
-            return out
-
-        def advance(text: str) -> str:
-            nonlocal held, stopped, matched, remainder
-            if stopped:
-                return ""
-            if len(text) == 1:
-                if not held and text not in first:
-                    if len(plain_chars) < self._MAX_MEMO:
-                        plain_chars.add(text)
-                    return text
-                state, emitted, is_stop = steps.get((held, text)) or step(text)
-                if is_stop:
-                    stopped, matched, remainder, held = True, state, "", ""
-                else:
-                    held = state
-                return emitted
-            if not held and (first_re is None or first_re.search(text) is None):
-                return text
-            text = held + text
-            hits = [(i + len(s), i, s) for s in ordered if (i := text.find(s)) >= 0]
-            if hits:
-                end, start, stop = min(hits)
-                stopped, matched, remainder, held = True, stop, text[end:], ""
-                return text[:start]
-            held = held_suffix(text)
-            return text[: len(text) - len(held)]
-
-        def feed(text: str) -> str:
-            if not busy and text in plain_chars:
-                return text  # fast path: nothing held, and a character that starts no stop
-            return slow(text)
-
-        def flush() -> str:
-            nonlocal held, busy
-            out, held = held, ""
-            busy = stopped
-            return out
-
-        self.feed = feed
-        self.flush = flush
-        self._state = lambda: (held, stopped, matched, remainder)
-
-    @property
-    def held(self) -> str:
+        self._stops = tuple(sorted(dict.fromkeys(s for s in stops if s), key=len, reverse=True))
+        self._longest = max((len(s) for s in self._stops), default=0)
+        self._prefixes = frozenset(s[:k] for s in self._stops for k in range(1, len(s)))
+        self._first = frozenset(s[0] for s in self._stops)
+        self._first_re = re.compile("[" + re.escape("".join(sorted(self._first))) + "]") if self._first else None
+        self._steps: dict[tuple[str, str], tuple[str, str, bool]] = {}
+        self._plain: set[str] = set()  # single characters seen that start no stop
+        self._busy = False  # held or stopped: the fast path reads one flag, not two
+        self.held = ""
         """The text currently held back (it may still start a stop)."""
-        return str(self._state()[0])
-
-    @property
-    def stopped(self) -> bool:
+        self.stopped = False
         """Whether a stop sequence has matched."""
-        return bool(self._state()[1])
-
-    @property
-    def matched(self) -> str:
+        self.matched = ""
         """The stop sequence that matched ("" before one does)."""
-        return str(self._state()[2])
-
-    @property
-    def remainder(self) -> str:
+        self.remainder = ""
         """What followed the stop in the piece that matched it."""
-        return str(self._state()[3])
 
+    def feed(self, text: str) -> str:
+        """The part of ``text`` (with what was held) that can no longer be part of a stop."""
+        if not self._busy and text in self._plain:
+            return text  # fast path: nothing held, and a character that starts no stop
+        out = self._advance(text)
+        self._busy = bool(self.held) or self.stopped
+        return out
 
-def _same(text: str) -> str:
-    return text
+    def flush(self) -> str:
+        """At the end of the stream: return the held text, which turned out not to be a stop."""
+        out, self.held = self.held, ""
+        self._busy = self.stopped
+        return out
 
+    def _advance(self, text: str) -> str:
+        if self.stopped:
+            return ""
+        if len(text) == 1:
+            return self._advance_char(text)
+        if not self.held and (self._first_re is None or self._first_re.search(text) is None):
+            return text
+        text = self.held + text
+        hits = [(i + len(s), i, s) for s in self._stops if (i := text.find(s)) >= 0]
+        if hits:
+            end, start, stop = min(hits)
+            self._stop_at(stop, text[end:])
+            return text[:start]
+        self.held = self._held_suffix(text)
+        return text[: len(text) - len(self.held)]
 
-def _nothing() -> str:
-    return ""
+    def _advance_char(self, char: str) -> str:
+        if not self.held and char not in self._first:
+            if len(self._plain) < self._MAX_MEMO:
+                self._plain.add(char)
+            return char
+        state, emitted, is_stop = self._steps.get((self.held, char)) or self._step(char)
+        if is_stop:
+            self._stop_at(state, "")
+        else:
+            self.held = state
+        return emitted
 
+    def _step(self, char: str) -> tuple[str, str, bool]:
+        """One automaton step from the held text on ``char``: (new held text or stop, emitted, stopped)."""
+        text = self.held + char
+        stop = next((s for s in self._stops if text.endswith(s)), None)
+        state = stop or self._held_suffix(text)
+        result = (state, text[: len(text) - len(state)], stop is not None)
+        if len(self._steps) >= self._MAX_MEMO:
+            self._steps.clear()
+        self._steps[(self.held, char)] = result
+        return result
 
-def _never_stopped() -> tuple[str, bool, str, str]:
-    return ("", False, "", "")
+    def _held_suffix(self, text: str) -> str:
+        """The longest end of ``text`` that could still start a stop."""
+        for start in range(max(0, len(text) - self._longest + 1), len(text)):
+            if text[start] in self._first and text[start:] in self._prefixes:
+                return text[start:]
+        return ""
+
+    def _stop_at(self, stop: str, remainder: str) -> None:
+        self.stopped, self.matched, self.remainder, self.held = True, stop, remainder, ""
 
 
 class ThinkSplitter:

@@ -43,7 +43,7 @@ class RepairToolProtocol:
     name: str = "repair_tool_protocol"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        if not any(e.role == "tool" or (e.role == "assistant" and _calls(e)) for e in entries):
+        if _well_formed(entries):  # the usual case, checked in one cheap pass
             return entries if isinstance(entries, list) else list(entries), []
         out: list[Entry] = []
         changes: list[Change] = []
@@ -61,7 +61,8 @@ class RepairToolProtocol:
             while k < n and entries[k].role != "assistant":
                 k += 1
             out.extend(entries[i:j])
-            out.extend(self._answer_turn(entries[i:j], entries[j:k], k < n, changes))
+            window = entries[j:k]
+            out.extend(self._answer_turn(entries[i:j], window, k < n, changes))
             i = k
         return out, changes
 
@@ -128,3 +129,26 @@ class RepairToolProtocol:
 def _calls(entry: Entry) -> list[dict[str, Any]]:
     message = entry.message
     return list(message.tool_calls) if isinstance(message, AIMessage) else []  # type: ignore[arg-type]
+
+
+def _well_formed(entries: Sequence[Entry]) -> bool:
+    """Whether every result follows its call's turn directly, and no message comes between.
+
+    A turn whose calls have no result yet at the very end is well formed too:
+    the rule that drops trailing assistant messages handles it.
+    """
+    pending: set[Any] = set()
+    for entry in entries:
+        if entry.role == "tool":
+            call_id = getattr(entry.message, "tool_call_id", None)
+            if call_id not in pending:
+                return False
+            pending.discard(call_id)
+            continue
+        if pending:
+            return False
+        if entry.role == "assistant":
+            calls = getattr(entry.message, "tool_calls", None)
+            if calls:
+                pending = {c["id"] for c in calls}
+    return True
