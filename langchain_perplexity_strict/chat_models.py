@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -23,129 +21,85 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils import from_env, secret_from_env
-from langchain_openai import ChatOpenAI
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict.body import encode_body
-from langchain_perplexity_strict.compaction import MessageCounter, compact_messages
-from langchain_perplexity_strict.data._profiles import PROFILES
-from langchain_perplexity_strict.normalizer import (
-    NormalizationResult,
-    normalize_messages,
-)
-from langchain_perplexity_strict.parameters import PARAMETERS, UNSUPPORTED, check_parameters
-from langchain_perplexity_strict.response_mapping import Answer
-from langchain_perplexity_strict.rules import DEFAULT_RULES, Change
-from langchain_perplexity_strict.structured_output import output_parser, response_format, with_raw
-from langchain_perplexity_strict.surfaces import SURFACES
-from langchain_perplexity_strict.tools import function_names, openai_tool
-from langchain_perplexity_strict.transport import (
+from langchain_perplexity_strict._accumulator import ResponseAccumulator, merge_generation_chunks
+from langchain_perplexity_strict._body import encode_body
+from langchain_perplexity_strict._parameters import PARAMETERS, call_arguments, check_parameters, stop_list
+from langchain_perplexity_strict._settings import PerplexityParameters, known_arguments
+from langchain_perplexity_strict._structured_output import structured_runnable
+from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, read_batch
+from langchain_perplexity_strict._tools import function_names, openai_tool, tool_choice_for
+from langchain_perplexity_strict._transport import (
     Transport,
     aiterate_batches,
     iterate_batches,
 )
+from langchain_perplexity_strict.compaction import (
+    MessageCounter,
+    compaction_summary,
+    compaction_warning,
+    normalize_within_budget,
+)
+from langchain_perplexity_strict.data._profiles import PROFILES
+from langchain_perplexity_strict.normalizer import (
+    NormalizationResult,
+)
+from langchain_perplexity_strict.rules import DEFAULT_RULES
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
 _SETTING_NAMES = tuple(PARAMETERS)
-# Keyword arguments a call may carry besides the parameters above.
-_CALL_KWARGS = ("tools", "tool_choice", "response_format")
-# Passed by LangChain itself (structured output tracing, stream_usage) or by callers
-# used to ChatOpenAI (parallel_tool_calls, which the published Agent API lacks): not sent.
-_IGNORED_KWARGS = ("ls_structured_output_format", "stream_usage", "parallel_tool_calls")
-# Names other integrations use for a field of this one.
-ALIASES = {
-    "max_output_tokens": "max_tokens",
-    "max_completion_tokens": "max_tokens",
-    "model_name": "model",
-    "pplx_api_key": "api_key",
-    "perplexity_api_key": "api_key",
-    "request_timeout": "timeout",
-}
 
 
-@dataclass(frozen=True)
-class PreparedCall:
-    """A checked, normalized call, ready to send: the body as JSON and as the bytes posted."""
-
-    body: dict[str, Any]
-    data: bytes
-    stops: tuple[str, ...]
-    n: int
-    output_version: str
-
-
-class ChatPerplexityStrict(BaseChatModel):
+class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
-    Every call runs the messages through :func:`normalize_messages` (so a
-    late system message, two user messages in a row, a trailing assistant
-    message or an assistant greeting never cause a 400), then through the
-    request rules of the chosen surface, then out through ``ChatOpenAI``'s
-    client; citations, search results, usage, cost and reasoning come back in
-    LangChain's standard places.
+    Every call runs the messages through the normalizer's rules (so a late
+    system message, two user messages in a row, broken tool rounds, other
+    providers' blocks or a trailing assistant message never cause a 400),
+    builds the body in Perplexity's published shapes for the chosen surface,
+    and sends it through ``ChatOpenAI``'s clients; citations, search results,
+    usage, cost and reasoning come back in LangChain's standard places.
 
-    Setup:
-        ``pip install langchain-perplexity-strict`` and set ``PPLX_API_KEY``
-        (or ``PERPLEXITY_API_KEY``).
+    Setup: install from the repository (`pip install .`) and set
+    `PPLX_API_KEY` (or `PERPLEXITY_API_KEY`). Offline, point `base_url` at
+    `langchain_perplexity_strict.testing.PerplexityEmulator` with any key.
 
-    Key init args:
-        model: Agent API slug (default ``perplexity/sonar``) or a Sonar name.
-        api: ``"agent"`` (default, ``/v1/responses``) or ``"chat_completions"``
-            (the legacy Sonar surface, ended by Perplexity on 2026-09-27).
-        api_key, base_url: key and server root (``https://api.perplexity.ai``).
-        temperature, top_p, max_tokens, stop, n: as in ChatOpenAI; ``stop`` and
-            ``n`` are implemented on the client.
-        web_search: add the ``web_search`` tool on the Agent API (default on).
-        preset, models, max_steps, reasoning_effort, search filters: Perplexity's knobs.
-        rules: the normalizer's rules (default ``DEFAULT_RULES``).
+    Key init args: `model` (Agent API slug, default `perplexity/sonar`, or a
+    Sonar name), `api` (`"agent"`, the default, or `"chat_completions"`),
+    `api_key`, `base_url`, the sampling and search parameters, `n` and `stop`
+    (done on the client), `max_input_tokens` (compaction), `rules`.
 
-    Instantiate:
-        .. code-block:: python
+    Instantiate and invoke:
 
-            from langchain_perplexity_strict import ChatPerplexityStrict
+    ```python
+    from langchain_perplexity_strict import ChatPerplexityStrict
 
-            model = ChatPerplexityStrict(model="perplexity/sonar")
+    model = ChatPerplexityStrict(model="perplexity/sonar")
+    message = model.invoke([("human", "What is new in Python 3.13?")])
+    message.content  # the answer, with [1] [2] citation markers
+    message.additional_kwargs["citations"]  # the URLs
+    ```
 
-    Invoke:
-        .. code-block:: python
+    Stream (sources arrive with the network read that brings them):
 
-            message = model.invoke([("human", "What is new in Python 3.13?")])
-            message.content  # the answer, with [1] [2] citation markers
-            message.additional_kwargs["citations"]  # the URLs
-            message.additional_kwargs["search_results"]  # Perplexity's records
+    ```python
+    for chunk in model.stream("Summarize today's news", stop=["\n\n"]):
+        print(chunk.text, end="")
+    ```
 
-    Stream:
-        .. code-block:: python
+    Tools and structured output:
 
-            for chunk in model.stream("Summarize today's news", stop=["\\n\\n"]):
-                print(chunk.text, end="")
-            # the last chunk carries citations, search_results and usage
+    ```python
+    model.bind_tools([get_weather]).invoke("weather in Paris?").tool_calls
+    model.with_structured_output(City).invoke("...")  # Perplexity's response_format
+    ```
 
-    Async:
-        .. code-block:: python
-
-            message = await model.ainvoke("hi")
-            async for chunk in model.astream("hi"):
-                ...
-
-    Tool calling:
-        .. code-block:: python
-
-            model.bind_tools([get_weather]).invoke("weather in Paris?").tool_calls
-
-    Structured output:
-        .. code-block:: python
-
-            model.with_structured_output(Answer).invoke("...")  # json_schema, top-level response_format
-
-    Token usage:
-        ``message.usage_metadata`` (reasoning and citation tokens in the details);
-        ``message.response_metadata["cost"]`` holds Perplexity's cost breakdown.
-
-    Response metadata:
-        ``model_name`` (the served model), ``id``, ``status`` / ``finish_reason``,
-        ``model_provider`` ``"perplexity"``.
+    Token usage and metadata: `message.usage_metadata` (cache, reasoning and
+    citation tokens in the details); `message.response_metadata` holds `cost`,
+    the served `model_name`, `id`, `status` / `finish_reason` and
+    `model_provider="perplexity"`.
     """
 
     model: str = "perplexity/sonar"
@@ -158,12 +112,6 @@ class ChatPerplexityStrict(BaseChatModel):
     """Perplexity API key (``PPLX_API_KEY`` or ``PERPLEXITY_API_KEY`` when not given)."""
     base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL))
     """The server root (``PPLX_BASE_URL``, else ``https://api.perplexity.ai``); each surface's path is derived."""
-    temperature: float | None = None
-    """Sampling temperature."""
-    top_p: float | None = None
-    """Nucleus sampling."""
-    max_tokens: int | None = None
-    """Answer length limit (``max_output_tokens`` on the Agent API; defaulted for ``anthropic/*``, which need it)."""
     stop: list[str] | str | None = None
     """Stop sequences, applied on the client (neither surface takes them on the Agent API)."""
     n: int = 1
@@ -174,64 +122,6 @@ class ChatPerplexityStrict(BaseChatModel):
     """Request timeout in seconds (``ChatOpenAI``'s)."""
     max_retries: int = 2
     """Retries on 429 and 5xx (``ChatOpenAI``'s)."""
-    preset: str | None = None
-    """Agent API preset (``fast``, ``low``, ``medium``, ...; an open set); without ``model``, it picks the model."""
-    effort: str | None = None
-    """Agent API ``effort``, which supersedes ``preset``."""
-    models: list[str] | None = None
-    """Agent API fallback models (1 to 5)."""
-    max_steps: int | None = None
-    """Agent API step limit (1 to 100)."""
-    instructions: str | None = None
-    """Agent API ``instructions`` (with a preset, they replace the preset's prompt)."""
-    store: bool | None = None
-    """Agent API ``store``."""
-    prompt_cache_key: str | None = None
-    """Agent API ``prompt_cache_key``."""
-    service_tier: str | None = None
-    """Agent API ``service_tier``: auto, default, flex, priority or fast."""
-    web_search: bool | None = None
-    """Add the ``web_search`` tool (Agent API; on unless set to False)."""
-    search_max_tokens: int | None = None
-    """The ``web_search`` tool's ``max_tokens`` (Agent API)."""
-    search_max_tokens_per_page: int | None = None
-    """The ``web_search`` tool's ``max_tokens_per_page`` (Agent API)."""
-    search_type: str | None = None
-    """Search type: web or fast (Agent API); fast, pro or auto (chat completions)."""
-    reasoning_effort: str | None = None
-    """Reasoning effort (``reasoning.effort`` on the Agent API)."""
-    language_preference: str | None = None
-    """Answer language."""
-    search_domain_filter: list[str] | None = None
-    """At most 20 domains to search (``-`` prefix excludes)."""
-    search_recency_filter: str | None = None
-    """hour, day, week, month or year."""
-    search_after_date_filter: str | None = None
-    """Published after, MM/DD/YYYY."""
-    search_before_date_filter: str | None = None
-    """Published before, MM/DD/YYYY."""
-    last_updated_after_filter: str | None = None
-    """Updated after, MM/DD/YYYY."""
-    last_updated_before_filter: str | None = None
-    """Updated before, MM/DD/YYYY."""
-    search_context_size: str | None = None
-    """low, medium or high."""
-    user_location: dict[str, Any] | None = None
-    """Where the user is: some of city, country, region, latitude, longitude."""
-    top_k: int | None = None
-    """Chat completions only."""
-    presence_penalty: float | None = None
-    """Chat completions only."""
-    frequency_penalty: float | None = None
-    """Chat completions only."""
-    search_mode: str | None = None
-    """Chat completions only: web, academic or sec."""
-    return_images: bool | None = None
-    """Chat completions only."""
-    return_related_questions: bool | None = None
-    """Chat completions only."""
-    disable_search: bool | None = None
-    """Chat completions only (on the Agent API, ``web_search=False``)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are (Perplexity validates them)."""
     max_input_tokens: int | None = None
@@ -246,30 +136,13 @@ class ChatPerplexityStrict(BaseChatModel):
     model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True)
 
     _transport: Transport | None = PrivateAttr(default=None)
+    _warned_compaction: bool = PrivateAttr(default=False)
 
     @model_validator(mode="before")
     @classmethod
     def _known_arguments(cls, values: Any) -> Any:
         """Refuse an argument that is not a field (a typo would otherwise be ignored); map known aliases."""
-        if not isinstance(values, dict):
-            return values
-        values = dict(values)
-        for alias, name in ALIASES.items():
-            if alias in values and name not in values:
-                values[name] = values.pop(alias)
-        accepted = set(cls.model_fields) | {f.alias for f in cls.model_fields.values() if f.alias}
-        unknown = sorted(k for k in values if k not in accepted)
-        if unknown:
-            name = unknown[0]
-            close = difflib.get_close_matches(name, sorted(accepted), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            where = f" ({UNSUPPORTED[name]})" if name in UNSUPPORTED else ""
-            msg = (
-                f"{name}={values[name]!r} is not an argument of ChatPerplexityStrict{where}.{hint} "
-                f"Accepted: {', '.join(sorted(n for n in cls.model_fields if not n.startswith('_')))}."
-            )
-            raise ValueError(msg)
-        return values
+        return known_arguments(values, cls.model_fields)
 
     @model_validator(mode="after")
     def _validate(self) -> Self:
@@ -328,7 +201,7 @@ class ChatPerplexityStrict(BaseChatModel):
         max_tokens = kwargs.get("max_tokens", self.max_tokens)
         if max_tokens is not None:
             params["ls_max_tokens"] = max_tokens
-        stops = _as_list(stop if stop is not None else self.stop)
+        stops = stop_list(stop if stop is not None else self.stop)
         if stops:
             params["ls_stop"] = stops
         return params
@@ -369,18 +242,15 @@ class ChatPerplexityStrict(BaseChatModel):
         """
         key = (self.api, self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
-            root = self.base_url.rstrip("/")
             surface = SURFACES[self.api]
-            chat_openai = ChatOpenAI(
-                model=self.model,
-                api_key=self.api_key,
-                base_url=root + surface.base_path,
-                use_responses_api=self.api == "agent",
-                max_retries=self.max_retries,
-                timeout=self.timeout,
-            )
-            self._transport = Transport(chat_openai, self.api, surface.path, key)
+            self._transport = Transport.build(surface.name, self.base_url.rstrip("/") + surface.base_path,
+                                              surface.path, key, model=self.model)  # fmt: skip
         return self._transport
+
+    @property
+    def supports_function_tools(self) -> bool:
+        """Whether this model's surface has client-side function tools (the Sonar models have none)."""
+        return SURFACES[self.api].function_tools
 
     @property
     def input_budget(self) -> int | None:
@@ -402,27 +272,7 @@ class ChatPerplexityStrict(BaseChatModel):
             history = messages
         else:
             history = self._convert_input(messages).to_messages()
-        normalized = normalize_messages(history, rules=self.rules)
-        budget = self.input_budget
-        if not budget:
-            return normalized
-        compacted = compact_messages(normalized.messages, budget, token_counter=self.token_counter)
-        if not compacted.changes:  # it fits (the usual case)
-            return normalized
-        origin = normalized.sources
-
-        def caller(positions: tuple[int, ...]) -> tuple[int, ...]:
-            return tuple(s for p in positions for s in origin[p])
-
-        again = normalize_messages(compacted.messages, rules=self.rules)
-        kept = compacted.kept
-        changes = [
-            *normalized.changes,
-            *(Change(c.rule, caller(c.sources), c.reason) for c in compacted.changes),
-            *(Change(c.rule, caller(tuple(kept[i] for i in c.sources)), c.reason) for c in again.changes),
-        ]
-        sources = [caller(tuple(kept[i] for i in s)) for s in again.sources]
-        return NormalizationResult(again.messages, changes, sources)
+        return normalize_within_budget(history, self.rules, self.input_budget, self.token_counter)
 
     def request_body(
         self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
@@ -439,18 +289,7 @@ class ChatPerplexityStrict(BaseChatModel):
         stream: bool,
     ) -> PreparedCall:
         """Check the call's arguments, normalize, and build the body (as JSON and as bytes); nothing is sent."""
-        kwargs = dict(kwargs)
-        for ignored in _IGNORED_KWARGS:
-            kwargs.pop(ignored, None)
-        call = {k: kwargs.pop(k) for k in _CALL_KWARGS if k in kwargs}
-        unknown = sorted(k for k in kwargs if k not in PARAMETERS)
-        if unknown:
-            msg = (
-                f"{unknown[0]}={kwargs[unknown[0]]!r} is not a parameter of ChatPerplexityStrict "
-                f"(api={self.api!r}); call-time parameters are: {', '.join(sorted(PARAMETERS))}, "
-                f"{', '.join(_CALL_KWARGS)}."
-            )
-            raise ValueError(msg)
+        call, kwargs = call_arguments(kwargs, self.api)
         settings = {**self._settings(), **kwargs}
         if stop is not None:
             settings["stop"] = stop
@@ -459,19 +298,27 @@ class ChatPerplexityStrict(BaseChatModel):
         surface = SURFACES[self.api]
         if call.get("tools") and not surface.function_tools:
             raise ValueError(_NO_SONAR_TOOLS)
-        stops = tuple(_as_list(settings.pop("stop", None)))
+        stops = tuple(stop_list(settings.pop("stop", None)))
         n = int(settings.pop("n", 1))
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
-        normalized = self.normalize(messages).messages
+        result = self.normalize(messages)
+        compaction = compaction_summary(result, len(messages), self.input_budget)
+        if compaction is not None and not self._warned_compaction:
+            self._warned_compaction = True  # once per model instance
+            warnings.warn(compaction_warning(compaction), UserWarning, stacklevel=4)
+        normalized = result.messages
         body = surface.build_body(
             normalized, settings, call, stream=stream, model_explicit="model" in self.model_fields_set
         )
-        return PreparedCall(body, encode_body(body), stops, n, self.output_version or "v0")
+        return PreparedCall(body, encode_body(body), stops, n, self.output_version or "v0", compaction)
 
-    def _answer(self, prepared: PreparedCall) -> Answer:
-        return Answer(api=self.api, output_version=prepared.output_version, stops=prepared.stops)
+    def _answer(self, prepared: PreparedCall) -> ResponseAccumulator:
+        answer = ResponseAccumulator(api=self.api, output_version=prepared.output_version, stops=prepared.stops)
+        if prepared.compaction is not None:
+            answer.metadata["compaction"] = prepared.compaction
+        return answer
 
     def _read(self, prepared: PreparedCall, data: dict[str, Any]) -> ChatGeneration:
         answer = self._answer(prepared)
@@ -503,7 +350,7 @@ class ChatPerplexityStrict(BaseChatModel):
     ) -> ChatResult:
         if self.streaming and self.n == 1:
             chunks = list(self._stream(messages, stop, run_manager, **kwargs))
-            return ChatResult(generations=[_merge_chunks(chunks)])
+            return ChatResult(generations=[merge_generation_chunks(chunks)])
         prepared = self._prepare(messages, stop, kwargs, stream=False)
         n = prepared.n
 
@@ -529,12 +376,8 @@ class ChatPerplexityStrict(BaseChatModel):
         stream = self.transport.stream(prepared.data)
         try:
             for batch, ended in iterate_batches(stream, self.api):
-                for event in batch:
-                    for chunk in mapper.feed(event):
-                        yield self._emit(chunk, run_manager)
-                if not ended:  # what arrived together goes out as one chunk (at the end, the final one)
-                    for chunk in answer.take_text():
-                        yield self._emit(chunk, run_manager)
+                for chunk in read_batch(mapper, batch, ended):
+                    yield self._emit(chunk, run_manager)
                 if answer.stopped:
                     break  # the stop matched: the rest is unwanted, and the connection is closed below
             for chunk in mapper.finish():
@@ -560,7 +403,7 @@ class ChatPerplexityStrict(BaseChatModel):
     ) -> ChatResult:
         if self.streaming and self.n == 1:
             chunks = [c async for c in self._astream(messages, stop, run_manager, **kwargs)]
-            return ChatResult(generations=[_merge_chunks(chunks)])
+            return ChatResult(generations=[merge_generation_chunks(chunks)])
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
@@ -581,23 +424,21 @@ class ChatPerplexityStrict(BaseChatModel):
         stream = await self.transport.astream(prepared.data)
         try:
             async for batch, ended in aiterate_batches(stream, self.api):
-                chunks = [chunk for event in batch for chunk in mapper.feed(event)]
-                if not ended:  # what arrived together goes out as one chunk (at the end, the final one)
-                    chunks += answer.take_text()
-                for chunk in chunks:
-                    generation = ChatGenerationChunk(message=chunk)
-                    if run_manager:
-                        await run_manager.on_llm_new_token(generation.text, chunk=generation)
-                    yield generation
+                for chunk in read_batch(mapper, batch, ended):
+                    yield await self._aemit(chunk, run_manager)
                 if answer.stopped:
                     break
             for chunk in mapper.finish():
-                generation = ChatGenerationChunk(message=chunk)
-                if run_manager:
-                    await run_manager.on_llm_new_token(generation.text, chunk=generation)
-                yield generation
+                yield await self._aemit(chunk, run_manager)
         finally:
             await stream.close()
+
+    @staticmethod
+    async def _aemit(chunk: AIMessageChunk, run_manager: AsyncCallbackManagerForLLMRun | None) -> ChatGenerationChunk:
+        generation = ChatGenerationChunk(message=chunk)
+        if run_manager:
+            await run_manager.on_llm_new_token(generation.text, chunk=generation)
+        return generation
 
     # -- tools and structured output ----------------------------------------------------------------
 
@@ -618,11 +459,11 @@ class ChatPerplexityStrict(BaseChatModel):
         tool name, or ``True`` for the only tool. ``parallel_tool_calls`` is
         accepted for compatibility and not sent: the published Agent API has no such field.
         """
-        if not SURFACES[self.api].function_tools:
+        if not self.supports_function_tools:
             raise ValueError(_NO_SONAR_TOOLS)
         formatted = [openai_tool(tool, strict=strict) for tool in tools]
         if tool_choice is not None:
-            kwargs["tool_choice"] = _tool_choice(tool_choice, function_names(formatted))
+            kwargs["tool_choice"] = tool_choice_for(tool_choice, function_names(formatted))
         return super().bind(tools=formatted, **kwargs)
 
     def with_structured_output(
@@ -647,79 +488,10 @@ class ChatPerplexityStrict(BaseChatModel):
         if kwargs:
             msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}."
             raise ValueError(msg)
-        if method not in ("json_schema", "function_calling", "json_mode"):
-            msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."
-            raise ValueError(msg)
-        if schema is None and method != "json_mode":
-            msg = f"with_structured_output(method={method!r}) needs a schema; only json_mode works without one."
-            raise ValueError(msg)
-        if method == "function_calling" and not SURFACES[self.api].function_tools:
-            warnings.warn(
-                "with_structured_output(method='function_calling'): the Sonar chat-completions "
-                "models have no function tools, so the schema is sent as a json_schema "
-                "response_format instead (the parsed result is the same).",
-                UserWarning,
-                stacklevel=2,
-            )
-            method = "json_schema"
-        llm: Runnable
-        if method == "function_calling":
-            tool = openai_tool(schema, strict=strict)
-            llm = self.bind_tools([tool], tool_choice=tool["function"]["name"], strict=strict).bind(
-                ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": tool},
-            )
-        else:
-            fmt, json_schema = response_format(schema, strict)
-            llm = self.bind(
-                response_format=fmt,
-                ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": json_schema},
-            )
-        return with_raw(llm, output_parser(schema, method), include_raw)
+        return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict)
 
 
 _NO_SONAR_TOOLS = (
     "tools: Perplexity's Sonar chat-completions models have no client-side function tools; "
     "use api='agent' (the default) for tool calling."
 )
-
-
-def _tool_choice(choice: dict | str | bool, names: list[str]) -> Any:
-    if choice is True:
-        if len(names) != 1:
-            msg = f"tool_choice=True needs exactly one tool, got {len(names)}: pass a tool name."
-            raise ValueError(msg)
-        return {"type": "function", "function": {"name": names[0]}}
-    if choice == "any":
-        return "required"
-    if isinstance(choice, str) and choice not in ("auto", "none", "required"):
-        if choice not in names:
-            msg = f"tool_choice={choice!r} names no bound tool; bound tools: {', '.join(names) or 'none'}."
-            raise ValueError(msg)
-        return {"type": "function", "function": {"name": choice}}
-    return choice
-
-
-def _as_list(stop: Any) -> list[str]:
-    """Stop sequences as a list; a value of the wrong type is refused by the parameter check, not here."""
-    if isinstance(stop, str):
-        return [stop]
-    return list(stop) if isinstance(stop, (list, tuple)) else []
-
-
-def _merge_chunks(chunks: list[ChatGenerationChunk]) -> ChatGeneration:
-    merged = chunks[0]
-    for chunk in chunks[1:]:
-        merged += chunk
-    message = merged.message
-    return ChatGeneration(
-        message=AIMessage(
-            content=message.content,
-            additional_kwargs=message.additional_kwargs,
-            response_metadata=message.response_metadata,
-            tool_calls=getattr(message, "tool_calls", []),
-            invalid_tool_calls=getattr(message, "invalid_tool_calls", []),
-            usage_metadata=getattr(message, "usage_metadata", None),
-            id=message.id,
-        ),
-        generation_info=merged.generation_info,
-    )

@@ -22,8 +22,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
 
+from langchain_perplexity_strict.normalizer import NormalizationResult, normalize_messages
 from langchain_perplexity_strict.roles import role_of
-from langchain_perplexity_strict.rules import Change
+from langchain_perplexity_strict.rule_types import Change
 
 RULE_NAME = "compact_to_context_window"
 
@@ -181,3 +182,59 @@ def _cut_lines(message: BaseMessage, budget: int, count: MessageCounter) -> tupl
         else:
             low = middle + 1
     return best
+
+
+def normalize_within_budget(
+    history: list[BaseMessage], rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
+) -> NormalizationResult:
+    """Normalize the whole history, then compact it to ``budget`` tokens, then normalize what is left.
+
+    Normalizing first decides each message's role from everything before it, as on
+    every other turn, so a cut never turns a late system message (sent as user)
+    back into a leading system message. The rules run again after the cut (it can
+    leave, say, an assistant turn first). Positions in the report are the caller's.
+    """
+    normalized = normalize_messages(history, rules=rules)
+    if not budget:
+        return normalized
+    compacted = compact_messages(normalized.messages, budget, token_counter=counter)
+    if not compacted.changes:  # it fits (the usual case)
+        return normalized
+    origin = normalized.sources
+
+    def caller(positions: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(s for p in positions for s in origin[p])
+
+    again = normalize_messages(compacted.messages, rules=rules)
+    kept = compacted.kept
+    changes = [
+        *normalized.changes,
+        *(Change(c.rule, caller(c.sources), c.reason) for c in compacted.changes),
+        *(Change(c.rule, caller(tuple(kept[i] for i in c.sources)), c.reason) for c in again.changes),
+    ]
+    sources = [caller(tuple(kept[i] for i in s)) for s in again.sources]
+    return NormalizationResult(again.messages, changes, sources)
+
+
+def compaction_summary(result: NormalizationResult, given: int, budget: int | None) -> dict[str, Any] | None:
+    """What compaction did, for ``response_metadata["compaction"]``; None when it dropped nothing."""
+    cuts = [c for c in result.changes if c.rule == RULE_NAME]
+    if not cuts:
+        return None
+    return {
+        "max_input_tokens": budget,
+        "messages_in": given,
+        "messages_sent": len(result.messages),
+        "dropped": sorted({s for c in cuts for s in c.sources}),
+        "changes": [str(c) for c in cuts],
+    }
+
+
+def compaction_warning(summary: dict[str, Any]) -> str:
+    """The warning a model gives (once) when compaction dropped part of a conversation."""
+    return (
+        f"ChatPerplexityStrict compacted the conversation to max_input_tokens={summary['max_input_tokens']}: "
+        f"{summary['messages_in']} messages in, {summary['messages_sent']} sent (oldest content dropped first). "
+        "response_metadata['compaction'] has the detail; max_input_tokens=0 turns compaction off. "
+        "This warning is shown once per model instance."
+    )

@@ -31,7 +31,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from langchain_perplexity_strict.content import text_of
+from langchain_perplexity_strict._content import text_of
 from langchain_perplexity_strict.rule_types import Change, Entry
 
 

@@ -255,7 +255,7 @@ def test_tools_on_sonar_are_refused_clearly(emu: PerplexityEmulator) -> None:
 
 
 def test_sonar_names_map_to_the_agent_api_once_with_a_warning(emu: PerplexityEmulator) -> None:
-    from langchain_perplexity_strict import models
+    from langchain_perplexity_strict import _models as models
 
     models._warned.discard("sonar-deep-research")
     llm = make(emu, model="sonar-deep-research")

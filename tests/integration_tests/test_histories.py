@@ -19,8 +19,8 @@ from langchain_core.messages import (
 )
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict.agent_response import read_agent_response
-from langchain_perplexity_strict.response_mapping import Answer
+from langchain_perplexity_strict._accumulator import ResponseAccumulator
+from langchain_perplexity_strict._agent_reader import read_agent_response
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 CALL = {"name": "lookup", "args": {"q": "x"}, "id": "call_1", "type": "tool_call"}
@@ -81,7 +81,7 @@ def test_tool_result_text_blocks_go_as_text(emu: PerplexityEmulator) -> None:
 
 def test_several_message_items_are_separated_and_citations_follow() -> None:
     """A preamble item and the answer item: joined with a blank line, annotation offsets shifted."""
-    answer = Answer(api="agent")
+    answer = ResponseAccumulator(api="agent")
     response = {
         "status": "completed",
         "output": [

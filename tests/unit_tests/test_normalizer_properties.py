@@ -16,9 +16,9 @@ from hypothesis import given
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict import normalize_messages
-from langchain_perplexity_strict.agent_request import agent_body, agent_input
-from langchain_perplexity_strict.chat_request import chat_body
-from langchain_perplexity_strict.content import canonical_content
+from langchain_perplexity_strict._agent_request import agent_body, agent_input
+from langchain_perplexity_strict._chat_request import chat_body
+from langchain_perplexity_strict._content import canonical_content
 from langchain_perplexity_strict.normalizer import NormalizationResult
 from langchain_perplexity_strict.testing.agent_schema import check_schema
 from langchain_perplexity_strict.testing.conversation import (

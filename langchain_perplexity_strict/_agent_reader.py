@@ -19,8 +19,8 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.ai import UsageMetadata
 
+from langchain_perplexity_strict._accumulator import ResponseAccumulator, finish, usage_extras, usage_metadata
 from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
-from langchain_perplexity_strict.response_mapping import Answer, finish, usage_extras, usage_metadata
 
 # Separates the text of two message items of one response (a preamble, then the answer).
 ITEM_SEPARATOR = "\n\n"
@@ -46,7 +46,9 @@ def agent_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
     return metadata
 
 
-def read_output(answer: Answer, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int]) -> None:
+def read_output(
+    answer: ResponseAccumulator, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int]
+) -> None:
     """Fill ``answer`` from ``output`` items; message text only when ``text`` (a stream had it as deltas).
 
     ``offsets`` gives, per output index, where that message item's text starts in
@@ -72,13 +74,13 @@ def read_output(answer: Answer, output: Sequence[dict[str, Any]], *, text: bool,
             answer.extras.setdefault(kind, []).append(item)
 
 
-def add_queries(answer: Answer, queries: Sequence[str]) -> None:
+def add_queries(answer: ResponseAccumulator, queries: Sequence[str]) -> None:
     """The search queries Perplexity ran (``additional_kwargs["search_queries"]``), once each."""
     known = answer.extras.setdefault("search_queries", [])
     known.extend(q for q in queries if q not in known)
 
 
-def start_message_item(answer: Answer, index: int, offsets: dict[int, int]) -> None:
+def start_message_item(answer: ResponseAccumulator, index: int, offsets: dict[int, int]) -> None:
     """A message item begins: separate it from the text before, and note where it starts."""
     if index in offsets:
         return
@@ -94,14 +96,14 @@ def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
             "end_index": int(annotation.get("end_index") or 0) + offset}  # fmt: skip
 
 
-def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
+def read_agent_response(answer: ResponseAccumulator, response: dict[str, Any]) -> None:
     """Fill ``answer`` from a whole response (invoke)."""
     read_output(answer, response.get("output") or [], text=True, offsets={})
     answer.flush_text()
     read_status(answer, response)
 
 
-def read_status(answer: Answer, response: dict[str, Any]) -> None:
+def read_status(answer: ResponseAccumulator, response: dict[str, Any]) -> None:
     """Usage, metadata and status; HTTP 200 is not success on the Agent API: ``status`` says whether it is."""
     usage = response.get("usage")
     answer.usage = agent_usage(usage)
@@ -119,7 +121,7 @@ def read_status(answer: Answer, response: dict[str, Any]) -> None:
     raise_for_status(answer, status, response.get("error") or {})
 
 
-def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
+def raise_for_status(answer: ResponseAccumulator, status: Any, error: dict[str, Any]) -> None:
     """Raise for a run that did not complete; ``requires_action`` with function calls is an answer."""
     if status in ("completed", None) or answer.stopped or (status == "requires_action" and answer.tool_calls):
         return
@@ -142,10 +144,10 @@ def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None
     raise PerplexityResponseError(msg)
 
 
-class AgentStream:
+class AgentStreamReader:
     """Agent API stream events → message chunks."""
 
-    def __init__(self, answer: Answer) -> None:
+    def __init__(self, answer: ResponseAccumulator) -> None:
         self.answer = answer
         self._offsets: dict[int, int] = {}
         self._items: dict[int, dict[str, Any]] = {}  # output_item.done, for a terminal event without output

@@ -228,3 +228,34 @@ def place(body: dict[str, Any], path: str, value: Any) -> None:
     for key in parents:
         target = target.setdefault(key, {})
     target[leaf] = value
+
+
+def stop_list(stop: Any) -> list[str]:
+    """Stop sequences as a list; a value of the wrong type is refused by the parameter check, not here."""
+    if isinstance(stop, str):
+        return [stop]
+    return list(stop) if isinstance(stop, (list, tuple)) else []
+
+
+# Keyword arguments a call may carry besides the parameters: they shape the request.
+CALL_KWARGS = ("tools", "tool_choice", "response_format")
+# Passed by LangChain itself (structured-output tracing, stream_usage) or by callers used to
+# ChatOpenAI (parallel_tool_calls, which the published Agent API lacks): accepted, not sent.
+IGNORED_KWARGS = ("ls_structured_output_format", "stream_usage", "parallel_tool_calls")
+
+
+def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A call's keyword arguments as (tools, tool choice and response format; parameters).
+
+    Raises ``ValueError`` for an argument that is neither, naming it and listing what a call takes.
+    """
+    params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
+    call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
+    unknown = sorted(k for k in params if k not in PARAMETERS)
+    if unknown:
+        msg = (
+            f"{unknown[0]}={params[unknown[0]]!r} is not a parameter of ChatPerplexityStrict "
+            f"(api={api!r}); call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}."
+        )
+        raise ValueError(msg)
+    return call, params

@@ -9,6 +9,7 @@ alphanumeric characters (docs.perplexity.ai, "Structured Outputs").
 from __future__ import annotations
 
 import re
+import warnings
 from operator import itemgetter
 from typing import Any, cast
 
@@ -21,6 +22,8 @@ from langchain_core.output_parsers import (
 from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
 from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
+
+from langchain_perplexity_strict._tools import openai_tool
 
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
 
@@ -61,3 +64,36 @@ def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
     parser_assign = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
     parser_none = RunnablePassthrough.assign(parsed=lambda _: None)
     return RunnableMap(raw=llm) | parser_assign.with_fallbacks([parser_none], exception_key="parsing_error")
+
+
+def structured_runnable(model: Any, schema: Any, method: str, *, include_raw: bool, strict: bool | None) -> Runnable:
+    """``model.with_structured_output(schema, method=...)``: a response format or a forced tool, and its parser."""
+    function_tools = model.supports_function_tools
+    if method not in ("json_schema", "function_calling", "json_mode"):
+        msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."
+        raise ValueError(msg)
+    if schema is None and method != "json_mode":
+        msg = f"with_structured_output(method={method!r}) needs a schema; only json_mode works without one."
+        raise ValueError(msg)
+    if method == "function_calling" and not function_tools:
+        warnings.warn(
+            "with_structured_output(method='function_calling'): the Sonar chat-completions "
+            "models have no function tools, so the schema is sent as a json_schema "
+            "response_format instead (the parsed result is the same).",
+            UserWarning,
+            stacklevel=3,
+        )
+        method = "json_schema"
+    llm: Runnable
+    if method == "function_calling":
+        tool = openai_tool(schema, strict=strict)
+        llm = model.bind_tools([tool], tool_choice=tool["function"]["name"], strict=strict).bind(
+            ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": tool},
+        )
+    else:
+        fmt, json_schema = response_format(schema, strict)
+        llm = model.bind(
+            response_format=fmt,
+            ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": json_schema},
+        )
+    return with_raw(llm, output_parser(schema, method), include_raw)

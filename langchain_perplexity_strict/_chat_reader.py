@@ -7,8 +7,8 @@ from typing import Any, cast
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.ai import UsageMetadata
 
+from langchain_perplexity_strict._accumulator import ResponseAccumulator, finish, usage_extras, usage_metadata
 from langchain_perplexity_strict.errors import PerplexityIncompleteError
-from langchain_perplexity_strict.response_mapping import Answer, finish, usage_extras, usage_metadata
 
 
 def chat_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
@@ -23,7 +23,7 @@ def chat_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
     return metadata
 
 
-def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
+def read_chat_completion(answer: ResponseAccumulator, completion: dict[str, Any]) -> None:
     """Fill ``answer`` from a chat completion (``CompletionResponseOutput``)."""
     choice = (completion.get("choices") or [{}])[0]
     message = choice.get("message") or {}
@@ -42,7 +42,7 @@ def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
     _read_chat_end(answer, completion, choice.get("finish_reason"))
 
 
-def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
+def _read_chat_sources(answer: ResponseAccumulator, data: dict[str, Any]) -> None:
     answer.add_citations(data.get("citations") or [])
     if data.get("search_results"):
         answer.add_search_results(data["search_results"])
@@ -51,7 +51,7 @@ def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
             answer.extras[key] = data[key]
 
 
-def _read_chat_end(answer: Answer, data: dict[str, Any], finish_reason: Any) -> None:
+def _read_chat_end(answer: ResponseAccumulator, data: dict[str, Any], finish_reason: Any) -> None:
     answer.usage = chat_usage(data.get("usage"))
     answer.metadata.update(
         {
@@ -70,7 +70,7 @@ def _read_chat_end(answer: Answer, data: dict[str, Any], finish_reason: Any) -> 
         raise PerplexityIncompleteError(msg, answer.message())
 
 
-class ChatStream:
+class ChatStreamReader:
     """Chat-completions chunks → message chunks.
 
     Every Perplexity chunk repeats ``citations`` and carries the cumulative
@@ -78,7 +78,7 @@ class ChatStream:
     reported, so nothing is over-counted (agno PR #6058 shows the over-count).
     """
 
-    def __init__(self, answer: Answer) -> None:
+    def __init__(self, answer: ResponseAccumulator) -> None:
         self.answer = answer
         self._last: dict[str, Any] = {}
         self._finish_reason: Any = None

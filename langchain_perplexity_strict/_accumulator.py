@@ -5,7 +5,7 @@ sequences applied); citations and search results to ``additional_kwargs``
 (and, with ``output_version="v1"``, to citation annotations on the text
 block); usage to ``usage_metadata``, counted once even when streaming; cost,
 served model, id and status to ``response_metadata``. Both surfaces, invoke
-and stream, share the :class:`Answer` accumulator.
+and stream, share the :class:`ResponseAccumulator`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from langchain_core.output_parsers.openai_tools import (
     make_invalid_tool_call,
     parse_tool_call,
 )
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
 
 from langchain_perplexity_strict.errors import (
     PerplexityStreamError,
@@ -42,7 +43,7 @@ TERMINAL_EVENTS = (
 
 
 @dataclass
-class Answer:  # the accumulator both surfaces fill
+class ResponseAccumulator:  # the accumulator both surfaces fill
     """Everything gathered from one response, whichever event or chunk carried it."""
 
     api: Api
@@ -337,7 +338,7 @@ def usage_extras(usage: dict[str, Any] | None) -> dict[str, Any]:
     return {k: usage[k] for k in keys if usage and usage.get(k) is not None}
 
 
-def finish(answer: Answer) -> list[AIMessageChunk]:
+def finish(answer: ResponseAccumulator) -> list[AIMessageChunk]:
     """The stream ended: complete only after a terminal event or a matched stop."""
     if answer.finished:
         return []
@@ -350,3 +351,23 @@ def finish(answer: Answer) -> list[AIMessageChunk]:
         f"short ({len(answer.text)} characters received)"
     )
     raise PerplexityStreamError(msg)
+
+
+def merge_generation_chunks(chunks: list[ChatGenerationChunk]) -> ChatGeneration:
+    """A stream's chunks as one generation (``streaming=True`` under invoke)."""
+    merged = chunks[0]
+    for chunk in chunks[1:]:
+        merged += chunk
+    message = merged.message
+    return ChatGeneration(
+        message=AIMessage(
+            content=message.content,
+            additional_kwargs=message.additional_kwargs,
+            response_metadata=message.response_metadata,
+            tool_calls=getattr(message, "tool_calls", []),
+            invalid_tool_calls=getattr(message, "invalid_tool_calls", []),
+            usage_metadata=getattr(message, "usage_metadata", None),
+            id=message.id,
+        ),
+        generation_info=merged.generation_info,
+    )

@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_perplexity_strict.models import RESERVED_FUNCTION_NAMES
+from langchain_perplexity_strict._models import RESERVED_FUNCTION_NAMES
 
 # ToolInput in perplexity.generated.api: the built-in tool types besides "function".
 BUILTIN_TOOLS = frozenset(
@@ -69,3 +69,20 @@ def agent_tool_choice(choice: Any) -> Any:
 def function_names(tools: list[dict[str, Any]]) -> list[str]:
     """The names of the function tools among ``tools`` (converted with :func:`openai_tool`)."""
     return [t["function"]["name"] for t in tools if "function" in t]
+
+
+def tool_choice_for(choice: dict | str | bool, names: list[str]) -> Any:
+    """LangChain's ``tool_choice`` forms (a name, ``True``, ``"any"``) as a request value."""
+    if choice is True:
+        if len(names) != 1:
+            msg = f"tool_choice=True needs exactly one tool, got {len(names)}: pass a tool name."
+            raise ValueError(msg)
+        return {"type": "function", "function": {"name": names[0]}}
+    if choice == "any":
+        return "required"
+    if isinstance(choice, str) and choice not in ("auto", "none", "required"):
+        if choice not in names:
+            msg = f"tool_choice={choice!r} names no bound tool; bound tools: {', '.join(names) or 'none'}."
+            raise ValueError(msg)
+        return {"type": "function", "function": {"name": choice}}
+    return choice

@@ -17,8 +17,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict.content import canonical_blocks, canonical_text, text_of
-from langchain_perplexity_strict.parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._content import canonical_blocks, canonical_text, text_of
+from langchain_perplexity_strict._parameters import CLIENT, PARAMETERS, place
 
 
 def chat_body(

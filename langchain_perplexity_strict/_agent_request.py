@@ -9,7 +9,7 @@ item ids and ``detail`` on images, none of which the published input takes,
 and it scans every earlier item for each assistant message (quadratic).
 
 The messages come from the normalizer, so they are plain classes with
-canonical content (:mod:`langchain_perplexity_strict.content`).
+canonical content (:mod:`langchain_perplexity_strict._content`).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict.content import canonical_blocks, canonical_text, data_url, text_of
-from langchain_perplexity_strict.models import agent_target, default_max_output_tokens
-from langchain_perplexity_strict.parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._content import canonical_blocks, canonical_text, data_url, text_of
+from langchain_perplexity_strict._models import agent_target, default_max_output_tokens
+from langchain_perplexity_strict._parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._tools import agent_tool, agent_tool_choice
 from langchain_perplexity_strict.roles import is_developer
-from langchain_perplexity_strict.tools import agent_tool, agent_tool_choice
 
 THOUGHT_SIGNATURES = "thought_signatures"
 """``AIMessage.additional_kwargs`` key: ``{call_id: thought_signature}`` of the calls of a thinking model,

@@ -21,11 +21,11 @@ from langchain_openai.chat_models.base import (
     _handle_openai_bad_request,
 )
 
+from langchain_perplexity_strict._sse import SSEBatcher
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityStreamError,
 )
-from langchain_perplexity_strict.sse import SSEBatcher
 
 RETIRED_HINT = (
     " Perplexity ended Sonar chat completions on 2026-09-27: use ChatPerplexityStrict(api='agent'), the default."
@@ -59,6 +59,20 @@ class Transport:
         self.path = path
         self.key = key
         """The settings this transport was built from (the chat model rebuilds it when they change)."""
+
+    @classmethod
+    def build(cls, api: str, base_url: str, path: str, key: tuple[Any, ...], *, model: str) -> Transport:
+        """A transport over a new ``ChatOpenAI`` pointed at ``base_url`` (key, retries and timeout from ``key``)."""
+        _, _, api_key, timeout, max_retries = key
+        chat_openai = ChatOpenAI(
+            model=model,
+            api_key=api_key,
+            base_url=base_url,
+            use_responses_api=api == "agent",
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+        return cls(chat_openai, api, path, key)
 
     # ``body`` is the JSON the request rules built, already serialized (``encode_body``);
     # the client posts ``content`` as it is, with its JSON content type.

@@ -1,0 +1,118 @@
+"""The Perplexity parameters of ``ChatPerplexityStrict``, as pydantic fields with their docstrings.
+
+Kept apart from the chat model so the model's module shows the call path;
+what each accepts and where it goes on each surface is in
+:mod:`langchain_perplexity_strict._parameters`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pydantic import BaseModel
+
+from langchain_perplexity_strict._parameters import UNSUPPORTED
+
+
+class PerplexityParameters(BaseModel):
+    """Sampling, search and Agent API options (``None``: not sent, the server's default applies)."""
+
+    temperature: float | None = None
+    """Sampling temperature."""
+    top_p: float | None = None
+    """Nucleus sampling."""
+    max_tokens: int | None = None
+    """Answer length limit (``max_output_tokens`` on the Agent API; defaulted for ``anthropic/*``, which need it)."""
+    preset: str | None = None
+    """Agent API preset (``fast``, ``low``, ``medium``, ...; an open set); without ``model``, it picks the model."""
+    effort: str | None = None
+    """Agent API ``effort``, which supersedes ``preset``."""
+    models: list[str] | None = None
+    """Agent API fallback models (1 to 5)."""
+    max_steps: int | None = None
+    """Agent API step limit (1 to 100)."""
+    instructions: str | None = None
+    """Agent API ``instructions`` (with a preset, they replace the preset's prompt)."""
+    store: bool | None = None
+    """Agent API ``store``."""
+    prompt_cache_key: str | None = None
+    """Agent API ``prompt_cache_key``."""
+    service_tier: str | None = None
+    """Agent API ``service_tier``: auto, default, flex, priority or fast."""
+    web_search: bool | None = None
+    """Add the ``web_search`` tool (Agent API; on unless set to False)."""
+    search_max_tokens: int | None = None
+    """The ``web_search`` tool's ``max_tokens`` (Agent API)."""
+    search_max_tokens_per_page: int | None = None
+    """The ``web_search`` tool's ``max_tokens_per_page`` (Agent API)."""
+    search_type: str | None = None
+    """Search type: web or fast (Agent API); fast, pro or auto (chat completions)."""
+    reasoning_effort: str | None = None
+    """Reasoning effort (``reasoning.effort`` on the Agent API)."""
+    language_preference: str | None = None
+    """Answer language."""
+    search_domain_filter: list[str] | None = None
+    """At most 20 domains to search (``-`` prefix excludes)."""
+    search_recency_filter: str | None = None
+    """hour, day, week, month or year."""
+    search_after_date_filter: str | None = None
+    """Published after, MM/DD/YYYY."""
+    search_before_date_filter: str | None = None
+    """Published before, MM/DD/YYYY."""
+    last_updated_after_filter: str | None = None
+    """Updated after, MM/DD/YYYY."""
+    last_updated_before_filter: str | None = None
+    """Updated before, MM/DD/YYYY."""
+    search_context_size: str | None = None
+    """low, medium or high."""
+    user_location: dict[str, Any] | None = None
+    """Where the user is: some of city, country, region, latitude, longitude."""
+    top_k: int | None = None
+    """Chat completions only."""
+    presence_penalty: float | None = None
+    """Chat completions only."""
+    frequency_penalty: float | None = None
+    """Chat completions only."""
+    search_mode: str | None = None
+    """Chat completions only: web, academic or sec."""
+    return_images: bool | None = None
+    """Chat completions only."""
+    return_related_questions: bool | None = None
+    """Chat completions only."""
+    disable_search: bool | None = None
+    """Chat completions only (on the Agent API, ``web_search=False``)."""
+
+
+# Names other integrations use for a field of this one.
+ALIASES = {
+    "max_output_tokens": "max_tokens",
+    "max_completion_tokens": "max_tokens",
+    "model_name": "model",
+    "pplx_api_key": "api_key",
+    "perplexity_api_key": "api_key",
+    "request_timeout": "timeout",
+}
+
+
+def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
+    """Constructor arguments with aliases mapped; an unknown one is refused with the closest name."""
+    if not isinstance(values, dict):
+        return values
+    values = dict(values)
+    for alias, name in ALIASES.items():
+        if alias in values and name not in values:
+            values[name] = values.pop(alias)
+    accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
+    unknown = sorted(k for k in values if k not in accepted)
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, sorted(accepted), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        where = f" ({UNSUPPORTED[name]})" if name in UNSUPPORTED else ""
+        msg = (
+            f"{name}={values[name]!r} is not an argument of ChatPerplexityStrict{where}.{hint} "
+            f"Accepted: {', '.join(sorted(n for n in fields if not n.startswith('_')))}."
+        )
+        raise ValueError(msg)
+    return values
