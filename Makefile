@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test unit integration lint format demo bench smoke clean
+.PHONY: install test unit integration lint format demo bench smoke dist clean
 
 install: $(STAMP)
 
@@ -47,5 +47,13 @@ smoke: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
+# Build the sdist and wheel, check them with twine, and check the wheel ships py.typed and the licence.
+dist: $(STAMP)
+	$(PY) -m pip install --quiet ".[dist]"
+	rm -rf dist
+	$(PY) -m build --quiet --outdir dist .
+	$(PY) -m twine check --strict dist/*
+	$(PY) tests/check_wheel.py dist
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .hypothesis dist

@@ -1,4 +1,4 @@
-"""``python -m langchain_perplexity_strict``: the command line."""
+"""`python -m langchain_perplexity_strict`: the command line."""
 
 from langchain_perplexity_strict.cli import main
 

@@ -1,11 +1,11 @@
 """Map what Perplexity returns into LangChain's standard places.
 
-Text goes to ``content`` (``<think>`` reasoning split out, client-side stop
-sequences applied); citations and search results to ``additional_kwargs``
-(and, with ``output_version="v1"``, to citation annotations on the text
-block); usage to ``usage_metadata``, counted once even when streaming; cost,
-served model, id and status to ``response_metadata``. Both surfaces, invoke
-and stream, share the :class:`ResponseAccumulator`.
+Text goes to `content` (`<think>` reasoning split out, client-side stop
+sequences applied); citations and search results to `additional_kwargs`
+(and, with `output_version="v1"`, to citation annotations on the text
+block); usage to `usage_metadata`, counted once even when streaming; cost,
+served model, id and status to `response_metadata`. Both surfaces, invoke
+and stream, share the `ResponseAccumulator`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from langchain_perplexity_strict.errors import (
 from langchain_perplexity_strict.stop_filter import StopFilter, ThinkSplitter
 
 THOUGHT_SIGNATURES = "thought_signatures"
-"""``additional_kwargs`` key of ``{call_id: thought_signature}``, echoed on the next request's function calls."""
+"""`additional_kwargs` key of `{call_id: thought_signature}`, echoed on the next request's function calls."""
 
 Api = Literal["agent", "chat_completions"]
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -106,7 +106,7 @@ class ResponseAccumulator:  # the accumulator both surfaces fill
     # -- text, piece by piece ---------------------------------------------------------
 
     def add_text(self, piece: str) -> tuple[str, str]:
-        """Add raw content; return the ``(reasoning, answer)`` text safe to emit."""
+        """Add raw content; return the `(reasoning, answer)` text safe to emit."""
         reasoning, answer = self._think.feed(piece)
         return self._take(reasoning, answer)
 
@@ -151,7 +151,7 @@ class ResponseAccumulator:  # the accumulator both surfaces fill
                 self._cited.add(url)
 
     def add_annotation(self, annotation: dict[str, Any]) -> None:
-        """A ``url_citation`` annotation (kept once)."""
+        """A `url_citation` annotation (kept once)."""
         if annotation.get("type") == "url_citation" and annotation not in self.annotations:
             self.annotations.append(annotation)
             if annotation.get("url"):
@@ -173,7 +173,7 @@ class ResponseAccumulator:  # the accumulator both surfaces fill
         return kwargs
 
     def add_tool_call(self, call_id: Any, name: Any, arguments: Any, thought_signature: Any = None) -> None:
-        """A function call, once per id; a thinking model's ``thought_signature`` is kept to echo back."""
+        """A function call, once per id; a thinking model's `thought_signature` is kept to echo back."""
         if any(c["id"] == call_id for c in self.tool_calls):
             return
         self.tool_calls.append({"id": call_id, "name": name, "arguments": arguments or ""})
@@ -194,7 +194,7 @@ class ResponseAccumulator:  # the accumulator both surfaces fill
         return {**self.metadata, "model_provider": "perplexity"}
 
     def citation_annotations(self) -> list[dict[str, Any]]:
-        """Standard ``citation`` annotations: Perplexity's own, else one per ``[n]`` marker."""
+        """Standard `citation` annotations: Perplexity's own, else one per `[n]` marker."""
         if self.annotations:
             return [_citation(a.get("url"), a.get("title"), a.get("start_index"), a.get("end_index"), self.text)
                     for a in self.annotations]  # fmt: skip
@@ -354,7 +354,7 @@ def finish(answer: ResponseAccumulator) -> list[AIMessageChunk]:
 
 
 def merge_generation_chunks(chunks: list[ChatGenerationChunk]) -> ChatGeneration:
-    """A stream's chunks as one generation (``streaming=True`` under invoke)."""
+    """A stream's chunks as one generation (`streaming=True` under invoke)."""
     merged = chunks[0]
     for chunk in chunks[1:]:
         merged += chunk

@@ -1,14 +1,14 @@
 """Agent API responses and stream events → LangChain messages.
 
-One reader, :func:`read_output`, takes what a response's ``output`` holds
-(messages, ``search_results``, function calls and every other item); invoke
+One reader, `read_output`, takes what a response's `output` holds
+(messages, `search_results`, function calls and every other item); invoke
 uses it on the response, and a stream uses it on the terminal event's
 response, so the two cannot drift. The stream reader adds what only a stream
-has: text deltas, the model's ``thought`` on each ``response.reasoning.*``
+has: text deltas, the model's `thought` on each `response.reasoning.*`
 event, and search results as soon as they are found.
 
-Shapes: ``ResponsesResponseOutput`` and ``ResponseStreamEventOutput`` in
-``perplexity.generated.api``. Events not in that vocabulary are ignored.
+Shapes: `ResponsesResponseOutput` and `ResponseStreamEventOutput` in
+`perplexity.generated.api`. Events not in that vocabulary are ignored.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ ITEM_SEPARATOR = "\n\n"
 
 
 def agent_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
-    """``ResponsesUsageOutput`` as ``usage_metadata`` (cache reads and writes in the input details)."""
+    """`ResponsesUsageOutput` as `usage_metadata` (cache reads and writes in the input details)."""
     if not usage:
         return None
     metadata = usage_metadata(usage.get("input_tokens"), usage.get("output_tokens"), usage.get("total_tokens"))
@@ -49,9 +49,9 @@ def agent_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
 def read_output(
     answer: ResponseAccumulator, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int]
 ) -> None:
-    """Fill ``answer`` from ``output`` items; message text only when ``text`` (a stream had it as deltas).
+    """Fill `answer` from `output` items; message text only when `text` (a stream had it as deltas).
 
-    ``offsets`` gives, per output index, where that message item's text starts in
+    `offsets` gives, per output index, where that message item's text starts in
     the answer (annotations are shifted by it); reading text fills it in.
     """
     for index, item in enumerate(output):
@@ -75,7 +75,7 @@ def read_output(
 
 
 def add_queries(answer: ResponseAccumulator, queries: Sequence[str]) -> None:
-    """The search queries Perplexity ran (``additional_kwargs["search_queries"]``), once each."""
+    """The search queries Perplexity ran (`additional_kwargs["search_queries"]`), once each."""
     known = answer.extras.setdefault("search_queries", [])
     known.extend(q for q in queries if q not in known)
 
@@ -97,14 +97,14 @@ def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
 
 
 def read_agent_response(answer: ResponseAccumulator, response: dict[str, Any]) -> None:
-    """Fill ``answer`` from a whole response (invoke)."""
+    """Fill `answer` from a whole response (invoke)."""
     read_output(answer, response.get("output") or [], text=True, offsets={})
     answer.flush_text()
     read_status(answer, response)
 
 
 def read_status(answer: ResponseAccumulator, response: dict[str, Any]) -> None:
-    """Usage, metadata and status; HTTP 200 is not success on the Agent API: ``status`` says whether it is."""
+    """Usage, metadata and status; HTTP 200 is not success on the Agent API: `status` says whether it is."""
     usage = response.get("usage")
     answer.usage = agent_usage(usage)
     status = response.get("status")
@@ -122,7 +122,7 @@ def read_status(answer: ResponseAccumulator, response: dict[str, Any]) -> None:
 
 
 def raise_for_status(answer: ResponseAccumulator, status: Any, error: dict[str, Any]) -> None:
-    """Raise for a run that did not complete; ``requires_action`` with function calls is an answer."""
+    """Raise for a run that did not complete; `requires_action` with function calls is an answer."""
     if status in ("completed", None) or answer.stopped or (status == "requires_action" and answer.tool_calls):
         return
     if status == "incomplete" or error.get("code") == "max_output_tokens":

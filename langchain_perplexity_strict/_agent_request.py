@@ -1,15 +1,15 @@
-"""The Agent API body (``POST /v1/responses``), in the shapes Perplexity publishes.
+"""The Agent API body (`POST /v1/responses`), in the shapes Perplexity publishes.
 
-Every field and item here is one of ``perplexity.generated.api``'s
-``ResponsesRequestInput`` (the models Perplexity's SDK generates from its
+Every field and item here is one of `perplexity.generated.api`'s
+`ResponsesRequestInput` (the models Perplexity's SDK generates from its
 OpenAPI spec); the Agent API refuses any other field, at any depth, with a
 400. The items are built by hand rather than by langchain-openai's Responses
-converter: that converter writes ``output_text`` parts for assistant turns,
-item ids and ``detail`` on images, none of which the published input takes,
+converter: that converter writes `output_text` parts for assistant turns,
+item ids and `detail` on images, none of which the published input takes,
 and it scans every earlier item for each assistant message (quadratic).
 
 The messages come from the normalizer, so they are plain classes with
-canonical content (:mod:`langchain_perplexity_strict._content`).
+canonical content (`langchain_perplexity_strict._content`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from langchain_perplexity_strict._tools import agent_tool, agent_tool_choice
 from langchain_perplexity_strict.roles import is_developer
 
 THOUGHT_SIGNATURES = "thought_signatures"
-"""``AIMessage.additional_kwargs`` key: ``{call_id: thought_signature}`` of the calls of a thinking model,
-echoed on the ``function_call`` items as Perplexity's migration guide asks."""
+"""`AIMessage.additional_kwargs` key: `{call_id: thought_signature}` of the calls of a thinking model,
+echoed on the `function_call` items as Perplexity's migration guide asks."""
 
 
 def agent_body(
@@ -78,7 +78,7 @@ def agent_body(
 
 
 def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
-    """The ``input`` items: messages, ``function_call`` and ``function_call_output`` items."""
+    """The `input` items: messages, `function_call` and `function_call_output` items."""
     items: list[dict[str, Any]] = []
     call_names: dict[str, str] = {}
     for message in messages:
@@ -148,7 +148,7 @@ def _parts(content: Any) -> str | list[dict[str, Any]]:
 def _tool_output(content: Any) -> str | list[dict[str, Any]]:
     """A tool result: its text, or input_text and input_image parts when it carries images.
 
-    ``FunctionCallOutputInputInput.output`` takes a string or those two part
+    `FunctionCallOutputInputInput.output` takes a string or those two part
     types; a file in a tool result is named in the text (the output has no file part).
     """
     if isinstance(content, str):

@@ -24,7 +24,7 @@ def chat_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
 
 
 def read_chat_completion(answer: ResponseAccumulator, completion: dict[str, Any]) -> None:
-    """Fill ``answer`` from a chat completion (``CompletionResponseOutput``)."""
+    """Fill `answer` from a chat completion (`CompletionResponseOutput`)."""
     choice = (completion.get("choices") or [{}])[0]
     message = choice.get("message") or {}
     answer.add_text(message.get("content") or "")
@@ -73,7 +73,7 @@ def _read_chat_end(answer: ResponseAccumulator, data: dict[str, Any], finish_rea
 class ChatStreamReader:
     """Chat-completions chunks → message chunks.
 
-    Every Perplexity chunk repeats ``citations`` and carries the cumulative
+    Every Perplexity chunk repeats `citations` and carries the cumulative
     usage so far: citations are kept once, and only the last usage is
     reported, so nothing is over-counted (agno PR #6058 shows the over-count).
     """

@@ -1,10 +1,10 @@
-"""The Sonar chat-completions body (``POST /chat/completions``), as Perplexity publishes it.
+"""The Sonar chat-completions body (`POST /chat/completions`), as Perplexity publishes it.
 
-Fields and message shapes are those of ``ApiChatCompletionsRequestInput`` and
-``ChatMessageInputInput`` in ``perplexity.generated.api``: content is a
-string or ``text`` / ``image_url`` / ``file_url`` chunks, an assistant turn
-may carry ``tool_calls``, a tool message its ``tool_call_id``; there is no
-``name`` on a message and no ``stream_options``.
+Fields and message shapes are those of `ApiChatCompletionsRequestInput` and
+`ChatMessageInputInput` in `perplexity.generated.api`: content is a
+string or `text` / `image_url` / `file_url` chunks, an assistant turn
+may carry `tool_calls`, a tool message its `tool_call_id`; there is no
+`name` on a message and no `stream_options`.
 
 The messages come from the normalizer (plain classes, canonical content).
 """
@@ -65,7 +65,7 @@ def _message(message: BaseMessage) -> dict[str, Any]:
 
 
 def _content(content: Any) -> str | list[dict[str, Any]]:
-    """A string, or ``text`` / ``image_url`` / ``file_url`` chunks (a file as a URL or its base64)."""
+    """A string, or `text` / `image_url` / `file_url` chunks (a file as a URL or its base64)."""
     if isinstance(content, str):
         return content
     blocks = canonical_blocks(content)

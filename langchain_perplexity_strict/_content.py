@@ -1,20 +1,20 @@
 """Message content in the few shapes Perplexity takes: text, images, files.
 
 LangChain applications hand a chat model content in many shapes: plain
-strings, OpenAI chat blocks (``image_url``), OpenAI Responses blocks
-(``input_text``, ``output_text``, ``refusal``), LangChain's standard blocks
-(``image``, ``file``, ``reasoning``, ``tool_call``, ``server_tool_call``),
-Anthropic's (``thinking``, ``redacted_thinking``, ``tool_use``,
-``document``) and more. Perplexity takes text, images and files
-(``input_text``, ``input_image``, ``input_file`` in the Agent API's published
-``InputContentPartInput``; ``text``, ``image_url``, ``file_url`` on chat
-completions). :func:`canonical_content` turns any content into LangChain's
+strings, OpenAI chat blocks (`image_url`), OpenAI Responses blocks
+(`input_text`, `output_text`, `refusal`), LangChain's standard blocks
+(`image`, `file`, `reasoning`, `tool_call`, `server_tool_call`),
+Anthropic's (`thinking`, `redacted_thinking`, `tool_use`,
+`document`) and more. Perplexity takes text, images and files
+(`input_text`, `input_image`, `input_file` in the Agent API's published
+`InputContentPartInput`; `text`, `image_url`, `file_url` on chat
+completions). `canonical_content` turns any content into LangChain's
 standard blocks of those three kinds, so each request builder only maps
 three shapes, and says what it flattened or dropped so the normalizer can
 report it.
 
 Assistant content becomes a plain string: the Agent API's input message has
-no ``output_text`` part, and one string per assistant turn is what both
+no `output_text` part, and one string per assistant turn is what both
 surfaces take without loss of the text.
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
 # Blocks that repeat what the message says elsewhere (its tool_calls) or that
 # Perplexity does not take back (another model's reasoning): left out of the
-# content. Tool calls are sent from ``AIMessage.tool_calls``.
+# content. Tool calls are sent from `AIMessage.tool_calls`.
 TOOL_CALL_TYPES = frozenset({"tool_call", "tool_call_chunk", "tool_use", "function_call"})
 REASONING_TYPES = frozenset({"reasoning", "thinking", "redacted_thinking"})
 
@@ -47,14 +47,14 @@ class CanonicalContent:
 
 
 def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
-    """``content`` as a string (assistant) or a list of text, image and file blocks.
+    """`content` as a string (assistant) or a list of text, image and file blocks.
 
-    A string stays as it is. Text of every kind becomes ``{"type": "text"}``
-    (a refusal is its text); images become ``{"type": "image", "url": ...}``
-    (a ``data:`` URL for inline data); files become ``{"type": "file", ...}``
-    with ``url`` or ``base64`` and ``mime_type``. Reasoning and tool-call
+    A string stays as it is. Text of every kind becomes `{"type": "text"}`
+    (a refusal is its text); images become `{"type": "image", "url": ...}`
+    (a `data:` URL for inline data); files become `{"type": "file", ...}`
+    with `url` or `base64` and `mime_type`. Reasoning and tool-call
     blocks are left out silently (reasoning is not sent back; tool calls go
-    from ``tool_calls``); any other block is dropped and named in ``dropped``.
+    from `tool_calls`); any other block is dropped and named in `dropped`.
     Assistant images and files are dropped too: an assistant turn is text.
     """
     if isinstance(content, str):
@@ -107,7 +107,7 @@ def _data_url(mime_type: Any, data: Any) -> str:
 
 
 def _image(block: dict[str, Any]) -> dict[str, Any] | None:
-    """An image as ``{"type": "image", "url": ...}`` (http(s) or data URL), or None when it has neither."""
+    """An image as `{"type": "image", "url": ...}` (http(s) or data URL), or None when it has neither."""
     url = block.get("image_url")
     if isinstance(url, dict):
         url = url.get("url")
@@ -124,7 +124,7 @@ def _image(block: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _file(block: dict[str, Any]) -> dict[str, Any] | None:
-    """A file as ``{"type": "file", "url"}`` or ``{"type": "file", "base64", "mime_type"}`` (plus ``filename``)."""
+    """A file as `{"type": "file", "url"}` or `{"type": "file", "base64", "mime_type"}` (plus `filename`)."""
     out: dict[str, Any] = {"type": "file"}
     nested: dict[str, Any] = block["file"] if isinstance(block.get("file"), dict) else {}
     source: dict[str, Any] = block["source"] if isinstance(block.get("source"), dict) else {}
@@ -174,7 +174,7 @@ def text_of(blocks: str | Sequence[dict[str, Any]]) -> str:
 
 
 def data_url(block: dict[str, Any]) -> str | None:
-    """A canonical file's data as a ``data:`` URL (None for a file given by URL)."""
+    """A canonical file's data as a `data:` URL (None for a file given by URL)."""
     if "base64" not in block:
         return None
     return _data_url(block.get("mime_type"), block["base64"])

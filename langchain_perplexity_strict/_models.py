@@ -49,7 +49,7 @@ _warned: set[str] = set()
 
 
 def agent_target(model: str) -> AgentTarget:
-    """The Agent API model (or preset) for ``model``; Sonar names are mapped once with a warning."""
+    """The Agent API model (or preset) for `model`; Sonar names are mapped once with a warning."""
     target = SONAR_TO_AGENT.get(model)
     if target is None:
         return AgentTarget(model, None)
@@ -70,7 +70,7 @@ ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 
 
 def default_max_output_tokens(model: str) -> int | None:
-    """``max_output_tokens`` to send when none is set: Perplexity requires it for ``anthropic/*`` models.
+    """`max_output_tokens` to send when none is set: Perplexity requires it for `anthropic/*` models.
 
     The model's profile limit when known, else 8,192; None for other models (the server's default applies).
     """

@@ -1,19 +1,19 @@
 """Every parameter in one table: the values it accepts and where it goes on each surface.
 
-A :class:`Parameter` says what it accepts (checked at construction and at
+A `Parameter` says what it accepts (checked at construction and at
 call time, so a request Perplexity would refuse is never sent and a
 parameter is never silently dropped) and its place in each surface's body:
-a dotted path such as ``"max_output_tokens"``, ``"reasoning.effort"`` or
-``"web_search.filters.search_domain_filter"`` (``web_search.*`` is the
-Agent API's ``web_search`` tool), ``CLIENT`` for what the package does
-itself (``n``, ``stop``), or None where the surface has no such parameter.
+a dotted path such as `"max_output_tokens"`, `"reasoning.effort"` or
+`"web_search.filters.search_domain_filter"` (`web_search.*` is the
+Agent API's `web_search` tool), `CLIENT` for what the package does
+itself (`n`, `stop`), or None where the surface has no such parameter.
 Adding a parameter is one entry.
 
-Sources: the Agent API fields are those of ``ResponsesRequestInput`` and
-``WebSearchToolInput`` in ``perplexity.generated.api`` (Perplexity's SDK,
+Sources: the Agent API fields are those of `ResponsesRequestInput` and
+`WebSearchToolInput` in `perplexity.generated.api` (Perplexity's SDK,
 generated from its OpenAPI spec); chat completions are
-``ApiChatCompletionsRequestInput``. Ranges beyond the types are in
-``docs/perplexity-rules.md``.
+`ApiChatCompletionsRequestInput`. Ranges beyond the types are in
+`docs/perplexity-rules.md`.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class Parameter:
     chat: str | None
 
     def path(self, api: Api) -> str | None:
-        """Where the value goes on ``api`` (``CLIENT``: handled by the package; None: not available)."""
+        """Where the value goes on `api` (`CLIENT`: handled by the package; None: not available)."""
         return self.agent if api == "agent" else self.chat
 
 
@@ -187,7 +187,7 @@ UNSUPPORTED = {
 
 
 def check_parameters(values: Mapping[str, Any], api: Api) -> None:
-    """Raise ``ValueError`` naming the field, the value and what is accepted."""
+    """Raise `ValueError` naming the field, the value and what is accepted."""
     for name, value in values.items():
         if value is None:
             continue
@@ -222,7 +222,7 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
 
 
 def place(body: dict[str, Any], path: str, value: Any) -> None:
-    """Set ``value`` at the dotted ``path`` of ``body``, creating the objects on the way."""
+    """Set `value` at the dotted `path` of `body`, creating the objects on the way."""
     *parents, leaf = path.split(".")
     target = body
     for key in parents:
@@ -247,7 +247,7 @@ IGNORED_KWARGS = ("ls_structured_output_format", "stream_usage", "parallel_tool_
 def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
     """A call's keyword arguments as (tools, tool choice and response format; parameters).
 
-    Raises ``ValueError`` for an argument that is neither, naming it and listing what a call takes.
+    Raises `ValueError` for an argument that is neither, naming it and listing what a call takes.
     """
     params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
     call = {k: params.pop(k) for k in CALL_KWARGS if k in params}

@@ -1,59 +1,89 @@
-"""The Perplexity parameters of ``ChatPerplexityStrict``, as pydantic fields with their docstrings.
+"""The Perplexity parameters of `ChatPerplexityStrict`, as pydantic fields with their docstrings.
 
 Kept apart from the chat model so the model's module shows the call path;
 what each accepts and where it goes on each surface is in
-:mod:`langchain_perplexity_strict._parameters`.
+`langchain_perplexity_strict._parameters`.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from langchain_perplexity_strict._parameters import UNSUPPORTED
+from langchain_perplexity_strict.rules import DEFAULT_RULES
 
 
 class PerplexityParameters(BaseModel):
-    """Sampling, search and Agent API options (``None``: not sent, the server's default applies)."""
+    """The settings of a call: client-side options, then Perplexity's parameters (`None`: not sent).
+
+    The options that shape the call on the client (`stop`, `n`, compaction, the
+    normalizer's rules) come first; the rest go in the request body, as
+    `langchain_perplexity_strict._parameters` places them.
+    """
+
+    stop: list[str] | str | None = None
+    """Stop sequences, applied on the client (neither surface takes them on the Agent API)."""
+    n: int = 1
+    """Answers per call, as `n` concurrent requests (Perplexity has no `n`)."""
+    streaming: bool = False
+    """Stream under `invoke` too (one answer only)."""
+    timeout: float | None = None
+    """Request timeout in seconds (`ChatOpenAI`'s)."""
+    max_retries: int = 2
+    """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
+    model_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Extra body fields, sent as they are (Perplexity validates them)."""
+    max_input_tokens: int | None = None
+    """Token budget for the conversation: older turns are compacted to fit. Defaults to the model
+    profile's input limit, off when unknown; 0 turns compaction off."""
+    token_counter: Any = Field(default=None, exclude=True)
+    """Counts tokens for compaction: text or messages -> int, or an object with
+    `encode`; defaults to langchain-core's approximate counter (works offline)."""
+    rules: Sequence[Any] = Field(default=DEFAULT_RULES, exclude=True)
+    """The normalizer's rules, in order (each a `langchain_perplexity_strict.rules.Rule`)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     temperature: float | None = None
     """Sampling temperature."""
     top_p: float | None = None
     """Nucleus sampling."""
     max_tokens: int | None = None
-    """Answer length limit (``max_output_tokens`` on the Agent API; defaulted for ``anthropic/*``, which need it)."""
+    """Answer length limit (`max_output_tokens` on the Agent API; defaulted for `anthropic/*`, which need it)."""
     preset: str | None = None
-    """Agent API preset (``fast``, ``low``, ``medium``, ...; an open set); without ``model``, it picks the model."""
+    """Agent API preset (`fast`, `low`, `medium`, ...; an open set); without `model`, it picks the model."""
     effort: str | None = None
-    """Agent API ``effort``, which supersedes ``preset``."""
+    """Agent API `effort`, which supersedes `preset`."""
     models: list[str] | None = None
     """Agent API fallback models (1 to 5)."""
     max_steps: int | None = None
     """Agent API step limit (1 to 100)."""
     instructions: str | None = None
-    """Agent API ``instructions`` (with a preset, they replace the preset's prompt)."""
+    """Agent API `instructions` (with a preset, they replace the preset's prompt)."""
     store: bool | None = None
-    """Agent API ``store``."""
+    """Agent API `store`."""
     prompt_cache_key: str | None = None
-    """Agent API ``prompt_cache_key``."""
+    """Agent API `prompt_cache_key`."""
     service_tier: str | None = None
-    """Agent API ``service_tier``: auto, default, flex, priority or fast."""
+    """Agent API `service_tier`: auto, default, flex, priority or fast."""
     web_search: bool | None = None
-    """Add the ``web_search`` tool (Agent API; on unless set to False)."""
+    """Add the `web_search` tool (Agent API; on unless set to False)."""
     search_max_tokens: int | None = None
-    """The ``web_search`` tool's ``max_tokens`` (Agent API)."""
+    """The `web_search` tool's `max_tokens` (Agent API)."""
     search_max_tokens_per_page: int | None = None
-    """The ``web_search`` tool's ``max_tokens_per_page`` (Agent API)."""
+    """The `web_search` tool's `max_tokens_per_page` (Agent API)."""
     search_type: str | None = None
     """Search type: web or fast (Agent API); fast, pro or auto (chat completions)."""
     reasoning_effort: str | None = None
-    """Reasoning effort (``reasoning.effort`` on the Agent API)."""
+    """Reasoning effort (`reasoning.effort` on the Agent API)."""
     language_preference: str | None = None
     """Answer language."""
     search_domain_filter: list[str] | None = None
-    """At most 20 domains to search (``-`` prefix excludes)."""
+    """At most 20 domains to search (`-` prefix excludes)."""
     search_recency_filter: str | None = None
     """hour, day, week, month or year."""
     search_after_date_filter: str | None = None
@@ -81,7 +111,7 @@ class PerplexityParameters(BaseModel):
     return_related_questions: bool | None = None
     """Chat completions only."""
     disable_search: bool | None = None
-    """Chat completions only (on the Agent API, ``web_search=False``)."""
+    """Chat completions only (on the Agent API, `web_search=False`)."""
 
 
 # Names other integrations use for a field of this one.

@@ -4,10 +4,10 @@ The openai client decodes a stream event by event. Here each network read
 yields all the complete events it carried, so the chat model can emit what
 has arrived as one chunk instead of one chunk per event: the first token is
 not delayed, and a burst of events costs LangChain's per-chunk machinery
-once. Events end with a blank line; ``data:`` lines carry the JSON; ``[DONE]``
+once. Events end with a blank line; `data:` lines carry the JSON; `[DONE]`
 ends a chat-completions stream.
 
-The common case (one ``data:`` line per event, ``\\n`` line ends) skips the
+The common case (one `data:` line per event, `\\n` line ends) skips the
 line-by-line parsing; anything else takes the general path, with the same
 result. This runs for every event of every stream, so it is kept lean.
 """

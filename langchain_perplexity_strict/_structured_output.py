@@ -1,8 +1,8 @@
-"""``with_structured_output`` for Perplexity: one ``json_schema`` response format, parsed as LangChain does.
+"""`with_structured_output` for Perplexity: one `json_schema` response format, parsed as LangChain does.
 
-Perplexity's structured outputs take ``response_format: {"type": "json_schema",
-"json_schema": {"name", "schema"}}`` on both surfaces (never OpenAI's
-``text.format``, which the Agent API refuses); the name is 1 to 64
+Perplexity's structured outputs take `response_format: {"type": "json_schema",
+"json_schema": {"name", "schema"}}` on both surfaces (never OpenAI's
+`text.format`, which the Agent API refuses); the name is 1 to 64
 alphanumeric characters (docs.perplexity.ai, "Structured Outputs").
 """
 
@@ -35,7 +35,7 @@ def schema_name(schema: dict[str, Any]) -> str:
 
 
 def response_format(schema: Any, strict: bool | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``json_schema`` response format for ``schema`` (None: any JSON object), and the JSON schema."""
+    """The `json_schema` response format for `schema` (None: any JSON object), and the JSON schema."""
     json_schema = convert_to_json_schema(schema) if schema is not None else dict(ANY_OBJECT)
     body_schema = {k: v for k, v in json_schema.items() if k not in ("title", "description")}
     spec: dict[str, Any] = {"name": schema_name(json_schema), "schema": body_schema}
@@ -45,7 +45,7 @@ def response_format(schema: Any, strict: bool | None) -> tuple[dict[str, Any], d
 
 
 def output_parser(schema: Any, method: str) -> Runnable:
-    """The parser LangChain's own integrations use for ``method`` and ``schema``."""
+    """The parser LangChain's own integrations use for `method` and `schema`."""
     is_pydantic = isinstance(schema, type) and is_basemodel_subclass(schema)
     if method == "function_calling":
         name = convert_to_openai_tool(schema)["function"]["name"]
@@ -58,7 +58,7 @@ def output_parser(schema: Any, method: str) -> Runnable:
 
 
 def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
-    """``llm | parser``, or LangChain's ``{"raw", "parsed", "parsing_error"}`` form."""
+    """`llm | parser`, or LangChain's `{"raw", "parsed", "parsing_error"}` form."""
     if not include_raw:
         return llm | parser
     parser_assign = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
@@ -67,7 +67,7 @@ def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
 
 
 def structured_runnable(model: Any, schema: Any, method: str, *, include_raw: bool, strict: bool | None) -> Runnable:
-    """``model.with_structured_output(schema, method=...)``: a response format or a forced tool, and its parser."""
+    """`model.with_structured_output(schema, method=...)`: a response format or a forced tool, and its parser."""
     function_tools = model.supports_function_tools
     if method not in ("json_schema", "function_calling", "json_mode"):
         msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."

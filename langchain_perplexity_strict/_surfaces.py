@@ -1,6 +1,6 @@
 """The two Perplexity surfaces, each one object: where it lives, how a body is built, how an answer is read.
 
-The chat model asks its :class:`Surface` instead of comparing names; removing a
+The chat model asks its `Surface` instead of comparing names; removing a
 surface is deleting its entry.
 """
 
@@ -55,7 +55,7 @@ class PreparedCall:
     n: int
     output_version: str
     compaction: dict[str, Any] | None = None
-    """What compaction kept and dropped (``response_metadata["compaction"]``), when it dropped anything."""
+    """What compaction kept and dropped (`response_metadata["compaction"]`), when it dropped anything."""
 
 
 def read_batch(reader: AgentStreamReader | ChatStreamReader, batch: list[dict[str, Any]], ended: bool) -> list[Any]:

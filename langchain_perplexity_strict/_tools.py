@@ -1,11 +1,11 @@
 """Tools in every form LangChain accepts, as each surface's body takes them.
 
-Function tools go through langchain-core's ``convert_to_openai_tool``, as
-``ChatOpenAI.bind_tools`` does, so pydantic models, TypedDicts, functions,
-``BaseTool`` instances, JSON-schema dicts and OpenAI-shaped dicts all work;
-the Agent API then takes the function flat (``FunctionToolInput``: ``type``,
-``name``, ``description``, ``parameters``, ``strict``), not nested under
-``function``. Perplexity's built-in tools (``web_search``, ``fetch_url``, ...)
+Function tools go through langchain-core's `convert_to_openai_tool`, as
+`ChatOpenAI.bind_tools` does, so pydantic models, TypedDicts, functions,
+`BaseTool` instances, JSON-schema dicts and OpenAI-shaped dicts all work;
+the Agent API then takes the function flat (`FunctionToolInput`: `type`,
+`name`, `description`, `parameters`, `strict`), not nested under
+`function`. Perplexity's built-in tools (`web_search`, `fetch_url`, ...)
 pass through as the caller wrote them.
 """
 
@@ -25,9 +25,9 @@ _FUNCTION_FIELDS = ("type", "name", "description", "parameters", "strict")
 
 
 def openai_tool(tool: Any, *, strict: bool | None = None) -> dict[str, Any]:
-    """Any LangChain tool form as ``{"type": "function", "function": {...}}``, or a built-in tool as given.
+    """Any LangChain tool form as `{"type": "function", "function": {...}}`, or a built-in tool as given.
 
-    Raises ``ValueError`` for a function named like a built-in tool (Perplexity refuses those names).
+    Raises `ValueError` for a function named like a built-in tool (Perplexity refuses those names).
     """
     if isinstance(tool, dict) and tool.get("type") in BUILTIN_TOOLS:
         return dict(tool)
@@ -54,10 +54,10 @@ def agent_tool(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def agent_tool_choice(choice: Any) -> Any:
-    """``tool_choice`` as the Agent API takes it: none, auto, required, or ``{"name": fn}``.
+    """`tool_choice` as the Agent API takes it: none, auto, required, or `{"name": fn}`.
 
-    ``ToolChoiceInput`` is a string or an object; the object form Perplexity's Agent API
-    guide shows for forcing a function is ``{"name": fn}``.
+    `ToolChoiceInput` is a string or an object; the object form Perplexity's Agent API
+    guide shows for forcing a function is `{"name": fn}`.
     """
     if isinstance(choice, dict):
         name = choice.get("name") or (choice.get("function") or {}).get("name")
@@ -67,12 +67,12 @@ def agent_tool_choice(choice: Any) -> Any:
 
 
 def function_names(tools: list[dict[str, Any]]) -> list[str]:
-    """The names of the function tools among ``tools`` (converted with :func:`openai_tool`)."""
+    """The names of the function tools among `tools` (converted with `openai_tool`)."""
     return [t["function"]["name"] for t in tools if "function" in t]
 
 
 def tool_choice_for(choice: dict | str | bool, names: list[str]) -> Any:
-    """LangChain's ``tool_choice`` forms (a name, ``True``, ``"any"``) as a request value."""
+    """LangChain's `tool_choice` forms (a name, `True`, `"any"`) as a request value."""
     if choice is True:
         if len(names) != 1:
             msg = f"tool_choice=True needs exactly one tool, got {len(names)}: pass a tool name."

@@ -1,9 +1,9 @@
-"""Send a request body to Perplexity through ``ChatOpenAI``'s own clients.
+"""Send a request body to Perplexity through `ChatOpenAI`'s own clients.
 
-The ``ChatOpenAI`` instance owns the key, the base URL, retries (429 with
-``Retry-After``, 5xx) and timeouts; this module posts the body the request
+The `ChatOpenAI` instance owns the key, the base URL, retries (429 with
+`Retry-After`, 5xx) and timeouts; this module posts the body the request
 rules built and returns Perplexity's JSON untouched, because langchain-openai's
-response converters drop ``search_results`` and the cost. HTTP errors are
+response converters drop `search_results` and the cost. HTTP errors are
 re-raised as langchain-openai's exceptions, carrying Perplexity's message.
 """
 
@@ -33,7 +33,7 @@ RETIRED_HINT = (
 
 
 def raise_perplexity_error(error: openai.APIError, api: str) -> NoReturn:
-    """Re-raise ``error`` with Perplexity's type and message, as langchain-openai does."""
+    """Re-raise `error` with Perplexity's type and message, as langchain-openai does."""
     if isinstance(error, openai.APIStatusError):
         body = error.body if isinstance(error.body, dict) else {}
         detail = body.get("error", body) if isinstance(body, dict) else {}
@@ -51,7 +51,7 @@ def raise_perplexity_error(error: openai.APIError, api: str) -> NoReturn:
 
 
 class Transport:
-    """Posts bodies for one surface through one ``ChatOpenAI``."""
+    """Posts bodies for one surface through one `ChatOpenAI`."""
 
     def __init__(self, chat_openai: ChatOpenAI, api: str, path: str, key: tuple[Any, ...] = ()) -> None:
         self.chat_openai = chat_openai
@@ -62,7 +62,7 @@ class Transport:
 
     @classmethod
     def build(cls, api: str, base_url: str, path: str, key: tuple[Any, ...], *, model: str) -> Transport:
-        """A transport over a new ``ChatOpenAI`` pointed at ``base_url`` (key, retries and timeout from ``key``)."""
+        """A transport over a new `ChatOpenAI` pointed at `base_url` (key, retries and timeout from `key`)."""
         _, _, api_key, timeout, max_retries = key
         chat_openai = ChatOpenAI(
             model=model,
@@ -74,8 +74,8 @@ class Transport:
         )
         return cls(chat_openai, api, path, key)
 
-    # ``body`` is the JSON the request rules built, already serialized (``encode_body``);
-    # the client posts ``content`` as it is, with its JSON content type.
+    # `body` is the JSON the request rules built, already serialized (`encode_body`);
+    # the client posts `content` as it is, with its JSON content type.
 
     def create(self, body: bytes) -> dict[str, Any]:
         with translated_errors(self.api):
@@ -117,7 +117,7 @@ def iterate_batches(stream: openai.Stream[Any], api: str) -> Iterator[tuple[list
 async def aiterate_batches(
     stream: openai.AsyncStream[Any], api: str
 ) -> AsyncIterator[tuple[list[dict[str, Any]], bool]]:
-    """Async twin of :func:`iterate_batches`."""
+    """Async twin of `iterate_batches`."""
     batcher = SSEBatcher()
     with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
         async for data in stream.response.aiter_bytes():
@@ -130,7 +130,7 @@ async def aiterate_batches(
 
 
 def http_errors(response: Any) -> tuple[type[BaseException], ...]:
-    """The HTTP library's own error class for ``response`` (httpx, or the httpx2 fork newer openai uses)."""
+    """The HTTP library's own error class for `response` (httpx, or the httpx2 fork newer openai uses)."""
     library = sys.modules.get(type(response).__module__.partition(".")[0])
     error = getattr(library, "HTTPError", None)
     return (error,) if isinstance(error, type) and issubclass(error, BaseException) else ()
@@ -140,9 +140,9 @@ class translated_errors:
     """Re-raise what the transport raises as this package's errors, for every call path.
 
     HTTP errors become langchain-openai's exceptions with Perplexity's message;
-    a body that is not JSON becomes ``PerplexityResponseError``; and, once a
-    stream has started (``mid_stream``), a broken connection becomes
-    ``PerplexityStreamError``, because part of the answer already arrived.
+    a body that is not JSON becomes `PerplexityResponseError`; and, once a
+    stream has started (`mid_stream`), a broken connection becomes
+    `PerplexityStreamError`, because part of the answer already arrived.
     """
 
     def __init__(self, api: str, *, mid_stream: bool = False, transport: tuple[type[BaseException], ...] = ()) -> None:

@@ -1,12 +1,12 @@
 """The first rule: every message as a plain LangChain class with content Perplexity takes.
 
-Histories arrive with stream chunks (``AIMessageChunk``, what
-``RunnableWithMessageHistory`` stores after streaming), ``ChatMessage`` with
-role aliases (``"human"``, ``"AI"``, ``"User"``), block lists from other
-providers and the package's own ``output_version="v1"`` answers. The later
-rules and the request builders see only ``SystemMessage``, ``HumanMessage``,
-``AIMessage`` and ``ToolMessage``, with content from
-:func:`~langchain_perplexity_strict._content.canonical_content`.
+Histories arrive with stream chunks (`AIMessageChunk`, what
+`RunnableWithMessageHistory` stores after streaming), `ChatMessage` with
+role aliases (`"human"`, `"AI"`, `"User"`), block lists from other
+providers and the package's own `output_version="v1"` answers. The later
+rules and the request builders see only `SystemMessage`, `HumanMessage`,
+`AIMessage` and `ToolMessage`, with content from
+`langchain_perplexity_strict._content.canonical_content`.
 
 A message whose content converts to nothing (a reasoning-only or image-only
 assistant message without tool calls, an empty block list) is dropped here,

@@ -1,4 +1,4 @@
-"""``ChatPerplexityStrict``: Perplexity as a LangChain chat model that never sends a history Perplexity refuses."""
+"""`ChatPerplexityStrict`: Perplexity as a LangChain chat model that never sends a history Perplexity refuses."""
 
 from __future__ import annotations
 
@@ -8,15 +8,11 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForLLMRun,
-    CallbackManagerForLLMRun,
-)
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.chat_models import BaseChatModel, LangSmithParams
 from langchain_core.language_models.model_profile import ModelProfile
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
-from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
@@ -31,22 +27,15 @@ from langchain_perplexity_strict._settings import PerplexityParameters, known_ar
 from langchain_perplexity_strict._structured_output import structured_runnable
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, read_batch
 from langchain_perplexity_strict._tools import function_names, openai_tool, tool_choice_for
-from langchain_perplexity_strict._transport import (
-    Transport,
-    aiterate_batches,
-    iterate_batches,
-)
+from langchain_perplexity_strict._transport import Transport, aiterate_batches, iterate_batches
 from langchain_perplexity_strict.compaction import (
-    MessageCounter,
     compaction_summary,
     compaction_warning,
+    count_tokens,
     normalize_within_budget,
 )
 from langchain_perplexity_strict.data._profiles import PROFILES
-from langchain_perplexity_strict.normalizer import (
-    NormalizationResult,
-)
-from langchain_perplexity_strict.rules import DEFAULT_RULES
+from langchain_perplexity_strict.normalizer import NormalizationResult
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
 _SETTING_NAMES = tuple(PARAMETERS)
@@ -59,7 +48,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     system message, two user messages in a row, broken tool rounds, other
     providers' blocks or a trailing assistant message never cause a 400),
     builds the body in Perplexity's published shapes for the chosen surface,
-    and sends it through ``ChatOpenAI``'s clients; citations, search results,
+    and sends it through `ChatOpenAI`'s clients; citations, search results,
     usage, cost and reasoning come back in LangChain's standard places.
 
     Setup: install from the repository (`pip install .`) and set
@@ -103,35 +92,15 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     """
 
     model: str = "perplexity/sonar"
-    """Agent API model slug (``GET /v1/models``), or a Sonar name (mapped to the Agent API by Perplexity's table)."""
+    """Agent API model slug (`GET /v1/models`), or a Sonar name (mapped to the Agent API by Perplexity's table)."""
     api: Literal["agent", "chat_completions"] = "agent"
-    """``"agent"`` (``/v1/responses``, the live API) or ``"chat_completions"`` (legacy Sonar, for gateways)."""
+    """`"agent"` (`/v1/responses`, the live API) or `"chat_completions"` (legacy Sonar, for gateways)."""
     api_key: SecretStr | None = Field(
         default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
     )
-    """Perplexity API key (``PPLX_API_KEY`` or ``PERPLEXITY_API_KEY`` when not given)."""
+    """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given)."""
     base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL))
-    """The server root (``PPLX_BASE_URL``, else ``https://api.perplexity.ai``); each surface's path is derived."""
-    stop: list[str] | str | None = None
-    """Stop sequences, applied on the client (neither surface takes them on the Agent API)."""
-    n: int = 1
-    """Answers per call, as ``n`` concurrent requests (Perplexity has no ``n``)."""
-    streaming: bool = False
-    """Stream under ``invoke`` too (one answer only)."""
-    timeout: float | None = None
-    """Request timeout in seconds (``ChatOpenAI``'s)."""
-    max_retries: int = 2
-    """Retries on 429 and 5xx (``ChatOpenAI``'s)."""
-    model_kwargs: dict[str, Any] = Field(default_factory=dict)
-    """Extra body fields, sent as they are (Perplexity validates them)."""
-    max_input_tokens: int | None = None
-    """Token budget for the conversation: older turns are compacted to fit. Defaults to the model
-    profile's input limit, off when unknown; 0 turns compaction off."""
-    token_counter: Any = Field(default=None, exclude=True)
-    """Counts tokens for compaction: text or messages -> int, or an object with
-    ``encode``; defaults to langchain-core's approximate counter (works offline)."""
-    rules: Sequence[Any] = Field(default=DEFAULT_RULES, exclude=True)
-    """The normalizer's rules, in order (each a :class:`~langchain_perplexity_strict.rules.Rule`)."""
+    """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`); each surface's path is derived."""
 
     model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True)
 
@@ -207,17 +176,14 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         return params
 
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
-        """Tokens in ``messages``, by the counter compaction uses (``token_counter``; approximate by default).
+        """Tokens in `messages`, by the counter compaction uses (`token_counter`; approximate by default).
 
-        Works offline: no tokenizer is downloaded. With the default counter, ``tools`` are counted too.
+        Works offline: no tokenizer is downloaded. With the default counter, `tools` are counted too.
         """
-        if self.token_counter is None:
-            return count_tokens_approximately(messages, tools=list(tools) if tools else None)
-        count = MessageCounter(self.token_counter)
-        return sum(count(m) for m in messages)
+        return count_tokens(messages, self.token_counter, tools)
 
     def get_num_tokens(self, text: str) -> int:
-        """Tokens in ``text``, by the same counter as :meth:`get_num_tokens_from_messages`."""
+        """Tokens in `text`, by the same counter as `get_num_tokens_from_messages`."""
         return self.get_num_tokens_from_messages([HumanMessage(text)])
 
     def _resolve_model_profile(self) -> ModelProfile | None:
@@ -235,9 +201,9 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     @property
     def transport(self) -> Transport:
-        """The ``ChatOpenAI`` (pointed at Perplexity) that carries the requests.
+        """The `ChatOpenAI` (pointed at Perplexity) that carries the requests.
 
-        Rebuilt when the settings it was built from change (``model_copy(update=...)``
+        Rebuilt when the settings it was built from change (`model_copy(update=...)`
         keeps private state, so a copy with another key or server must not reuse it).
         """
         key = (self.api, self.base_url, self.api_key, self.timeout, self.max_retries)
@@ -254,19 +220,15 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     @property
     def input_budget(self) -> int | None:
-        """The compaction budget in tokens: ``max_input_tokens``, else the profile's, else None."""
+        """The compaction budget in tokens: `max_input_tokens`, else the profile's, else None."""
         if self.max_input_tokens is not None:
             return self.max_input_tokens or None
         return (self.profile or {}).get("max_input_tokens")
 
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
-        """What this model would send for ``messages`` (normalized, compacted to the budget), and the report.
+        """What this model would send for `messages` (normalized, compacted to the budget), and the report.
 
-        The whole history is normalized first, so each message's role is decided by
-        everything before it, as on every other turn; compaction then trims the
-        normalized history, and the rules run once more on what is left (a cut can
-        leave, say, an assistant turn first). Positions in the report are those of
-        ``messages``.
+        Positions in the report are those of `messages`; see `compaction.normalize_within_budget`.
         """
         if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages):
             history = messages
@@ -277,7 +239,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     def request_body(
         self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
     ) -> dict[str, Any]:
-        """The exact JSON body this model would send for ``messages``; nothing is sent."""
+        """The exact JSON body this model would send for `messages`; nothing is sent."""
         return self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream).body
 
     def _prepare(
@@ -451,12 +413,12 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         strict: bool | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Bind tools in any form LangChain accepts, and an optional ``tool_choice``.
+        """Bind tools in any form LangChain accepts, and an optional `tool_choice`.
 
-        Functions go through ``convert_to_openai_tool`` (as ``ChatOpenAI`` does);
-        Perplexity's built-in tools (``{"type": "fetch_url"}``, ...) pass as given.
-        ``tool_choice``: ``"auto"``, ``"none"``, ``"required"`` (or ``"any"``), a
-        tool name, or ``True`` for the only tool. ``parallel_tool_calls`` is
+        Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
+        Perplexity's built-in tools (`{"type": "fetch_url"}`, ...) pass as given.
+        `tool_choice`: `"auto"`, `"none"`, `"required"` (or `"any"`), a
+        tool name, or `True` for the only tool. `parallel_tool_calls` is
         accepted for compatibility and not sent: the published Agent API has no such field.
         """
         if not self.supports_function_tools:
@@ -475,23 +437,13 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         strict: bool | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, dict[str, Any] | Any]:
-        """Answer as an instance of ``schema``.
-
-        ``json_schema`` (default) sends Perplexity's ``response_format`` (never
-        OpenAI's ``text.format``, which the Agent API refuses); ``<think>`` text is
-        moved to reasoning before parsing. ``json_mode`` sends the same response
-        format: Perplexity has no JSON mode, but it enforces a JSON schema, so the
-        given schema (or, without one, any JSON object) is what it honours.
-        ``function_calling`` forces a tool call (Agent API; on chat completions it
-        falls back to ``json_schema`` with a warning).
-        """
+        """Answer as an instance of `schema`: Perplexity's `response_format` (`json_schema`, the
+        default, and `json_mode`, as Perplexity has no JSON mode but enforces a schema) or a forced
+        tool call (`function_calling`; on chat completions, `json_schema` with a warning)."""
         if kwargs:
             msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}."
             raise ValueError(msg)
         return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict)
 
 
-_NO_SONAR_TOOLS = (
-    "tools: Perplexity's Sonar chat-completions models have no client-side function tools; "
-    "use api='agent' (the default) for tool calling."
-)
+_NO_SONAR_TOOLS = "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default)."

@@ -1,4 +1,4 @@
-"""The ``perplexity-strict`` command line: chat, check a conversation, serve the emulator, demo."""
+"""The `perplexity-strict` command line: chat, check a conversation, serve the emulator, demo."""
 
 from __future__ import annotations
 
@@ -64,9 +64,9 @@ def _chat(args: argparse.Namespace) -> int:
 
 
 def read_conversation(path: str) -> list[BaseMessage]:
-    """A conversation from JSON: LangChain message dicts or OpenAI ``{"role", "content"}`` dicts.
+    """A conversation from JSON: LangChain message dicts or OpenAI `{"role", "content"}` dicts.
 
-    The file holds a list, or an object with a ``messages`` list.
+    The file holds a list, or an object with a `messages` list.
     """
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     if isinstance(data, dict) and "messages" in data:

@@ -4,10 +4,10 @@ Every system instruction and the newest user turn are kept whole; the oldest
 content goes first: whole messages, then lines from the front of the oldest
 message still kept.
 An assistant tool call and its results are kept or dropped together. When
-even the instructions and the newest turn do not fit, ``ValueError`` before
+even the instructions and the newest turn do not fit, `ValueError` before
 any request is sent (the seed returns nil).
 
-langchain-core's ``trim_messages`` is not used for the selection: it bisects
+langchain-core's `trim_messages` is not used for the selection: it bisects
 over message prefixes and counts each prefix again (n log n counter work), and
 it does not keep a tool call with its results. Here each message is counted
 once, and only the one message cut by lines is counted again, by bisection.
@@ -30,7 +30,7 @@ RULE_NAME = "compact_to_context_window"
 
 TokenCounter = Callable[[str], int] | Callable[[list[BaseMessage]], int] | Any
 """A callable from text to a count, a callable from messages to a count, or an
-object with ``encode(text) -> list``."""
+object with `encode(text) -> list`."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def compact_messages(
     *,
     token_counter: TokenCounter | None = None,
 ) -> CompactionResult:
-    """Keep what fits in ``max_tokens``, dropping the oldest content first."""
+    """Keep what fits in `max_tokens`, dropping the oldest content first."""
     if not isinstance(max_tokens, int) or max_tokens < 1:
         msg = f"max_tokens={max_tokens!r}: expected a positive integer token budget."
         raise ValueError(msg)
@@ -168,7 +168,7 @@ def _units(messages: Sequence[BaseMessage], indices: list[int]) -> list[list[int
 
 
 def _cut_lines(message: BaseMessage, budget: int, count: MessageCounter) -> tuple[BaseMessage, int] | None:
-    """The message without its first lines, as few dropped as fit ``budget`` (bisection)."""
+    """The message without its first lines, as few dropped as fit `budget` (bisection)."""
     lines = str(message.content).split("\n")
     low, high = 1, len(lines)  # drop at least one line; dropping all is the same as dropping the message
     best: tuple[BaseMessage, int] | None = None
@@ -187,7 +187,7 @@ def _cut_lines(message: BaseMessage, budget: int, count: MessageCounter) -> tupl
 def normalize_within_budget(
     history: list[BaseMessage], rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
 ) -> NormalizationResult:
-    """Normalize the whole history, then compact it to ``budget`` tokens, then normalize what is left.
+    """Normalize the whole history, then compact it to `budget` tokens, then normalize what is left.
 
     Normalizing first decides each message's role from everything before it, as on
     every other turn, so a cut never turns a late system message (sent as user)
@@ -217,7 +217,7 @@ def normalize_within_budget(
 
 
 def compaction_summary(result: NormalizationResult, given: int, budget: int | None) -> dict[str, Any] | None:
-    """What compaction did, for ``response_metadata["compaction"]``; None when it dropped nothing."""
+    """What compaction did, for `response_metadata["compaction"]`; None when it dropped nothing."""
     cuts = [c for c in result.changes if c.rule == RULE_NAME]
     if not cuts:
         return None
@@ -238,3 +238,11 @@ def compaction_warning(summary: dict[str, Any]) -> str:
         "response_metadata['compaction'] has the detail; max_input_tokens=0 turns compaction off. "
         "This warning is shown once per model instance."
     )
+
+
+def count_tokens(messages: Sequence[BaseMessage], counter: TokenCounter | None, tools: Sequence[Any] | None) -> int:
+    """Tokens in `messages` by compaction's counter (langchain-core's approximate one, with `tools`, by default)."""
+    if counter is None:
+        return count_tokens_approximately(messages, tools=list(tools) if tools else None)
+    count = MessageCounter(counter)
+    return sum(count(m) for m in messages)

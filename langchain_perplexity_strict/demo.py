@@ -1,4 +1,4 @@
-"""``make demo``: the tour. A messy agent history, what plain ChatOpenAI gets for it, what this package sends."""
+"""`make demo`: the tour. A messy agent history, what plain ChatOpenAI gets for it, what this package sends."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Turn any LangChain conversation into one Perplexity accepts.
 
-``normalize_messages`` converts its input with langchain-core's
-``convert_to_messages``, refuses what no rule can fix (an empty conversation,
+`normalize_messages` converts its input with langchain-core's
+`convert_to_messages`, refuses what no rule can fix (an empty conversation,
 an unknown role, a conversation with no user, assistant or tool message), runs
-the rules of :mod:`langchain_perplexity_strict.rules` in order and reports
+the rules of `langchain_perplexity_strict.rules` in order and reports
 what each changed. It is pure: no I/O, and the caller's messages are never
 mutated.
 """
@@ -46,12 +46,12 @@ def normalize_messages(
     *,
     rules: Sequence[Rule] = DEFAULT_RULES,
 ) -> NormalizationResult:
-    """Rewrite ``messages`` so Perplexity accepts them, and say what changed.
+    """Rewrite `messages` so Perplexity accepts them, and say what changed.
 
-    ``messages`` is anything ``convert_to_messages`` accepts. ``rules`` is the
-    ordered sequence of rules to apply (``DEFAULT_RULES`` unless given).
+    `messages` is anything `convert_to_messages` accepts. `rules` is the
+    ordered sequence of rules to apply (`DEFAULT_RULES` unless given).
 
-    Raises ``ValueError`` for an empty conversation, a message with a role
+    Raises `ValueError` for an empty conversation, a message with a role
     Perplexity does not have, and a conversation with nothing but system
     messages (Perplexity refuses it; no rewrite could make it valid without
     changing a message's role from one turn to the next).
@@ -86,7 +86,7 @@ def _entries(messages: list[Any]) -> list[Entry]:
     The common case (the plain message classes) takes a single pass over the
     caller's objects with a dictionary lookup each; on long histories every
     pass over them is a cache miss per message. Anything else goes through
-    ``convert_to_messages`` and ``role_of``.
+    `convert_to_messages` and `role_of`.
     """
     try:
         return [Entry(m, ROLE_BY_CLASS[type(m)], (i,)) for i, m in enumerate(messages)]

@@ -1,4 +1,4 @@
-"""Register ``perplexity_strict`` as a provider of ``langchain.chat_models.init_chat_model``.
+"""Register `perplexity_strict` as a provider of `langchain.chat_models.init_chat_model`.
 
 LangChain keeps its providers in a private table; if that table changes shape
 in a later release, importing this package still works and a warning says
@@ -14,7 +14,7 @@ PROVIDER = "perplexity_strict"
 
 
 def register_provider() -> bool:
-    """Add ``perplexity_strict`` to ``init_chat_model``'s providers; True when registered."""
+    """Add `perplexity_strict` to `init_chat_model`'s providers; True when registered."""
     if importlib.util.find_spec("langchain") is None:
         return False  # langchain (the package with init_chat_model) is not installed
     try:

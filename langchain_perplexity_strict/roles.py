@@ -45,9 +45,9 @@ ROLE_BY_CLASS: dict[type, Role] = {
 
 
 def role_of(message: BaseMessage, *, index: int | None = None) -> Role:
-    """Return the Perplexity role of ``message``.
+    """Return the Perplexity role of `message`.
 
-    Raises ``ValueError`` for a message Perplexity has no role for, naming the
+    Raises `ValueError` for a message Perplexity has no role for, naming the
     message's position (when given), its type and what is accepted.
     """
     role = ROLE_BY_CLASS.get(type(message))  # the common classes, without an isinstance chain
@@ -83,7 +83,7 @@ def role_of(message: BaseMessage, *, index: int | None = None) -> Role:
 
 
 def is_developer(message: BaseMessage) -> bool:
-    """Whether ``message`` is a developer message (a system message by another name)."""
+    """Whether `message` is a developer message (a system message by another name)."""
     if isinstance(message, ChatMessage):
         return message.role.lower() == "developer"
     return isinstance(message, SystemMessage) and message.additional_kwargs.get("__openai_role__") == "developer"

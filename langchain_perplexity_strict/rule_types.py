@@ -1,4 +1,4 @@
-"""The records the normalizer's rules exchange: :class:`Entry`, :class:`Change` and the :class:`Rule` protocol."""
+"""The records the normalizer's rules exchange: `Entry`, `Change` and the `Rule` protocol."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from langchain_perplexity_strict.roles import Role
 class Entry(NamedTuple):
     """One message on its way through the rules, with where it came from.
 
-    ``sources`` are the positions in the caller's list that this message
+    `sources` are the positions in the caller's list that this message
     carries; an inserted message has none. (A named tuple: one is built per
     message, and tuples are the cheapest immutable record Python has.)
     """
@@ -38,7 +38,7 @@ class Change:
 
 
 class Rule(Protocol):
-    """A named rewrite of the conversation. ``name`` appears in the report."""
+    """A named rewrite of the conversation. `name` appears in the report."""
 
     @property
     def name(self) -> str:

@@ -1,15 +1,15 @@
 """The normalizer's rules: small named steps, each fixing one thing Perplexity rejects.
 
-A rule takes the conversation as a sequence of :class:`Entry` (a message, its
+A rule takes the conversation as a sequence of `Entry` (a message, its
 Perplexity role, and the input positions it came from) and returns a new
-sequence plus the :class:`Change` records that say what it did and why. Rules
+sequence plus the `Change` records that say what it did and why. Rules
 never mutate what they are given: a message no rule touches is passed through
 as the very object the caller gave, and a message that changes is a copy.
 
-``DEFAULT_RULES`` is the order that makes any realistic history valid under
-Perplexity's rules (``docs/perplexity-rules.md`` lists each rule and its public source). It is plain data: read it,
+`DEFAULT_RULES` is the order that makes any realistic history valid under
+Perplexity's rules (`docs/perplexity-rules.md` lists each rule and its public source). It is plain data: read it,
 reorder it, drop a rule or add your own and pass the sequence to
-``normalize_messages(messages, rules=...)``.
+`normalize_messages(messages, rules=...)`.
 """
 
 from __future__ import annotations
@@ -97,14 +97,14 @@ class MergeAdjacentTurns:
     """Merge adjacent user messages, and adjacent assistant messages, into one.
 
     Perplexity wants user/tool and assistant turns to alternate. Strings stay
-    strings, joined by ``separator``; when any part is a list, the result is a
+    strings, joined by `separator`; when any part is a list, the result is a
     list of standard content blocks (a bare string becomes a text block,
     because langchain-openai's Responses converter fails on bare strings).
     The fields other than content (tool calls, additional kwargs) are merged
-    by langchain-core's ``merge_message_runs``; its content merge is not used
+    by langchain-core's `merge_message_runs`; its content merge is not used
     because it drops the separator between list contents and leaves bare
     strings in lists. Tool messages are never merged: each answers its own
-    ``tool_call_id``. The leading system messages are left as they are.
+    `tool_call_id`. The leading system messages are left as they are.
     """
 
     separator: str = "\n\n"
@@ -187,7 +187,7 @@ class StartWithUserTurn:
 
     Perplexity wants the turns after the system messages to go "user then
     assistant" (docs/perplexity-rules.md); chat UIs often open with an assistant greeting. A
-    short user message (``opening``) is inserted before the greeting, so the
+    short user message (`opening`) is inserted before the greeting, so the
     greeting still goes out as the assistant's own words and no message
     changes role. The insertion depends only on the start of the
     conversation, so it is the same on every later turn.
@@ -219,11 +219,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     DropTrailingAssistantMessages(),
     StartWithUserTurn(),
 )
-"""The rules ``normalize_messages`` applies, in order."""
+"""The rules `normalize_messages` applies, in order."""
 
 
 def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
-    """Join message contents: strings with ``separator``, else one block list.
+    """Join message contents: strings with `separator`, else one block list.
 
     Empty strings carry no text and are skipped, so merging never adds stray
     separators.
@@ -246,7 +246,7 @@ def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
 
 
 def _as_canonical_class(entry: Entry) -> BaseMessage:
-    """The message as the class of its role, so ``merge_message_runs`` merges it."""
+    """The message as the class of its role, so `merge_message_runs` merges it."""
     message = entry.message
     wanted = AIMessage if entry.role == "assistant" else HumanMessage
     if isinstance(message, wanted):
@@ -260,5 +260,5 @@ def _as_canonical_class(entry: Entry) -> BaseMessage:
 
 
 def _as_list(entries: Sequence[Entry]) -> list[Entry]:
-    """``entries`` as a list, without copying one (rules never change a list in place)."""
+    """`entries` as a list, without copying one (rules never change a list in place)."""
     return entries if isinstance(entries, list) else list(entries)

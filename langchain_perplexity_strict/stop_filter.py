@@ -1,7 +1,7 @@
 """Client-side stop sequences for streamed text.
 
-The Agent API has no ``stop`` parameter, and stopping on the client works the
-same on both surfaces. A ``StopFilter`` buffers only what could still be the
+The Agent API has no `stop` parameter, and stopping on the client works the
+same on both surfaces. A `StopFilter` buffers only what could still be the
 start of a stop sequence, never returns the stop text itself, and reports
 when a stop has matched so the caller can end the stream and close the
 connection.
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 class StopFilter:
     """Filter text pieces against case-sensitive stop sequences.
 
-    ``feed(text)`` returns the text that can no longer be part of a stop. Once
-    a stop matches, ``stopped`` is true and every later ``feed`` returns "".
+    `feed(text)` returns the text that can no longer be part of a stop. Once
+    a stop matches, `stopped` is true and every later `feed` returns "".
     The stop that matches is the first to complete, as when a server stops
     token by token (the longer one when two complete together), so the result
     never depends on how the stream was cut into pieces. What it holds back
@@ -54,7 +54,7 @@ class StopFilter:
         """What followed the stop in the piece that matched it."""
 
     def feed(self, text: str) -> str:
-        """The part of ``text`` (with what was held) that can no longer be part of a stop."""
+        """The part of `text` (with what was held) that can no longer be part of a stop."""
         if not self._busy and text in self._plain:
             return text  # fast path: nothing held, and a character that starts no stop
         out = self._advance(text)
@@ -96,7 +96,7 @@ class StopFilter:
         return emitted
 
     def _step(self, char: str) -> tuple[str, str, bool]:
-        """One automaton step from the held text on ``char``: (new held text or stop, emitted, stopped)."""
+        """One automaton step from the held text on `char`: (new held text or stop, emitted, stopped)."""
         text = self.held + char
         stop = next((s for s in self._stops if text.endswith(s)), None)
         state = stop or self._held_suffix(text)
@@ -107,7 +107,7 @@ class StopFilter:
         return result
 
     def _held_suffix(self, text: str) -> str:
-        """The longest end of ``text`` that could still start a stop."""
+        """The longest end of `text` that could still start a stop."""
         for start in range(max(0, len(text) - self._longest + 1), len(text)):
             if text[start] in self._first and text[start:] in self._prefixes:
                 return text[start:]
@@ -118,7 +118,7 @@ class StopFilter:
 
 
 class ThinkSplitter:
-    """Separate ``<think>…</think>`` reasoning from the answer, piece by piece.
+    """Separate `<think>…</think>` reasoning from the answer, piece by piece.
 
     Sonar reasoning models put their reasoning inline at the start of the
     content, even when a JSON schema was requested (docs/perplexity-rules.md); it
@@ -135,7 +135,7 @@ class ThinkSplitter:
         self._close: StopFilter | None = None  # built only when reasoning starts
 
     def feed(self, text: str) -> tuple[str, str]:
-        """Return ``(reasoning, answer)`` text that is safe to emit."""
+        """Return `(reasoning, answer)` text that is safe to emit."""
         if self._state == "start":
             self._start += text
             candidate = self._start.lstrip()

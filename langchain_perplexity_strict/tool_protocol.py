@@ -1,12 +1,12 @@
 """The rule that keeps every tool call next to its results.
 
 Perplexity (like OpenAI) wants the results of an assistant turn's tool calls
-right after that turn, one per ``tool_call_id``, before any other message.
-Real histories break this: an ``after_model`` middleware injects a system
+right after that turn, one per `tool_call_id`, before any other message.
+Real histories break this: an `after_model` middleware injects a system
 message between a call and its result, a call is never answered,
-``trim_messages`` leaves a result whose call was cut, a result arrives twice.
+`trim_messages` leaves a result whose call was cut, a result arrives twice.
 
-:class:`RepairToolProtocol` looks at each assistant turn (a run of adjacent
+`RepairToolProtocol` looks at each assistant turn (a run of adjacent
 assistant messages) and the messages up to the next assistant turn:
 
 - the results of that turn's calls are moved up to follow it, in order;
@@ -16,7 +16,7 @@ assistant messages) and the messages up to the next assistant turn:
   follows it (a trailing call with nothing after it is left for the rule
   that drops trailing assistant messages);
 - a result with no call before it (orphaned) is sent as a user message that
-  names the call, so neither its content nor its ``tool_call_id`` is lost.
+  names the call, so neither its content nor its `tool_call_id` is lost.
 
 Each decision depends only on the turn and the messages up to the next
 assistant turn, so an earlier turn is rewritten the same way on every later

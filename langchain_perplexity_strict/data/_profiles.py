@@ -1,7 +1,7 @@
 """Per-model capabilities, so agents pick the right strategy (tool calling, structured output, limits).
 
 Limits are from public model cards where known; a model not listed has no
-profile, and compaction is then off unless ``max_input_tokens`` is given.
+profile, and compaction is then off unless `max_input_tokens` is given.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""The Agent API (``/v1/responses``, ``/v1/agent``) as the emulator enforces and answers it.
+"""The Agent API (`/v1/responses`, `/v1/agent`) as the emulator enforces and answers it.
 
 A body is first checked against the published request schema
-(:mod:`.agent_schema`); then against the rules Perplexity documents beyond
+(`.agent_schema`); then against the rules Perplexity documents beyond
 the types, each with its source below. Answers, output items, usage and
-stream events are in the shapes of ``ResponsesResponseOutput`` and
-``ResponseStreamEventOutput`` (``perplexity.generated.api``).
+stream events are in the shapes of `ResponsesResponseOutput` and
+`ResponseStreamEventOutput` (`perplexity.generated.api`).
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ def _output_text(output: Any) -> str:
 
 
 def answered_calls(items: list[dict[str, Any]]) -> frozenset[tuple[str, str]]:
-    """(name, arguments) of every function call in ``items`` that already has its output."""
+    """(name, arguments) of every function call in `items` that already has its output."""
     answered = {i.get("call_id") for i in items if i.get("type") == "function_call_output"}
     return frozenset(
         (i["name"], i["arguments"]) for i in items if i.get("type") == "function_call" and i.get("call_id") in answered
@@ -201,7 +201,7 @@ def response_object(
     status: str = "completed",
     response_id: str | None = None,
 ) -> dict[str, Any]:
-    """``ResponsesResponseOutput`` for ``answer``."""
+    """`ResponsesResponseOutput` for `answer`."""
     output: list[dict[str, Any]] = [{"type": "skill_loaded", "name": name} for name in answer.skills]
     if answer.search_results:
         output.append({"type": "search_results", "queries": answer.queries, "results": answer.search_results})
@@ -231,7 +231,7 @@ def response_object(
 
 
 def usage(input_tokens: int, output_tokens: int, searches: int, cached: int = 0) -> dict[str, Any]:
-    """``ResponsesUsageOutput`` with ``cost``; the prices are the emulator's."""
+    """`ResponsesUsageOutput` with `cost`; the prices are the emulator's."""
     input_cost = round(input_tokens * 1e-6, 8)
     output_cost = round(output_tokens * 1e-6, 8)
     tool_cost = round(searches * 0.005, 8)
@@ -254,7 +254,7 @@ def usage(input_tokens: int, output_tokens: int, searches: int, cached: int = 0)
 
 
 def function_call_item(call: dict[str, Any], thinking: bool = False) -> dict[str, Any]:
-    """``FunctionCallOutputItemOutput``; thinking models add a ``thought_signature``."""
+    """`FunctionCallOutputItemOutput`; thinking models add a `thought_signature`."""
     call_id = "call_" + uuid.uuid5(uuid.NAMESPACE_URL, call["name"] + call["arguments"]).hex[:12]
     item = {
         "type": "function_call",
@@ -270,7 +270,7 @@ def function_call_item(call: dict[str, Any], thinking: bool = False) -> dict[str
 
 
 def message_item(answer: EmulatedAnswer) -> dict[str, Any]:
-    """``MessageOutputItemOutput`` with ``url_citation`` annotations."""
+    """`MessageOutputItemOutput` with `url_citation` annotations."""
     return {
         "type": "message",
         "id": "msg_" + uuid.uuid4().hex[:16],
@@ -281,7 +281,7 @@ def message_item(answer: EmulatedAnswer) -> dict[str, Any]:
 
 
 def url_citations(answer: EmulatedAnswer) -> list[dict[str, Any]]:
-    """A ``url_citation`` for each ``[n]`` marker in the text."""
+    """A `url_citation` for each `[n]` marker in the text."""
     out = []
     for n, result in enumerate(answer.search_results, start=1):
         marker = f"[{n}]"
@@ -297,15 +297,15 @@ def url_citations(answer: EmulatedAnswer) -> list[dict[str, Any]]:
 def stream_events(
     response: dict[str, Any], answer: EmulatedAnswer, *, openai_events: bool = False
 ) -> Iterator[dict[str, Any]]:
-    """The stream, in ``ResponseStreamEventOutput``'s vocabulary only, with a monotonic ``sequence_number``.
+    """The stream, in `ResponseStreamEventOutput`'s vocabulary only, with a monotonic `sequence_number`.
 
-    Reasoning and search come first (``response.reasoning.*``, each with its
-    ``thought``), then each output item as ``output_item.added`` / ``.done``
-    (a message's text as ``output_text.delta`` events between them; a function
-    call whole in ``.done``), then one terminal event: ``response.completed``
-    with the response, or ``response.failed`` with the error. No ``[DONE]``.
-    ``openai_events`` adds events Perplexity does not send (OpenAI's
-    ``response.content_part.*`` and friends), to show a client ignores them.
+    Reasoning and search come first (`response.reasoning.*`, each with its
+    `thought`), then each output item as `output_item.added` / `.done`
+    (a message's text as `output_text.delta` events between them; a function
+    call whole in `.done`), then one terminal event: `response.completed`
+    with the response, or `response.failed` with the error. No `[DONE]`.
+    `openai_events` adds events Perplexity does not send (OpenAI's
+    `response.content_part.*` and friends), to show a client ignores them.
     """
     seq = 0
 

@@ -1,7 +1,7 @@
 """The Agent API request schema, as data, and a strict checker for it.
 
-Transcribed from ``ResponsesRequestInput`` and the models it references in
-``perplexity.generated.api`` (Perplexity's SDK, generated from its OpenAPI
+Transcribed from `ResponsesRequestInput` and the models it references in
+`perplexity.generated.api` (Perplexity's SDK, generated from its OpenAPI
 spec; perplexityai 0.46). Standard library only: the emulator imports nothing
 from the client it judges, nor Perplexity's SDK. A contract test checks that
 this checker and the SDK's models (with unknown fields forbidden) give the
@@ -22,7 +22,7 @@ ERROR_TYPE = "invalid_request"
 
 
 class Spec:
-    """A schema node: ``check(value, path)`` raises ``APIError`` when ``value`` does not fit."""
+    """A schema node: `check(value, path)` raises `APIError` when `value` does not fit."""
 
     def check(self, value: Any, path: str) -> None:
         raise NotImplementedError
@@ -86,7 +86,7 @@ class Obj(Spec):
 
 @dataclass(frozen=True)
 class Tagged(Spec):
-    """A union told apart by ``type`` (``default`` when the item has none)."""
+    """A union told apart by `type` (`default` when the item has none)."""
 
     variants: dict[str, Obj]
     default: str | None = None
@@ -103,7 +103,7 @@ class Tagged(Spec):
 
 @dataclass(frozen=True)
 class Either(Spec):
-    """A string, or the other spec (``input``, message ``content``, ``tool_choice``, ``output``)."""
+    """A string, or the other spec (`input`, message `content`, `tool_choice`, `output`)."""
 
     other: Spec
     strings: tuple[str, ...] = ()
@@ -303,7 +303,7 @@ def check_schema(body: Any) -> None:
 
 
 def schema_verdict(body: Any) -> Verdict:
-    """The schema's verdict on ``body``, without raising."""
+    """The schema's verdict on `body`, without raising."""
     try:
         check_schema(body)
     except APIError as error:

@@ -40,12 +40,12 @@ def urls_in(text: str) -> list[str]:
 
 
 def fetched_pages(urls: list[str]) -> list[dict[str, Any]]:
-    """What ``fetch_url`` returns for ``urls`` (``UrlContentOutput``: url, title, snippet)."""
+    """What `fetch_url` returns for `urls` (`UrlContentOutput`: url, title, snippet)."""
     return [{"url": u, "title": f"Page at {u}", "snippet": f"The text of {u}."} for u in urls]
 
 
 def image_results_for(question: str, count: int = 2) -> list[dict[str, Any]]:
-    """Deterministic image records (``ImageResultOutput``)."""
+    """Deterministic image records (`ImageResultOutput`)."""
     slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40] or "query"
     return [
         {"image_url": f"https://images.example.com/{slug}/{n}.png", "origin_url": f"https://source{n}.example.com/{slug}",
@@ -70,7 +70,7 @@ def last_user_text(messages: list[dict[str, Any]]) -> str:
 
 
 def search_results_for(question: str, count: int = 3) -> list[dict[str, Any]]:
-    """Deterministic search records for ``question`` (Agent API shape)."""
+    """Deterministic search records for `question` (Agent API shape)."""
     slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40] or "query"
     seed = int(hashlib.sha256(question.encode()).hexdigest()[:8], 16)
     results = []
@@ -90,7 +90,7 @@ def search_results_for(question: str, count: int = 3) -> list[dict[str, Any]]:
 
 
 def text_answer(question: str, cited: int, tool_outputs: list[str]) -> str:
-    """The answer text; it names the question and cites ``cited`` sources."""
+    """The answer text; it names the question and cites `cited` sources."""
     if tool_outputs:
         body = "Based on the tool results: " + "; ".join(tool_outputs) + "."
     else:
@@ -110,8 +110,8 @@ def choose_tool_calls(
 
     The only-tool fallback applies only before any tool has answered in the
     conversation, and a call identical to one already answered
-    (``answered``: name and arguments) is never made again, so an agent loop
-    always ends. Returns ``[{"name", "arguments"}]`` (arguments a JSON string), or ``[]``.
+    (`answered`: name and arguments) is never made again, so an agent loop
+    always ends. Returns `[{"name", "arguments"}]` (arguments a JSON string), or `[]`.
     """
     by_name = {t["name"]: t for t in tools}
     if not by_name or tool_choice == "none":
@@ -159,7 +159,7 @@ class _Pools:
 
 
 def instance_of(schema: dict[str, Any], prompt: str) -> Any:
-    """A JSON instance that satisfies ``schema``, filled from the prompt."""
+    """A JSON instance that satisfies `schema`, filled from the prompt."""
     return _instance(schema, _Pools(prompt), schema.get("$defs") or schema.get("definitions") or {})
 
 
@@ -202,5 +202,5 @@ def approx_tokens(text: str) -> int:
 
 
 def words(text: str) -> list[str]:
-    """Split ``text`` into stream pieces that join back to it exactly."""
+    """Split `text` into stream pieces that join back to it exactly."""
     return re.findall(r"\S+\s*|\s+", text) or [text]

@@ -1,7 +1,7 @@
-"""Sonar chat completions (``/chat/completions``, ``/v1/chat/completions``) in the emulator.
+"""Sonar chat completions (`/chat/completions`, `/v1/chat/completions`) in the emulator.
 
 Sources: docs/perplexity-rules.md (parameters, ranges and incompatibilities, the 403
-after 2026-09-27) and ``ApiChatCompletionsRequestInput`` / ``CompletionResponseOutput``.
+after 2026-09-27) and `ApiChatCompletionsRequestInput` / `CompletionResponseOutput`.
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def _tool_calls(answer: EmulatedAnswer) -> list[dict[str, Any]]:
 
 
 def completion(body: dict[str, Any], answer: EmulatedAnswer, *, finish_reason: str = "stop") -> dict[str, Any]:
-    """The chat completion (``CompletionResponseOutput``)."""
+    """The chat completion (`CompletionResponseOutput`)."""
     content = _content(answer)
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if answer.tool_calls:

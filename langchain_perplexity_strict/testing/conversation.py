@@ -2,8 +2,8 @@
 
 This is the emulator's judge of a message history, written independently of
 the normalizer (which rewrites histories; this only checks them). It works on
-``Turn``s read from either surface: chat-completions ``messages`` or Agent API
-``input`` items.
+`Turn`s read from either surface: chat-completions `messages` or Agent API
+`input` items.
 
 Sources: docs/perplexity-rules.md (the conversation rules, statefulness,
 user first).
@@ -40,9 +40,9 @@ class Turn:
 class ConversationRules:
     """Switches for the rules that public sources do not settle.
 
-    ``require_user_first`` (default on): Perplexity's error wording says the turns go "user then
+    `require_user_first` (default on): Perplexity's error wording says the turns go "user then
     assistant"; unverified on the current API.
-    ``allow_user_after_tool`` (default on): the mid-2025 error wording speaks of
+    `allow_user_after_tool` (default on): the mid-2025 error wording speaks of
     "user or tool message(s)" as one side of the alternation.
     """
 
@@ -58,7 +58,7 @@ def content_key(value: Any) -> str:
 
 
 def turns_from_chat_messages(messages: Any, error_type: str) -> list[Turn]:
-    """Read chat-completions ``messages`` into turns (shape errors are a 400)."""
+    """Read chat-completions `messages` into turns (shape errors are a 400)."""
     if not isinstance(messages, list):
         raise invalid(error_type, "messages must be a list", "messages")
     turns: list[Turn] = []
@@ -91,10 +91,10 @@ def turns_from_chat_messages(messages: Any, error_type: str) -> list[Turn]:
 
 
 def turns_from_agent_input(items: Sequence[dict[str, Any]]) -> list[Turn]:
-    """Read Agent API ``input`` items into turns.
+    """Read Agent API `input` items into turns.
 
-    A ``function_call`` item belongs to the assistant turn it follows (or
-    opens one); a ``function_call_output`` item is a tool message.
+    A `function_call` item belongs to the assistant turn it follows (or
+    opens one); a `function_call_output` item is a tool message.
     """
     turns: list[Turn] = []
     for item in items:

@@ -1,24 +1,24 @@
 """A local HTTP server that behaves like Perplexity, as strictly as public sources allow.
 
 Standard library only. Start it in-process (``with PerplexityEmulator() as
-emu: ...``) or from the command line (``python -m langchain_perplexity_strict
-emulator --port N``). ``emu.base_url`` is the server root, as
-``https://api.perplexity.ai`` is for the real service.
+emu: ...`) or from the command line (`python -m langchain_perplexity_strict
+emulator --port N`). `emu.base_url`` is the server root, as
+`https://api.perplexity.ai` is for the real service.
 
 Switches for what public sources leave unverified (docs/perplexity-rules.md lists
 them) are constructor arguments with documented defaults:
 
-- ``sonar_retired`` (default off): chat completions answer
-  ``403 chat_completions_not_available``, as the real service does since
+- `sonar_retired` (default off): chat completions answer
+  `403 chat_completions_not_available`, as the real service does since
   2026-09-27 (the reply wording unverified).
-- ``sonar_function_tools`` (default off): chat completions refuse ``tools``
+- `sonar_function_tools` (default off): chat completions refuse `tools`
   (the Sonar models have no client-side function tools; unverified).
-- ``conversation_rules``: ``require_user_first`` (unverified) and
-  ``allow_user_after_tool`` (the mid-2025 error wording), both on.
-- ``openai_events`` (default off): streams add OpenAI Responses events
-  Perplexity does not send (``response.content_part.*``, ...), to show a
+- `conversation_rules`: `require_user_first` (unverified) and
+  `allow_user_after_tool` (the mid-2025 error wording), both on.
+- `openai_events` (default off): streams add OpenAI Responses events
+  Perplexity does not send (`response.content_part.*`, ...), to show a
   client ignores what it does not know.
-- ``track_roles`` (default on): a message sent again under another role in
+- `track_roles` (default on): a message sent again under another role in
   the same conversation is refused (unverified).
 """
 
@@ -31,11 +31,9 @@ import socket
 import struct
 import threading
 import time
-from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal
+from typing import Any
 
 from langchain_perplexity_strict.testing import agent_api, chat_completions
 from langchain_perplexity_strict.testing.conversation import (
@@ -46,76 +44,13 @@ from langchain_perplexity_strict.testing.conversation import (
     turns_from_chat_messages,
 )
 from langchain_perplexity_strict.testing.errors import APIError
+from langchain_perplexity_strict.testing.state import EmulatorState as _State
+from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 
 # Perplexity's error reference: 413 payload_too_large above 32 MiB (docs/perplexity-rules.md).
 MAX_BODY_BYTES = 32 * 1024 * 1024
 AGENT_PATHS = ("/v1/responses", "/v1/agent")
 CHAT_PATHS = ("/chat/completions", "/v1/chat/completions", "/v1/sonar")
-
-FaultKind = Literal[
-    "rate_limit", "server_error", "delay", "reset", "cut_stream",
-    "failed", "incomplete", "malformed_json",
-]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Fault:
-    """One scripted misbehaviour, applied to one request.
-
-    ``rate_limit``: 429 with ``Retry-After: seconds`` and ``X-RateLimit-*``.
-    ``server_error``: ``status`` (500, 502 or 503). ``delay``: wait
-    ``seconds`` before answering. ``reset``: close the connection with a TCP
-    reset after ``after_events`` stream events (or mid-body). ``cut_stream``:
-    end the stream cleanly after ``after_events`` events, before the terminal
-    one. ``failed`` / ``incomplete``: HTTP 200 with status ``failed`` (Agent
-    API; the published statuses have no ``incomplete``, so a cut answer is a
-    failure with error code ``max_output_tokens``; on chat completions
-    ``incomplete`` is ``finish_reason: length`` and
-    ``failed`` a 500). ``malformed_json``: a body (or event) that is not JSON.
-    """
-
-    kind: FaultKind
-    status: int = 500
-    seconds: float = 0.0
-    after_events: int = 3
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    """A request the emulator received, for assertions."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-
-
-@dataclass
-class _State:
-    api_key: str | None
-    rules: ConversationRules
-    track_roles: bool
-    sonar_retired: bool
-    sonar_function_tools: bool
-    agent_models: tuple[str, ...]
-    event_delay: float
-    openai_events: bool = False
-    roles: RoleMemory = field(default_factory=RoleMemory)
-    requests: list[RecordedRequest] = field(default_factory=list)
-    scripted: deque[Fault] = field(default_factory=deque)
-    disconnects: int = 0
-    fault_rates: dict[Fault, float] = field(default_factory=dict)
-    rng: random.Random = field(default_factory=lambda: random.Random(0))
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def next_fault(self) -> Fault | None:
-        with self.lock:
-            if self.scripted:
-                return self.scripted.popleft()
-            for fault, rate in self.fault_rates.items():
-                if self.rng.random() < rate:
-                    return fault
-        return None
 
 
 class PerplexityEmulator:
@@ -195,7 +130,7 @@ class PerplexityEmulator:
 
     @property
     def base_url(self) -> str:
-        """The server root, like ``https://api.perplexity.ai``."""
+        """The server root, like `https://api.perplexity.ai`."""
         return f"http://{self._host}:{self.port}"
 
     # -- test controls -----------------------------------------------------------
@@ -221,7 +156,7 @@ class PerplexityEmulator:
             return self._state.disconnects
 
     def inject(self, *faults: Fault) -> None:
-        """Apply ``faults`` to the next answered requests, one each, in order."""
+        """Apply `faults` to the next answered requests, one each, in order."""
         with self._state.lock:
             self._state.scripted.extend(faults)
 

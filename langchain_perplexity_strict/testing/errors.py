@@ -1,7 +1,7 @@
 """The error the emulator answers with, in Perplexity's envelope.
 
-Source: Perplexity's API error reference (docs/perplexity-rules.md): ``{"error": {"message", "type",
-"code", "param"?}}`` with the HTTP status equal to ``code``.
+Source: Perplexity's API error reference (docs/perplexity-rules.md):
+`{"error": {"message", "type", "code", "param"?}}`, with the HTTP status equal to `code`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 
 class APIError(Exception):
-    """A request Perplexity would refuse: HTTP ``status`` with ``type`` and ``message``."""
+    """A request Perplexity would refuse: HTTP `status` with `type` and `message`."""
 
     def __init__(
         self,
@@ -43,7 +43,7 @@ class APIError(Exception):
 def unknown_field(path: str) -> APIError:
     """The Agent API's answer to any field it does not know, at any depth.
 
-    Source: the Agent API's rule on unknown fields (docs/perplexity-rules.md); ``param`` names the field.
+    Source: the Agent API's rule on unknown fields (docs/perplexity-rules.md); `param` names the field.
     """
     name = path.rsplit(".", 1)[-1].split("[", 1)[0]
     return APIError(
@@ -55,5 +55,5 @@ def unknown_field(path: str) -> APIError:
 
 
 def invalid(type_: str, message: str, param: str | None = None) -> APIError:
-    """A 400 of the given ``type`` (``invalid_request``, ``invalid_message``, ...)."""
+    """A 400 of the given `type` (`invalid_request`, `invalid_message`, ...)."""
     return APIError(400, type_, message, param=param)

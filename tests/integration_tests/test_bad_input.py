@@ -11,11 +11,7 @@ from langchain_core.tools import tool
 
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
-
-
-def make(emu: PerplexityEmulator, api: str = "agent", **kw: Any) -> ChatPerplexityStrict:
-    model = "perplexity/sonar" if api == "agent" else "sonar"
-    return ChatPerplexityStrict(model=model, api=api, api_key="test-key", base_url=emu.base_url, **kw)  # type: ignore[arg-type]
+from tests.integration_tests.factory import make
 
 
 @pytest.mark.parametrize(

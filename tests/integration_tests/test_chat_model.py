@@ -15,15 +15,10 @@ from pydantic import BaseModel
 
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
+from tests.integration_tests.factory import make
 from tests.integration_tests.tools import add, get_weather
 
 SURFACES = [("agent", "perplexity/sonar"), ("chat_completions", "sonar")]
-
-
-def make(
-    emu: PerplexityEmulator, api: str = "agent", model: str = "perplexity/sonar", **kw: Any
-) -> ChatPerplexityStrict:
-    return ChatPerplexityStrict(model=model, api=api, api_key="test-key", base_url=emu.base_url, **kw)  # type: ignore[arg-type]
 
 
 def collect(chunks: Any) -> AIMessageChunk:

@@ -25,18 +25,14 @@ from langchain_core.tools import tool
 from perplexity.generated import api
 from pydantic import BaseModel
 
-from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict._parameters import PARAMETERS
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from langchain_perplexity_strict.testing.agent_schema import schema_verdict
 from tests import published_schema
+from tests.integration_tests.factory import make as model
 from tests.unit_tests.app_histories import app_histories
 
 KEY = "test-key"
-
-
-def model(emu: PerplexityEmulator, **kwargs: Any) -> ChatPerplexityStrict:
-    return ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url, **kwargs)
 
 
 # --- bodies ------------------------------------------------------------------------------------

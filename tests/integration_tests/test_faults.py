@@ -16,13 +16,9 @@ from langchain_perplexity_strict import (
     PerplexityStreamError,
 )
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from tests.integration_tests.factory import make
 
 MODES = ["invoke", "stream", "ainvoke", "astream"]
-
-
-def make(emu: PerplexityEmulator, api: str = "agent", **kw: Any) -> ChatPerplexityStrict:
-    model = "perplexity/sonar" if api == "agent" else "sonar"
-    return ChatPerplexityStrict(model=model, api=api, api_key="test-key", base_url=emu.base_url, **kw)  # type: ignore[arg-type]
 
 
 async def run(llm: ChatPerplexityStrict, mode: str, text: str = "fault test") -> str:

@@ -15,13 +15,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from pydantic import BaseModel
 
-from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
+from tests.integration_tests.factory import make
 from tests.integration_tests.tools import add, get_weather
-
-
-def make(emu: PerplexityEmulator, **kw: Any) -> ChatPerplexityStrict:
-    return ChatPerplexityStrict(api_key="test-key", base_url=emu.base_url, **kw)  # type: ignore[arg-type]
 
 
 def test_prompt_model_parser_chain(emu: PerplexityEmulator) -> None:

@@ -34,18 +34,26 @@ def _base_url() -> str:
     return _emulator.base_url
 
 
-class TestAgentApi(ChatModelIntegrationTests):
+class PerplexityIntegrationTests(ChatModelIntegrationTests):
+    """What both surfaces share; each subclass says its model and what its surface has."""
+
     @property
     def chat_model_class(self) -> type[BaseChatModel]:
         return ChatPerplexityStrict
 
     @property
+    def supports_json_mode(self) -> bool:
+        return True  # sent as a json_schema response format, which Perplexity enforces
+
+    @property
+    def returns_usage_metadata(self) -> bool:
+        return True
+
+
+class TestAgentApi(PerplexityIntegrationTests):
+    @property
     def chat_model_params(self) -> dict[str, Any]:
-        return {
-            "model": "perplexity/sonar",
-            "api_key": "test-key",
-            "base_url": _base_url(),
-        }
+        return {"model": "perplexity/sonar", "api_key": "test-key", "base_url": _base_url()}
 
     @property
     def has_tool_choice(self) -> bool:
@@ -59,14 +67,6 @@ class TestAgentApi(ChatModelIntegrationTests):
     def supports_image_urls(self) -> bool:
         return True
 
-    @property
-    def supports_json_mode(self) -> bool:
-        return False
-
-    @property
-    def returns_usage_metadata(self) -> bool:
-        return True
-
     @pytest.mark.xfail(
         reason="The standard test downloads an image from the internet to inline it; machines "
         "without internet cannot. Image inputs are covered by test_image_url_inputs here.",
@@ -77,29 +77,12 @@ class TestAgentApi(ChatModelIntegrationTests):
         super().test_image_inputs(model)
 
 
-class TestChatCompletions(ChatModelIntegrationTests):
-    @property
-    def chat_model_class(self) -> type[BaseChatModel]:
-        return ChatPerplexityStrict
-
+class TestChatCompletions(PerplexityIntegrationTests):
     @property
     def chat_model_params(self) -> dict[str, Any]:
-        return {
-            "model": "sonar",
-            "api": "chat_completions",
-            "api_key": "test-key",
-            "base_url": _base_url(),
-        }
+        return {"model": "sonar", "api": "chat_completions", "api_key": "test-key", "base_url": _base_url()}
 
     @property
     def has_tool_calling(self) -> bool:
         # The Sonar models have no client-side function tools (docs/perplexity-rules.md).
         return False
-
-    @property
-    def supports_json_mode(self) -> bool:
-        return False
-
-    @property
-    def returns_usage_metadata(self) -> bool:
-        return True

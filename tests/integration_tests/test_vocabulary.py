@@ -8,12 +8,8 @@ import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
-
-
-def make(emu: PerplexityEmulator, **kwargs: Any) -> ChatPerplexityStrict:
-    return ChatPerplexityStrict(api_key="test-key", base_url=emu.base_url, **kwargs)
+from tests.integration_tests.factory import make
 
 
 def stream(llm: Any, prompt: Any) -> tuple[list[AIMessageChunk], AIMessageChunk]:

@@ -17,24 +17,30 @@ SERDES_REASON = (
 )
 
 
-class TestAgentApiUnit(ChatModelUnitTests):
+class PerplexityUnitTests(ChatModelUnitTests):
+    """What both surfaces share; each subclass says its model and what its surface has."""
+
     @property
     def chat_model_class(self) -> type[ChatPerplexityStrict]:
         return ChatPerplexityStrict
 
     @property
+    def returns_usage_metadata(self) -> bool:
+        return True
+
+    @pytest.mark.xfail(reason=SERDES_REASON, strict=True)
+    def test_serdes(self, model: BaseChatModel, snapshot: Any) -> None:
+        super().test_serdes(model, snapshot)
+
+
+class TestAgentApiUnit(PerplexityUnitTests):
+    @property
     def chat_model_params(self) -> dict[str, Any]:
         return {"model": "perplexity/sonar", "api_key": "test-key"}
 
     @property
-    def init_from_env_params(
-        self,
-    ) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
-        return (
-            {"PPLX_API_KEY": "env-key"},
-            {"model": "perplexity/sonar"},
-            {"api_key": "env-key"},
-        )
+    def init_from_env_params(self) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+        return ({"PPLX_API_KEY": "env-key"}, {"model": "perplexity/sonar"}, {"api_key": "env-key"})
 
     @property
     def supports_image_inputs(self) -> bool:
@@ -44,28 +50,14 @@ class TestAgentApiUnit(ChatModelUnitTests):
     def has_tool_choice(self) -> bool:
         return True
 
-    @property
-    def returns_usage_metadata(self) -> bool:
-        return True
 
-    @pytest.mark.xfail(reason=SERDES_REASON, strict=True)
-    def test_serdes(self, model: BaseChatModel, snapshot: Any) -> None:
-        super().test_serdes(model, snapshot)
-
-
-class TestChatCompletionsUnit(ChatModelUnitTests):
-    @property
-    def chat_model_class(self) -> type[ChatPerplexityStrict]:
-        return ChatPerplexityStrict
-
+class TestChatCompletionsUnit(PerplexityUnitTests):
     @property
     def chat_model_params(self) -> dict[str, Any]:
         return {"model": "sonar", "api": "chat_completions", "api_key": "test-key"}
 
     @property
-    def init_from_env_params(
-        self,
-    ) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
+    def init_from_env_params(self) -> tuple[dict[str, str], dict[str, Any], dict[str, Any]]:
         return (
             {"PERPLEXITY_API_KEY": "env-key"},
             {"model": "sonar", "api": "chat_completions"},
@@ -75,11 +67,3 @@ class TestChatCompletionsUnit(ChatModelUnitTests):
     @property
     def has_tool_calling(self) -> bool:
         return False
-
-    @pytest.mark.xfail(reason=SERDES_REASON, strict=True)
-    def test_serdes(self, model: BaseChatModel, snapshot: Any) -> None:
-        super().test_serdes(model, snapshot)
-
-    @property
-    def returns_usage_metadata(self) -> bool:
-        return True

@@ -1,0 +1,78 @@
+"""The emulator's state: scripted and random faults, the request log, remembered roles."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langchain_perplexity_strict.testing.conversation import ConversationRules, RoleMemory
+
+FaultKind = Literal[
+    "rate_limit", "server_error", "delay", "reset", "cut_stream",
+    "failed", "incomplete", "malformed_json",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scripted misbehaviour, applied to one request.
+
+    `rate_limit`: 429 with `Retry-After: seconds` and `X-RateLimit-*`.
+    `server_error`: `status` (500, 502 or 503). `delay`: wait
+    `seconds` before answering. `reset`: close the connection with a TCP
+    reset after `after_events` stream events (or mid-body). `cut_stream`:
+    end the stream cleanly after `after_events` events, before the terminal
+    one. `failed` / `incomplete`: HTTP 200 with status `failed` (Agent
+    API; the published statuses have no `incomplete`, so a cut answer is a
+    failure with error code `max_output_tokens`; on chat completions
+    `incomplete` is `finish_reason: length` and
+    `failed` a 500). `malformed_json`: a body (or event) that is not JSON.
+    """
+
+    kind: FaultKind
+    status: int = 500
+    seconds: float = 0.0
+    after_events: int = 3
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """A request the emulator received, for assertions."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class EmulatorState:
+    """What the server threads share (guarded by `lock`)."""
+
+    api_key: str | None
+    rules: ConversationRules
+    track_roles: bool
+    sonar_retired: bool
+    sonar_function_tools: bool
+    agent_models: tuple[str, ...]
+    event_delay: float
+    openai_events: bool = False
+    roles: RoleMemory = field(default_factory=RoleMemory)
+    requests: list[RecordedRequest] = field(default_factory=list)
+    scripted: deque[Fault] = field(default_factory=deque)
+    disconnects: int = 0
+    fault_rates: dict[Fault, float] = field(default_factory=dict)
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_fault(self) -> Fault | None:
+        with self.lock:
+            if self.scripted:
+                return self.scripted.popleft()
+            for fault, rate in self.fault_rates.items():
+                if self.rng.random() < rate:
+                    return fault
+        return None
