@@ -1,8 +1,8 @@
 """A local HTTP server that behaves like Perplexity, as strictly as public sources allow.
 
-Standard library only. Start it in-process (``with PerplexityEmulator() as
+Standard library only. Start it in-process (`with PerplexityEmulator() as
 emu: ...`) or from the command line (`python -m langchain_perplexity_strict
-emulator --port N`). `emu.base_url`` is the server root, as
+emulator --port N`). `emu.base_url` is the server root, as
 `https://api.perplexity.ai` is for the real service.
 
 Switches for what public sources leave unverified (docs/perplexity-rules.md lists
