@@ -1,4 +1,4 @@
-"""Issue 6 §5: compact a history of about 1 million tokens to a 128k budget in one pass."""
+"""Compact a history of about 1 million tokens to a 128k budget in one pass."""
 
 from __future__ import annotations
 

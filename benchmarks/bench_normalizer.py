@@ -1,13 +1,21 @@
-"""Issue 2 and issue 6 §2: normalization and request building, against langchain-openai, and their growth."""
+"""Normalization and request building, against langchain-openai, and their growth.
+
+Goals: normalizing 20,000 messages costs at most half of langchain-openai's own
+conversion of them; normalization grows about linearly (100k/10k <= 11); and
+building a whole request costs, per message, at most 1.5x as much at 20,000
+messages as at 2,000 (median of paired runs; issue 12 restated this, because a
+10x longer history falls out of the CPU caches, which is not algorithmic growth).
+"""
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import _construct_responses_api_input
 
-from benchmarks.common import best_time, paired_best, verdict
+from benchmarks.common import best_time, paired_ratios, verdict
 from benchmarks.histories import agent_history
 from langchain_perplexity_strict import ChatPerplexityStrict, normalize_messages
 
@@ -27,20 +35,20 @@ def run() -> dict[str, Any]:
           f"(goal <= 0.5, {verdict(ratio, 0.5)})")  # fmt: skip
 
     h10k, h100k = agent_history(10_000), agent_history(100_000)
-    t10k, t100k = paired_best(lambda: normalize_messages(h10k), lambda: normalize_messages(h100k))
-    growth = t100k / t10k
+    growth = statistics.median(paired_ratios(lambda: normalize_messages(h10k), lambda: normalize_messages(h100k)))
     results["normalizer_growth_100k_over_10k"] = growth
-    print(f"normalize 10,000: {t10k * 1e3:.1f} ms; 100,000: {t100k * 1e3:.1f} ms; ratio {growth:.2f} "
-          f"(goal <= 11, {verdict(growth, 11)})")  # fmt: skip
+    print(f"normalize 100,000 over 10,000 messages: ratio {growth:.2f} (median of 9 paired runs; "
+          f"goal <= 11, {verdict(growth, 11)})")  # fmt: skip
 
     # Agent API body, compaction off so both sizes build the whole history.
     model = ChatPerplexityStrict(api_key="k", max_input_tokens=0)  # type: ignore[arg-type]
     h2k = agent_history(2_000)
-    body_2k, body_20k = paired_best(lambda: model.request_body(h2k), lambda: model.request_body(h20k))
-    body_growth = body_20k / body_2k
-    results["agent_body_growth_20k_over_2k"] = body_growth
-    print(f"normalize + Agent API body, 2,000: {body_2k * 1e3:.1f} ms; 20,000: {body_20k * 1e3:.1f} ms; "
-          f"ratio {body_growth:.2f} (goal <= 12, {verdict(body_growth, 12)})")  # fmt: skip
+    per_message = (
+        statistics.median(paired_ratios(lambda: model.request_body(h2k), lambda: model.request_body(h20k))) / 10
+    )
+    results["agent_body_per_message_cost_20k_over_2k"] = per_message
+    print(f"normalize + Agent API body: per-message cost at 20,000 over 2,000 messages {per_message:.2f} "
+          f"(median of 9 paired runs; goal <= 1.5, {verdict(per_message, 1.5)})")  # fmt: skip
 
     chat_model = ChatPerplexityStrict(
         api="chat_completions",
@@ -48,10 +56,13 @@ def run() -> dict[str, Any]:
         api_key="k",  # type: ignore[arg-type]
         max_input_tokens=0,
     )
-    cc_2k, cc_20k = paired_best(lambda: chat_model.request_body(h2k), lambda: chat_model.request_body(h20k))
-    results["chat_completions_body_growth_20k_over_2k"] = cc_20k / cc_2k
-    print(f"normalize + chat-completions body, 2,000: {cc_2k * 1e3:.1f} ms; 20,000: {cc_20k * 1e3:.1f} ms; "
-          f"ratio {cc_20k / cc_2k:.2f} (goal <= 12, {verdict(cc_20k / cc_2k, 12)})")  # fmt: skip
+    cc = (
+        statistics.median(paired_ratios(lambda: chat_model.request_body(h2k), lambda: chat_model.request_body(h20k)))
+        / 10
+    )
+    results["chat_completions_body_per_message_cost_20k_over_2k"] = cc
+    print(f"normalize + chat-completions body: per-message cost at 20,000 over 2,000 messages {cc:.2f} "
+          f"(median of 9 paired runs; goal <= 1.5, {verdict(cc, 1.5)})")  # fmt: skip
 
     base_2k = best_time(lambda: _construct_responses_api_input(h2k), repeat=3)
     base_20k = best_time(lambda: _construct_responses_api_input(h20k), repeat=1)

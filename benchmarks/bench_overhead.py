@@ -1,4 +1,4 @@
-"""Issue 4 and issue 6 §1: per-call overhead against plain ChatOpenAI, interleaved, on an already-valid history.
+"""Per-call overhead against plain ChatOpenAI, interleaved, on an already-valid history.
 
 Plain ChatOpenAI is slower than this model here: on every call the openai SDK
 runs its typed-parameter transform over the whole request (``responses.create``
@@ -8,6 +8,12 @@ reference line against the raw client shows this model's own cost.
 Both models talk to the same emulator process over loopback with the same
 openai client settings. Plain ChatOpenAI builds the same Agent API tools
 (``web_search``) so the server does the same work for both.
+
+On the Agent API plain ChatOpenAI sends earlier answers as ``output_text``
+parts, which Perplexity's published input schema does not have, so the
+emulator refuses any history with an assistant turn from it; there the
+comparison runs on what it can send (a system and a user message). Chat
+completions keep the 51-message history.
 """
 
 from __future__ import annotations
@@ -97,11 +103,11 @@ def measure_surface(api: str, model_name: str, base_url: str, history: Any) -> d
 
 
 def run() -> dict[str, Any]:
-    history = valid_history(51)
     results: dict[str, Any] = {}
     with emulator_process() as base_url:
-        for api, model_name in (("agent", "perplexity/sonar"), ("chat_completions", "sonar")):
-            results.update(measure_surface(api, model_name, base_url, history))
+        for api, model_name, size in (("agent", "perplexity/sonar", 2), ("chat_completions", "sonar", 51)):
+            print(f"{api:>16}: a {size}-message history")
+            results.update(measure_surface(api, model_name, base_url, valid_history(size)))
     return results
 
 

@@ -1,4 +1,4 @@
-"""Issue 6 §4: the stop filter on a 1 MB answer streamed 1 character at a time, four stop sequences.
+"""The stop filter on a 1 MB answer streamed 1 character at a time, four stop sequences.
 
 The baseline is the same loop calling a pass-through function per chunk: a
 stop filter is necessarily one call per chunk, so that is what it is compared

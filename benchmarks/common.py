@@ -80,3 +80,13 @@ def emulator_process(*extra: str) -> Iterator[str]:
 def verdict(value: float, goal: float, *, lower_is_better: bool = True) -> str:
     ok = value <= goal if lower_is_better else value >= goal
     return "meets goal" if ok else "MISSES goal"
+
+
+def paired_ratios(small: Callable[[], Any], large: Callable[[], Any], runs: int = 9) -> list[float]:
+    """Per run, large/small of two workloads timed back to back (CPU time, collection paused), sorted.
+
+    The median of these is the growth figure: a burst of load hits both halves of a pair.
+    """
+    small()
+    large()
+    return sorted(best_time(large, repeat=1) / best_time(small, repeat=1) for _ in range(runs))

@@ -22,11 +22,11 @@ from benchmarks import (
 )
 
 SECTIONS = [
-    ("Normalization and request building (issue 2; issue 6 §2)", bench_normalizer),
-    ("Per-call overhead against plain ChatOpenAI (issue 4; issue 6 §1)", bench_overhead),
-    ("Concurrency (issue 6 §3)", bench_concurrency),
-    ("Stop filter (issue 6 §4)", bench_stop_filter),
-    ("Compaction (issue 6 §5)", bench_compaction),
+    ("Normalization and request building", bench_normalizer),
+    ("Per-call overhead against plain ChatOpenAI", bench_overhead),
+    ("Concurrency", bench_concurrency),
+    ("Stop filter", bench_stop_filter),
+    ("Compaction", bench_compaction),
 ]
 
 

@@ -6,7 +6,10 @@ import argparse
 import contextlib
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +17,25 @@ from typing import Any
 from langchain_core.messages import BaseMessage, convert_to_messages, messages_from_dict
 from pydantic import SecretStr
 
-NO_KEY_NOTICE = "No PPLX_API_KEY or PERPLEXITY_API_KEY is set: answering from the embedded Perplexity emulator."
+from langchain_perplexity_strict._version import __version__
+
+DESCRIPTION = (
+    "Talk to Perplexity through ChatPerplexityStrict, see what it would send for a conversation, "
+    "or serve a strict local Perplexity emulator for offline work."
+)
+NO_KEY = (
+    "no PPLX_API_KEY or PERPLEXITY_API_KEY is set, so there is no Perplexity to ask. "
+    "Set one, or add --emulator to get an answer from the local emulator (canned answers, for trying things out)."
+)
+EMULATOR_LABEL = "[answered by the local Perplexity emulator, not by Perplexity]"
+
+
+class CommandError(Exception):
+    """A one-line error for the user: printed without a traceback, with exit status ``status``."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def has_key() -> bool:
@@ -23,17 +44,16 @@ def has_key() -> bool:
 
 
 @contextlib.contextmanager
-def model_settings(args: argparse.Namespace) -> Iterator[dict[str, Any]]:
-    """Keyword arguments for ChatPerplexityStrict: the real API with a key, else an embedded emulator."""
+def model_settings(args: argparse.Namespace, *, emulator: bool) -> Iterator[dict[str, Any]]:
+    """Keyword arguments for ChatPerplexityStrict: the real API, or (``emulator``) an embedded emulator."""
     settings: dict[str, Any] = {"model": args.model, "api": args.api}
-    if has_key():
+    if not emulator:
         yield settings
         return
     from langchain_perplexity_strict.testing import PerplexityEmulator
 
-    print(NO_KEY_NOTICE, file=sys.stderr)
-    with PerplexityEmulator() as emulator:
-        yield {**settings, "api_key": "emulator", "base_url": emulator.base_url}
+    with PerplexityEmulator() as running:
+        yield {**settings, "api_key": "emulator", "base_url": running.base_url}
 
 
 def print_sources(additional_kwargs: dict[str, Any]) -> None:
@@ -50,9 +70,13 @@ def print_sources(additional_kwargs: dict[str, Any]) -> None:
 def _chat(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict import ChatPerplexityStrict
 
+    if not has_key() and not args.emulator:
+        raise CommandError(NO_KEY, status=2)
     messages: list[tuple[str, str]] = [("system", args.system)] if args.system else []
     messages.append(("human", args.question))
-    with model_settings(args) as settings:
+    with model_settings(args, emulator=args.emulator) as settings:
+        if args.emulator:
+            print(EMULATOR_LABEL)
         llm = ChatPerplexityStrict(**settings)
         full: Any = None
         for chunk in llm.stream(messages):
@@ -89,8 +113,7 @@ def _check(args: argparse.Namespace) -> int:
         report = llm.normalize(messages)
         body = llm.request_body(messages)
     except (OSError, ValueError, KeyError, TypeError, NotImplementedError) as error:
-        print(f"perplexity-strict check: {args.file}: {error}", file=sys.stderr)
-        return 2
+        raise CommandError(f"{args.file}: {error}", status=2) from error
     print(f"{len(messages)} message(s) read from {args.file}; nothing is sent.")
     print("\nWhat the rules changed:" if report.changes else "\nNo rule changed anything.")
     for change in report.changes:
@@ -101,15 +124,62 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _emulator(args: argparse.Namespace) -> int:
+    if args.background:
+        return _emulator_in_background(args)
     from langchain_perplexity_strict.testing import PerplexityEmulator
 
     emulator = PerplexityEmulator(
         host=args.host, port=args.port, sonar_retired=args.sonar_retired, event_delay=args.event_delay
     )
-    print(f"Perplexity emulator on http://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
+    try:
+        emulator.start()
+    except OSError as error:
+        raise CommandError(
+            f"cannot listen on {args.host}:{args.port} ({error.strerror or error}); "
+            "another program uses that port: pick another with --port, or --port 0 for a free one",
+            status=2,
+        ) from error
+    print(f"Perplexity emulator on {emulator.base_url} (Ctrl-C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
-        emulator.serve_forever()
+        while True:
+            time.sleep(3600)
+    emulator.stop()
     return 0
+
+
+def _emulator_in_background(args: argparse.Namespace) -> int:
+    """Start the emulator as its own process and print where it is (as shell exports with --env)."""
+    port = args.port or _free_port(args.host)
+    command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host,
+               "--port", str(port), "--event-delay", str(args.event_delay)]  # fmt: skip
+    if args.sonar_retired:
+        command.append("--sonar-retired")
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, text=True
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            error = (process.stderr.read() if process.stderr else "").strip().splitlines()
+            raise CommandError(error[-1] if error else "the emulator did not start", status=2)
+        with contextlib.suppress(OSError), socket.create_connection((args.host, port), timeout=0.2):
+            break
+        time.sleep(0.05)
+    base_url = f"http://{args.host}:{port}"
+    if args.env:
+        print(f"export PPLX_BASE_URL={base_url}")
+        print("export PPLX_API_KEY=emulator-key")
+        print(f"export PERPLEXITY_EMULATOR_PID={process.pid}")
+        print(f"# the Perplexity emulator runs at {base_url}; stop it with: kill $PERPLEXITY_EMULATOR_PID")
+    else:
+        print(f"Perplexity emulator on {base_url} (process {process.pid}; stop it with: kill {process.pid})")
+    return 0
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -120,39 +190,57 @@ def _demo(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
-    parser = argparse.ArgumentParser(prog="perplexity-strict", description=__doc__)
+    parser = argparse.ArgumentParser(prog="perplexity-strict", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def model_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--model", default=None, help="model (default: perplexity/sonar, or sonar on chat_completions)")
         p.add_argument("--api", choices=["agent", "chat_completions"], default="agent")
 
-    chat = sub.add_parser("chat", help="stream an answer with its numbered sources")
+    chat = sub.add_parser("chat", help="ask Perplexity a question and stream the answer with its numbered sources")
     chat.add_argument("question")
     chat.add_argument("--system", default=None, help="a system message")
+    chat.add_argument("--emulator", action="store_true", help="answer from the local emulator instead (no key needed)")
     model_options(chat)
     chat.set_defaults(func=_chat)
 
-    check = sub.add_parser("check", help="dry run: what the rules change and the body that would be sent")
+    check = sub.add_parser("check", help="show what the rules change in a conversation and the body it would send")
     check.add_argument("file", help="a JSON conversation (LangChain or OpenAI message dicts)")
     model_options(check)
     check.set_defaults(func=_check)
 
-    emulator = sub.add_parser("emulator", help="serve the Perplexity emulator")
+    emulator = sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine")
     emulator.add_argument("--host", default="127.0.0.1")
-    emulator.add_argument("--port", type=int, default=8765)
+    emulator.add_argument("--port", type=int, default=8765, help="port to listen on (0: any free port)")
+    emulator.add_argument("--background", action="store_true", help="run it as a separate process and return")
+    emulator.add_argument("--env", action="store_true", help="with --background: print shell exports for eval")
     emulator.add_argument("--sonar-retired", action="store_true", help="answer chat completions with 403")
     emulator.add_argument("--event-delay", type=float, default=0.0, help="seconds between stream events")
     emulator.set_defaults(func=_emulator)
 
-    demo = sub.add_parser("demo", help="a short tour (against the emulator without a key)")
+    demo = sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)")
     demo.set_defaults(func=_demo)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status. Errors are one line, never a traceback."""
     args = build_parser().parse_args(argv)
     if getattr(args, "model", "unset") is None:
         args.model = "perplexity/sonar" if args.api == "agent" else "sonar"
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except CommandError as error:
+        print(f"perplexity-strict {args.command}: {error}", file=sys.stderr)
+        return error.status
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # an API or a setting error: the message is what the user needs
+        print(f"perplexity-strict {args.command}: {_one_line(error)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 400 else text[:397] + "..."

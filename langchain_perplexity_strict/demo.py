@@ -6,7 +6,7 @@ import argparse
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict.cli import model_settings, print_sources
+from langchain_perplexity_strict.cli import has_key, model_settings, print_sources
 
 
 def messy_agent_history() -> list[BaseMessage]:
@@ -32,17 +32,26 @@ def messy_agent_history() -> list[BaseMessage]:
 
 
 def run_demo() -> int:
-    """Run the tour; returns the exit status."""
+    """Run the tour; returns the exit status. Each step says who answered."""
     from langchain_openai import ChatOpenAI
 
     from langchain_perplexity_strict import ChatPerplexityStrict
 
+    live = has_key()
+    who = (
+        "Perplexity's live API"
+        if live
+        else "the local Perplexity emulator (no PPLX_API_KEY is set; it enforces Perplexity's "
+        "published schema and documented conversation rules, and its answers are canned)"
+    )
+    print(f"Answers in this tour come from {who}.\n")
     history = messy_agent_history()
     print("1. A messy agent history:")
     for i, message in enumerate(history):
         print(f"   #{i} {message.type:>6}: {str(message.content)[:70] or message.tool_calls[0]['name'] + '(...)'}")  # type: ignore[attr-defined]
 
-    with model_settings(argparse.Namespace(model="perplexity/sonar", api="agent")) as settings:
+    server = "Perplexity" if live else "the emulator"
+    with model_settings(argparse.Namespace(model="perplexity/sonar", api="agent"), emulator=not live) as settings:
         llm = ChatPerplexityStrict(**settings)
         plain = ChatOpenAI(
             model="perplexity/sonar",
@@ -51,25 +60,25 @@ def run_demo() -> int:
             use_responses_api=True,
             max_retries=0,
         )
-        print("\n2. Plain ChatOpenAI pointed at Perplexity:")
+        print(f"\n2. Plain ChatOpenAI sends the history as it is; {server} answers:")
         try:
             plain.invoke(history)
-            print("   accepted (this server is less strict than Perplexity)")
+            print(f"   accepted by {server}")
         except Exception as error:
-            print(f"   {type(error).__name__}: {str(error)[:160]}")
+            print(f"   refused by {server}: {type(error).__name__}: {str(error)[:160]}")
 
-        print("\n3. What ChatPerplexityStrict's normalizer changes:")
+        print("\n3. What ChatPerplexityStrict's normalizer changes (on this machine, before sending):")
         for change in llm.normalize(history).changes:
             print(f"   - {change}")
 
-        print("\n4. The answer, with its sources:")
+        print(f"\n4. The answer from {server}, with its sources:")
         answer = llm.invoke(history)
         print(f"   {answer.content}")
         print_sources(answer.additional_kwargs)
         cost = answer.response_metadata.get("cost", {}).get("total_cost")
         print(f"   usage: {answer.usage_metadata}; cost: {cost}")
 
-        print("\n5. A streamed answer:")
+        print(f"\n5. A streamed answer from {server}:")
         print("   ", end="")
         for chunk in llm.stream("What changed in Python 3.13?"):
             print(chunk.text, end="", flush=True)

@@ -59,17 +59,13 @@ class DemoteLateSystemMessages:
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         start = next((i for i, e in enumerate(entries) if e.role != "system"), len(entries))
-        if not any(e.role == "system" for e in entries[start:]):  # the usual case: nothing to demote
+        first_late = next((i for i in range(start, len(entries)) if entries[i].role == "system"), None)
+        if first_late is None:  # the usual case: nothing to demote
             return entries if isinstance(entries, list) else list(entries), []
-        out: list[Entry] = []
+        out: list[Entry] = list(entries[:first_late])
         changes: list[Change] = []
-        leading = True
-        for entry in entries:
+        for entry in entries[first_late:]:
             if entry.role != "system":
-                leading = False
-                out.append(entry)
-                continue
-            if leading:
                 out.append(entry)
                 continue
             message = entry.message

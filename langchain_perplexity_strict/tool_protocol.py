@@ -43,11 +43,12 @@ class RepairToolProtocol:
     name: str = "repair_tool_protocol"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        if _well_formed(entries):  # the usual case, checked in one cheap pass
+        start = _first_broken_turn(entries)
+        if start is None:  # the usual case, checked in one cheap pass
             return entries if isinstance(entries, list) else list(entries), []
-        out: list[Entry] = []
+        out: list[Entry] = list(entries[:start])  # the turns before the first broken one are in place
         changes: list[Change] = []
-        i, n = 0, len(entries)
+        i, n = start, len(entries)
         while i < n:
             if entries[i].role != "assistant":
                 entry = entries[i]
@@ -62,7 +63,10 @@ class RepairToolProtocol:
                 k += 1
             out.extend(entries[i:j])
             window = entries[j:k]
-            out.extend(self._answer_turn(entries[i:j], window, k < n, changes))
+            if j - i == 1 and _answered_in_order(entries[i], window):
+                out.extend(window)  # this turn is fine: only the broken ones are rebuilt
+            else:
+                out.extend(self._answer_turn(entries[i:j], window, k < n, changes))
             i = k
         return out, changes
 
@@ -131,24 +135,41 @@ def _calls(entry: Entry) -> list[dict[str, Any]]:
     return list(message.tool_calls) if isinstance(message, AIMessage) else []  # type: ignore[arg-type]
 
 
-def _well_formed(entries: Sequence[Entry]) -> bool:
-    """Whether every result follows its call's turn directly, and no message comes between.
+def _first_broken_turn(entries: Sequence[Entry]) -> int | None:
+    """Where the first assistant turn whose results are out of place starts (None: all are in place).
 
-    A turn whose calls have no result yet at the very end is well formed too:
-    the rule that drops trailing assistant messages handles it.
+    One cheap pass: every result must follow its call's turn directly, with no
+    message between. A turn whose calls have no result yet at the very end is in
+    place too: the rule that drops trailing assistant messages handles it.
     """
     pending: set[Any] = set()
-    for entry in entries:
-        if entry.role == "tool":
+    turn_start = 0
+    previous = ""
+    for index, entry in enumerate(entries):
+        role = entry.role
+        if role == "tool":
             call_id = getattr(entry.message, "tool_call_id", None)
             if call_id not in pending:
-                return False
+                return turn_start
             pending.discard(call_id)
-            continue
-        if pending:
-            return False
-        if entry.role == "assistant":
+        elif pending:
+            return turn_start
+        elif role == "assistant":
+            if previous != "assistant":
+                turn_start = index
             calls = getattr(entry.message, "tool_calls", None)
             if calls:
                 pending = {c["id"] for c in calls}
-    return True
+        previous = role
+    return None
+
+
+def _answered_in_order(turn: Entry, window: Sequence[Entry]) -> bool:
+    """Whether the turn's calls are answered right after it, one result each, and no other result follows."""
+    calls = getattr(turn.message, "tool_calls", None) or []
+    if len(window) < len(calls):
+        return False
+    for call, entry in zip(calls, window, strict=False):
+        if entry.role != "tool" or getattr(entry.message, "tool_call_id", None) != call["id"]:
+            return False
+    return all(entry.role != "tool" for entry in window[len(calls) :])

@@ -64,9 +64,19 @@ def text_of(content: Any) -> str:
 
 
 def last_user_text(messages: list[dict[str, Any]]) -> str:
-    """The last user message's text, whitespace collapsed: what the answer is about."""
-    text = next((text_of(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
-    return " ".join(text.split())
+    """What the answer is about: the latest question the user asked, whitespace collapsed.
+
+    Among the last few user messages, the latest paragraph that ends with a question
+    mark; else the last user message's first paragraph. So an instruction an agent
+    appends after the question ("Reminder: be brief.") does not become the topic.
+    """
+    texts = [text_of(m.get("content")) for m in messages if m.get("role") == "user"][-3:]
+    paragraphs = [p.strip() for text in texts for p in text.split("\n\n") if p.strip()]
+    questions = [p for p in paragraphs if p.rstrip().endswith("?")]
+    if questions:
+        return " ".join(questions[-1].split())
+    last = texts[-1].split("\n\n")[0] if texts else ""
+    return " ".join(last.split())
 
 
 def search_results_for(question: str, count: int = 3) -> list[dict[str, Any]]:
@@ -89,14 +99,23 @@ def search_results_for(question: str, count: int = 3) -> list[dict[str, Any]]:
     return results
 
 
+_ASKING = re.compile(
+    r"^(please\s+)?(tell me about|what is|what are|what's|who is|who are|explain|describe|summari[sz]e|"
+    r"compare|why is|why are|how does|how do|give me)\s+",
+    re.IGNORECASE,
+)
+
+
 def text_answer(question: str, cited: int, tool_outputs: list[str]) -> str:
-    """The answer text; it names the question and cites `cited` sources."""
+    """A deterministic answer that names its topic and cites ``cited`` sources (``[n]`` markers)."""
     if tool_outputs:
-        body = "Based on the tool results: " + "; ".join(tool_outputs) + "."
-    else:
-        body = f"Here is what I found about: {question}."
-    marks = "".join(f"[{n}]" for n in range(1, cited + 1))
-    return f"{body} {marks}".strip()
+        return "From the tool results: " + "; ".join(tool_outputs) + "."
+    topic = _ASKING.sub("", question).rstrip("?.! ") or "your question"
+    if cited >= 2:
+        return f"On {topic}: the sources found agree on the main points [1], and [2] gives the details."
+    if cited == 1:
+        return f"On {topic}: the source found covers the main points [1]."
+    return f"On {topic}: a short answer, written without a web search (none was asked for)."
 
 
 def choose_tool_calls(

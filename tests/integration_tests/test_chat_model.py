@@ -172,13 +172,13 @@ def test_v1_output_has_citation_annotations(emu: PerplexityEmulator, api: str, m
 @pytest.mark.parametrize(("api", "model"), SURFACES)
 async def test_stop_in_every_call_mode(emu: PerplexityEmulator, api: str, model: str) -> None:
     llm = make(emu, api, model)
-    expected = "Here is what I found "
-    assert llm.invoke("stop test", stop=["about"]).content == expected
-    assert (await llm.ainvoke("stop test", stop="about")).content == expected
-    assert collect(llm.stream("stop test", stop=["about"])).content == expected
-    assert (await acollect(llm.astream("stop test", stop=["about"]))).content == expected
-    assert make(emu, api, model, stop=["found"]).invoke("stop test").content == "Here is what I "
-    assert llm.batch(["stop a", "stop b"], stop=["about"])[0].content == expected
+    expected = "On stop test: the sources "  # the whole answer: "On stop test: the sources found agree ..."
+    assert llm.invoke("stop test", stop=["found"]).content == expected
+    assert (await llm.ainvoke("stop test", stop="found")).content == expected
+    assert collect(llm.stream("stop test", stop=["found"])).content == expected
+    assert (await acollect(llm.astream("stop test", stop=["found"]))).content == expected
+    assert make(emu, api, model, stop=["sources"]).invoke("stop test").content == "On stop test: the "
+    assert llm.batch(["stop test", "stop b"], stop=["found"])[0].content == expected
 
 
 def test_stop_closes_the_http_response(emu: PerplexityEmulator) -> None:
@@ -186,8 +186,8 @@ def test_stop_closes_the_http_response(emu: PerplexityEmulator) -> None:
     with slow:
         llm = make(slow)
         question = "word " * 300
-        message = collect(llm.stream(question, stop=["found"]))
-        assert message.content == "Here is what I "
+        message = collect(llm.stream(question, stop=["word"]))  # the answer repeats the 300 words after it
+        assert message.content == "On "
         deadline = time.monotonic() + 5
         while slow.disconnects == 0 and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_perplexity_strict.cli import NO_KEY_NOTICE, main
+from langchain_perplexity_strict.cli import EMULATOR_LABEL, NO_KEY, main
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -20,16 +20,23 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+def test_chat_without_a_key_refuses_and_offers_the_emulator() -> None:
+    result = run("chat", "What is LangChain?")
+    assert result.returncode == 2
+    assert result.stdout == "" and result.stderr.strip() == f"perplexity-strict chat: {NO_KEY}"
+
+
 def test_chat_streams_with_numbered_sources_from_the_emulator() -> None:
-    result = run("chat", "What is LangChain?", "--system", "Be brief.")
+    result = run("chat", "What is LangChain?", "--system", "Be brief.", "--emulator")
     assert result.returncode == 0, result.stderr
-    assert result.stderr.strip() == NO_KEY_NOTICE
-    assert "Here is what I found about: What is LangChain?" in result.stdout
+    assert result.stderr == ""
+    assert result.stdout.startswith(EMULATOR_LABEL)
+    assert "On LangChain: the sources found agree" in result.stdout
     assert "[1] Source 1 on What is LangChain? - https://source1.example.com/what-is-langchain" in result.stdout
 
 
 def test_chat_on_chat_completions() -> None:
-    result = run("chat", "Hello", "--api", "chat_completions", "--model", "sonar-pro")
+    result = run("chat", "Hello", "--api", "chat_completions", "--model", "sonar-pro", "--emulator")
     assert result.returncode == 0, result.stderr
     assert "Sources:" in result.stdout
 
@@ -83,12 +90,66 @@ def test_check_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
 def test_demo_runs_the_tour() -> None:
     result = run("demo")
     assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Answers in this tour come from the local Perplexity emulator")
     for step in (
         "1. A messy",
         "2. Plain ChatOpenAI",
+        "refused by the emulator",
         "400",
         "3. What ChatPerplexityStrict",
         "4. The answer",
         "5. A streamed",
     ):
         assert step in result.stdout
+
+
+def test_version() -> None:
+    from langchain_perplexity_strict import __version__
+
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"perplexity-strict {__version__}"
+
+
+def test_help_is_plain_words() -> None:
+    result = run("--help")
+    assert result.returncode == 0 and "`" not in result.stdout
+
+
+def test_an_unknown_model_is_one_line_with_the_right_hint() -> None:
+    result = run("chat", "hi", "--model", "gpt-4o", "--emulator")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "unknown model 'gpt-4o'" in result.stderr and "GET /v1/models" in result.stderr
+    assert "Sonar" not in result.stderr
+
+
+def test_a_busy_port_is_one_line() -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run("emulator", "--port", str(port))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "--port 0" in result.stderr
+
+
+def test_port_zero_prints_the_real_address_and_background_env_serves() -> None:
+    import os
+    import re
+    import signal
+
+    result = run("emulator", "--port", "0", "--background", "--env")
+    assert result.returncode == 0, result.stderr
+    env = dict(re.findall(r"^export (\w+)=(\S+)$", result.stdout, re.MULTILINE))
+    try:
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", env["PPLX_BASE_URL"]) and not env["PPLX_BASE_URL"].endswith(
+            ":0"
+        )
+        from langchain_perplexity_strict import ChatPerplexityStrict
+
+        answer = ChatPerplexityStrict(api_key=env["PPLX_API_KEY"], base_url=env["PPLX_BASE_URL"]).invoke("hi")
+        assert answer.text
+    finally:
+        os.kill(int(env["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)

@@ -31,7 +31,7 @@ async def run(llm: ChatPerplexityStrict, mode: str, text: str = "fault test") ->
     return "".join([c.text async for c in llm.astream(text)])
 
 
-COMPLETE = "Here is what I found about: fault test. [1][2]"
+COMPLETE = "On fault test: the sources found agree on the main points [1], and [2] gives the details."
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -1,25 +1,39 @@
-"""Every Python example in README.md runs, against the emulator (PPLX_BASE_URL points at it)."""
+"""Every Python example in README.md runs offline, the way the README says.
+
+The README's one step is `eval "$(perplexity-strict emulator --background --env)"`;
+this test runs that command, takes the exports it prints into the environment,
+and executes every block, then stops the emulator.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from langchain_perplexity_strict.testing import PerplexityEmulator
-
 README = Path(__file__).parents[2] / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+STEP = 'eval "$(perplexity-strict emulator --background --env)"'
 
 
-@pytest.fixture
-def readme_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[PerplexityEmulator]:
-    with PerplexityEmulator() as emu:
-        monkeypatch.setenv("PPLX_API_KEY", "readme-key")
-        monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
-        yield emu
+@pytest.fixture(scope="module")
+def exports() -> Iterator[dict[str, str]]:
+    assert STEP in README.read_text(encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--port", "0", "--background", "--env"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    values = dict(re.findall(r"^export (\w+)=(\S+)$", result.stdout, re.MULTILINE))
+    try:
+        yield values
+    finally:
+        os.kill(int(values["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)
 
 
 def test_the_readme_has_examples() -> None:
@@ -27,5 +41,7 @@ def test_the_readme_has_examples() -> None:
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"example-{i}" for i in range(len(BLOCKS))])
-def test_readme_example_runs(readme_env: PerplexityEmulator, block: str) -> None:
+def test_readme_example_runs(exports: dict[str, str], monkeypatch: pytest.MonkeyPatch, block: str) -> None:
+    for name, value in exports.items():
+        monkeypatch.setenv(name, value)
     exec(compile(block, str(README), "exec"), {"__name__": "readme_example"})
