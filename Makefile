@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test unit integration lint format demo bench smoke dist clean
+.PHONY: install test unit integration lint format demo bench smoke dist test-pythons clean
 
 install: $(STAMP)
 
@@ -47,6 +47,18 @@ smoke: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
+# The suite on the lowest and highest supported Python, each in its own venv (.venv-3.10, .venv-3.13).
+PYTHONS ?= 3.10 3.13
+test-pythons:
+	@for v in $(PYTHONS); do \
+		echo "== Python $$v"; \
+		interpreter=$$(PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep "^$$v" | tail -1) \
+			python$$v -c 'import sys; print(sys.executable)') || { echo "no Python $$v found"; exit 1; }; \
+		$$interpreter -m venv .venv-$$v && .venv-$$v/bin/python -m pip install --quiet --upgrade pip && \
+		.venv-$$v/bin/python -m pip install --quiet -e ".[test]" && \
+		HYPOTHESIS_PROFILE=dev .venv-$$v/bin/python -m pytest tests -q -p no:randomly || exit 1; \
+	done
+
 # Build the sdist and wheel, check them with twine, and check the wheel ships py.typed and the licence.
 dist: $(STAMP)
 	$(PY) -m pip install --quiet ".[dist]"
@@ -56,4 +68,4 @@ dist: $(STAMP)
 	$(PY) tests/check_wheel.py dist
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .hypothesis dist
+	rm -rf $(VENV) .venv-3.* .mypy_cache .ruff_cache .hypothesis dist

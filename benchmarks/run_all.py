@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import (
     bench_compaction,
     bench_concurrency,
+    bench_continuation,
     bench_normalizer,
     bench_overhead,
     bench_stop_filter,
@@ -27,6 +28,7 @@ SECTIONS = [
     ("Concurrency", bench_concurrency),
     ("Stop filter", bench_stop_filter),
     ("Compaction", bench_compaction),
+    ("Continuations (use_previous_response_id)", bench_continuation),
 ]
 
 

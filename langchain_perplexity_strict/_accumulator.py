@@ -24,6 +24,7 @@ from langchain_core.output_parsers.openai_tools import (
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
 
+from langchain_perplexity_strict._continuation import CONTEXT_KEY, Context
 from langchain_perplexity_strict.errors import (
     PerplexityStreamError,
 )
@@ -57,6 +58,8 @@ class ResponseAccumulator:  # the accumulator both surfaces fill
     annotations: list[dict[str, Any]] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
     thought_signatures: dict[str, str] = field(default_factory=dict)
+    context: Context | None = None
+    """The call's conversation as the server will hold it (Agent API): the answer gets a continuation record."""
     usage: UsageMetadata | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
@@ -224,6 +227,22 @@ class ResponseAccumulator:  # the accumulator both surfaces fill
 
     def message(self) -> AIMessage:
         """The whole answer as one message (invoke)."""
+        message = self._message()
+        record = self._context_record(message)
+        if record is not None:
+            message.response_metadata[CONTEXT_KEY] = record
+        return message
+
+    def _context_record(self, message: AIMessage) -> dict[str, Any] | None:
+        """The continuation record, for a completed answer that is whole (no stop sequence cut it)."""
+        status = self.metadata.get("status")
+        if self.context is None or self.stopped or not self.metadata.get("id"):
+            return None
+        if status != "completed" and not (status == "requires_action" and self.tool_calls):
+            return None
+        return self.context.record(message)
+
+    def _message(self) -> AIMessage:
         tool_calls, invalid = _parse_tool_calls(self.tool_calls)
         metadata = self.response_metadata()
         if self.output_version == "v1":
@@ -262,6 +281,10 @@ class ResponseAccumulator:  # the accumulator both surfaces fill
         metadata = self.response_metadata()
         if self.output_version == "v1":
             metadata["output_version"] = "v1"
+        if self.context is not None:
+            record = self._context_record(self._message())
+            if record is not None:
+                metadata[CONTEXT_KEY] = record
         kwargs = self.additional_kwargs()
         kwargs.pop("reasoning_content", None)  # earlier pieces were streamed in their own chunks
         kwargs.pop("citations", None)  # sources go once each: those not streamed yet

@@ -38,16 +38,16 @@ def agent_body(
     *,
     stream: bool,
     model_explicit: bool = True,
+    items: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The whole body: input items, model or preset, parameters, tools and response format."""
-    body: dict[str, Any] = {"input": agent_input(messages)}
-    target = agent_target(settings["model"])
-    preset = settings.get("preset") or target.preset
-    # A preset picks its own model: the default model is left out, a model the caller chose is sent too.
-    if target.model and (model_explicit or not preset):
-        body["model"] = target.model
-    if preset:
-        body["preset"] = preset
+    """The whole body: input items, model or preset, parameters, tools and response format.
+
+    `items`, when given, are the input items to send instead of those of `messages`
+    (a continuation sends only what follows the stored response).
+    """
+    body: dict[str, Any] = {"input": agent_input(messages) if items is None else items}
+    body.update(model_fields(settings, model_explicit))
+    preset = body.get("preset")
     search: dict[str, Any] = {"type": "web_search"}
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
@@ -77,11 +77,32 @@ def agent_body(
     return body
 
 
+def model_fields(settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
+    """`model` and `preset` as the body carries them (Sonar names mapped by Perplexity's table).
+
+    A preset picks its own model: the default model is left out, a model the caller chose is sent too.
+    """
+    target = agent_target(settings["model"])
+    preset = settings.get("preset") or target.preset
+    fields: dict[str, Any] = {}
+    if target.model and (model_explicit or not preset):
+        fields["model"] = target.model
+    if preset:
+        fields["preset"] = preset
+    return fields
+
+
 def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
     """The `input` items: messages, `function_call` and `function_call_output` items."""
-    items: list[dict[str, Any]] = []
+    return [item for items in agent_items(messages) for item in items]
+
+
+def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
+    """The `input` items of each message (an assistant turn with tool calls is several items)."""
+    out: list[list[dict[str, Any]]] = []
     call_names: dict[str, str] = {}
     for message in messages:
+        items: list[dict[str, Any]] = []
         if isinstance(message, AIMessage):
             _assistant_items(message, items, call_names)
         elif isinstance(message, ToolMessage):
@@ -99,7 +120,8 @@ def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
             items.append({"role": role, "content": _parts(message.content)})
         else:
             items.append({"role": "user", "content": _parts(message.content)})
-    return items
+        out.append(items)
+    return out
 
 
 def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names: dict[str, str]) -> None:

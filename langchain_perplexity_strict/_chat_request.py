@@ -27,8 +27,11 @@ def chat_body(
     call: Mapping[str, Any],
     *,
     stream: bool,
+    model_explicit: bool = True,
+    items: Any = None,
 ) -> dict[str, Any]:
-    """The whole body: messages, model, parameters and response format."""
+    """The whole body: messages, model, parameters and response format (chat completions store nothing,
+    so `items` and `model_explicit`, which shape Agent API bodies, do not apply)."""
     body: dict[str, Any] = {"model": settings["model"], "messages": [_message(m) for m in messages]}
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)

@@ -135,6 +135,9 @@ PARAMETERS: dict[str, Parameter] = {
         Parameter("search_max_tokens", "an integer >= 1", _integer(1), _WS + "max_tokens", None),
         Parameter("search_max_tokens_per_page", "an integer >= 1", _integer(1), _WS + "max_tokens_per_page", None),
         Parameter("web_search", "True or False", _flag, CLIENT, None),
+        Parameter("use_previous_response_id", "True or False (True only on api='agent': chat completions store "
+                  "nothing to continue from)", lambda v, a: isinstance(v, bool) and (a == "agent" or not v),
+                  CLIENT, CLIENT),
         Parameter("preset", "a preset name such as fast, low, medium, high, xhigh", _text, "preset", None),
         Parameter("effort", "an effort name (supersedes preset)", _text, "effort", None),
         Parameter("models", "a list of 1 to 5 model slugs",
@@ -259,3 +262,21 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
         )
         raise ValueError(msg)
     return call, params
+
+
+def ls_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> Any:
+    """LangSmith's parameters for a call of `model` (provider "perplexity")."""
+    from langchain_core.language_models.chat_models import LangSmithParams
+
+    params = LangSmithParams(ls_provider="perplexity", ls_model_name=kwargs.get("model") or model.model,
+                             ls_model_type="chat")  # fmt: skip
+    temperature = kwargs.get("temperature", model.temperature)
+    if temperature is not None:
+        params["ls_temperature"] = temperature
+    max_tokens = kwargs.get("max_tokens", model.max_tokens)
+    if max_tokens is not None:
+        params["ls_max_tokens"] = max_tokens
+    stops = stop_list(stop if stop is not None else model.stop)
+    if stops:
+        params["ls_stop"] = stops
+    return params

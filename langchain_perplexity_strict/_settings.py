@@ -43,6 +43,9 @@ class PerplexityParameters(BaseModel):
     token_counter: Any = Field(default=None, exclude=True)
     """Counts tokens for compaction: text or messages -> int, or an object with
     `encode`; defaults to langchain-core's approximate counter (works offline)."""
+    use_previous_response_id: bool = False
+    """Agent API: continue from the latest stored answer in the history and send only what follows it,
+    when that is exactly what the whole conversation would send (see the README, "Continuations")."""
     rules: Sequence[Any] = Field(default=DEFAULT_RULES, exclude=True)
     """The normalizer's rules, in order (each a `langchain_perplexity_strict.rules.Rule`)."""
 

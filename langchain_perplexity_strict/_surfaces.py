@@ -15,6 +15,7 @@ from langchain_perplexity_strict._agent_reader import AgentStreamReader, read_ag
 from langchain_perplexity_strict._agent_request import agent_body
 from langchain_perplexity_strict._chat_reader import ChatStreamReader, read_chat_completion
 from langchain_perplexity_strict._chat_request import chat_body
+from langchain_perplexity_strict._continuation import Context
 
 
 @dataclass(frozen=True)
@@ -33,14 +34,10 @@ class Surface:
     """Whether client-side function tools exist (the Sonar models have none)."""
 
 
-def _chat_body(messages: Any, settings: Any, call: Any, *, stream: bool, model_explicit: bool) -> dict[str, Any]:
-    return chat_body(messages, settings, call, stream=stream)
-
-
 SURFACES: dict[str, Surface] = {
     "agent": Surface("agent", "/v1", "/responses", agent_body, read_agent_response, AgentStreamReader, True),
     "chat_completions": Surface(
-        "chat_completions", "", "/chat/completions", _chat_body, read_chat_completion, ChatStreamReader, False
+        "chat_completions", "", "/chat/completions", chat_body, read_chat_completion, ChatStreamReader, False
     ),
 }
 
@@ -56,6 +53,10 @@ class PreparedCall:
     output_version: str
     compaction: dict[str, Any] | None = None
     """What compaction kept and dropped (`response_metadata["compaction"]`), when it dropped anything."""
+    context: Context | None = None
+    """The conversation the server will hold (with `use_previous_response_id`), for the answer's record."""
+    fallback: Callable[[], bytes] | None = None
+    """A continuation's whole-conversation body, encoded and sent if the server no longer knows the stored response."""
 
 
 def read_batch(reader: AgentStreamReader | ChatStreamReader, batch: list[dict[str, Any]], ended: bool) -> list[Any]:

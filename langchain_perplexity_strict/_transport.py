@@ -10,7 +10,7 @@ re-raised as langchain-openai's exceptions, carrying Perplexity's message.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, NoReturn
 
 import httpx
@@ -21,6 +21,7 @@ from langchain_openai.chat_models.base import (
     _handle_openai_bad_request,
 )
 
+from langchain_perplexity_strict._continuation import forgot_the_response
 from langchain_perplexity_strict._sse import SSEBatcher
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
@@ -48,6 +49,10 @@ def raise_perplexity_error(error: openai.APIError, api: str) -> NoReturn:
             _handle_openai_bad_request(error)
     _handle_openai_api_error(error)
     raise error  # _handle_openai_api_error re-raises everything; this satisfies type checkers
+
+
+Fallback = Callable[[], bytes] | None
+"""A continuation's whole-conversation body, made only if the server forgot the stored response."""
 
 
 class Transport:
@@ -96,6 +101,41 @@ class Transport:
             return await self.chat_openai.root_async_client.post(
                 self.path, content=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
             )
+
+    # With a continuation, `fallback` is the whole conversation: sent once, transparently, if the
+    # server no longer knows the stored response. The second value says whether it was.
+
+    def send(self, body: bytes, fallback: Fallback = None) -> tuple[dict[str, Any], bool]:
+        try:
+            return self.create(body), False
+        except Exception as error:
+            if fallback is None or not forgot_the_response(error):
+                raise
+        return self.create(fallback()), True
+
+    async def asend(self, body: bytes, fallback: Fallback = None) -> tuple[dict[str, Any], bool]:
+        try:
+            return await self.acreate(body), False
+        except Exception as error:
+            if fallback is None or not forgot_the_response(error):
+                raise
+        return await self.acreate(fallback()), True
+
+    def open_stream(self, body: bytes, fallback: Fallback = None) -> tuple[openai.Stream[Any], bool]:
+        try:
+            return self.stream(body), False
+        except Exception as error:
+            if fallback is None or not forgot_the_response(error):
+                raise
+        return self.stream(fallback()), True
+
+    async def aopen_stream(self, body: bytes, fallback: Fallback = None) -> tuple[openai.AsyncStream[Any], bool]:
+        try:
+            return await self.astream(body), False
+        except Exception as error:
+            if fallback is None or not forgot_the_response(error):
+                raise
+        return await self.astream(fallback()), True
 
 
 def iterate_batches(stream: openai.Stream[Any], api: str) -> Iterator[tuple[list[dict[str, Any]], bool]]:

@@ -21,8 +21,16 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._accumulator import ResponseAccumulator, merge_generation_chunks
+from langchain_perplexity_strict._agent_request import model_fields
 from langchain_perplexity_strict._body import encode_body
-from langchain_perplexity_strict._parameters import PARAMETERS, call_arguments, check_parameters, stop_list
+from langchain_perplexity_strict._continuation import Context, continue_or_compact
+from langchain_perplexity_strict._parameters import (
+    PARAMETERS,
+    call_arguments,
+    check_parameters,
+    ls_params,
+    stop_list,
+)
 from langchain_perplexity_strict._settings import PerplexityParameters, known_arguments
 from langchain_perplexity_strict._structured_output import structured_runnable
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, read_batch
@@ -71,19 +79,9 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     message.additional_kwargs["citations"]  # the URLs
     ```
 
-    Stream (sources arrive with the network read that brings them):
-
-    ```python
-    for chunk in model.stream("Summarize today's news", stop=["\n\n"]):
-        print(chunk.text, end="")
-    ```
-
-    Tools and structured output:
-
-    ```python
-    model.bind_tools([get_weather]).invoke("weather in Paris?").tool_calls
-    model.with_structured_output(City).invoke("...")  # Perplexity's response_format
-    ```
+    Streaming, async, tools (`bind_tools`) and structured output
+    (`with_structured_output`, Perplexity's `response_format`) work as in
+    `ChatOpenAI`; the README shows each.
 
     Token usage and metadata: `message.usage_metadata` (cache, reasoning and
     citation tokens in the details); `message.response_metadata` holds `cost`,
@@ -154,32 +152,13 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "api": self.api,
-            "base_url": self.base_url,
-            **self._settings(),
-        }
+        return {"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()}
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
-        model = kwargs.get("model") or self.model
-        params = LangSmithParams(ls_provider="perplexity", ls_model_name=model, ls_model_type="chat")
-        temperature = kwargs.get("temperature", self.temperature)
-        if temperature is not None:
-            params["ls_temperature"] = temperature
-        max_tokens = kwargs.get("max_tokens", self.max_tokens)
-        if max_tokens is not None:
-            params["ls_max_tokens"] = max_tokens
-        stops = stop_list(stop if stop is not None else self.stop)
-        if stops:
-            params["ls_stop"] = stops
-        return params
+        return ls_params(self, stop, kwargs)
 
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
-        """Tokens in `messages`, by the counter compaction uses (`token_counter`; approximate by default).
-
-        Works offline: no tokenizer is downloaded. With the default counter, `tools` are counted too.
-        """
+        """Tokens in `messages` by compaction's counter (`token_counter`; offline, approximate by default)."""
         return count_tokens(messages, self.token_counter, tools)
 
     def get_num_tokens(self, text: str) -> int:
@@ -201,11 +180,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     @property
     def transport(self) -> Transport:
-        """The `ChatOpenAI` (pointed at Perplexity) that carries the requests.
-
-        Rebuilt when the settings it was built from change (`model_copy(update=...)`
-        keeps private state, so a copy with another key or server must not reuse it).
-        """
+        """The `ChatOpenAI` (pointed at Perplexity) that carries the requests; rebuilt when its settings
+        change (`model_copy(update=...)` keeps private state, so a copy must not reuse another's)."""
         key = (self.api, self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
             surface = SURFACES[self.api]
@@ -242,14 +218,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         """The exact JSON body this model would send for `messages`; nothing is sent."""
         return self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream).body
 
-    def _prepare(
-        self,
-        messages: list[BaseMessage],
-        stop: Any,
-        kwargs: dict[str, Any],
-        *,
-        stream: bool,
-    ) -> PreparedCall:
+    def _prepare(self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool) -> PreparedCall:
         """Check the call's arguments, normalize, and build the body (as JSON and as bytes); nothing is sent."""
         call, kwargs = call_arguments(kwargs, self.api)
         settings = {**self._settings(), **kwargs}
@@ -265,25 +234,54 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
-        result = self.normalize(messages)
-        compaction = compaction_summary(result, len(messages), self.input_budget)
+        explicit = "model" in self.model_fields_set
+        use_stored = bool(settings.pop("use_previous_response_id", None))
+        normalized, context, compaction = self._conversation(messages, settings, explicit, use_stored=use_stored)
+        continuation = context.continuation if context is not None else None
+        items = context.items if context is not None else None
+        body = surface.build_body(normalized, settings, call, stream=stream, model_explicit=explicit, items=items)
+        fallback = None
+        if continuation is not None:
+            whole = body  # the whole conversation, encoded only should the server have forgotten the response
+            fallback = lambda: encode_body(whole)  # noqa: E731
+            body = {**body, "input": continuation.items, "previous_response_id": continuation.previous_response_id}
+        return PreparedCall(
+            body, encode_body(body), stops, n, self.output_version or "v0", compaction, context, fallback
+        )
+
+    def _conversation(
+        self, messages: list[BaseMessage], settings: dict[str, Any], explicit: bool, *, use_stored: bool
+    ) -> tuple[list[BaseMessage], Context | None, dict[str, Any] | None]:
+        """The conversation to send, its context for continuations, and compaction's note (warned once)."""
+        if not use_stored or self.api != "agent":
+            normalized, context = self.normalize(messages), None
+        else:
+            normalized, context = continue_or_compact(
+                messages,
+                self.rules,
+                self.input_budget,
+                self.token_counter,
+                model_fields(settings, explicit),
+                self.base_url,
+            )
+        compaction = compaction_summary(normalized, len(messages), self.input_budget)
         if compaction is not None and not self._warned_compaction:
             self._warned_compaction = True  # once per model instance
-            warnings.warn(compaction_warning(compaction), UserWarning, stacklevel=4)
-        normalized = result.messages
-        body = surface.build_body(
-            normalized, settings, call, stream=stream, model_explicit="model" in self.model_fields_set
-        )
-        return PreparedCall(body, encode_body(body), stops, n, self.output_version or "v0", compaction)
+            warnings.warn(compaction_warning(compaction), UserWarning, stacklevel=5)
+        return normalized.messages, context, compaction
 
-    def _answer(self, prepared: PreparedCall) -> ResponseAccumulator:
-        answer = ResponseAccumulator(api=self.api, output_version=prepared.output_version, stops=prepared.stops)
+    def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> ResponseAccumulator:
+        answer = ResponseAccumulator(
+            api=self.api, output_version=prepared.output_version, stops=prepared.stops, context=prepared.context
+        )
         if prepared.compaction is not None:
             answer.metadata["compaction"] = prepared.compaction
+        if prepared.context is not None and prepared.context.continuation is not None:
+            answer.metadata["continuation"] = prepared.context.continuation.note(fell_back=fell_back)
         return answer
 
-    def _read(self, prepared: PreparedCall, data: dict[str, Any]) -> ChatGeneration:
-        answer = self._answer(prepared)
+    def _read(self, prepared: PreparedCall, data: dict[str, Any], fell_back: bool = False) -> ChatGeneration:
+        answer = self._answer(prepared, fell_back)
         SURFACES[self.api].read_response(answer, data)
         message = answer.message()
         return ChatGeneration(
@@ -317,7 +315,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         n = prepared.n
 
         def one(_: int) -> ChatGeneration:
-            return self._read(prepared, self.transport.create(prepared.data))
+            return self._read(prepared, *self.transport.send(prepared.data, prepared.fallback))
 
         if n == 1:
             return self._result([one(0)])
@@ -333,9 +331,9 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        answer = self._answer(prepared)
+        stream, fell_back = self.transport.open_stream(prepared.data, prepared.fallback)
+        answer = self._answer(prepared, fell_back)
         mapper = SURFACES[self.api].stream_reader(answer)
-        stream = self.transport.stream(prepared.data)
         try:
             for batch, ended in iterate_batches(stream, self.api):
                 for chunk in read_batch(mapper, batch, ended):
@@ -369,7 +367,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
-            return self._read(prepared, await self.transport.acreate(prepared.data))
+            return self._read(prepared, *await self.transport.asend(prepared.data, prepared.fallback))
 
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
@@ -381,9 +379,9 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        answer = self._answer(prepared)
+        stream, fell_back = await self.transport.aopen_stream(prepared.data, prepared.fallback)
+        answer = self._answer(prepared, fell_back)
         mapper = SURFACES[self.api].stream_reader(answer)
-        stream = await self.transport.astream(prepared.data)
         try:
             async for batch, ended in aiterate_batches(stream, self.api):
                 for chunk in read_batch(mapper, batch, ended):

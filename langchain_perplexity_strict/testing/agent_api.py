@@ -361,3 +361,19 @@ def stream_events(
         yield event("response.failed", error=response["error"])
     else:
         yield event("response.completed", response=response)
+
+
+def output_as_input(output: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A response's output as the input items a continuation of it starts from (its messages and calls)."""
+    items: list[dict[str, Any]] = []
+    for item in output:
+        if item["type"] == "message":
+            text = "".join(part.get("text", "") for part in item["content"])
+            if text:
+                items.append({"role": "assistant", "content": text})
+        elif item["type"] == "function_call":
+            call = {k: item[k] for k in ("type", "call_id", "name", "arguments")}
+            if item.get("thought_signature"):
+                call["thought_signature"] = item["thought_signature"]
+            items.append(call)
+    return items

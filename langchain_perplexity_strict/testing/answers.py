@@ -64,19 +64,25 @@ def text_of(content: Any) -> str:
 
 
 def last_user_text(messages: list[dict[str, Any]]) -> str:
-    """What the answer is about: the latest question the user asked, whitespace collapsed.
+    """What the answer is about: the question of the current turn, whitespace collapsed.
 
-    Among the last few user messages, the latest paragraph that ends with a question
-    mark; else the last user message's first paragraph. So an instruction an agent
-    appends after the question ("Reminder: be brief.") does not become the topic.
+    The current turn is the user messages after the last assistant item; among
+    them, the latest paragraph that ends with a question mark, else the last
+    one's first paragraph. So an instruction an agent appends after the
+    question ("Reminder: be brief.") does not become the topic.
     """
-    texts = [text_of(m.get("content")) for m in messages if m.get("role") == "user"][-3:]
-    paragraphs = [p.strip() for text in texts for p in text.split("\n\n") if p.strip()]
-    questions = [p for p in paragraphs if p.rstrip().endswith("?")]
-    if questions:
-        return " ".join(questions[-1].split())
-    last = texts[-1].split("\n\n")[0] if texts else ""
-    return " ".join(last.split())
+    current: list[str] = []
+    for item in reversed(messages):
+        if item.get("role") == "assistant" or item.get("type") == "function_call":
+            break
+        if item.get("role") == "user":
+            current.insert(0, text_of(item.get("content")))
+    if not current:
+        current = [text_of(m.get("content")) for m in messages if m.get("role") == "user"][-1:]
+    paragraphs = [p.strip() for text in current for p in text.split("\n\n") if p.strip()]
+    questions = [p for p in paragraphs if p.endswith("?")]
+    chosen = questions[-1] if questions else (current[-1].split("\n\n")[0] if current else "")
+    return " ".join(chosen.split())
 
 
 def search_results_for(question: str, count: int = 3) -> list[dict[str, Any]]:

@@ -142,8 +142,9 @@ class PerplexityEmulator:
             return list(self._state.requests)
 
     def clear(self) -> None:
-        """Forget recorded requests, scripted faults and remembered roles."""
+        """Forget recorded requests, scripted faults, remembered roles and stored responses."""
         with self._state.lock:
+            self._state.stored.clear()
             self._state.requests.clear()
             self._state.scripted.clear()
             self._state.roles = RoleMemory()
@@ -267,7 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             body = self._read_body(path)
             if path in AGENT_PATHS:
-                self._agent(body)
+                self._agent(body, self._last_record)
             elif path in CHAT_PATHS:
                 self._chat(body)
             else:
@@ -282,9 +283,11 @@ class _Handler(BaseHTTPRequestHandler):
                 self.state.disconnects += 1
             self.close_connection = True
 
-    def _record(self, method: str, path: str, body: Any) -> None:
+    def _record(self, method: str, path: str, body: Any) -> RecordedRequest:
+        record = RecordedRequest(method, path, dict(self.headers.items()), body)
         with self.state.lock:
-            self.state.requests.append(RecordedRequest(method, path, dict(self.headers.items()), body))
+            self.state.requests.append(record)
+        return record
 
     def _read_body(self, path: str) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
@@ -306,7 +309,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             self._record("POST", path, raw.decode("utf-8", "replace"))
             raise APIError(400, "invalid_request", "invalid request body: not JSON") from None
-        self._record("POST", path, body)
+        self._last_record = self._record("POST", path, body)
         auth = self.headers.get("Authorization", "")
         token = auth[7:] if auth.startswith("Bearer ") else ""
         if not token or (self.state.api_key is not None and token != self.state.api_key):
@@ -341,17 +344,23 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- Agent API ---------------------------------------------------------------
 
-    def _agent(self, body: Any) -> None:
+    def _agent(self, body: Any, record: RecordedRequest) -> None:
         served = agent_api.validate_request(body, self.state.agent_models)
-        if isinstance(body["input"], list):
-            turns = turns_from_agent_input(body["input"])
+        conversation = self._conversation(body)
+        record.conversation = conversation
+        if isinstance(body["input"], list) or "previous_response_id" in body:
+            # The rules apply to the whole conversation, a stored response's included.
+            turns = turns_from_agent_input(conversation)
             check_conversation(turns, self.state.rules, agent_api.ERROR_TYPE)
             if self.state.track_roles:
                 self.state.roles.check_and_remember(turns, agent_api.ERROR_TYPE)
         fault = self.state.next_fault()
         self._pre_answer_fault(fault)
-        answer = agent_api.build_answer(body)
-        response = agent_api.response_object(body, served, answer)
+        whole = {**body, "input": conversation}
+        answer = agent_api.build_answer(whole)
+        response = agent_api.response_object(whole, served, answer)
+        if fault is None or fault.kind not in ("failed", "incomplete"):
+            self.state.remember_response(response["id"], conversation + agent_api.output_as_input(response["output"]))
         if fault is not None and fault.kind in ("failed", "incomplete"):
             # ResponsesResponseOutput has no "incomplete" status: a run cut at the token
             # limit is served as failed, with the reason in the error's code.
@@ -366,6 +375,18 @@ class _Handler(BaseHTTPRequestHandler):
             return
         events = agent_api.stream_events(response, answer, openai_events=self.state.openai_events)
         self._stream((self._sse(e, fault) for e in events), fault)
+
+    def _conversation(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """The conversation a request stands for: a stored response's (`previous_response_id`), then its input."""
+        items = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
+        previous = body.get("previous_response_id")
+        if previous is None:
+            return list(items)
+        stored = self.state.stored_conversation(previous)
+        if stored is None:
+            raise APIError(404, "not_found", f"previous_response_id {previous!r}: no stored response with this id",
+                           param="previous_response_id")  # fmt: skip
+        return stored + list(items)
 
     # -- chat completions ----------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -38,7 +38,7 @@ class Fault:
     after_events: int = 3
 
 
-@dataclass(frozen=True)
+@dataclass
 class RecordedRequest:
     """A request the emulator received, for assertions."""
 
@@ -46,6 +46,8 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
+    conversation: list[dict[str, Any]] | None = None
+    """Agent API: the whole conversation the request stands for (a stored response's, then its input)."""
 
 
 @dataclass
@@ -67,6 +69,19 @@ class EmulatorState:
     fault_rates: dict[Fault, float] = field(default_factory=dict)
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     lock: threading.Lock = field(default_factory=threading.Lock)
+    stored: OrderedDict[str, list[dict[str, Any]]] = field(default_factory=OrderedDict)
+    """Completed responses, as the conversation a continuation of each would start from (oldest first)."""
+    stored_limit: int = 10_000
+
+    def remember_response(self, response_id: str, conversation: list[dict[str, Any]]) -> None:
+        with self.lock:
+            self.stored[response_id] = conversation
+            while len(self.stored) > self.stored_limit:
+                self.stored.popitem(last=False)
+
+    def stored_conversation(self, response_id: str) -> list[dict[str, Any]] | None:
+        with self.lock:
+            return self.stored.get(response_id)
 
     def next_fault(self) -> Fault | None:
         with self.lock:

@@ -17,7 +17,6 @@ import json
 from typing import Any, TypedDict, get_args
 
 import httpx
-import perplexity
 import pytest
 from hypothesis import HealthCheck, given, settings
 from langchain_core.messages import BaseMessage
@@ -45,7 +44,7 @@ AGENT_VALUES: dict[str, Any] = {
     "user_location": {"city": "Paris", "country": "FR", "region": "IDF", "latitude": 48.8, "longitude": 2.3},
     "search_max_tokens": 1000, "search_max_tokens_per_page": 200, "web_search": True, "preset": "low",
     "effort": "medium", "models": ["perplexity/sonar", "openai/gpt-5.1"], "max_steps": 5, "instructions": "Be brief.",
-    "store": False, "prompt_cache_key": "k1", "service_tier": "flex",
+    "store": False, "prompt_cache_key": "k1", "service_tier": "flex", "use_previous_response_id": True,
     "search_after_date_filter": "01/31/2025", "search_before_date_filter": "12/31/2025",
     "last_updated_after_filter": "01/01/2025", "last_updated_before_filter": "12/01/2025",
 }  # fmt: skip
@@ -266,12 +265,29 @@ def test_the_emulators_checker_agrees_with_the_published_models() -> None:
     assert agree == len(corpus) >= 35
 
 
+SDK_SCRIPT = """
+import sys
+import perplexity
+
+client = perplexity.Perplexity(api_key="test-key", base_url=sys.argv[1])
+response = client.responses.create(
+    model="perplexity/sonar", input="why is the sky blue", tools=[{"type": "web_search"}]
+)
+assert response.status == "completed" and response.output_text, response
+kinds = [event.type for event in client.responses.create(model="perplexity/sonar", input="hi", stream=True)]
+assert kinds[0] == "response.created" and kinds[-1] == "response.completed", kinds
+completion = client.chat.completions.create(model="sonar", messages=[{"role": "user", "content": "hi"}])
+assert completion.choices[0].message.content, completion
+print("ok")
+"""
+
+
 def test_perplexitys_own_client_works_against_the_emulator(emu: PerplexityEmulator) -> None:
-    client = perplexity.Perplexity(api_key=KEY, base_url=emu.base_url)
-    response = client.responses.create(model="perplexity/sonar", input="why is the sky blue",
-                                       tools=[{"type": "web_search"}])  # fmt: skip
-    assert response.status == "completed" and response.output
-    kinds = [event.type for event in client.responses.create(model="perplexity/sonar", input="hi", stream=True)]
-    assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
-    completion = client.chat.completions.create(model="sonar", messages=[{"role": "user", "content": "hi"}])
-    assert completion.choices[0].message.content
+    """In its own process: the strict copies of the SDK's models above must not be what its client parses with."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", SDK_SCRIPT, emu.base_url], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr

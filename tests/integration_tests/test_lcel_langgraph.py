@@ -37,7 +37,7 @@ def test_structured_output_chain(emu: PerplexityEmulator) -> None:
     assert chain.invoke({"q": 'The film "Alien" from 1979'}) == Film(title="Alien", year=1979)
 
 
-def test_message_history_over_several_turns_like_seed_003(emu: PerplexityEmulator) -> None:
+def test_message_history_over_several_turns(emu: PerplexityEmulator) -> None:
     """Messages are added with system messages added mid-conversation."""
     store: dict[str, InMemoryChatMessageHistory] = {}
 

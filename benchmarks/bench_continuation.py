@@ -1,0 +1,83 @@
+"""A 200-turn agent conversation with tool calls, with and without `use_previous_response_id`.
+
+Goals (issue 14): on the last turn, the bytes sent with continuations are at most
+5% of sending the whole conversation; and the client's CPU per turn is flat in
+the turn number (turn 200 at most 1.5x turn 20). The emulator runs in its own
+process, so the client's CPU time (process time) is the client's alone; each
+figure is the median over the five turns around it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
+
+from benchmarks.common import emulator_process, verdict
+from langchain_perplexity_strict import ChatPerplexityStrict
+
+TURNS = 200
+AROUND = 5  # turns measured around each probe
+
+
+@tool
+def lookup(city: str) -> str:
+    """Population of a city."""
+    return city
+
+
+def conversation(base_url: str, continuations: bool) -> tuple[list[float], list[int]]:
+    """Client CPU seconds and bytes sent per model call of the conversation, in order."""
+    model: Any = ChatPerplexityStrict(
+        api_key="k",
+        base_url=base_url,
+        use_previous_response_id=continuations,
+        max_input_tokens=0,  # type: ignore[arg-type]
+    )
+    llm = model.bind_tools([lookup])
+    history: list[BaseMessage] = [HumanMessage("You research cities.")]
+    cpu: list[float] = []
+    sent: list[int] = []
+    for turn in range(TURNS):
+        history.append(HumanMessage(f"use lookup for 'city {turn}'" if turn % 2 == 0 else f"and what about {turn}?"))
+        while True:
+            sent.append(len(model._prepare(history, None, llm.kwargs, stream=False).data))
+            start = time.process_time()
+            answer = llm.invoke(history)
+            cpu.append(time.process_time() - start)
+            history.append(answer)
+            if not answer.tool_calls:
+                break
+            history += [ToolMessage(f"{1000 + turn}", tool_call_id=c["id"]) for c in answer.tool_calls]
+    return cpu, sent
+
+
+def around(values: list[float], at: int) -> float:
+    return statistics.median(values[max(0, at - AROUND // 2) : at + AROUND // 2 + 1])
+
+
+def run() -> dict[str, Any]:
+    with emulator_process() as base_url:
+        cpu, sent = conversation(base_url, continuations=True)
+        whole_cpu, whole = conversation(base_url, continuations=False)
+    calls = len(sent)
+    bytes_ratio = sent[-1] / whole[-1]
+    early, late = calls * 20 // TURNS, calls - 1
+    cpu_ratio = around(cpu, late) / around(cpu, early)
+    print(f"{TURNS} turns, {calls} model calls (a tool call every other turn)")
+    print(f"last call: {sent[-1]:,} bytes sent with continuations, {whole[-1]:,} sending the whole conversation; "
+          f"ratio {bytes_ratio:.3f} (goal <= 0.05, {verdict(bytes_ratio, 0.05)})")  # fmt: skip
+    print(f"client CPU per call: turn 20 {around(cpu, early) * 1e3:.2f} ms, turn 200 {around(cpu, late) * 1e3:.2f} ms; "
+          f"ratio {cpu_ratio:.2f} (goal <= 1.5, {verdict(cpu_ratio, 1.5)})")  # fmt: skip
+    print(f"  for reference: sending the whole conversation, turn 200 takes {around(whole_cpu, late) * 1e3:.2f} ms "
+          f"of client CPU per call ({around(whole_cpu, late) / around(cpu, late):.2f}x the continuation); what "
+          "grows with the turn number is normalizing the whole history and checking that the stored prefix is "
+          "unchanged (both linear in its length)")  # fmt: skip
+    return {"bytes_ratio": bytes_ratio, "cpu_ratio": cpu_ratio}
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,182 @@
+"""Continue a stored Agent API response (`previous_response_id`): send only what is new.
+
+Perplexity's Agent API continues a conversation from a stored response
+(`previous_response_id` in `ResponsesRequestInput`); the server then sees the
+stored response's input and output, followed by the new items. That is only
+safe when the stored context is exactly what the package would send again,
+and the normalizer makes it so: it is turn-stable (every earlier message goes
+out again unchanged, under the same role).
+
+Each answer of this package carries a record in
+`response_metadata["perplexity_context"]`: a digest of the input items the
+server held plus the answer as it will be sent back next turn, the model
+target and the server. On a later call, the latest assistant message with a
+record is the anchor: if the digest of the items up to and including it (as
+normalized now) equals the record, and the model and server are the same, the
+request carries `previous_response_id` and only the items after the anchor.
+Anything else (an edited history, another model or surface, an answer cut by a
+stop sequence, a record from elsewhere) sends the whole conversation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from langchain_perplexity_strict._agent_request import agent_items
+from langchain_perplexity_strict._content import canonical_text
+from langchain_perplexity_strict.compaction import RULE_NAME as COMPACTION_RULE
+from langchain_perplexity_strict.compaction import count_tokens, normalize_within_budget
+from langchain_perplexity_strict.normalizer import NormalizationResult, normalize_messages
+
+CONTEXT_KEY = "perplexity_context"
+"""`response_metadata` key of an answer's continuation record."""
+
+
+class ContextDigest:
+    """A running digest of input items, message by message, in order.
+
+    Each message's items are serialized as one JSON array (key order is the
+    builder's own, so the same message always serializes the same way).
+    """
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self.count = 0
+
+    def add(self, items: Sequence[dict[str, Any]]) -> None:
+        """One message's items (the same message always gives the same items, so the same bytes)."""
+        self._hash.update(_ENCODE(items).encode())
+        self.count += len(items)
+
+    def copy(self) -> ContextDigest:
+        other = ContextDigest()
+        other._hash = self._hash.copy()
+        other.count = self.count
+        return other
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """A request that continues `previous_response_id` with `items` (what follows the stored response)."""
+
+    previous_response_id: str
+    items: list[dict[str, Any]]
+    total_items: int
+    anchor: int
+    """The position of the stored response's answer among the normalized messages."""
+
+    def note(self, *, fell_back: bool) -> dict[str, Any]:
+        """What `response_metadata["continuation"]` says of this call."""
+        if fell_back:
+            return {
+                "previous_response_id": self.previous_response_id,
+                "fallback": "the server no longer knew the stored response; the whole conversation was sent",
+            }
+        return {"previous_response_id": self.previous_response_id, "items_sent": len(self.items),
+                "items_in_conversation": self.total_items}  # fmt: skip
+
+
+@dataclass
+class Context:
+    """What a call sends, seen as a conversation the server will hold: for the answer's record."""
+
+    digest: ContextDigest
+    target: dict[str, Any]
+    server: str
+    items: list[dict[str, Any]] | None
+    """The whole conversation's input items (None when the body is built from compacted messages instead)."""
+    continuation: Continuation | None = None
+
+    def record(self, answer: AIMessage) -> dict[str, Any]:
+        """The continuation record of `answer` (its items as they will be sent back, appended)."""
+        digest = self.digest.copy()
+        digest.add(answer_items(answer))
+        return {"digest": digest.hexdigest(), "items": digest.count, "target": self.target, "server": self.server}
+
+
+def answer_items(answer: AIMessage) -> list[dict[str, Any]]:
+    """The items `answer` becomes when it is sent back in a later request."""
+    text = answer.content if isinstance(answer.content, str) else canonical_text(answer.content)
+    plain = AIMessage(content=text, tool_calls=answer.tool_calls, additional_kwargs=answer.additional_kwargs)
+    return agent_items([plain])[0]
+
+
+def plan(
+    messages: Sequence[BaseMessage], target: dict[str, Any], server: str, *, continue_from_stored: bool
+) -> Context:
+    """The call's context (a digest of its items), with a continuation when one is safe."""
+    per_message = agent_items(messages)
+    anchor = _anchor(messages, target, server) if continue_from_stored else None
+    digest = ContextDigest()
+    continuation = None
+    for index, items in enumerate(per_message):
+        digest.add(items)
+        if anchor is not None and index == anchor[0] and digest.hexdigest() == anchor[1]:
+            rest = [item for later in per_message[index + 1 :] for item in later]
+            continuation = Continuation(anchor[2], rest, 0, index)
+    if continuation is not None:
+        continuation = Continuation(
+            continuation.previous_response_id, continuation.items, digest.count, continuation.anchor
+        )
+    return Context(digest, target, server, [item for items in per_message for item in items], continuation)
+
+
+def _anchor(messages: Sequence[BaseMessage], target: dict[str, Any], server: str) -> tuple[int, str, str] | None:
+    """The latest assistant message with a record for this model and server: (position, digest, response id)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if not isinstance(message, AIMessage):
+            continue
+        record = message.response_metadata.get(CONTEXT_KEY)
+        response_id = message.response_metadata.get("id")
+        if isinstance(record, dict) and isinstance(response_id, str) and record.get("digest"):
+            if record.get("target") == target and record.get("server") == server:
+                return index, str(record["digest"]), response_id
+            return None
+    return None
+
+
+def forgot_the_response(error: BaseException) -> bool:
+    """Whether `error` is the server saying it does not know the previous response (404, or 400 naming it)."""
+    status = getattr(error, "status_code", None) or getattr(getattr(error, "response", None), "status_code", None)
+    return status == 404 or (status == 400 and "previous_response_id" in str(error))
+
+
+def continue_or_compact(
+    messages: Sequence[BaseMessage],
+    rules: Sequence[Any],
+    budget: int | None,
+    counter: Any,
+    target: dict[str, Any],
+    server: str,
+) -> tuple[NormalizationResult, Context]:
+    """The conversation to send (`use_previous_response_id` on), and its context.
+
+    The context is always the whole normalized conversation: an answer's record
+    says what the history was, so a later call can tell it is unchanged. A
+    continuation is used when one is safe and what follows the stored response
+    fits the budget (the server holds the rest, compacted or not); otherwise the
+    conversation is compacted as usual and sent whole (`context.items` unset when
+    compaction changed it).
+    """
+    whole = normalize_messages(list(messages), rules=rules)
+    context = plan(whole.messages, target, server, continue_from_stored=True)
+    found = context.continuation
+    tail = whole.messages[found.anchor + 1 :] if found else []
+    if found and (not budget or count_tokens(tail, counter, None) <= budget):
+        return whole, context
+    result = normalize_within_budget(list(messages), rules, budget, counter)
+    dropped = any(c.rule == COMPACTION_RULE for c in result.changes)
+    return result, replace(context, continuation=None, items=None if dropped else context.items)
