@@ -13,12 +13,14 @@ import itertools
 from typing import Any
 
 from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict import normalize_messages
+from langchain_perplexity_strict import DEFAULT_RULES, normalize_messages
 from langchain_perplexity_strict._agent_request import agent_body, agent_input
 from langchain_perplexity_strict._chat_request import chat_body
 from langchain_perplexity_strict._content import canonical_content
+from langchain_perplexity_strict.compaction import normalize_within_budget
 from langchain_perplexity_strict.normalizer import NormalizationResult
 from langchain_perplexity_strict.testing.agent_schema import check_schema
 from langchain_perplexity_strict.testing.conversation import (
@@ -147,3 +149,18 @@ def test_turn_stable(history: list[BaseMessage]) -> None:
 
 def _last_assistant(items: list[dict[str, Any]]) -> int:
     return max((i for i, item in enumerate(items) if item.get("role") == "assistant"), default=-1)
+
+
+@given(app_histories(), st.integers(min_value=40, max_value=400))
+def test_compaction_at_any_budget_stays_valid(history: list[BaseMessage], budget: int) -> None:
+    """Compacting to a random budget, then normalizing what is left, still gives a valid conversation."""
+    try:
+        result = normalize_within_budget(history, DEFAULT_RULES, budget, None)
+    except ValueError as error:
+        # Refused only when there is nothing to send, or when the newest turn alone is over the budget.
+        assert "nothing but system messages" in str(error) or f"max_input_tokens={budget}" in str(error), error
+        return
+    agent = agent_body(result.messages, SETTINGS, {}, stream=False)
+    check_conversation(turns_from_agent_input(agent["input"]), ConversationRules(), "invalid_request")
+    published_schema.agent_request(agent)
+    assert all(all(0 <= s < len(history) for s in sources) for sources in result.sources)

@@ -1,0 +1,79 @@
+"""The parameter table and the error translation, without I/O."""
+
+from __future__ import annotations
+
+import httpx
+import openai
+import pytest
+
+from langchain_perplexity_strict._parameters import (
+    CLIENT,
+    PARAMETERS,
+    call_arguments,
+    check_parameters,
+    place,
+)
+from langchain_perplexity_strict._transport import raise_perplexity_error
+
+
+def test_every_parameter_has_a_place_on_some_surface_and_a_description() -> None:
+    for name, parameter in PARAMETERS.items():
+        assert parameter.agent is not None or parameter.chat is not None, name
+        assert parameter.accepted, name
+
+
+@pytest.mark.parametrize("name", sorted(n for n, p in PARAMETERS.items() if p.agent not in (None, CLIENT)))
+def test_agent_paths_are_published_fields(name: str) -> None:
+    """Each Agent API path starts with a ResponsesRequestInput field or the web_search tool."""
+    from perplexity.generated import api
+
+    top = PARAMETERS[name].agent.split(".")[0]  # type: ignore[union-attr]
+    assert top == "web_search" or top in api.ResponsesRequestInput.model_fields, top
+
+
+def test_place_builds_nested_objects() -> None:
+    body: dict[str, object] = {}
+    place(body, "reasoning.effort", "low")
+    place(body, "web_search_options.user_location", {"city": "Paris"})
+    assert body == {"reasoning": {"effort": "low"}, "web_search_options": {"user_location": {"city": "Paris"}}}
+
+
+@pytest.mark.parametrize(
+    ("values", "api", "fragment"),
+    [
+        ({"temperature": 2}, "chat_completions", "temperature=2 is not accepted on api='chat_completions'"),
+        ({"top_k": 3}, "agent", "top_k=3 is not available on api='agent'"),
+        ({"max_search_results": 5}, "agent", "has no max_results"),
+        ({"reasoning_effort": "max"}, "agent", "expected one of none, minimal"),
+        ({"search_recency_filter": "day", "search_after_date_filter": "01/01/2025"}, "agent", "not both"),
+        ({"use_previous_response_id": True}, "chat_completions", "True only on api='agent'"),
+    ],
+)
+def test_check_names_the_field_the_value_and_what_is_accepted(values: dict, api: str, fragment: str) -> None:
+    with pytest.raises(ValueError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        check_parameters(values, api)  # type: ignore[arg-type]
+
+
+def test_call_arguments_split_and_refuse_unknown() -> None:
+    call, params = call_arguments({"tools": [1], "temperature": 0.1, "stream_usage": True}, "agent")
+    assert call == {"tools": [1]} and params == {"temperature": 0.1}
+    with pytest.raises(ValueError, match=r"temprature=0\.1 is not a parameter"):
+        call_arguments({"temprature": 0.1}, "agent")
+
+
+def _status_error(cls: type[openai.APIStatusError], status: int, body: dict) -> openai.APIStatusError:
+    request = httpx.Request("POST", "http://x/v1/responses")
+    return cls("raw", response=httpx.Response(status, request=request, json=body), body=body)
+
+
+def test_errors_carry_perplexitys_type_and_message() -> None:
+    body = {"error": {"message": 'invalid request body: json: unknown field "x"', "type": "invalid_request"}}
+    with pytest.raises(Exception, match=r"HTTP 400 \(invalid_request\): invalid request body") as info:
+        raise_perplexity_error(_status_error(openai.BadRequestError, 400, body), "agent")
+    assert isinstance(info.value, openai.BadRequestError)
+
+
+def test_the_retired_surface_says_what_to_do() -> None:
+    body = {"error": {"message": "Sonar is now the Agent API.", "type": "chat_completions_not_available"}}
+    with pytest.raises(openai.PermissionDeniedError, match="use ChatPerplexityStrict\\(api='agent'\\)"):
+        raise_perplexity_error(_status_error(openai.PermissionDeniedError, 403, body), "chat_completions")
