@@ -39,29 +39,27 @@ CONTEXT_KEY = "perplexity_context"
 
 
 class ContextDigest:
-    """A running digest of input items, message by message, in order.
+    """The digest of a conversation's input items, message by message.
 
-    Each message's items are serialized as one JSON array (key order is the
-    builder's own, so the same message always serializes the same way).
+    The conversation is serialized as one JSON array of per-message item arrays
+    (key order is the builder's own, so the same message always serializes the
+    same way) in a single encoder call; the digest is its SHA-256. Kept open
+    (without the closing bracket), so the answer's items can be appended.
     """
 
-    def __init__(self) -> None:
-        self._hash = hashlib.sha256()
-        self.count = 0
+    def __init__(self, per_message: Sequence[Sequence[dict[str, Any]]]) -> None:
+        self._open = _ENCODE(per_message)[:-1]
+        self.count = sum(len(items) for items in per_message)
 
-    def add(self, items: Sequence[dict[str, Any]]) -> None:
-        """One message's items (the same message always gives the same items, so the same bytes)."""
-        self._hash.update(_ENCODE(items).encode())
-        self.count += len(items)
+    def with_message(self, items: Sequence[dict[str, Any]]) -> tuple[str, int]:
+        """The digest and item count of this conversation followed by one more message's `items`."""
+        joined = self._open + ("," if self._open != "[" else "") + _ENCODE(items) + "]"
+        return hashlib.sha256(joined.encode()).hexdigest(), self.count + len(items)
 
-    def copy(self) -> ContextDigest:
-        other = ContextDigest()
-        other._hash = self._hash.copy()
-        other.count = self.count
-        return other
 
-    def hexdigest(self) -> str:
-        return self._hash.hexdigest()
+def conversation_digest(per_message: Sequence[Sequence[dict[str, Any]]]) -> str:
+    """The digest of a conversation (what `ContextDigest` gives for it)."""
+    return hashlib.sha256(_ENCODE(per_message).encode()).hexdigest()
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
@@ -101,9 +99,8 @@ class Context:
 
     def record(self, answer: AIMessage) -> dict[str, Any]:
         """The continuation record of `answer` (its items as they will be sent back, appended)."""
-        digest = self.digest.copy()
-        digest.add(answer_items(answer))
-        return {"digest": digest.hexdigest(), "items": digest.count, "target": self.target, "server": self.server}
+        digest, count = self.digest.with_message(answer_items(answer))
+        return {"digest": digest, "items": count, "target": self.target, "server": self.server}
 
 
 def answer_items(answer: AIMessage) -> list[dict[str, Any]]:
@@ -119,18 +116,13 @@ def plan(
     """The call's context (a digest of its items), with a continuation when one is safe."""
     per_message = agent_items(messages)
     anchor = _anchor(messages, target, server) if continue_from_stored else None
-    digest = ContextDigest()
     continuation = None
-    for index, items in enumerate(per_message):
-        digest.add(items)
-        if anchor is not None and index == anchor[0] and digest.hexdigest() == anchor[1]:
-            rest = [item for later in per_message[index + 1 :] for item in later]
-            continuation = Continuation(anchor[2], rest, 0, index)
-    if continuation is not None:
-        continuation = Continuation(
-            continuation.previous_response_id, continuation.items, digest.count, continuation.anchor
-        )
-    return Context(digest, target, server, [item for items in per_message for item in items], continuation)
+    if anchor is not None and conversation_digest(per_message[: anchor[0] + 1]) == anchor[1]:
+        rest = [item for later in per_message[anchor[0] + 1 :] for item in later]
+        total = sum(len(items) for items in per_message)
+        continuation = Continuation(anchor[2], rest, total, anchor[0])
+    items = [item for message_items in per_message for item in message_items]
+    return Context(ContextDigest(per_message), target, server, items, continuation)
 
 
 def _anchor(messages: Sequence[BaseMessage], target: dict[str, Any], server: str) -> tuple[int, str, str] | None:
