@@ -10,8 +10,8 @@ re-raised as langchain-openai's exceptions, carrying Perplexity's message.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any, NoReturn
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, NoReturn, TypeVar
 
 import httpx
 import openai
@@ -51,6 +51,7 @@ def raise_perplexity_error(error: openai.APIError, api: str) -> NoReturn:
     raise error  # _handle_openai_api_error re-raises everything; this satisfies type checkers
 
 
+T = TypeVar("T")
 Fallback = Callable[[], bytes] | None
 """A continuation's whole-conversation body, made only if the server forgot the stored response."""
 
@@ -106,36 +107,36 @@ class Transport:
     # server no longer knows the stored response. The second value says whether it was.
 
     def send(self, body: bytes, fallback: Fallback = None) -> tuple[dict[str, Any], bool]:
-        try:
-            return self.create(body), False
-        except Exception as error:
-            if fallback is None or not forgot_the_response(error):
-                raise
-        return self.create(fallback()), True
-
-    async def asend(self, body: bytes, fallback: Fallback = None) -> tuple[dict[str, Any], bool]:
-        try:
-            return await self.acreate(body), False
-        except Exception as error:
-            if fallback is None or not forgot_the_response(error):
-                raise
-        return await self.acreate(fallback()), True
+        return _once_more(self.create, body, fallback)
 
     def open_stream(self, body: bytes, fallback: Fallback = None) -> tuple[openai.Stream[Any], bool]:
-        try:
-            return self.stream(body), False
-        except Exception as error:
-            if fallback is None or not forgot_the_response(error):
-                raise
-        return self.stream(fallback()), True
+        return _once_more(self.stream, body, fallback)
+
+    async def asend(self, body: bytes, fallback: Fallback = None) -> tuple[dict[str, Any], bool]:
+        return await _aonce_more(self.acreate, body, fallback)
 
     async def aopen_stream(self, body: bytes, fallback: Fallback = None) -> tuple[openai.AsyncStream[Any], bool]:
-        try:
-            return await self.astream(body), False
-        except Exception as error:
-            if fallback is None or not forgot_the_response(error):
-                raise
-        return await self.astream(fallback()), True
+        return await _aonce_more(self.astream, body, fallback)
+
+
+def _once_more(post: Callable[[bytes], T], body: bytes, fallback: Fallback) -> tuple[T, bool]:
+    """`post(body)`; if the server forgot the stored response, `post` the whole conversation instead."""
+    try:
+        return post(body), False
+    except Exception as error:
+        if fallback is None or not forgot_the_response(error):
+            raise
+    return post(fallback()), True
+
+
+async def _aonce_more(post: Callable[[bytes], Awaitable[T]], body: bytes, fallback: Fallback) -> tuple[T, bool]:
+    """Async twin of `_once_more`."""
+    try:
+        return await post(body), False
+    except Exception as error:
+        if fallback is None or not forgot_the_response(error):
+            raise
+    return await post(fallback()), True
 
 
 def iterate_batches(stream: openai.Stream[Any], api: str) -> Iterator[tuple[list[dict[str, Any]], bool]]:
