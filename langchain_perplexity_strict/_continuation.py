@@ -31,7 +31,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_perplexity_strict._agent_request import agent_items
 from langchain_perplexity_strict._content import canonical_text
 from langchain_perplexity_strict.compaction import RULE_NAME as COMPACTION_RULE
-from langchain_perplexity_strict.compaction import count_tokens, normalize_within_budget
+from langchain_perplexity_strict.compaction import compact_normalized, count_tokens
 from langchain_perplexity_strict.normalizer import NormalizationResult, normalize_messages
 
 CONTEXT_KEY = "perplexity_context"
@@ -169,6 +169,6 @@ def continue_or_compact(
     tail = whole.messages[found.anchor + 1 :] if found else []
     if found and (not budget or count_tokens(tail, counter, None) <= budget):
         return whole, context
-    result = normalize_within_budget(list(messages), rules, budget, counter)
+    result = compact_normalized(whole, rules, budget, counter)  # normalized once, whether it continues or not
     dropped = any(c.rule == COMPACTION_RULE for c in result.changes)
     return result, replace(context, continuation=None, items=None if dropped else context.items)

@@ -194,7 +194,13 @@ def normalize_within_budget(
     back into a leading system message. The rules run again after the cut (it can
     leave, say, an assistant turn first). Positions in the report are the caller's.
     """
-    normalized = normalize_messages(history, rules=rules)
+    return compact_normalized(normalize_messages(history, rules=rules), rules, budget, counter)
+
+
+def compact_normalized(
+    normalized: NormalizationResult, rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
+) -> NormalizationResult:
+    """Compact an already normalized history to `budget` tokens, and normalize what is left."""
     if not budget:
         return normalized
     compacted = compact_messages(normalized.messages, budget, token_counter=counter)
