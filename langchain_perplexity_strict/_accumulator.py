@@ -24,23 +24,15 @@ from langchain_core.output_parsers.openai_tools import (
 )
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
 
+from langchain_perplexity_strict._agent_request import THOUGHT_SIGNATURES
 from langchain_perplexity_strict._continuation import CONTEXT_KEY, Context
 from langchain_perplexity_strict.errors import (
     PerplexityStreamError,
 )
 from langchain_perplexity_strict.stop_filter import StopFilter, ThinkSplitter
 
-THOUGHT_SIGNATURES = "thought_signatures"
-"""`additional_kwargs` key of `{call_id: thought_signature}`, echoed on the next request's function calls."""
-
 Api = Literal["agent", "chat_completions"]
 _MARKER = re.compile(r"\[(\d+)\]")
-TERMINAL_EVENTS = (
-    "response.completed",
-    "response.failed",
-    "response.incomplete",
-    "response.cancelled",
-)
 
 
 @dataclass
