@@ -1,0 +1,208 @@
+"""Stream equals invoke, for every valid response (issue 18, class 4, as a property).
+
+Responses are drawn from Perplexity's published models
+(`tests.schema_strategies`): Agent API responses (`ResponsesResponseOutput`)
+with a stream of events consistent with each (`ResponseStreamEventOutput`,
+every event checked), and chat completions (`CompletionResponseOutput`) with
+their chunks. A loopback server replays them to the public model, invoked and
+streamed. For each: the readers never crash (a run that did not finish is the
+package's own error, the same on both paths), the streamed message equals the
+invoked one (text, tool calls, usage, citations, metadata), and nothing in the
+response is lost (every text, call, source and item is in the message).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import operator
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, BaseMessage
+
+from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.errors import PerplexityResponseError
+from tests import published_schema
+from tests.replay import Replay, replay_server
+from tests.schema_strategies import from_model
+
+FINISHED = ("completed", "requires_action")  # the statuses that are answers; the others are the package's error
+
+
+@pytest.fixture(scope="module")
+def replay() -> Iterator[Replay]:
+    with replay_server() as server:
+        yield server
+
+
+def _model(replay: Replay, api: str) -> ChatPerplexityStrict:
+    return ChatPerplexityStrict(api=api, api_key="k", base_url=replay.base_url, max_retries=0,  # type: ignore[arg-type]
+                                model="perplexity/sonar" if api == "agent" else "sonar")  # fmt: skip
+
+
+# --- streams consistent with a response ------------------------------------------------------------
+
+
+def agent_events(response: dict[str, Any], cuts: list[int], deltas: bool) -> list[dict[str, Any]]:
+    """The events Perplexity streams for `response`: created, items (text as deltas cut at `cuts`, or only in
+    `.done`), then the terminal event. Every event is a valid `ResponseStreamEventOutput`."""
+    opening = {**response, "status": "in_progress", "output": [], "usage": None}
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": opening},
+                                    {"type": "response.in_progress", "response": opening}]  # fmt: skip
+    for index, item in enumerate(response["output"]):
+        events.append({"type": "response.output_item.added", "output_index": index, "item": item})
+        if item["type"] == "message":
+            for part_index, part in enumerate(item["content"]):
+                text = part["text"]
+                if deltas:
+                    at = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
+                    events += [{"type": "response.output_text.delta", "item_id": item["id"], "output_index": index,
+                                "content_index": part_index, "delta": text[a:b]} for a, b in zip(at, at[1:])]  # fmt: skip
+                events.append({"type": "response.output_text.done", "item_id": item["id"], "output_index": index,
+                               "content_index": part_index, "text": text})  # fmt: skip
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    if response["status"] == "failed":
+        events.append({"type": "response.failed", "error": response.get("error") or {"message": "failed"}})
+    else:
+        events.append({"type": "response.completed", "response": response})
+    for number, event in enumerate(events):
+        event["sequence_number"] = number
+        published_schema.agent_event(event)
+    return events
+
+
+def chat_chunks(completion: dict[str, Any], cut: int) -> list[dict[str, Any]]:
+    """Sonar's chunks for `completion`'s first choice: content cut in two, each tool call, then the last chunk
+    with the finish reason, usage and sources (every chunk repeats the citations, as Sonar's do)."""
+    head = {k: completion[k] for k in ("id", "model", "created") if k in completion}
+    head["citations"] = completion.get("citations")
+    choice = (completion["choices"] or [{"index": 0, "message": {"role": "assistant"}}])[0]
+    message = choice["message"]
+    content = message.get("content")
+    pieces = [content[:cut], content[cut:]] if isinstance(content, str) else [[p] for p in content or []]
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": p} for p in pieces if p]
+    deltas += [{"role": "assistant", "tool_calls": [{**call, "index": i}]}
+               for i, call in enumerate(message.get("tool_calls") or [])]  # fmt: skip
+    chunks = [{**head, "choices": [{"index": 0, "delta": d, "message": {"role": "assistant"}, "finish_reason": None}]}
+              for d in deltas]  # fmt: skip
+    last = {**head, "choices": [{"index": 0, "delta": {"role": "assistant"}, "message": {"role": "assistant"},
+                                 "finish_reason": choice.get("finish_reason")}]}  # fmt: skip
+    for key in ("usage", "search_results"):
+        if completion.get(key) is not None:
+            last[key] = completion[key]
+    chunks.append(last)
+    for chunk in chunks:
+        published_schema.validate("CompletionResponseOutput", {k: v for k, v in chunk.items() if k != "index"})
+    return chunks
+
+
+# --- what the two paths give ------------------------------------------------------------------
+
+
+def _outcome(call: Any) -> AIMessage | type[BaseException]:
+    try:
+        return call()
+    except PerplexityResponseError as error:
+        return type(error)
+
+
+def _streamed(model: ChatPerplexityStrict) -> AIMessage:
+    chunks = list(model.stream("question"))
+    merged: Any = functools.reduce(operator.add, chunks)
+    return AIMessage(content=merged.content, additional_kwargs=merged.additional_kwargs,
+                     response_metadata=merged.response_metadata, tool_calls=merged.tool_calls,
+                     invalid_tool_calls=merged.invalid_tool_calls, usage_metadata=merged.usage_metadata, id=merged.id)  # fmt: skip
+
+
+def _view(message: BaseMessage) -> dict[str, Any]:
+    assert isinstance(message, AIMessage)
+    return {
+        "content": message.content,
+        "tool_calls": message.tool_calls,
+        "invalid_tool_calls": [{k: c.get(k) for k in ("id", "name", "args")} for c in message.invalid_tool_calls],
+        "usage": message.usage_metadata,
+        "additional_kwargs": message.additional_kwargs,
+        "response_metadata": message.response_metadata,
+    }
+
+
+def _calls(message: AIMessage) -> dict[str, tuple[Any, Any]]:
+    calls = {c["id"]: (c["name"], json.dumps(c["args"])) for c in message.tool_calls}
+    calls.update({c["id"]: (c["name"], c["args"]) for c in message.invalid_tool_calls})
+    return calls
+
+
+def _nothing_lost_agent(message: AIMessage, response: dict[str, Any]) -> None:
+    for item in response["output"]:
+        kind = item["type"]
+        if kind == "message":
+            for part in item["content"]:
+                assert part["text"] in message.text
+                urls = [a.get("url") for a in part.get("annotations") or [] if a.get("type") == "url_citation"]
+                assert set(filter(None, urls)) <= set(message.additional_kwargs.get("citations", []))
+        elif kind == "search_results":
+            assert all(r in message.additional_kwargs["search_results"] for r in item["results"])
+        elif kind == "function_call":
+            assert item["call_id"] in _calls(message)
+        else:
+            assert item in message.additional_kwargs.get(kind, []), kind
+    usage = response.get("usage")
+    if usage:
+        assert message.usage_metadata is not None
+        assert message.usage_metadata["input_tokens"] == usage["input_tokens"]
+        assert message.usage_metadata["output_tokens"] == usage["output_tokens"]
+        if usage.get("cost"):
+            assert message.response_metadata["cost"] == usage["cost"]
+    assert message.response_metadata["id"] == response["id"]
+    assert message.response_metadata["model_name"] == response["model"]
+
+
+def _nothing_lost_chat(message: AIMessage, completion: dict[str, Any]) -> None:
+    if not completion["choices"]:
+        return
+    content = completion["choices"][0]["message"].get("content")
+    texts = [content] if isinstance(content, str) else [p["text"] for p in content or [] if p["type"] == "text"]
+    assert all(t in message.text for t in texts)
+    calls = completion["choices"][0]["message"].get("tool_calls") or []
+    assert len(message.tool_calls) + len(message.invalid_tool_calls) == len(calls)
+    assert set(completion.get("citations") or []) <= set(message.additional_kwargs.get("citations", []))
+    if completion.get("usage"):
+        assert message.usage_metadata is not None
+        assert message.usage_metadata["input_tokens"] == completion["usage"]["prompt_tokens"]
+        assert message.response_metadata["cost"] == completion["usage"]["cost"]
+
+
+AGENT_CASES = st.tuples(from_model("ResponsesResponseOutput"), st.lists(st.integers(0, 12), max_size=3), st.booleans())
+CHAT_CASES = st.tuples(from_model("CompletionResponseOutput"), st.integers(0, 12))
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+                                 HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(case=st.one_of(AGENT_CASES.map(lambda c: ("agent", c)), CHAT_CASES.map(lambda c: ("chat_completions", c))))
+def test_stream_equals_invoke_for_every_valid_response(replay: Replay, case: tuple[str, Any]) -> None:
+    api, drawn = case
+    model = _model(replay, api)
+    if api == "agent":
+        response, cuts, deltas = drawn
+        replay.events, replay.done_marker = agent_events(response, cuts, deltas), False
+    else:
+        response, cut = drawn
+        replay.events, replay.done_marker = chat_chunks(response, cut), True
+    replay.response = response
+    invoked = _outcome(lambda: model.invoke("question"))
+    streamed = _outcome(lambda: _streamed(model))
+    if api == "agent" and response["status"] in FINISHED:
+        assert isinstance(invoked, AIMessage), invoked
+    if not isinstance(invoked, AIMessage):
+        assert streamed == invoked
+        return
+    assert isinstance(streamed, AIMessage), streamed
+    assert _view(streamed) == _view(invoked)
+    if api == "agent":
+        _nothing_lost_agent(invoked, response)
+    else:
+        _nothing_lost_chat(invoked, response)
