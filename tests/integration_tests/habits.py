@@ -57,7 +57,7 @@ def run(runnable: Any, emu: PerplexityEmulator, api: str, mode: str, messages: A
             if mode == "invoke":
                 outcome.answer = runnable.invoke(messages)
             else:
-                outcome.answer = functools.reduce(operator.add, runnable.stream(messages))
+                outcome.answer = merged(list(runnable.stream(messages)))
         except ValueError as error:
             assert not emu.requests, f"refused after sending: {error}"
             outcome.error = error
@@ -66,6 +66,13 @@ def run(runnable: Any, emu: PerplexityEmulator, api: str, mode: str, messages: A
         outcome.body = emu.requests[-1].body
         check_body(api, outcome.body)
     return outcome
+
+
+def merged(chunks: list[Any]) -> Any:
+    """A stream's result: message chunks added up; anything else (parsed output) is its last value."""
+    if chunks and all(isinstance(c, BaseMessage) for c in chunks):
+        return functools.reduce(operator.add, chunks)
+    return chunks[-1] if chunks else None
 
 
 def report_text(model: Any, messages: list[BaseMessage]) -> str:
