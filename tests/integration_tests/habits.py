@@ -78,3 +78,31 @@ def merged(chunks: list[Any]) -> Any:
 def report_text(model: Any, messages: list[BaseMessage]) -> str:
     """What the normalizer reports for `messages` (the model's own report, one line per change)."""
     return model.normalize(messages).report()
+
+
+def message_view(message: Any) -> dict[str, Any]:
+    """What a user reads from an answer: text, tool calls, usage, sources and metadata.
+
+    A streamed block's `index` is LangChain's merge bookkeeping, not content: it is left out.
+    """
+    content = message.content
+    if isinstance(content, list):
+        content = [{k: v for k, v in b.items() if k != "index"} if isinstance(b, dict) else b for b in content]
+    return {
+        "content": content,
+        "tool_calls": message.tool_calls,
+        "invalid_tool_calls": [{k: c.get(k) for k in ("id", "name", "args")} for c in message.invalid_tool_calls],
+        "usage": message.usage_metadata,
+        "additional_kwargs": message.additional_kwargs,
+        "response_metadata": message.response_metadata,
+    }
+
+
+def streamed_message(model: Any, messages: Any, **kwargs: Any) -> Any:
+    """The streamed answer added up as one `AIMessage`, comparable with `invoke`'s."""
+    from langchain_core.messages import AIMessage
+
+    chunk: Any = functools.reduce(operator.add, model.stream(messages, **kwargs))
+    return AIMessage(content=chunk.content, additional_kwargs=chunk.additional_kwargs,
+                     response_metadata=chunk.response_metadata, tool_calls=chunk.tool_calls,
+                     invalid_tool_calls=chunk.invalid_tool_calls, usage_metadata=chunk.usage_metadata, id=chunk.id)  # fmt: skip

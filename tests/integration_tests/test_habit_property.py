@@ -13,20 +13,19 @@ response is lost (every text, call, source and item is in the message).
 
 from __future__ import annotations
 
-import functools
 import json
-import operator
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage
 
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.errors import PerplexityResponseError
 from tests import published_schema
+from tests.integration_tests.habits import message_view, streamed_message
 from tests.replay import Replay, replay_server
 from tests.schema_strategies import from_model
 
@@ -110,26 +109,6 @@ def _outcome(call: Any) -> AIMessage | type[BaseException]:
         return type(error)
 
 
-def _streamed(model: ChatPerplexityStrict) -> AIMessage:
-    chunks = list(model.stream("question"))
-    merged: Any = functools.reduce(operator.add, chunks)
-    return AIMessage(content=merged.content, additional_kwargs=merged.additional_kwargs,
-                     response_metadata=merged.response_metadata, tool_calls=merged.tool_calls,
-                     invalid_tool_calls=merged.invalid_tool_calls, usage_metadata=merged.usage_metadata, id=merged.id)  # fmt: skip
-
-
-def _view(message: BaseMessage) -> dict[str, Any]:
-    assert isinstance(message, AIMessage)
-    return {
-        "content": message.content,
-        "tool_calls": message.tool_calls,
-        "invalid_tool_calls": [{k: c.get(k) for k in ("id", "name", "args")} for c in message.invalid_tool_calls],
-        "usage": message.usage_metadata,
-        "additional_kwargs": message.additional_kwargs,
-        "response_metadata": message.response_metadata,
-    }
-
-
 def _calls(message: AIMessage) -> dict[str, tuple[Any, Any]]:
     calls = {c["id"]: (c["name"], json.dumps(c["args"])) for c in message.tool_calls}
     calls.update({c["id"]: (c["name"], c["args"]) for c in message.invalid_tool_calls})
@@ -194,14 +173,14 @@ def test_stream_equals_invoke_for_every_valid_response(replay: Replay, case: tup
         replay.events, replay.done_marker = chat_chunks(response, cut), True
     replay.response = response
     invoked = _outcome(lambda: model.invoke("question"))
-    streamed = _outcome(lambda: _streamed(model))
+    streamed = _outcome(lambda: streamed_message(model, "question"))
     if api == "agent" and response["status"] in FINISHED:
         assert isinstance(invoked, AIMessage), invoked
     if not isinstance(invoked, AIMessage):
         assert streamed == invoked
         return
     assert isinstance(streamed, AIMessage), streamed
-    assert _view(streamed) == _view(invoked)
+    assert message_view(streamed) == message_view(invoked)
     if api == "agent":
         _nothing_lost_agent(invoked, response)
     else:
