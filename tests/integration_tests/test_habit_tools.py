@@ -126,7 +126,7 @@ CHOICES: list[tuple[str, Any, Any]] = [
     ("auto", "auto", "auto"),
     ("any", "any", "required"),
     ("required", "required", "required"),
-    ("True", True, {"name": "GetWeather"}),
+    ("True", True, "required"),  # as ChatOpenAI sends it: with one tool bound, that tool
     ("a tool name", "GetWeather", {"name": "GetWeather"}),
     ("openai chat dict", {"type": "function", "function": {"name": "GetWeather"}}, {"name": "GetWeather"}),
     ("responses dict", {"type": "function", "name": "GetWeather"}, {"name": "GetWeather"}),
