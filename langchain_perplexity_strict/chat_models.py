@@ -32,7 +32,7 @@ from langchain_perplexity_strict._parameters import (
     stop_list,
 )
 from langchain_perplexity_strict._settings import PerplexityParameters, known_arguments
-from langchain_perplexity_strict._structured_output import structured_runnable
+from langchain_perplexity_strict._structured_output import response_format, structured_runnable
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, read_batch
 from langchain_perplexity_strict._tools import function_names, openai_tool, tool_choice_for
 from langchain_perplexity_strict._transport import Transport, aiterate_batches, iterate_batches
@@ -221,6 +221,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     def _prepare(self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool) -> PreparedCall:
         """Check the call's arguments, normalize, and build the body (as JSON and as bytes); nothing is sent."""
         call, kwargs = call_arguments(kwargs, self.api)
+        if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
+            call["response_format"] = response_format(call["response_format"])
         settings = {**self._settings(), **kwargs}
         if stop is not None:
             settings["stop"] = stop
@@ -419,9 +421,9 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         tool name, or `True` for the only tool. `parallel_tool_calls` is
         accepted for compatibility and not sent: the published Agent API has no such field.
         """
-        if not self.supports_function_tools:
-            raise ValueError(_NO_SONAR_TOOLS)
         formatted = [openai_tool(tool, strict=strict) for tool in tools]
+        if not self.supports_function_tools and function_names(formatted):
+            raise ValueError(_NO_SONAR_TOOLS)
         if tool_choice is not None:
             kwargs["tool_choice"] = tool_choice_for(tool_choice, function_names(formatted))
         return super().bind(tools=formatted, **kwargs)
@@ -438,10 +440,15 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         """Answer as an instance of `schema`: Perplexity's `response_format` (`json_schema`, the
         default, and `json_mode`, as Perplexity has no JSON mode but enforces a schema) or a forced
         tool call (`function_calling`; on chat completions, `json_schema` with a warning)."""
+        tools = kwargs.pop("tools", None)  # as ChatOpenAI takes them: bound beside the response format
         if kwargs:
-            msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}."
+            msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}; it takes tools= besides its own."
             raise ValueError(msg)
-        return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict)
+        return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict, tools=tools)
 
 
-_NO_SONAR_TOOLS = "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default)."
+_NO_SONAR_TOOLS = (
+    "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default). "
+    "For structured output, with_structured_output() or create_agent(response_format=ProviderStrategy(...)) "
+    "send a response format instead."
+)

@@ -72,6 +72,12 @@ def merged(chunks: list[Any]) -> Any:
     """A stream's result: message chunks added up; anything else (parsed output) is its last value."""
     if chunks and all(isinstance(c, BaseMessage) for c in chunks):
         return functools.reduce(operator.add, chunks)
+    if chunks and all(isinstance(c, dict) for c in chunks):  # include_raw: {"raw"}, then {"parsed"}, ...
+        result: dict[str, Any] = {}
+        for chunk in chunks:
+            for key, value in chunk.items():
+                result[key] = result[key] + value if key == "raw" and key in result else value
+        return result
     return chunks[-1] if chunks else None
 
 
