@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langchain_perplexity_strict._content import canonical_blocks, canonical_text, data_url, text_of
 from langchain_perplexity_strict._models import agent_target, default_max_output_tokens
 from langchain_perplexity_strict._parameters import CLIENT, PARAMETERS, place
-from langchain_perplexity_strict._tools import agent_tool, agent_tool_choice
+from langchain_perplexity_strict._tools import agent_tool, agent_tool_choice, with_search
 from langchain_perplexity_strict.roles import is_developer
 
 THOUGHT_SIGNATURES = "thought_signatures"
@@ -61,11 +61,10 @@ def agent_body(
         default = default_max_output_tokens(body["model"])
         if default:
             body["max_output_tokens"] = default
-    tools = [agent_tool(t) for t in call.get("tools") or []]
-    if settings.get("web_search", True) and (len(search) > 1 or not preset):
-        # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar
-        # model did. A preset searches on its own, so it gets the tool only to carry options.
-        tools.append(search)
+    # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar
+    # model did. A preset searches on its own, so it gets the tool only to carry options.
+    default = bool(settings.get("web_search", True)) and (len(search) > 1 or not preset)
+    tools = with_search([agent_tool(t) for t in call.get("tools") or []], search, default)
     if tools:
         body["tools"] = tools
     if call.get("tool_choice") is not None:

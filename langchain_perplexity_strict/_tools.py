@@ -16,21 +16,34 @@ from typing import Any
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_perplexity_strict._models import RESERVED_FUNCTION_NAMES
+from langchain_perplexity_strict._parameters import DATE_FILTERS
 
 # ToolInput in perplexity.generated.api: the built-in tool types besides "function".
 BUILTIN_TOOLS = frozenset(
     {"web_search", "image_search", "fetch_url", "people_search", "finance_search", "sandbox", "mcp", "connector"}
 )
 _FUNCTION_FIELDS = ("type", "name", "description", "parameters", "strict")
+NO_SONAR_TOOLS = (
+    "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default). "
+    "For structured output, with_structured_output() or create_agent(response_format=ProviderStrategy(...)) "
+    "send a response format instead."
+)
 
 
 def openai_tool(tool: Any, *, strict: bool | None = None) -> dict[str, Any]:
     """Any LangChain tool form as `{"type": "function", "function": {...}}`, or a built-in tool as given.
 
-    Raises `ValueError` for a function named like a built-in tool (Perplexity refuses those names).
+    Raises `ValueError` for a function named like a built-in tool (Perplexity refuses those names)
+    and for another provider's built-in tool (OpenAI's `file_search`, ...), which Perplexity does not have.
     """
     if isinstance(tool, dict) and tool.get("type") in BUILTIN_TOOLS:
         return dict(tool)
+    if isinstance(tool, dict) and isinstance(tool.get("type"), str) and tool["type"] not in ("function", "object"):
+        msg = (
+            f"tools: {tool['type']!r} is not a Perplexity tool; Perplexity's built-in tools are "
+            f"{', '.join(sorted(BUILTIN_TOOLS))}, and functions go as LangChain tools or function dicts."
+        )
+        raise ValueError(msg)
     if isinstance(tool, dict) and tool.get("type") == "function" and "name" in tool and "function" not in tool:
         tool = {"type": "function", "function": {k: v for k, v in tool.items() if k != "type"}}  # Agent API shape
     converted = convert_to_openai_tool(tool, strict=strict)
@@ -53,6 +66,33 @@ def agent_tool(tool: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
+def with_search(tools: list[dict[str, Any]], search: dict[str, Any], add_default: bool) -> list[dict[str, Any]]:
+    """The tools to send: a `web_search` tool the app bound replaces the model's default search tool.
+
+    Two search tools would let the model search without the app's filters, so
+    there is one: the bound tool, its own fields and filters winning, with the
+    model's search settings (`search`) filling only what it leaves unset (a
+    recency from the model is not added to a bound tool with dates, nor dates to one
+    with a recency: Perplexity takes one or the other). Without a bound one, the
+    model's tool is added when `add_default`.
+    """
+    bound = [i for i, tool in enumerate(tools) if tool.get("type") == "web_search"]
+    if not bound:
+        return [*tools, search] if add_default else tools
+    merged = [dict(tool) for tool in tools]
+    for index in bound:
+        tool = merged[index]
+        filters = {**(search.get("filters") or {}), **(tool.get("filters") or {})}
+        own = set(tool.get("filters") or {})
+        if own & {*DATE_FILTERS, "search_recency_filter"}:  # the tool chose its time window: the model's is left
+            for name in {*DATE_FILTERS, "search_recency_filter"} - own:
+                filters.pop(name, None)
+        merged[index] = {**{k: v for k, v in search.items() if k != "filters"}, **tool}
+        if filters:
+            merged[index]["filters"] = filters
+    return merged
+
+
 def agent_tool_choice(choice: Any) -> Any:
     """`tool_choice` as the Agent API takes it: none, auto, required, or `{"name": fn}`.
 
@@ -66,18 +106,34 @@ def agent_tool_choice(choice: Any) -> Any:
     return choice
 
 
+# The dict forms of other providers' `tool_choice` that name no tool (Anthropic's), as the published strings.
+_CHOICE_TYPES = {"any": "required", "auto": "auto", "none": "none", "required": "required"}
+
+
 def function_names(tools: list[dict[str, Any]]) -> list[str]:
     """The names of the function tools among `tools` (converted with `openai_tool`)."""
     return [t["function"]["name"] for t in tools if "function" in t]
 
 
 def tool_choice_for(choice: dict | str | bool, names: list[str]) -> Any:
-    """LangChain's `tool_choice` forms (a name, `True`, `"any"`) as a request value."""
+    """Every `tool_choice` form `ChatOpenAI.bind_tools` takes, as a request value (None: left out).
+
+    `False` is left out and `True` is `"required"`, as `ChatOpenAI` sends them; `"any"` is
+    `"required"`; a name or a dict naming a function (chat, Responses or Anthropic shape) forces
+    that function; Anthropic's `{"type": "any" | "auto" | "none"}` are the matching strings.
+    """
+    if choice is False:
+        return None
     if choice is True:
-        if len(names) != 1:
-            msg = f"tool_choice=True needs exactly one tool, got {len(names)}: pass a tool name."
+        return "required"
+    if isinstance(choice, dict):
+        name = choice.get("name") or (choice.get("function") or {}).get("name")
+        if name is None and choice.get("type") in _CHOICE_TYPES:
+            return _CHOICE_TYPES[choice["type"]]
+        if name is None:
+            msg = f"tool_choice={choice!r}: a dict must name a function; use 'auto', 'none', 'required' or a name."
             raise ValueError(msg)
-        return {"type": "function", "function": {"name": names[0]}}
+        choice = name
     if choice == "any":
         return "required"
     if isinstance(choice, str) and choice not in ("auto", "none", "required"):

@@ -8,6 +8,12 @@ rules and the request builders see only `SystemMessage`, `HumanMessage`,
 `AIMessage` and `ToolMessage`, with content from
 `langchain_perplexity_strict._content.canonical_content`.
 
+A tool call without an id (hand-written histories, some providers) gets
+a stable one, derived from its place in the history, its name and its
+arguments, so the same history always sends the same id, and a tool message
+with no `tool_call_id` right after it answers it; otherwise a later user
+message could be taken for its result.
+
 A message whose content converts to nothing (a reasoning-only or image-only
 assistant message without tool calls, an empty block list) is dropped here,
 before the turn rules run, so it cannot leave two user turns side by side.
@@ -15,6 +21,8 @@ before the turn rules run, so it cannot leave two user turns side by side.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,16 +52,19 @@ class CanonicalMessages:
             return entries if isinstance(entries, list) else list(entries), []
         out: list[Entry] = list(entries[:first])
         changes: list[Change] = []
+        unanswered: list[str] = []  # generated ids of the latest assistant turn, for tool messages without one
         for entry in entries[first:]:
             if _canonical(entry):
                 out.append(entry)
+                if entry.role == "assistant":
+                    unanswered = []
                 continue
-            converted = self._convert(entry, changes)
+            converted = self._convert(entry, changes, unanswered)
             if converted is not None:
                 out.append(converted)
         return out, changes
 
-    def _convert(self, entry: Entry, changes: list[Change]) -> Entry | None:
+    def _convert(self, entry: Entry, changes: list[Change], unanswered: list[str]) -> Entry | None:
         message = entry.message
         assistant = entry.role == "assistant"
         canonical = canonical_content(message.content, assistant=assistant)
@@ -70,13 +81,19 @@ class CanonicalMessages:
             names = ", ".join(repr(c.get("name") or c.get("id")) for c in invalid)
             notes.append(f"invalid tool call(s) {names} left out (their arguments are not JSON)")
         tool_calls = getattr(message, "tool_calls", None) or [] if assistant else []
+        if assistant:
+            tool_calls = _with_ids(tool_calls, entry.sources, unanswered)
+        tool_call_id = getattr(message, "tool_call_id", "") if entry.role == "tool" else ""
+        if entry.role == "tool" and not tool_call_id and unanswered:
+            tool_call_id = unanswered.pop(0)
         if canonical.empty and entry.role != "tool" and not tool_calls:
             reason = "; ".join(notes) or "the message has no content"
             changes.append(Change(self.name, entry.sources, f"{reason}; nothing is left, so the message is not sent"))
             return None
         if notes:
             changes.append(Change(self.name, entry.sources, "; ".join(notes)))
-        return Entry(_rebuild(message, entry.role, canonical.content, tool_calls), entry.role, entry.sources)
+        rebuilt = _rebuild(message, entry.role, canonical.content, tool_calls, tool_call_id)
+        return Entry(rebuilt, entry.role, entry.sources)
 
 
 def _canonical(entry: Entry) -> bool:
@@ -84,16 +101,35 @@ def _canonical(entry: Entry) -> bool:
     message = entry.message
     if type(message.content) is not str or type(message) not in _PLAIN:
         return False
+    if entry.role == "tool":
+        return bool(getattr(message, "tool_call_id", None))
     if entry.role != "assistant":
         return True
-    return bool(message.content or message.tool_calls) and not message.invalid_tool_calls  # type: ignore[attr-defined]
+    calls = message.tool_calls  # type: ignore[attr-defined]
+    return bool(message.content or calls) and not message.invalid_tool_calls and all(c.get("id") for c in calls)  # type: ignore[attr-defined]
 
 
 def _kinds(kinds: list[str]) -> str:
     return ", ".join(repr(k) for k in dict.fromkeys(kinds))
 
 
-def _rebuild(message: BaseMessage, role: str, content: Any, tool_calls: list[Any]) -> BaseMessage:
+def _with_ids(calls: list[Any], sources: tuple[int, ...], generated: list[str]) -> list[Any]:
+    """`calls` with an id each: a missing one is derived from the message's position, the call's index,
+    name and arguments (stable across calls of the same history); the new ids are put in `generated`."""
+    generated.clear()
+    out = []
+    for index, call in enumerate(calls):
+        if not call.get("id"):
+            key = json.dumps([list(sources), index, call.get("name"), call.get("args")], sort_keys=True, default=str)
+            call = {**call, "id": "call_" + hashlib.sha256(key.encode()).hexdigest()[:24]}
+            generated.append(call["id"])
+        out.append(call)
+    return out
+
+
+def _rebuild(
+    message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str = ""
+) -> BaseMessage:
     """The message as its role's plain class, keeping id, name and provider metadata."""
     common: dict[str, Any] = {
         "content": content,
@@ -107,7 +143,7 @@ def _rebuild(message: BaseMessage, role: str, content: Any, tool_calls: list[Any
     if role == "tool":
         return ToolMessage(
             **common,
-            tool_call_id=getattr(message, "tool_call_id", ""),
+            tool_call_id=tool_call_id,
             artifact=getattr(message, "artifact", None),
             status=getattr(message, "status", "success"),
         )

@@ -34,7 +34,7 @@ from langchain_perplexity_strict._parameters import (
 from langchain_perplexity_strict._settings import PerplexityParameters, known_arguments
 from langchain_perplexity_strict._structured_output import response_format, structured_runnable
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, read_batch
-from langchain_perplexity_strict._tools import function_names, openai_tool, tool_choice_for
+from langchain_perplexity_strict._tools import NO_SONAR_TOOLS, function_names, openai_tool, tool_choice_for
 from langchain_perplexity_strict._transport import Transport, aiterate_batches, iterate_batches
 from langchain_perplexity_strict.compaction import (
     compaction_summary,
@@ -230,7 +230,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             check_parameters(settings, self.api)
         surface = SURFACES[self.api]
         if call.get("tools") and not surface.function_tools:
-            raise ValueError(_NO_SONAR_TOOLS)
+            raise ValueError(NO_SONAR_TOOLS)
         stops = tuple(stop_list(settings.pop("stop", None)))
         n = int(settings.pop("n", 1))
         if stream and n > 1:
@@ -416,16 +416,17 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         """Bind tools in any form LangChain accepts, and an optional `tool_choice`.
 
         Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
-        Perplexity's built-in tools (`{"type": "fetch_url"}`, ...) pass as given.
-        `tool_choice`: `"auto"`, `"none"`, `"required"` (or `"any"`), a
-        tool name, or `True` for the only tool. `parallel_tool_calls` is
-        accepted for compatibility and not sent: the published Agent API has no such field.
+        Perplexity's built-in tools (`{"type": "fetch_url"}`, ...) pass as given, and a bound
+        `web_search` replaces the default search tool. `tool_choice`: every form `ChatOpenAI`
+        takes (`_tools.tool_choice_for`). `parallel_tool_calls` is accepted for compatibility
+        and not sent: the published Agent API has no such field.
         """
         formatted = [openai_tool(tool, strict=strict) for tool in tools]
         if not self.supports_function_tools and function_names(formatted):
-            raise ValueError(_NO_SONAR_TOOLS)
-        if tool_choice is not None:
-            kwargs["tool_choice"] = tool_choice_for(tool_choice, function_names(formatted))
+            raise ValueError(NO_SONAR_TOOLS)
+        choice = tool_choice_for(tool_choice, function_names(formatted)) if tool_choice is not None else None
+        if choice is not None:
+            kwargs["tool_choice"] = choice
         return super().bind(tools=formatted, **kwargs)
 
     def with_structured_output(
@@ -445,10 +446,3 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}; it takes tools= besides its own."
             raise ValueError(msg)
         return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict, tools=tools)
-
-
-_NO_SONAR_TOOLS = (
-    "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default). "
-    "For structured output, with_structured_output() or create_agent(response_format=ProviderStrategy(...)) "
-    "send a response format instead."
-)
