@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict._content import canonical_content
+from langchain_perplexity_strict._content import CanonicalContent, canonical_content
 from langchain_perplexity_strict.roles import is_developer
 from langchain_perplexity_strict.rule_types import Change, Entry
 
@@ -53,21 +54,24 @@ class CanonicalMessages:
         out: list[Entry] = list(entries[:first])
         changes: list[Change] = []
         unanswered: list[str] = []  # generated ids of the latest assistant turn, for tool messages without one
-        for entry in entries[first:]:
+        newest = max((i for i, entry in enumerate(entries) if entry.role == "user"), default=-1)
+        for index, entry in enumerate(entries[first:], start=first):
             if _canonical(entry):
                 out.append(entry)
                 if entry.role == "assistant":
                     unanswered = []
                 continue
-            converted = self._convert(entry, changes, unanswered)
+            converted = self._convert(entry, changes, unanswered, newest=index == newest)
             if converted is not None:
                 out.append(converted)
         return out, changes
 
-    def _convert(self, entry: Entry, changes: list[Change], unanswered: list[str]) -> Entry | None:
+    def _convert(self, entry: Entry, changes: list[Change], unanswered: list[str], *, newest: bool) -> Entry | None:
         message = entry.message
         assistant = entry.role == "assistant"
         canonical = canonical_content(message.content, assistant=assistant)
+        if newest and canonical.dropped:
+            _newest_turn_lost(canonical)
         notes = []
         if canonical.flattened:
             notes.append(f"{_kinds(canonical.flattened)} sent as text")
@@ -75,6 +79,11 @@ class CanonicalMessages:
             notes.append(
                 f"content block(s) {_kinds(canonical.dropped)} left out (Perplexity takes text, images and files"
                 + (", and an assistant turn only text)" if assistant else ")")
+            )
+        if entry.role == "tool" and canonical.files:
+            notes.append(
+                f"file block(s) {_kinds(canonical.files)} in a tool result sent as files on chat completions; the "
+                "Agent API's function output takes text and images only, so there each is named in the text instead"
             )
         invalid = getattr(message, "invalid_tool_calls", None) or [] if assistant else []
         if invalid:
@@ -94,6 +103,26 @@ class CanonicalMessages:
             changes.append(Change(self.name, entry.sources, "; ".join(notes)))
         rebuilt = _rebuild(message, entry.role, canonical.content, tool_calls, tool_call_id)
         return Entry(rebuilt, entry.role, entry.sources)
+
+
+def _newest_turn_lost(canonical: CanonicalContent) -> None:
+    """The newest user turn lost blocks: a warning, or, when nothing is left to answer, a `ValueError`.
+
+    Dropping the whole turn would make the model answer the previous question again.
+    """
+    kinds = _kinds(canonical.dropped)
+    if canonical.empty:
+        msg = (
+            f"messages: content block(s) {kinds} left out of the newest user message (Perplexity takes text, "
+            "images and files), and nothing is left to answer. Send it as text, an image or a file."
+        )
+        raise ValueError(msg)
+    warnings.warn(
+        f"The newest user message lost content block(s) {kinds}: Perplexity takes text, images and files; "
+        "the rest of the message is sent.",
+        UserWarning,
+        stacklevel=2,
+    )
 
 
 def _canonical(entry: Entry) -> bool:

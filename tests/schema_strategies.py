@@ -21,8 +21,9 @@ from tests import published_schema
 
 TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
 JSON_SCALARS = st.none() | st.booleans() | st.integers(-1000, 1000) | TEXT
-ANY_JSON = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(TEXT, inner, max_size=2),
-                        max_leaves=4)  # fmt: skip
+ANY_JSON = st.recursive(
+    JSON_SCALARS, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(TEXT, inner, max_size=2), max_leaves=4
+)
 
 
 def _strategy(schema: dict[str, Any], defs: dict[str, Any], refs: dict[str, st.SearchStrategy[Any]]) -> Any:

@@ -109,6 +109,6 @@ def streamed_message(model: Any, messages: Any, **kwargs: Any) -> Any:
     from langchain_core.messages import AIMessage
 
     chunk: Any = functools.reduce(operator.add, model.stream(messages, **kwargs))
-    return AIMessage(content=chunk.content, additional_kwargs=chunk.additional_kwargs,
-                     response_metadata=chunk.response_metadata, tool_calls=chunk.tool_calls,
-                     invalid_tool_calls=chunk.invalid_tool_calls, usage_metadata=chunk.usage_metadata, id=chunk.id)  # fmt: skip
+    fields = ("content", "additional_kwargs", "response_metadata", "tool_calls", "invalid_tool_calls",
+              "usage_metadata", "id")  # fmt: skip
+    return AIMessage(**{name: getattr(chunk, name) for name in fields})

@@ -139,8 +139,18 @@ def fate(kind: str, role: str, api: str) -> str:
     return "kept"
 
 
+# langchain-core turns OpenAI's data parts into its standard blocks before a chat model sees them.
+STANDARD_NAMES = {"input_audio": "audio"}
+
+
 def _type_of(block: Any) -> str:
     return block["type"] if isinstance(block, dict) else "str"
+
+
+def _named(block: Any, text: str) -> bool:
+    """Whether `text` names the block's type, as the caller wrote it or as langchain-core renamed it."""
+    kind = _type_of(block)
+    return kind in text or STANDARD_NAMES.get(kind, kind) in text
 
 
 _DATA_URL = re.compile(r"data:[\w/.+-]+;base64,([^\"]*)")
@@ -164,9 +174,9 @@ def test_every_content_form_in_every_role(
         missing = [m for m in markers if m not in outcome.text]
         assert not missing, f"{name} as {role}: {missing} not sent"
     else:
-        assert repr(_type_of(block)) in report_text(model, messages), f"{name} as {role}: left out without a report"
+        assert _named(block, report_text(model, messages)), f"{name} as {role}: left out without a report"
         if role == "user":
-            assert any(_type_of(block) in w for w in outcome.warnings), "the newest turn lost data without a warning"
+            assert any(_named(block, w) for w in outcome.warnings), "the newest turn lost data without a warning"
 
 
 NOTHING_LEFT = [f for f in FORMS if f[3] == "none"] + [f for f in FORMS if f[3] == "video"]
@@ -183,7 +193,7 @@ def test_a_newest_turn_with_nothing_sendable_is_refused_naming_the_block(
     messages = [HumanMessage("What is 2 + 2?"), AIMessage("4"), HumanMessage([block])]
     outcome = run(make(emu, api), emu, api, mode, messages)
     assert outcome.error is not None, "the newest turn was dropped: the model would answer the previous question"
-    assert _type_of(block) in str(outcome.error)
+    assert _named(block, str(outcome.error))
 
 
 @pytest.mark.parametrize("api", SURFACES)

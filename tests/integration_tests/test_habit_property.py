@@ -13,6 +13,7 @@ response is lost (every text, call, source and item is in the message).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -59,8 +60,9 @@ def agent_events(response: dict[str, Any], cuts: list[int], deltas: bool) -> lis
                 text = part["text"]
                 if deltas:
                     at = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
-                    events += [{"type": "response.output_text.delta", "item_id": item["id"], "output_index": index,
-                                "content_index": part_index, "delta": text[a:b]} for a, b in zip(at, at[1:])]  # fmt: skip
+                    where = {"item_id": item["id"], "output_index": index, "content_index": part_index}
+                    events += [{"type": "response.output_text.delta", "delta": text[a:b], **where}
+                               for a, b in itertools.pairwise(at)]  # fmt: skip
                 events.append({"type": "response.output_text.done", "item_id": item["id"], "output_index": index,
                                "content_index": part_index, "text": text})  # fmt: skip
         events.append({"type": "response.output_item.done", "output_index": index, "item": item})

@@ -92,7 +92,9 @@ BAD_VALUES: list[tuple[str, Any]] = [
 
 
 @pytest.mark.parametrize(("name", "value"), BAD_VALUES, ids=[f"{n}={v}" for n, v in BAD_VALUES])
-def test_negative_or_zero_values_are_refused_naming_the_argument(emu: PerplexityEmulator, name: str, value: Any) -> None:
+def test_negative_or_zero_values_are_refused_naming_the_argument(
+    emu: PerplexityEmulator, name: str, value: Any
+) -> None:
     with pytest.raises(ValueError, match=name):
         make(emu, **{name: value})
 

@@ -58,8 +58,8 @@ def _events(response: dict[str, Any], *, deltas: bool, done: bool, items: bool) 
                 where = {"item_id": item["id"], "output_index": index, "content_index": c}
                 if deltas:
                     half = len(part["text"]) // 2
-                    events += [{"type": "response.output_text.delta", "delta": part["text"][:half], **where},
-                               {"type": "response.output_text.delta", "delta": part["text"][half:], **where}]  # fmt: skip
+                    for piece in (part["text"][:half], part["text"][half:]):
+                        events.append({"type": "response.output_text.delta", "delta": piece, **where})
                 if done:
                     events.append({"type": "response.output_text.done", "text": part["text"], **where})
         if items:
@@ -117,8 +117,8 @@ def _completion(content: Any, tool_calls: list[dict[str, Any]] | None = None) ->
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = tool_calls
-    completion = {"id": "c1", "model": "sonar", "created": 1, "object": "chat.completion",
-                  "choices": [{"index": 0, "finish_reason": "stop", "message": message, "delta": {"role": "assistant"}}],
+    choice = {"index": 0, "finish_reason": "stop", "message": message, "delta": {"role": "assistant"}}
+    completion = {"id": "c1", "model": "sonar", "created": 1, "object": "chat.completion", "choices": [choice],
                   "citations": [SOURCE["url"]], "search_results": [CHAT_SOURCE], "usage": CHAT_USAGE}  # fmt: skip
     published_schema.validate("CompletionResponseOutput", completion)
     return completion

@@ -162,12 +162,9 @@ def test_create_agent_response_format(emu: PerplexityEmulator, api: str, strateg
     agent = create_agent(make(emu, api), tools=[local_time] if with_tools else [], response_format=response_format)
     state = {"messages": [HumanMessage("Weather in Paris?")]}
     if strategy == "tool" and api == "chat_completions":  # the answer would have to be a tool call: none on Sonar
-        with pytest.raises(ValueError, match="tools.*ProviderStrategy"):
+        with pytest.raises(ValueError, match=r"tools.*ProviderStrategy"):
             agent.invoke(state)
         assert not emu.requests
         return
-    if mode == "invoke":
-        result = agent.invoke(state)
-    else:
-        result = list(agent.stream(state, stream_mode="values"))[-1]
+    result = agent.invoke(state) if mode == "invoke" else list(agent.stream(state, stream_mode="values"))[-1]
     assert isinstance(result["structured_response"], Weather)
