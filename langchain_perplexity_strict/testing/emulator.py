@@ -357,7 +357,7 @@ class _Handler(BaseHTTPRequestHandler):
         fault = self.state.next_fault()
         self._pre_answer_fault(fault)
         whole = {**body, "input": conversation}
-        answer = agent_api.build_answer(whole)
+        answer = agent_api.build_answer(whole, first_input=len(conversation) - len(self._input_items(body)))
         response = agent_api.response_object(whole, served, answer)
         if fault is None or fault.kind not in ("failed", "incomplete"):
             self.state.remember_response(response["id"], conversation + agent_api.output_as_input(response["output"]))
@@ -376,9 +376,13 @@ class _Handler(BaseHTTPRequestHandler):
         events = agent_api.stream_events(response, answer, openai_events=self.state.openai_events)
         self._stream((self._sse(e, fault) for e in events), fault)
 
+    @staticmethod
+    def _input_items(body: dict[str, Any]) -> list[dict[str, Any]]:
+        return body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
+
     def _conversation(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The conversation a request stands for: a stored response's (`previous_response_id`), then its input."""
-        items = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
+        items = self._input_items(body)
         previous = body.get("previous_response_id")
         if previous is None:
             return list(items)
