@@ -20,6 +20,20 @@ them) are constructor arguments with documented defaults:
   client ignores what it does not know.
 - `track_roles` (default on): a message sent again under another role in
   the same conversation is refused (unverified).
+
+Long runs (docs/emulator.md): every Agent API response is a run on the
+emulator's clock, kept for `GET /v1/responses/{id}` (add `stream=true&
+starting_after=N` for its events after `sequence_number` N) and `POST
+/v1/responses/{id}/cancel`.
+
+- `run_duration` (default 0): seconds a background run or a stream takes
+  from its first event to its last (slow reasoning and tool steps, fast
+  text); a few seconds stand for a long research run.
+- `queue_time` (default 0): seconds a background run stays `queued`.
+- `resumable_streams` (default on): a plain (not background) stream can
+  be streamed again by id; off, only background responses can (a 400).
+- `unknown_output_items` (default off): answers carry one published
+  `unknown` output item, as for an item newer than the schema.
 """
 
 from __future__ import annotations

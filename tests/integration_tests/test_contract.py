@@ -367,6 +367,16 @@ kinds = [event.type for event in client.responses.create(model="perplexity/sonar
 assert kinds[0] == "response.created" and kinds[-1] == "response.completed", kinds
 completion = client.chat.completions.create(model="sonar", messages=[{"role": "user", "content": "hi"}])
 assert field(field(completion.choices[0], "message"), "content"), completion
+queued = client.responses.create(model="perplexity/sonar", input="long research", background=True)
+assert queued.status == "queued" and queued.background, queued
+assert client.responses.retrieve(queued.id).status == "completed"
+resumed = [event.sequence_number for event in client.responses.retrieve(queued.id, stream=True, starting_after=1)]
+assert resumed[0] == 2, resumed
+slow = perplexity.Perplexity(api_key="test-key", base_url=sys.argv[2])
+running = slow.responses.create(model="perplexity/sonar", input="long research", background=True)
+cancelled = slow.responses.cancel(running.id)
+assert cancelled.status == "cancelling" and cancelled.response_id == running.id, cancelled
+assert slow.responses.retrieve(running.id).status == "cancelled"
 print("ok")
 """
 
@@ -376,7 +386,8 @@ def test_perplexitys_own_client_works_against_the_emulator(emu: PerplexityEmulat
     import subprocess
     import sys
 
-    result = subprocess.run(
-        [sys.executable, "-c", SDK_SCRIPT, emu.base_url], capture_output=True, text=True, timeout=120
-    )
+    with PerplexityEmulator(api_key=KEY, run_duration=60.0) as slow:
+        result = subprocess.run(
+            [sys.executable, "-c", SDK_SCRIPT, emu.base_url, slow.base_url], capture_output=True, text=True, timeout=120
+        )
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
