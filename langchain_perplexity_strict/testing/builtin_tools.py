@@ -177,7 +177,7 @@ def approval_answers(items: list[dict[str, Any]], first_input: int) -> list[tupl
     index in `items` of the request's first `input` item).
     """
     requests = {i.get("id"): i for i in items if i.get("type") == "mcp_approval_request"}
-    pairs = []
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for index in range(len(items) - 1, -1, -1):
         item = items[index]
         if item.get("type") != "mcp_approval_response":
@@ -198,7 +198,8 @@ def resolve(item: dict[str, Any], request: dict[str, Any]) -> tuple[list[dict[st
     extra = {"connector_id": request["connector_id"]} if request.get("connector_id") else {}
     if not item["approve"]:
         reason = f" ({item['reason']})" if item.get("reason") else ""
-        return [], f"The call to {request['name']} on {request['server_label']} was not approved{reason}, so it was not made"
+        name, label = request["name"], request["server_label"]
+        return [], f"The call to {name} on {label} was not approved{reason}, so it was not made"
     call = mcp_call(request["server_label"], request["name"], request["arguments"],
                     "mcp_" + request["id"].removeprefix("mcpr_"), extra)  # fmt: skip
     call["approval_request_id"] = request["id"]

@@ -312,8 +312,8 @@ class _Handler(RunRoutes):
         if self.state.unknown_output_items:
             # An item type this schema version does not know, as the published `unknown` item carries it.
             at = next((i for i, o in enumerate(response["output"]) if o["type"] == "message"), len(response["output"]))
-            response["output"].insert(at, {"type": "unknown", "item_name": "emulated_future_item",
-                                           "payload": {"note": "an output item newer than the published schema"}})  # fmt: skip
+            note = {"note": "an output item newer than the published schema"}
+            response["output"].insert(at, {"type": "unknown", "item_name": "emulated_future_item", "payload": note})
         self._serve_run(body, response, answer, fault)
 
     @staticmethod

@@ -101,7 +101,7 @@ class Run:
         if status == self.response["status"]:
             return self.response
         if status == "cancelled":
-            return self.events()[-1]["response"]  # type: ignore[no-any-return]
+            return dict(self.events()[-1]["response"])
         done = [e["item"] for e in self.events()[: self.due(now)] if e["type"] == "response.output_item.done"]
         shell = {**self.response, "status": status, "output": done, "usage": None}
         shell.pop("error", None)

@@ -129,7 +129,9 @@ def test_a_stream_replays_from_any_sequence_number(emu: PerplexityEmulator) -> N
         ({"format": "long"}, 400, "format"),
     ],
 )
-def test_retrieve_parameters_are_checked(emu: PerplexityEmulator, params: dict[str, str], status: int, param: str) -> None:
+def test_retrieve_parameters_are_checked(
+    emu: PerplexityEmulator, params: dict[str, str], status: int, param: str
+) -> None:
     done = post(emu, "/v1/responses", RESEARCH).json()
     refused = get(emu, f"/v1/responses/{done['id']}", **params)
     assert refused.status_code == status and refused.json()["error"]["param"] == param
