@@ -163,12 +163,13 @@ def build_answer(body: dict[str, Any], first_input: int = 0) -> EmulatedAnswer:
         answer.queries = [question[:100]]
         answer.search_results = search_results_for(question)
         answer.invocations["web_search"] = 1
+    by_kind = {t.get("type"): t for t in tools}
     if "fetch_url" in kinds and urls_in(question):
-        answer.fetched = fetched_pages(urls_in(question))
+        answer.fetched = fetched_pages(urls_in(question)[: max(1, by_kind["fetch_url"].get("max_urls") or 10)])
         answer.invocations["fetch_url"] = len(answer.fetched)
     if "image_search" in kinds:
         answer.image_queries = [question[:100]]
-        answer.images = image_results_for(question)
+        answer.images = image_results_for(question, max(1, by_kind["image_search"].get("max_results") or 2))
         answer.invocations["image_search"] = 1
     for kind in ("people_search", "finance_search"):
         if kind in kinds:

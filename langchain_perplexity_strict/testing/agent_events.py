@@ -43,7 +43,8 @@ def stream_events(
 
     shell = {**response, "status": "in_progress", "output": [], "usage": None}
     shell.pop("error", None)
-    yield event("response.created", response=shell)
+    # A background response is created queued; its run then starts (`.runs` times the gap).
+    yield event("response.created", response={**shell, "status": "queued"} if response.get("background") else shell)
     yield event("response.in_progress", response=shell)
     for name in answer.skills:
         yield event("response.skill.loaded", name=name)

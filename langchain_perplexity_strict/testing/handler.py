@@ -95,6 +95,8 @@ class BaseHandler(BaseHTTPRequestHandler):
                     self._reset()
                 if fault.kind == "cut_stream":
                     break
+                if fault.kind == "stall":
+                    time.sleep(fault.seconds)
             self.wfile.write(data)
             self.wfile.flush()
             if self.state.event_delay:

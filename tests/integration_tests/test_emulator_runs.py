@@ -196,3 +196,9 @@ def test_an_idle_dropping_proxy_cuts_a_long_run_and_resuming_completes_it() -> N
         assert [e["type"] for e in got] == [e["type"] for e in whole]
         kinds = Counter(r.kind for r in emu.requests)
         assert kinds == {"create": 2, "resume": drops}
+
+
+def test_a_background_stream_starts_queued(emu: PerplexityEmulator) -> None:
+    streamed, _ = create_stream(emu, {**RESEARCH, "background": True})
+    assert [e["response"]["status"] for e in streamed[:2]] == ["queued", "in_progress"]
+    assert streamed[-1]["response"]["background"] is True

@@ -169,3 +169,12 @@ def test_all_tools_together_and_unknown_items(emu: PerplexityEmulator) -> None:
         assert [o["type"] for o in other["output"]][-2:] == ["unknown", "message"]
         for event in events(emu2, body):
             published_schema.agent_event(event)
+
+
+def test_fetch_and_image_limits_are_honoured(emu: PerplexityEmulator) -> None:
+    question = "compare https://a.example/1 https://b.example/2 and https://c.example/3"
+    tools = [{"type": "fetch_url", "max_urls": 2}, {"type": "image_search", "max_results": 3}]
+    response = answer(emu, {"model": "perplexity/sonar", "input": question, "tools": tools})
+    fetched, images, _message = response["output"]
+    assert [c["url"] for c in fetched["contents"]] == ["https://a.example/1", "https://b.example/2"]
+    assert len(images["results"]) == 3
