@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from langchain_perplexity_strict.testing import agent_api, chat_completions
+from langchain_perplexity_strict.testing import agent_api, chat_completions, embeddings, search
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
     RoleMemory,
@@ -51,6 +51,7 @@ from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 MAX_BODY_BYTES = 32 * 1024 * 1024
 AGENT_PATHS = ("/v1/responses", "/v1/agent")
 CHAT_PATHS = ("/chat/completions", "/v1/chat/completions", "/v1/sonar")
+JSON_ROUTES = {**search.ROUTES, **embeddings.ROUTES}  # one JSON answer per request, no conversation state
 
 
 class PerplexityEmulator:
@@ -271,6 +272,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._agent(body, self._last_record)
             elif path in CHAT_PATHS:
                 self._chat(body)
+            elif path in JSON_ROUTES:
+                self._send_json(200, JSON_ROUTES[path](body))
             else:
                 raise APIError(404, "not_found", f"no route for POST {path}")
         except APIError as error:
