@@ -7,7 +7,7 @@ refused, plus the limits of Perplexity's embeddings reference
 `EmbeddingsResponseOutput` and `ContextualizedEmbeddingsResponseOutput`.
 
 A vector is a hashed bag of words: each lowercase word adds +1 or -1 (by its
-hash) at a position its hash picks, and the sum is scaled to unit length, so
+hash) at four positions its hash picks, and the sum is scaled to unit length, so
 texts that share words are nearer than texts that do not. It is then encoded
 as published: `base64_int8` is round(127 * x) per dimension as signed bytes;
 `base64_binary` is one bit per dimension (1 where x > 0), packed LSB first.
@@ -42,19 +42,22 @@ def tokens(text: str) -> int:
     return len(_TOKEN.findall(text))
 
 
+SLOTS_PER_WORD = 4  # a few positions per word, so that binary (sign) vectors carry each word too
+
+
 @lru_cache(maxsize=65536)
-def _slot(word: str, dimensions: int) -> tuple[int, float]:
-    digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
-    value = int.from_bytes(digest, "little")
-    return value % dimensions, (1.0 if value >> 63 else -1.0)
+def _slots(word: str, dimensions: int) -> tuple[tuple[int, float], ...]:
+    digest = hashlib.blake2b(word.encode(), digest_size=8 * SLOTS_PER_WORD).digest()
+    values = [int.from_bytes(digest[i : i + 8], "little") for i in range(0, len(digest), 8)]
+    return tuple((value % dimensions, 1.0 if value >> 63 else -1.0) for value in values)
 
 
 def vector(text: str, dimensions: int) -> list[float]:
     """The unit-length hashed bag of words of `text`."""
     values = [0.0] * dimensions
     for word in _WORD.findall(text.lower()):
-        index, sign = _slot(word, dimensions)
-        values[index] += sign
+        for index, sign in _slots(word, dimensions):
+            values[index] += sign
     norm = math.sqrt(sum(v * v for v in values)) or 1.0
     return [v / norm for v in values]
 
