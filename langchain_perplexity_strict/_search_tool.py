@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import Self
 
@@ -79,6 +80,9 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     max_results: int | None = None
     """Default number of results when the model gives none (1 to 20; the API's default is 10)."""
+    handle_tool_error: bool | str | Callable[[ToolException], Any] | None = True
+    """A value the model chose badly comes back to it as the tool's answer (what was wrong and what is accepted),
+    so it can call again; HTTP errors still raise."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
@@ -91,14 +95,20 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         chosen = {k: v for k, v in arguments.items() if v is not None}
         return {**self.filter_values(), "max_results": self.max_results, **chosen}
 
+    def _body(self, arguments: dict[str, Any]) -> bytes:
+        try:
+            return encode_search(self._values(arguments))
+        except ValueError as error:
+            raise ToolException(str(error)) from error
+
     def _run(
         self, run_manager: CallbackManagerForToolRun | None = None, **arguments: Any
     ) -> tuple[str, dict[str, Any]]:
-        response = self.transport.post(SEARCH_PATH, encode_search(self._values(arguments)))
+        response = self.transport.post(SEARCH_PATH, self._body(arguments))
         return to_text(response), response
 
     async def _arun(
         self, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
     ) -> tuple[str, dict[str, Any]]:
-        response = await self.transport.apost(SEARCH_PATH, encode_search(self._values(arguments)))
+        response = await self.transport.apost(SEARCH_PATH, self._body(arguments))
         return to_text(response), response
