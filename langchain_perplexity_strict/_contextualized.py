@@ -103,10 +103,10 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
         result = EmbeddingsResult([], {}, self.model, len(answers))
-        for body, answer in zip(bodies, answers):
+        for body, answer in zip(bodies, answers, strict=True):
             documents = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]),
                                 "documents")  # fmt: skip
-            for chunks, document in zip(body["input"], documents):
+            for chunks, document in zip(body["input"], documents, strict=True):
                 items = ordered(document.get("data"), len(chunks), "chunk embeddings")
                 result.vectors.append(decode_items(items, self))
             add_usage(result.usage, answer.get("usage"))
@@ -138,8 +138,8 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return [[c for c in splitter.split_documents([doc]) if c.page_content] for doc in documents]
 
     def _remember(self, groups: list[list[Document]], vectors: list[list[list[float]]]) -> list[Document]:
-        for group, group_vectors in zip(groups, vectors):
-            for chunk, vector in zip(group, group_vectors):
+        for group, group_vectors in zip(groups, vectors, strict=True):
+            for chunk, vector in zip(group, group_vectors, strict=True):
                 self._prepared.setdefault(chunk.page_content, deque()).append(vector)
         return [chunk for group in groups for chunk in group]
 
@@ -174,7 +174,7 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         """The vectors `split_documents` prepared for these texts; any other text as a one-chunk document."""
         found, missing = self._take(list(texts))
         if missing:
-            for n, vectors in zip(missing, self.embed_in_context([[texts[n]] for n in missing])):
+            for n, vectors in zip(missing, self.embed_in_context([[texts[n]] for n in missing]), strict=True):
                 found[n] = vectors[0]
         return [vector for vector in found if vector is not None]
 
@@ -182,7 +182,7 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         """Async `embed_documents`."""
         found, missing = self._take(list(texts))
         if missing:
-            for n, vectors in zip(missing, await self.aembed_in_context([[texts[n]] for n in missing])):
+            for n, vectors in zip(missing, await self.aembed_in_context([[texts[n]] for n in missing]), strict=True):
                 found[n] = vectors[0]
         return [vector for vector in found if vector is not None]
 

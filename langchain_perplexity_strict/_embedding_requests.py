@@ -48,7 +48,9 @@ class EmbeddingSettings(BaseModel):
     def _check_settings(self) -> Self:
         model = getattr(self, "model", "")
         if model not in self.allowed_models:
-            msg = f"model={model!r} is not accepted by {type(self).__name__}. Accepted: {', '.join(self.allowed_models)}."
+            msg = (
+                f"model={model!r} is not accepted by {type(self).__name__}. Accepted: {', '.join(self.allowed_models)}."
+            )
             if model in _OTHER_CLASS:
                 msg += f" {model!r} is served by {_OTHER_CLASS[model]}."
             raise ValueError(msg)

@@ -82,7 +82,7 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
         result = EmbeddingsResult([], {}, self.model, len(answers))
-        for body, answer in zip(bodies, answers):
+        for body, answer in zip(bodies, answers, strict=True):
             items = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]), "embeddings")
             result.vectors.extend(decode_items(items, self))
             add_usage(result.usage, answer.get("usage"))

@@ -169,7 +169,7 @@ def answer_contextualized(body: Any) -> dict[str, Any]:
         context = vector(" ".join(doc), dimensions)
         items = []
         for m, chunk in enumerate(doc):
-            mixed = [c + 0.25 * d for c, d in zip(vector(chunk, dimensions), context)]
+            mixed = [c + 0.25 * d for c, d in zip(vector(chunk, dimensions), context, strict=True)]
             norm = math.sqrt(sum(v * v for v in mixed)) or 1.0
             items.append({"object": "embedding", "index": m, "embedding": encode([v / norm for v in mixed], encoding)})
         data.append({"object": "list", "index": n, "data": items})

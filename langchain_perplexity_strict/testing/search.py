@@ -13,7 +13,7 @@ import hashlib
 import re
 from typing import Any
 
-from langchain_perplexity_strict.testing.errors import APIError, invalid, unknown_field
+from langchain_perplexity_strict.testing.errors import invalid, unknown_field
 
 RECENCY = ("hour", "day", "week", "month", "year")
 _CODE = re.compile(r"^[A-Za-z]{2}$")

@@ -14,7 +14,11 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool
 from langchain_core.vectorstores import InMemoryVectorStore
-from langchain_tests.integration_tests import EmbeddingsIntegrationTests, RetrieversIntegrationTests, ToolsIntegrationTests
+from langchain_tests.integration_tests import (
+    EmbeddingsIntegrationTests,
+    RetrieversIntegrationTests,
+    ToolsIntegrationTests,
+)
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from langchain_perplexity_strict import (
@@ -101,7 +105,7 @@ class TestSearchToolStandard(ToolsIntegrationTests):
 
 
 def _cosine(a: list[float], b: list[float]) -> float:
-    return sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
 
 
 def _last_body() -> Any:
@@ -166,7 +170,9 @@ def test_tool_returns_text_and_the_answer_as_artifact() -> None:
 
 def test_tool_hands_a_bad_argument_back_to_the_model() -> None:
     tool = PerplexitySearchResults(**_connection())
-    message = tool.invoke({"type": "tool_call", "id": "c2", "name": tool.name, "args": {"query": "q", "country": "USA"}})
+    message = tool.invoke(
+        {"type": "tool_call", "id": "c2", "name": tool.name, "args": {"query": "q", "country": "USA"}}
+    )
     assert message.status == "error"
     assert "country='USA'" in message.content and "two-letter" in message.content
 

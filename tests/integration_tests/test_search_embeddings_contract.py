@@ -79,7 +79,8 @@ async def test_every_request_sent_is_published(emu: PerplexityEmulator) -> None:
         ("/v1/embeddings", {"model": "pplx-embed-v1-4b", "input": ["a", "b"], "encoding_format": "base64_binary"}),
         ("/v1/contextualizedembeddings", {"model": "pplx-embed-context-v1-4b", "input": [["a", "b"], ["c"]]}),
         ("/v1/contextualizedembeddings",
-         {"model": "pplx-embed-context-v1-0.6b", "input": [["a"]], "dimensions": 128, "encoding_format": "base64_int8"}),
+         {"model": "pplx-embed-context-v1-0.6b", "input": [["a"]], "dimensions": 128,
+          "encoding_format": "base64_int8"}),
     ],
 )  # fmt: skip
 def test_emulator_answers_are_published(emu: PerplexityEmulator, path: str, body: dict[str, Any]) -> None:
