@@ -273,7 +273,9 @@ class _Handler(BaseHTTPRequestHandler):
             elif path in CHAT_PATHS:
                 self._chat(body)
             elif path in JSON_ROUTES:
-                self._send_json(200, JSON_ROUTES[path](body))
+                answer = JSON_ROUTES[path](body)
+                self._pre_answer_fault(self.state.next_fault())
+                self._send_json(200, answer)
             else:
                 raise APIError(404, "not_found", f"no route for POST {path}")
         except APIError as error:

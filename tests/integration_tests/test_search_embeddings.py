@@ -27,7 +27,7 @@ from langchain_perplexity_strict import (
     PerplexitySearchResults,
     PerplexitySearchRetriever,
 )
-from langchain_perplexity_strict.testing import PerplexityEmulator
+from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 
 _emulator: PerplexityEmulator | None = None
@@ -151,6 +151,17 @@ def test_http_errors_are_the_chat_models() -> None:
     embeddings = PerplexityEmbeddings(api_key="wrong", base_url=_emulator.base_url, max_retries=0)
     with pytest.raises(openai.AuthenticationError, match=r"Perplexity embeddings API answered HTTP 401"):
         embeddings.embed_query("q")
+
+
+def test_rate_limits_and_server_errors_are_retried_as_for_the_chat_model() -> None:
+    assert _emulator is not None
+    _emulator.inject(Fault("rate_limit", seconds=1), Fault("server_error", status=503))
+    before = len(_emulator.requests)
+    assert len(PerplexitySearchRetriever(**_connection(), k=1).invoke("q")) == 1
+    assert len(_emulator.requests) - before == 3
+    _emulator.inject(Fault("server_error", status=502))
+    assert len(PerplexityEmbeddings(**_connection(), dimensions=128).embed_query("q")) == 128
+    assert len(_emulator.requests) - before == 5
 
 
 # -- tool ----------------------------------------------------------------------------------------------
