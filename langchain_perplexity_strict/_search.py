@@ -51,8 +51,12 @@ def _query(v: Any) -> bool:
     return isinstance(v, list) and 1 <= len(v) <= MAX_QUERIES and all(isinstance(q, str) and q.strip() for q in v)
 
 
+def _code(v: Any) -> bool:
+    return isinstance(v, str) and bool(_CODE.match(v))
+
+
 def _codes(v: Any) -> bool:
-    return isinstance(v, list) and len(v) <= 20 and all(isinstance(c, str) and _CODE.match(c) for c in v)
+    return isinstance(v, list) and len(v) <= 20 and all(_code(c) for c in v)
 
 
 def _domains(v: Any) -> bool:
@@ -78,7 +82,7 @@ FIELDS: dict[str, _Field] = {
     "max_results": _Field("an integer from 1 to 20", _integer(1, 20)),
     "max_tokens": _Field("an integer from 1 to 1,000,000", _integer(1, 1_000_000)),
     "max_tokens_per_page": _Field("an integer from 1 to 1,000,000", _integer(1, 1_000_000)),
-    "country": _Field("a two-letter ISO 3166-1 alpha-2 code such as 'US'", lambda v: bool(_CODE.match(str(v)))),
+    "country": _Field("a two-letter ISO 3166-1 alpha-2 code such as 'US'", _code),
     "search_domain_filter": _Field("a list of at most 20 domains ('-' prefix excludes)", _domains),
     "search_language_filter": _Field("a list of at most 20 two-letter ISO 639-1 codes", _codes),
     "search_recency_filter": _Field("one of " + ", ".join(RECENCY), _one_of(RECENCY)),
