@@ -1,5 +1,10 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts."""
 
+from langchain_perplexity_strict._contextualized import PerplexityContextualizedEmbeddings
+from langchain_perplexity_strict._embedding_requests import EmbeddingsResult
+from langchain_perplexity_strict._embeddings import PerplexityEmbeddings
+from langchain_perplexity_strict._retrievers import PerplexitySearchRetriever
+from langchain_perplexity_strict._search_tool import PerplexitySearchResults
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
 from langchain_perplexity_strict.compaction import CompactionResult, compact_messages
@@ -34,11 +39,16 @@ __all__ = [
     "CompactionResult",
     "DemoteLateSystemMessages",
     "DropTrailingAssistantMessages",
+    "EmbeddingsResult",
     "Entry",
     "MergeAdjacentTurns",
     "NormalizationResult",
+    "PerplexityContextualizedEmbeddings",
+    "PerplexityEmbeddings",
     "PerplexityIncompleteError",
     "PerplexityResponseError",
+    "PerplexitySearchResults",
+    "PerplexitySearchRetriever",
     "PerplexityStreamError",
     "RepairToolProtocol",
     "Rule",
