@@ -6,7 +6,7 @@ import httpx
 import openai
 import pytest
 
-from langchain_perplexity_strict._parameters import (
+from langchain_perplexity_strict._request._parameters import (
     CLIENT,
     PARAMETERS,
     call_arguments,

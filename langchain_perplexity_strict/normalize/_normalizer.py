@@ -17,9 +17,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation
 
-from langchain_perplexity_strict.roles import ROLE_BY_CLASS, role_of
-from langchain_perplexity_strict.rule_types import Change, Entry, Rule
-from langchain_perplexity_strict.rules import DEFAULT_RULES
+from langchain_perplexity_strict.normalize._roles import ROLE_BY_CLASS, role_of
+from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rule
+from langchain_perplexity_strict.normalize._rules import DEFAULT_RULES
 
 
 @dataclass(frozen=True)

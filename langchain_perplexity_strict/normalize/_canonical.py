@@ -21,9 +21,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict._content import canonical_content
-from langchain_perplexity_strict.roles import is_developer
-from langchain_perplexity_strict.rule_types import Change, Entry
+from langchain_perplexity_strict.normalize._content import canonical_content
+from langchain_perplexity_strict.normalize._roles import is_developer
+from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
 _PLAIN = frozenset({HumanMessage, AIMessage, SystemMessage, ToolMessage})
 
