@@ -6,16 +6,17 @@ only place a surface is chosen by name, and removing a surface is deleting its e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import openai
-from langchain_core.messages import AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._continuation import Context, ItemEncoder
 from langchain_perplexity_strict._request._agent import agent_body, agent_items, model_and_preset
 from langchain_perplexity_strict._request._chat import chat_body
+from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
@@ -32,19 +33,6 @@ class StreamReader(Protocol):
     def finish(self) -> list[AIMessageChunk]: ...
 
 
-class BodyBuilder(Protocol):
-    def __call__(
-        self,
-        messages: Sequence[BaseMessage],
-        settings: Mapping[str, Any],
-        call: Mapping[str, Any],
-        *,
-        stream: bool,
-        model_explicit: bool = True,
-        plan: Context | None = None,
-    ) -> dict[str, Any]: ...
-
-
 @dataclass(frozen=True)
 class Surface:
     """One API: its path, request builder, response and stream readers, and what it supports."""
@@ -52,7 +40,7 @@ class Surface:
     name: str
     path: str
     """The endpoint, relative to the server root."""
-    build_body: BodyBuilder
+    build_body: Callable[[BodyInput], dict[str, Any]]
     read_response: Callable[[Answer, dict[str, Any]], None]
     """Fill the answer from a whole response (invoke)."""
     stream_reader: Callable[[Answer], StreamReader]

@@ -21,6 +21,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._continuation import Planner, forgot_the_response
+from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._parameters import (
     PARAMETERS,
     PerplexityParameters,
@@ -249,8 +250,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         context = planner.context(conversation) if planner else None
 
         def build(plan: Any) -> dict[str, Any]:
-            return surface.build_body(conversation.messages, settings, call, stream=stream, model_explicit=explicit,
-                                      plan=plan)  # fmt: skip
+            return surface.build_body(BodyInput(conversation.messages, settings, call, stream, explicit, plan))
 
         body = build(context)
         fallback = None

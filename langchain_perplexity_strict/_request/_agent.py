@@ -19,8 +19,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict._continuation import Context
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
+from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
 from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
@@ -28,29 +28,22 @@ from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_c
 from langchain_perplexity_strict.normalize import canonical_text, data_url, is_developer
 
 
-def agent_body(
-    messages: Sequence[BaseMessage],
-    settings: Mapping[str, Any],
-    call: Mapping[str, Any],
-    *,
-    stream: bool,
-    model_explicit: bool = True,
-    plan: Context | None = None,
-) -> dict[str, Any]:
+def agent_body(request: BodyInput) -> dict[str, Any]:
     """The whole body: input items, model or preset, parameters, tools and response format.
 
     With a `plan` (`use_previous_response_id`), its items are sent (already encoded
     while planning), and a continuation sends only what follows the stored response,
     with `previous_response_id`.
     """
+    settings, call, plan = request.settings, request.call, request.plan
     continuation = plan.continuation if plan is not None else None
     if continuation is not None:
         body: dict[str, Any] = {"input": continuation.items}
     elif plan is not None and plan.items is not None:
         body = {"input": plan.items}
     else:
-        body = {"input": agent_input(messages)}
-    body.update(model_and_preset(settings, model_explicit))
+        body = {"input": agent_input(request.messages)}
+    body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("preset")
     search: dict[str, Any] = {"type": "web_search"}
     for name, value in settings.items():
@@ -76,7 +69,7 @@ def agent_body(
         body["tool_choice"] = agent_tool_choice(call["tool_choice"])
     if call.get("response_format") is not None:
         body["response_format"] = call["response_format"]
-    body["stream"] = stream
+    body["stream"] = request.stream
     body.update(settings.get("model_kwargs") or {})
     if continuation is not None:
         body.update(continuation.body_fields())

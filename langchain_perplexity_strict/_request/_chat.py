@@ -11,40 +11,31 @@ The messages come from the normalizer (plain classes, canonical content).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict._continuation import Context
+from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict.normalize import canonical_text
 
 
-def chat_body(
-    messages: Sequence[BaseMessage],
-    settings: Mapping[str, Any],
-    call: Mapping[str, Any],
-    *,
-    stream: bool,
-    model_explicit: bool = True,
-    plan: Context | None = None,
-) -> dict[str, Any]:
+def chat_body(request: BodyInput) -> dict[str, Any]:
     """The whole body: messages, model, parameters and response format.
 
-    Takes the same arguments as `agent_body` (the surfaces share one signature);
-    chat completions store nothing and take the model as named, so `plan` and
-    `model_explicit` do not apply.
+    Chat completions store nothing and take the model as named, so the plan and
+    `model_explicit` of `request` do not apply.
     """
-    body: dict[str, Any] = {"model": settings["model"], "messages": [_message(m) for m in messages]}
+    settings, call = request.settings, request.call
+    body: dict[str, Any] = {"model": settings["model"], "messages": [_message(m) for m in request.messages]}
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
         if value is not None and parameter is not None and parameter.chat not in (None, CLIENT):
             place(body, parameter.chat, value)
     if call.get("response_format") is not None:
         body["response_format"] = call["response_format"]
-    body["stream"] = stream
+    body["stream"] = request.stream
     body.update(settings.get("model_kwargs") or {})
     return body
 

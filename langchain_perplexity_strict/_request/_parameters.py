@@ -37,7 +37,10 @@ from langchain_perplexity_strict._request._parameter import (
 )
 from langchain_perplexity_strict.normalize import DEFAULT_RULES
 
-_DATE = "a date as MM/DD/YYYY"
+NAME = "{name}"
+"""In a path: the parameter's own name (for fields declared through a shared type)."""
+
+DateFilter = Annotated[str | None, Parameter("a date as MM/DD/YYYY", accepts.date, FILTERS + NAME, NAME)]
 
 
 class PerplexityParameters(BaseModel):
@@ -138,21 +141,13 @@ class PerplexityParameters(BaseModel):
         ),
     ] = None
     """hour, day, week, month or year."""
-    search_after_date_filter: Annotated[
-        str | None, Parameter(_DATE, accepts.date, FILTERS + "search_after_date_filter", "search_after_date_filter")
-    ] = None
+    search_after_date_filter: DateFilter = None
     """Published after, MM/DD/YYYY."""
-    search_before_date_filter: Annotated[
-        str | None, Parameter(_DATE, accepts.date, FILTERS + "search_before_date_filter", "search_before_date_filter")
-    ] = None
+    search_before_date_filter: DateFilter = None
     """Published before, MM/DD/YYYY."""
-    last_updated_after_filter: Annotated[
-        str | None, Parameter(_DATE, accepts.date, FILTERS + "last_updated_after_filter", "last_updated_after_filter")
-    ] = None
+    last_updated_after_filter: DateFilter = None
     """Updated after, MM/DD/YYYY."""
-    last_updated_before_filter: Annotated[
-        str | None, Parameter(_DATE, accepts.date, FILTERS + "last_updated_before_filter", "last_updated_before_filter")
-    ] = None
+    last_updated_before_filter: DateFilter = None
     """Updated before, MM/DD/YYYY."""
     search_context_size: Annotated[
         str | None,
@@ -247,8 +242,15 @@ class PerplexityParameters(BaseModel):
     """Chat completions only (on the Agent API, `web_search=False`)."""
 
 
+def _named(row: Parameter, name: str) -> Parameter:
+    def fill(path: str | None) -> str | None:
+        return path.replace(NAME, name) if path else path
+
+    return replace(row, name=name, agent=fill(row.agent), chat=fill(row.chat))
+
+
 PARAMETERS: dict[str, Parameter] = {
-    name: replace(row, name=name)
+    name: _named(row, name)
     for name, info in PerplexityParameters.model_fields.items()
     for row in info.metadata
     if isinstance(row, Parameter)
