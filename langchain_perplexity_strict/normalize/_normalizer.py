@@ -3,7 +3,7 @@
 `normalize_messages` converts its input with langchain-core's
 `convert_to_messages`, refuses what no rule can fix (an empty conversation,
 an unknown role, a conversation with no user, assistant or tool message), runs
-the rules of `langchain_perplexity_strict.rules` in order and reports
+the rules of `normalize._rules` in order and reports
 what each changed. It is pure: no I/O, and the caller's messages are never
 mutated.
 """
