@@ -126,12 +126,10 @@ def plan(
     target: dict[str, Any],
     server: str,
     encode: ItemEncoder,
-    *,
-    continue_from_stored: bool,
 ) -> Context:
     """The call's context (a digest of its items), with a continuation when one is safe."""
     per_message = encode(messages)
-    anchor = _anchor(messages, target, server) if continue_from_stored else None
+    anchor = _anchor(messages, target, server)
     continuation = None
     if anchor is not None and conversation_digest(per_message[: anchor[0] + 1]) == anchor[1]:
         rest = [item for later in per_message[anchor[0] + 1 :] for item in later]
@@ -176,7 +174,7 @@ class Planner:
 
     def keep_whole(self, whole: NormalizationResult) -> bool:
         """Plan on the whole normalized conversation; whether it goes out uncompacted, as a continuation."""
-        self._context = plan(whole.messages, self.target, self.server, self.encode, continue_from_stored=True)
+        self._context = plan(whole.messages, self.target, self.server, self.encode)
         found = self._context.continuation
         if found is None:
             return False

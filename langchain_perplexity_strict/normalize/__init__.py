@@ -75,8 +75,6 @@ class Prepared:
     """A conversation ready to send: the normalized messages with their report, and what compaction did."""
 
     result: NormalizationResult
-    whole: NormalizationResult
-    """The conversation normalized but not compacted (what a continuation's record describes)."""
     compaction: dict[str, Any] | None = None
     """What compaction kept and dropped (`response_metadata["compaction"]`), when it dropped anything."""
     kept_whole: bool = False
@@ -108,6 +106,6 @@ def prepare(
     """
     whole = normalize_messages(messages, rules=rules)
     if keep_whole is not None and keep_whole(whole):
-        return Prepared(whole, whole, kept_whole=True)
+        return Prepared(whole, kept_whole=True)
     result = compact_normalized(whole, rules, budget, counter)  # normalized once, whether it compacts or not
-    return Prepared(result, whole, compaction_summary(result, len(messages), budget))
+    return Prepared(result, compaction_summary(result, len(messages), budget))
