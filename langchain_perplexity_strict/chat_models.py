@@ -20,7 +20,7 @@ from langchain_core.utils import from_env, secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._continuation import Planner, forgot_the_response
+from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._parameters import (
     PARAMETERS,
@@ -249,7 +249,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         self._warn_once(conversation)
         context = planner.context(conversation) if planner else None
 
-        def build(plan: Any) -> dict[str, Any]:
+        def build(plan: Context | None) -> dict[str, Any]:
             return surface.build_body(BodyInput(conversation.messages, settings, call, stream, explicit, plan))
 
         body = build(context)
