@@ -64,8 +64,8 @@ class PerplexityConnection(BaseModel):
     @property
     def transport(self) -> Transport:
         """The chat model's transport, pointed at the server root; paths are the endpoints' own."""
-        key: tuple[Any, ...] = (self._api_name, self.base_url, self.api_key, self.timeout, self.max_retries)
+        key: tuple[Any, ...] = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
             root = self.base_url.rstrip("/")
-            self._transport = Transport.build(self._api_name, root, "", key, model=_PLACEHOLDER_MODEL)
+            self._transport = Transport.build(root, key, model=_PLACEHOLDER_MODEL)
         return self._transport

@@ -116,7 +116,9 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     def embed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
         """Per document, one vector per chunk, in order; with the summed usage and cost."""
         bodies = self._bodies(documents)
-        return self._result(bodies, run_batches(lambda data: self.transport.post(CONTEXTUALIZED_PATH, data), bodies))
+        return self._result(
+            bodies, run_batches(lambda data: self.transport.post(CONTEXTUALIZED_PATH, data, api=self._api_name), bodies)
+        )
 
     async def aembed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
         """Async `embed_contexts`."""

@@ -92,7 +92,9 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
     def embed(self, texts: list[str]) -> EmbeddingsResult:
         """Embed `texts` in as few requests as the limits allow; vectors in order, with usage and cost."""
         bodies = self._bodies(list(texts))
-        return self._result(bodies, run_batches(lambda data: self.transport.post(EMBEDDINGS_PATH, data), bodies))
+        return self._result(
+            bodies, run_batches(lambda data: self.transport.post(EMBEDDINGS_PATH, data, api=self._api_name), bodies)
+        )
 
     async def aembed(self, texts: list[str]) -> EmbeddingsResult:
         """Async `embed`."""

@@ -34,7 +34,7 @@ from langchain_core.utils.pydantic import is_basemodel_subclass
 from langchain_openai.chat_models.base import _convert_to_openai_response_format
 from openai.lib._parsing._completions import type_to_response_format_param
 
-from langchain_perplexity_strict._tools import openai_tool
+from langchain_perplexity_strict._request._tools import openai_tool
 
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
 
