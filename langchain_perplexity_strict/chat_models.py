@@ -47,6 +47,14 @@ from langchain_perplexity_strict.normalize import (
 )
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
+
+
+def server_root(base_url: str) -> str:
+    """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
+    guide gives (`https://api.perplexity.ai/v1`); each surface's path starts from the root."""
+    return base_url.rstrip("/").removesuffix("/v1")
+
+
 _SETTING_NAMES = tuple(PARAMETERS)
 
 
@@ -185,7 +193,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         change (`model_copy(update=...)` keeps private state, so a copy must not reuse another's)."""
         key = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
-            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model)
+            self._transport = Transport.build(server_root(self.base_url), key, model=self.model)
         return self._transport
 
     @property
@@ -269,7 +277,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             warnings.warn(compaction_warning(conversation.compaction), UserWarning, stacklevel=5)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
-        answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context)
+        answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context,
+                        raise_on_length=self.raise_on_length)  # fmt: skip
         if prepared.compaction is not None:
             answer.note("compaction", prepared.compaction)
         if prepared.context is not None and prepared.context.continuation is not None:

@@ -54,10 +54,10 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
             place(search, parameter.agent.removeprefix("web_search."), value)
         else:
             place(body, parameter.agent, value)
-    if "max_output_tokens" not in body and body.get("model"):
-        default = default_max_output_tokens(body["model"])
-        if default:
-            body["max_output_tokens"] = default
+    if "max_output_tokens" not in body:  # some models require it: any of the model and its fallbacks
+        needed = [default_max_output_tokens(m) for m in [body.get("model"), *(body.get("models") or [])] if m]
+        if any(needed):
+            body["max_output_tokens"] = min(n for n in needed if n)
     # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar
     # model did. A preset searches on its own, so it gets the tool only to carry options.
     add_search = bool(settings.get("web_search", True)) and (len(search) > 1 or not preset)

@@ -21,7 +21,7 @@ from langchain_perplexity_strict._response import _render
 from langchain_perplexity_strict._response._stop import StopFilter
 from langchain_perplexity_strict._response._think import ThinkSplitter
 from langchain_perplexity_strict._response._usage import read_usage, usage_extras
-from langchain_perplexity_strict.errors import PerplexityStreamError
+from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityStreamError
 
 
 @dataclass
@@ -43,6 +43,8 @@ class Answer:
     usage: UsageMetadata | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
+    raise_on_length: bool = False
+    """Whether an answer cut at the output limit raises (`PerplexityIncompleteError`) instead of returning."""
 
     def __post_init__(self) -> None:
         self._think = ThinkSplitter()
@@ -187,9 +189,12 @@ class Answer:
         self.pend(*self.flush_text())
         self.finished = True
 
-    def cut_at_length(self) -> None:
-        """The answer reached the token limit."""
+    def cut_at_length(self, message: str) -> None:
+        """The answer reached the token limit: `finish_reason: "length"`, as `ChatOpenAI` reports it, or
+        with `raise_on_length`, `PerplexityIncompleteError(message)` with the answer on `.partial`."""
         self.metadata["finish_reason"] = "length"
+        if self.raise_on_length:
+            raise PerplexityIncompleteError(message, self.message())
 
     def close_stream(self) -> list[AIMessageChunk]:
         """The stream ended: complete only after a terminal event or a matched stop."""

@@ -175,8 +175,14 @@ async def _aonce_more(post: Callable[[bytes], Awaitable[T]], body: bytes, fallba
     return await post(fallback.body()), True
 
 
+DONE: dict[str, Any] = {"type": "[DONE]"}
+"""Ends the batch that held Sonar's `data: [DONE]`: the stream ended as it should, which a reader can
+then tell from a cut (readers of streams without it ignore an event type they do not know)."""
+
+
 def iterate_batches(stream: openai.Stream[Any], api: str | None = None) -> Iterator[tuple[list[dict[str, Any]], bool]]:
-    """The stream's JSON events, a batch per network read, each with whether the stream ended there.
+    """The stream's JSON events, a batch per network read, each with whether the stream ended there
+    (`DONE` last in the batch that held `[DONE]`).
 
     Transport failures become clear errors.
     """
@@ -184,10 +190,11 @@ def iterate_batches(stream: openai.Stream[Any], api: str | None = None) -> Itera
     with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
         for data in stream.response.iter_bytes():
             batch = batcher.feed(data)
-            if batch or batcher.done:
-                yield batch, batcher.done
             if batcher.done:
+                yield [*batch, DONE], True
                 return
+            if batch:
+                yield batch, False
         yield batcher.close(), True
 
 
@@ -199,10 +206,11 @@ async def aiterate_batches(
     with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
         async for data in stream.response.aiter_bytes():
             batch = batcher.feed(data)
-            if batch or batcher.done:
-                yield batch, batcher.done
             if batcher.done:
+                yield [*batch, DONE], True
                 return
+            if batch:
+                yield batch, False
         yield batcher.close(), True
 
 

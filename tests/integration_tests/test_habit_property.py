@@ -77,8 +77,9 @@ def agent_events(response: dict[str, Any], cuts: list[int], deltas: bool) -> lis
 
 
 def chat_chunks(completion: dict[str, Any], cut: int) -> list[dict[str, Any]]:
-    """Sonar's chunks for `completion`'s first choice: content cut in two, each tool call, then the last chunk
-    with the finish reason, usage and sources (every chunk repeats the citations, as Sonar's do)."""
+    """Sonar's chunks for `completion`'s first choice: content cut in two, each tool call whole in its own chunk
+    (the published `ToolCallOutput` has no `index`), then the last chunk with the finish reason, usage and
+    sources (every chunk repeats the citations, as Sonar's do)."""
     head = {k: completion[k] for k in ("id", "model", "created") if k in completion}
     head["citations"] = completion.get("citations")
     choice = (completion["choices"] or [{"index": 0, "message": {"role": "assistant"}}])[0]
@@ -86,8 +87,7 @@ def chat_chunks(completion: dict[str, Any], cut: int) -> list[dict[str, Any]]:
     content = message.get("content")
     pieces = [content[:cut], content[cut:]] if isinstance(content, str) else [[p] for p in content or []]
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": p} for p in pieces if p]
-    deltas += [{"role": "assistant", "tool_calls": [{**call, "index": i}]}
-               for i, call in enumerate(message.get("tool_calls") or [])]  # fmt: skip
+    deltas += [{"role": "assistant", "tool_calls": [call]} for call in message.get("tool_calls") or []]
     chunks = [{**head, "choices": [{"index": 0, "delta": d, "message": {"role": "assistant"}, "finish_reason": None}]}
               for d in deltas]  # fmt: skip
     last = {**head, "choices": [{"index": 0, "delta": {"role": "assistant"}, "message": {"role": "assistant"},
@@ -97,7 +97,7 @@ def chat_chunks(completion: dict[str, Any], cut: int) -> list[dict[str, Any]]:
             last[key] = completion[key]
     chunks.append(last)
     for chunk in chunks:
-        published_schema.validate("CompletionResponseOutput", {k: v for k, v in chunk.items() if k != "index"})
+        published_schema.validate("CompletionResponseOutput", chunk)
     return chunks
 
 
@@ -125,8 +125,9 @@ def _nothing_lost_agent(message: AIMessage, response: dict[str, Any]) -> None:
                 assert part["text"] in message.text
                 urls = [a.get("url") for a in part.get("annotations") or [] if a.get("type") == "url_citation"]
                 assert set(filter(None, urls)) <= set(message.additional_kwargs.get("citations", []))
-        elif kind == "search_results":
-            assert all(r in message.additional_kwargs["search_results"] for r in item["results"])
+        elif kind == "search_results":  # a record is kept once per URL (Perplexity repeats them)
+            kept = {r.get("url") for r in message.additional_kwargs["search_results"]}
+            assert all(r.get("url") in kept for r in item["results"])
         elif kind == "function_call":
             assert item["call_id"] in _calls(message)
         else:

@@ -131,7 +131,7 @@ def _chunks(completion: dict[str, Any]) -> list[dict[str, Any]]:
     content = message["content"]
     deltas = ([{"content": content[: len(content) // 2]}, {"content": content[len(content) // 2 :]}]
               if isinstance(content, str) else [{"content": [part]} for part in content])  # fmt: skip
-    deltas += [{"tool_calls": [{**c, "index": i}]} for i, c in enumerate(message.get("tool_calls") or [])]
+    deltas += [{"tool_calls": [c]} for c in message.get("tool_calls") or []]  # no `index`: not in ToolCallOutput
     chunks = [{**head, "choices": [{"index": 0, "delta": {"role": "assistant", **d}, "message": {"role": "assistant"},
                                     "finish_reason": None}]} for d in deltas]  # fmt: skip
     chunks.append({**head, "choices": [{"index": 0, "delta": {"role": "assistant"}, "message": {"role": "assistant"},
