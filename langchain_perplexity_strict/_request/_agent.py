@@ -14,10 +14,11 @@ canonical content (`normalize._content`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
 from langchain_perplexity_strict._request._input import BodyInput
@@ -99,7 +100,8 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
     """The `input` items of each message (an assistant turn with tool calls is several items)."""
     out: list[list[dict[str, Any]]] = []
     call_names: dict[str, str] = {}
-    for message in messages:
+    newest = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    for index, message in enumerate(messages):
         items: list[dict[str, Any]] = []
         if isinstance(message, AIMessage):
             _assistant_items(message, items, call_names)
@@ -107,7 +109,7 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             item: dict[str, Any] = {
                 "type": "function_call_output",
                 "call_id": message.tool_call_id,
-                "output": _tool_output(message.content),
+                "output": _tool_output(without_videos(message.content, newest=False)),
             }
             name = message.name or call_names.get(message.tool_call_id)
             if name:
@@ -115,9 +117,9 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             items.append(item)
         elif isinstance(message, SystemMessage):
             role = "developer" if is_developer(message) else "system"
-            items.append({"role": role, "content": _parts(message.content)})
+            items.append({"role": role, "content": _parts(without_videos(message.content, newest=False))})
         else:
-            items.append({"role": "user", "content": _parts(message.content)})
+            items.append({"role": "user", "content": _parts(without_videos(message.content, newest=index == newest))})
         out.append(items)
     return out
 
@@ -139,6 +141,28 @@ def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names
             item["thought_signature"] = signatures[call_id]
         call_names[call_id] = call["name"]
         items.append(item)
+
+
+def without_videos(content: Any, *, newest: bool) -> Any:
+    """Content without its videos (the Agent API has no video part; the normalizer's report names them).
+
+    The newest user turn warns when it loses one, and is refused when nothing else is left:
+    dropping it would make the model answer the previous question again.
+    """
+    if isinstance(content, str) or not any(b.get("type") == "video" for b in content):
+        return content
+    kinds = ", ".join(dict.fromkeys(repr(b["kind"]) for b in content if b.get("type") == "video"))
+    kept = [b for b in content if b.get("type") != "video"]
+    if newest and not kept:
+        msg = (
+            f"messages: content block(s) {kinds} left out of the newest user message (the Agent API takes no "
+            "video; api='chat_completions' does), and nothing is left to answer. Send text, an image or a file."
+        )
+        raise ValueError(msg)
+    if newest:
+        warnings.warn(f"The newest user message lost content block(s) {kinds}: the Agent API takes no video.",
+                      UserWarning, stacklevel=2)  # fmt: skip
+    return kept
 
 
 def _file(block: dict[str, Any]) -> dict[str, Any]:

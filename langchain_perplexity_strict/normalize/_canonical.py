@@ -80,6 +80,11 @@ class CanonicalMessages:
                 f"content block(s) {_kinds(canonical.dropped)} left out (Perplexity takes text, images and files"
                 + (", and an assistant turn only text)" if assistant else ")")
             )
+        if canonical.videos:
+            notes.append(
+                f"video block(s) {_kinds(canonical.videos)} sent as video_url on chat completions; the Agent "
+                "API takes no video, so there each is left out (and a newest turn of videos alone is refused)"
+            )
         if entry.role == "tool" and canonical.files:
             notes.append(
                 f"file block(s) {_kinds(canonical.files)} in a tool result sent as files on chat completions; the "

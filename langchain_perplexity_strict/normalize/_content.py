@@ -43,6 +43,8 @@ class CanonicalContent:
     dropped: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     """The kinds, as the caller wrote them, of the blocks that became files."""
+    videos: list[str] = field(default_factory=list)
+    """The kinds, as the caller wrote them, of the blocks that became videos."""
 
     @property
     def empty(self) -> bool:
@@ -100,6 +102,7 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
         converted = _block(block["value"], inner)
         result.flattened += inner.flattened
         result.files += inner.files
+        result.videos += inner.videos
         result.dropped += ["non_standard"] if converted is None else []
         return converted
     if kind in AS_TEXT:
@@ -107,9 +110,15 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
         if text is not None:
             result.flattened.append(str(kind))
             return {"type": "text", "text": text}
-    if kind == "media":  # Google's: an image, or a file, by its MIME type
-        kind = "image" if str(block.get("mime_type", "")).startswith("image/") else "file"
+    if kind == "media":  # Google's: an image, a video or a file, by its MIME type
+        mime = str(block.get("mime_type", ""))
+        kind = "image" if mime.startswith("image/") else "video" if mime.startswith("video/") else "file"
         block = {**block, "url": block.get("file_uri"), "base64": block.get("data")}
+    if kind in ("video", "video_url"):
+        video = _video(block)
+        if video is not None:
+            result.videos.append(video["kind"])
+            return video
     if kind in ("image_url", "input_image", "image"):
         image = _image(block)
         if image is not None:
@@ -192,6 +201,19 @@ AS_TEXT: dict[str, Callable[[dict[str, Any]], str | None]] = {
 
 def _data_url(mime_type: Any, data: Any) -> str:
     return f"data:{mime_type or 'application/octet-stream'};base64,{data}"
+
+
+def _video(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A video as `{"type": "video", "url", "kind"}` (a URL or a `data:` URL; `kind` the caller's block type):
+    chat completions take it as `video_url` (`ChatMessageContentVideoChunkInput`); the Agent API has no
+    video part, so its builder leaves it out."""
+    url = block.get("video_url") or block.get("url")
+    if isinstance(url, dict):
+        url = url.get("url")
+    if not url and block.get("base64"):
+        url = _data_url(block.get("mime_type"), block["base64"])
+    kind = str(block.get("kind") or block.get("type"))  # as the caller wrote it, for reports and errors
+    return {"type": "video", "url": url, "kind": kind} if isinstance(url, str) and url else None
 
 
 def _image(block: dict[str, Any]) -> dict[str, Any] | None:
