@@ -71,3 +71,51 @@ def replay_server() -> Iterator[Replay]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class _Bytes:
+    """What the package reads of an HTTP response while streaming: its bytes, in one read."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        yield self._data
+
+
+class _Stream:
+    def __init__(self, data: bytes) -> None:
+        self.response = _Bytes(data)
+
+    def close(self) -> None:
+        return None
+
+
+class ReplayTransport:
+    """The replay in-process: the model's transport answers from `replay` without a socket.
+
+    For properties that run thousands of examples: the loopback round trip, not the
+    package, would be most of their time. The bytes a stream yields are the same
+    server-sent events `replay_server` writes.
+    """
+
+    def __init__(self, key: Any, replay: Replay) -> None:
+        self.key = key
+        self.replay = replay
+
+    def send(self, path: str, body: bytes, fallback: Any = None, *, api: str | None = None) -> tuple[Any, bool]:
+        self.replay.bodies.append(json.loads(body))
+        return json.loads(json.dumps(self.replay.response)), False
+
+    def open_stream(self, path: str, body: bytes, fallback: Any = None, *, api: str | None = None) -> tuple[Any, bool]:
+        self.replay.bodies.append(json.loads(body))
+        chunks = [b"data: " + json.dumps(e).encode() + b"\n\n" for e in self.replay.events]
+        if self.replay.done_marker:
+            chunks.append(b"data: [DONE]\n\n")
+        return _Stream(b"".join(chunks)), False
+
+
+def in_process(model: Any, replay: Replay) -> Any:
+    """`model` answering from `replay` in-process (see `ReplayTransport`)."""
+    model._transport = ReplayTransport(model.transport.key, replay)
+    return model

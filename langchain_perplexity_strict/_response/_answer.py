@@ -150,8 +150,13 @@ class Answer:
         return kwargs
 
     def add_tool_call(self, call_id: Any, name: Any, arguments: Any, thought_signature: Any = None) -> None:
-        """A function call, once per id; a thinking model's `thought_signature` is kept to echo back."""
-        if call_id is not None and call_id in self._call_ids:
+        """A function call, once per id; a thinking model's `thought_signature` is kept to echo back.
+
+        A call that comes without an id gets one by its position, so its result can answer it (and
+        invoke and stream name it alike).
+        """
+        call_id = call_id or f"call_without_id_{len(self.tool_calls)}"
+        if call_id in self._call_ids:
             return
         self._call_ids.add(call_id)
         self.tool_calls.append({"id": call_id, "name": name, "arguments": arguments or ""})

@@ -88,17 +88,11 @@ class ChatStreamReader:
         return []
 
     def _index(self, call: dict[str, Any]) -> int:
-        """Which call a streamed piece belongs to: its `index` (OpenAI's), else a new call for a new id
-        or one without an id after a whole call (the published `ToolCallOutput` has no `index`)."""
+        """Which call a streamed piece belongs to: its `index` (OpenAI's pieces), else a call of its own
+        (the published `ToolCallOutput` has no `index`: each is a whole call)."""
         if isinstance(call.get("index"), int):
             return int(call["index"])
-        last = max(self._tool_parts, default=-1)
-        if last < 0:
-            return 0
-        part = self._tool_parts[last]
-        new_id = call.get("id") and call.get("id") != part["id"]
-        whole = part["name"] and (call.get("function") or {}).get("name")
-        return last + 1 if new_id or whole or not call.get("function") else last
+        return max(self._tool_parts, default=-1) + 1
 
     def finish(self) -> list[AIMessageChunk]:
         answer = self.answer
