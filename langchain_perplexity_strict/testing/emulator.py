@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
 import socket
 import struct
@@ -51,6 +52,8 @@ from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 MAX_BODY_BYTES = 32 * 1024 * 1024
 AGENT_PATHS = ("/v1/responses", "/v1/agent")
 CHAT_PATHS = ("/chat/completions", "/v1/chat/completions", "/v1/sonar")
+EMULATOR_HEADER = "x-perplexity-emulator"
+"""A header on every response: this server is the emulator, not Perplexity."""
 
 
 class PerplexityEmulator:
@@ -212,6 +215,11 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: tests read the request log instead."""
 
+    def send_response(self, code: int, message: str | None = None) -> None:
+        """Every response says it comes from the emulator, so clients never mistake it for Perplexity."""
+        super().send_response(code, message)
+        self.send_header(EMULATOR_HEADER, "1")
+
     # -- plumbing ----------------------------------------------------------------
 
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
@@ -259,7 +267,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._record("GET", path, None)
         if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
             models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
-            self._send_json(200, {"object": "list", "data": models})
+            # The serving process, so `perplexity-strict emulator --background` can reuse this one.
+            self._send_json(200, {"object": "list", "data": models}, {EMULATOR_HEADER + "-pid": str(os.getpid())})
             return
         self._send_error(APIError(404, "not_found", f"no route for GET {path}"))
 
