@@ -9,26 +9,45 @@ fails here with the version needed instead of a bare `cannot import name`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
+
+import openai
 
 LANGCHAIN_OPENAI_NEEDED = "1.1.9"
 
 try:
-    from langchain_openai.chat_models.base import (
-        _handle_openai_api_error as handle_openai_api_error,
-    )
-    from langchain_openai.chat_models.base import (
-        _handle_openai_bad_request as handle_openai_bad_request,
-    )
-except ImportError as error:  # pragma: no cover - only on an install below the declared floor
+    from langchain_openai.chat_models.base import _handle_openai_api_error, _handle_openai_bad_request
+except ImportError as error:  # only on an install below the declared floor
     try:
         found = version("langchain-openai")
     except PackageNotFoundError:
         found = "not installed"
     message = (
-        f"langchain-perplexity-strict needs langchain-openai>={LANGCHAIN_OPENAI_NEEDED},<2.0.0 "
-        f"(found {found}): {error}. Upgrade it with: pip install 'langchain-openai>={LANGCHAIN_OPENAI_NEEDED},<2.0.0'"
+        f"langchain-perplexity-strict needs langchain-openai>={LANGCHAIN_OPENAI_NEEDED},<2.0.0 (found {found}): "
+        f"{error}. Upgrade it: pip install 'langchain-openai>={LANGCHAIN_OPENAI_NEEDED},<2.0.0'"
     )
     raise ImportError(message) from error
 
-__all__ = ["LANGCHAIN_OPENAI_NEEDED", "handle_openai_api_error", "handle_openai_bad_request"]
+
+def _through(helper: Callable[[openai.APIError], None], error: openai.APIError) -> None:
+    """Run `helper` with `error` as the exception being handled.
+
+    The helpers end in a bare `raise` for errors they do not map (langchain-openai
+    1.1.9 does so for most 400s too), which re-raises whatever is being handled:
+    raising `error` first makes that `error` itself, on every version.
+    """
+    try:
+        raise error
+    except openai.APIError:
+        helper(error)
+
+
+def handle_openai_bad_request(error: openai.BadRequestError) -> None:
+    """Raise langchain-openai's exception for a 400 (context overflow, invalid request), else `error`."""
+    _through(_handle_openai_bad_request, error)  # type: ignore[arg-type]
+
+
+def handle_openai_api_error(error: openai.APIError) -> None:
+    """Raise langchain-openai's exception for an API error (auth, rate limit, timeout...), else `error`."""
+    _through(_handle_openai_api_error, error)
