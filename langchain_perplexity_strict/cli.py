@@ -77,7 +77,7 @@ def _chat(args: argparse.Namespace) -> int:
     messages: list[tuple[str, str]] = [("system", args.system)] if args.system else []
     messages.append(("human", args.question))
     with model_settings(args, emulator=args.emulator) as settings:
-        if args.emulator:
+        if args.emulator or _exported_emulator():
             print(EMULATOR_LABEL)
         llm = ChatPerplexityStrict(**settings)
         full: Any = None
@@ -90,6 +90,14 @@ def _chat(args: argparse.Namespace) -> int:
     print()
     print_sources(full.additional_kwargs if full is not None else {})
     return 0
+
+
+def _exported_emulator() -> bool:
+    """Whether PPLX_BASE_URL points at an emulator (the README's offline step exports it with a key)."""
+    from langchain_perplexity_strict._endpoint import configured_base_url, is_perplexity_url, says_emulator
+
+    base_url = configured_base_url()
+    return not is_perplexity_url(base_url) and says_emulator(base_url)
 
 
 def _with_cli_hint(error: Exception, *, emulator: bool) -> Exception:

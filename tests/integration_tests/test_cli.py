@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from langchain_perplexity_strict.cli import EMULATOR_LABEL, NO_KEY, main
+from langchain_perplexity_strict.testing import PerplexityEmulator
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -238,3 +239,12 @@ def test_the_readme_command_line_does_not_promote_the_retired_surface() -> None:
     start = readme.index("## The command line")
     block = readme[start : readme.index("```", readme.index("```sh", start) + 5)]
     assert "perplexity-strict chat" in block and "chat_completions" not in block and "sonar" not in block
+
+
+def test_chat_labels_an_exported_emulator(
+    emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PPLX_API_KEY", "test-key")
+    monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
+    assert main(["chat", "What is LangChain?"]) == 0
+    assert capsys.readouterr().out.startswith(EMULATOR_LABEL)
