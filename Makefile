@@ -34,17 +34,20 @@ $(STAMP): pyproject.toml
 
 test: unit integration
 
+# Tests run on two worker processes (pytest-xdist); WORKERS=0 runs them in this process.
+WORKERS ?= 2
+
 # The same tests with 100 examples per property instead of 2,000: for iterating.
 # One test: .venv/bin/python -m pytest tests/unit_tests/test_sse.py::test_name -q
 test-fast: $(STAMP)
-	HYPOTHESIS_PROFILE=dev $(PY) -m pytest tests -q
+	HYPOTHESIS_PROFILE=dev $(PY) -m pytest tests -q -n $(WORKERS)
 
 # Unit tests run with sockets disabled except loopback (the emulator).
 unit: $(STAMP)
-	$(PY) -m pytest tests/unit_tests -q --disable-socket --allow-hosts=127.0.0.1,localhost
+	$(PY) -m pytest tests/unit_tests -q -n $(WORKERS) --disable-socket --allow-hosts=127.0.0.1,localhost
 
 integration: $(STAMP)
-	$(PY) -m pytest tests/integration_tests -q
+	$(PY) -m pytest tests/integration_tests -q -n $(WORKERS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check langchain_perplexity_strict tests benchmarks
@@ -94,7 +97,8 @@ test-lowest: $(STAMP)
 	.venv-lowest/bin/python -m pip install --quiet --upgrade pip
 	.venv-lowest/bin/python -m pip install --quiet -c .lowest-constraints.txt -e ".[test]"
 	.venv-lowest/bin/python -m pip check
-	HYPOTHESIS_PROFILE=dev .venv-lowest/bin/python -m pytest tests -q -W "error:Unrecognized keys in model profile:UserWarning"
+	HYPOTHESIS_PROFILE=dev .venv-lowest/bin/python -m pytest tests -q -n $(WORKERS) \
+		-W "error:Unrecognized keys in model profile:UserWarning"
 
 # Each README Python block in a fresh venv holding only what the README installs for it.
 test-readme: $(STAMP)

@@ -2,9 +2,10 @@
 
 The transport re-raises Perplexity's HTTP errors through langchain-openai's own
 error mapping (`_handle_openai_api_error`, `_handle_openai_bad_request`), so
-callers catch the same exceptions as with `ChatOpenAI`. Those helpers are
-private to langchain-openai and first appeared in 1.1.9; an older install
-fails here with the version needed instead of a bare `cannot import name`.
+callers catch the same exceptions as with `ChatOpenAI`, which from
+langchain-openai 1.6.0 are also langchain-core's `ModelAPIError` kinds. Those
+helpers are private to langchain-openai (added in 1.1.9); an install without
+them fails here with the version needed instead of a bare `cannot import name`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import openai
 
-LANGCHAIN_OPENAI_NEEDED = "1.1.9"
+LANGCHAIN_OPENAI_NEEDED = "1.6.0"
 
 try:
     from langchain_openai.chat_models.base import _handle_openai_api_error, _handle_openai_bad_request
@@ -33,9 +34,10 @@ except ImportError as error:  # only on an install below the declared floor
 def _through(helper: Callable[[openai.APIError], None], error: openai.APIError) -> None:
     """Run `helper` with `error` as the exception being handled.
 
-    The helpers end in a bare `raise` for errors they do not map (langchain-openai
-    1.1.9 does so for most 400s too), which re-raises whatever is being handled:
-    raising `error` first makes that `error` itself, on every version.
+    `_handle_openai_api_error` ends in a bare `raise` for errors it does not map
+    (a 409 or 422, say), which re-raises whatever is being handled, perhaps the
+    original error without Perplexity's message: raising `error` first makes that
+    `error` itself, on every version.
     """
     try:
         raise error
