@@ -53,6 +53,20 @@ def listen_error(host: str, port: int, error: OSError) -> str:
     return f"{where}: {error.strerror or error}"
 
 
+def check_can_listen(host: str, port: int) -> None:
+    """Raise `StartError` now if host:port cannot be bound, rather than after starting a child to find out.
+
+    Binds as the emulator does (address reuse on) and lets go at once; the child
+    still reports its own failure should another program take the port meanwhile.
+    """
+    try:
+        with socket.socket(socket.AF_INET) as probe:  # the emulator listens on IPv4, as its server does
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        raise StartError(listen_error(host, port, error)) from error
+
+
 def running_emulator(host: str, port: int) -> Running | None:
     """The emulator already serving host:port, if one does (it says so in its headers)."""
     if port == 0:

@@ -182,6 +182,7 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
         if args.sonar_retired:
             command.append("--sonar-retired")
         try:
+            _background.check_can_listen(args.host, args.port)
             running = _background.start(command)
         except _background.StartError as error:
             raise CommandError(str(error), status=2) from error
