@@ -15,7 +15,6 @@ import selectors
 import socket
 import subprocess
 import time
-import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
@@ -73,7 +72,8 @@ def running_emulator(host: str, port: int) -> Running | None:
         return None
     base_url = f"http://{host}:{port}"
     try:
-        with urllib.request.urlopen(base_url + "/v1/models", timeout=2) as response:
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # a local port: never via a proxy
+        with direct.open(base_url + "/v1/models", timeout=2) as response:
             pid = response.headers.get(PID_HEADER)
     except (OSError, ValueError):
         return None
