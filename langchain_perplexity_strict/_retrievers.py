@@ -7,11 +7,18 @@ from typing import Any
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import AliasChoices, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
-from langchain_perplexity_strict._search import SEARCH_PATH, SearchFilters, encode_search, search_body, to_documents
+from langchain_perplexity_strict._search import (
+    SEARCH_PATH,
+    SearchFilters,
+    check_field,
+    encode_search,
+    search_body,
+    to_documents,
+)
 
 
 class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriever):
@@ -48,6 +55,12 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
     """How many results (`max_results`, 1 to 20; `max_results=` also works)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True)
+
+    @field_validator("k", mode="before")
+    @classmethod
+    def _strict_k(cls, value: Any) -> Any:
+        check_field("max_results", value, "k")
+        return value
 
     @model_validator(mode="after")
     def _check_search(self) -> Self:
