@@ -13,7 +13,7 @@ at the price of more requests for long texts.
 
 The 32K-token limit per input is checked the other way round, with a lower
 bound: a text is refused before sending only when its runs of word
-characters (`\w+`) alone number more than 32,768. Each run is at least one
+characters (letters, digits, underscores) alone number more than 32,768. Each run is at least one
 token for tokenizers that split text into words before merging (the BPE
 tokenizers of current models do); Perplexity publishes no tokenizer, so a
 text this count does not condemn is sent, and Perplexity answers for it.
