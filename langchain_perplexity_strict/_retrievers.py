@@ -69,6 +69,7 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
 
     def _values(self, query: Any, **overrides: Any) -> dict[str, Any]:
         if "k" in overrides:
+            check_field("max_results", overrides["k"], "k")  # named as the caller named it
             overrides["max_results"] = overrides.pop("k")
         return {"query": query, "max_results": self.k, **self.filter_values(), **overrides}
 
