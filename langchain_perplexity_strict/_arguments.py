@@ -33,7 +33,8 @@ def unknown_argument(name: str, value: Any, accepted: Iterable[str], owner: str,
     close = difflib.get_close_matches(name, names, n=1)
     hint = f" Did you mean {close[0]!r}?" if close and not why else ""
     return ValueError(
-        f"{name}={value!r} is not an argument of {owner}{f' ({why})' if why else ''}.{hint} Accepted: {', '.join(names)}."
+        f"{name}={value!r} is not an argument of {owner}{f' ({why})' if why else ''}.{hint} "
+        f"Accepted: {', '.join(names)}."
     )
 
 

@@ -42,7 +42,10 @@ def check_connection_setting(name: str, value: Any) -> None:
     if name == "base_url":
         parts = urlsplit(value) if isinstance(value, str) else None
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-            msg = f"base_url={value!r} is not a URL: expected http:// or https://, a host, and an optional path, such as 'https://api.perplexity.ai'."
+            msg = (
+                f"base_url={value!r} is not a URL: expected http:// or https://, a host, and an optional path, "
+                "such as 'https://api.perplexity.ai'."
+            )
             raise ValueError(msg)
     elif name == "timeout":
         number = isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -38,7 +38,7 @@ MAX_INPUTS = 512
 MAX_CHUNKS = 16_000
 MAX_REQUEST_TOKENS = 120_000
 MAX_INPUT_TOKENS = 32_768
-"""32K tokens per text (per document when contextualized), read as 32 * 1024: the larger reading, so nothing valid is refused."""
+"""32K tokens per text (per document when contextualized), read as 32 * 1024: the larger reading refuses less."""
 _WORD_RUN = re.compile(r"\w+")
 CONCURRENT_REQUESTS = 4
 """Async batches in flight at once (retries on 429 are the transport's)."""
@@ -120,7 +120,8 @@ class EmbeddingsResult:
 def text_list(texts: Any, name: str, items: str = "texts") -> list[Any]:
     """`texts` as a new list; `TypeError` for one string (whose characters would each be embedded) or a non-sequence."""
     if isinstance(texts, (str, bytes)) or not isinstance(texts, (Sequence, Iterable)) or isinstance(texts, dict):
-        msg = f"{name}={texts!r}: expected a list of {items}, not {type(texts).__name__}; wrap one in a list: [{texts!r}]."
+        kind = type(texts).__name__
+        msg = f"{name}={texts!r}: expected a list of {items}, not {kind}; wrap one in a list: [{texts!r}]."
         raise TypeError(msg)
     return list(texts)
 

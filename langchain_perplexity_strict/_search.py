@@ -121,7 +121,8 @@ def check_field(name: str, value: Any, label: str | None = None) -> None:
     field = FIELDS[name]
     if value is not None and not field.check(value):
         why = domains_problem(value) if name == "search_domain_filter" else None
-        msg = f"{label or name}={value!r} is not accepted by Perplexity's Search API: {why or 'expected ' + field.accepted}."
+        why = why or f"expected {field.accepted}"
+        msg = f"{label or name}={value!r} is not accepted by Perplexity's Search API: {why}."
         raise ValueError(msg)
 
 

@@ -162,7 +162,11 @@ def test_langchain_perplexity_argument_names_still_work() -> None:
         ("country", "USA", "ISO 3166-1 alpha-2"),
         ("country", "ZZ", "ISO 3166-1 alpha-2"),
         ("country", 1, "ISO 3166-1 alpha-2"),
-        ("search_domain_filter", ["https://python.org"], "has a protocol; give the domain without it, such as 'python.org'"),
+        (
+            "search_domain_filter",
+            ["https://python.org"],
+            "has a protocol; give the domain without it, such as 'python.org'",
+        ),
         ("search_domain_filter", ["-http://x.com"], "has a protocol"),
         ("search_domain_filter", ["python.org", "-x.com"], "mixes included and excluded"),
         ("search_domain_filter", ["-"], "is empty"),

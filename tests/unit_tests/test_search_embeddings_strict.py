@@ -65,7 +65,12 @@ def test_the_tool_constructor_refuses_what_the_model_may_not_pass(field: str, va
         PerplexitySearchResults(**KEY, **{field: value})
     if field in PerplexitySearchResults(**KEY).args:  # a per-call argument: handed back to the model, not sent
         message = PerplexitySearchResults(**KEY).invoke(
-            {"type": "tool_call", "id": "c", "name": "perplexity_search_results_json", "args": {"query": "q", field: value}}
+            {
+                "type": "tool_call",
+                "id": "c",
+                "name": "perplexity_search_results_json",
+                "args": {"query": "q", field: value},
+            }
         )
         assert message.status == "error" and f"{field}={value!r}" in message.content
 
@@ -186,7 +191,9 @@ def test_a_misspelt_argument_names_the_closest_one(cls: type, wrong: str, right:
 @pytest.mark.parametrize("cls", CLASSES)
 @pytest.mark.parametrize("name", ["client", "async_client"])
 def test_client_is_refused_with_what_to_pass_instead(cls: type, name: str) -> None:
-    with pytest.raises(ValueError, match=rf"{name}=.* is not an argument of {cls.__name__} \(.*api_key=\.\.\., base_url="):
+    with pytest.raises(
+        ValueError, match=rf"{name}=.* is not an argument of {cls.__name__} \(.*api_key=\.\.\., base_url="
+    ):
         cls(**KEY, **{name: object()})
 
 
