@@ -22,10 +22,10 @@ import time
 from typing import Any
 
 import numpy as np
+from langchain_perplexity_strict._body import encode_body
 
 from benchmarks.common import best_time, emulator_process, verdict
 from langchain_perplexity_strict import PerplexityEmbeddings
-from langchain_perplexity_strict._body import encode_body
 from langchain_perplexity_strict._vectors import decode_int8
 
 COUNT = 10_000

@@ -241,8 +241,9 @@ class _Handler(RunRoutes):
                 self._cancel(path)
             elif path in JSON_ROUTES:
                 answer = JSON_ROUTES[path](body)
-                self._pre_answer_fault(self.state.next_fault())
-                self._send_json(200, answer)
+                fault = self.state.next_fault()
+                self._pre_answer_fault(fault)
+                self._answer_json(answer, fault)  # malformed_json and reset act here as on chat answers
             else:
                 raise APIError(404, "not_found", f"no route for POST {path}")
         except APIError as error:
