@@ -1,10 +1,11 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts."""
 
-from langchain_perplexity_strict._contextualized import PerplexityContextualizedEmbeddings
-from langchain_perplexity_strict._embedding_requests import EmbeddingsResult
-from langchain_perplexity_strict._embeddings import PerplexityEmbeddings
-from langchain_perplexity_strict._retrievers import PerplexitySearchRetriever
-from langchain_perplexity_strict._search_tool import PerplexitySearchResults
+from langchain_perplexity_strict._embeddings import (
+    EmbeddingsResult,
+    PerplexityContextualizedEmbeddings,
+    PerplexityEmbeddings,
+)
+from langchain_perplexity_strict._search import PerplexitySearchResults, PerplexitySearchRetriever
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
 from langchain_perplexity_strict.errors import (

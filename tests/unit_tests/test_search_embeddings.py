@@ -17,9 +17,9 @@ from langchain_perplexity_strict import (
     PerplexitySearchResults,
     PerplexitySearchRetriever,
 )
-from langchain_perplexity_strict._embedding_requests import batches, text_cost
-from langchain_perplexity_strict._search import search_body, to_documents, to_text
-from langchain_perplexity_strict._vectors import decode_binary, decode_int8
+from langchain_perplexity_strict._embeddings._request import batches, text_cost
+from langchain_perplexity_strict._embeddings._vectors import decode_binary, decode_int8
+from langchain_perplexity_strict._search._request import search_body, to_documents, to_text
 
 ENV = ({"PPLX_API_KEY": "env-key"}, {}, {"api_key": "env-key"})
 

@@ -24,9 +24,9 @@ from langchain_perplexity_strict import (
     PerplexitySearchRetriever,
 )
 from langchain_perplexity_strict._connection import check_connection_setting
-from langchain_perplexity_strict._embedding_requests import MAX_INPUT_TOKENS, check_texts, min_tokens
-from langchain_perplexity_strict._filter_rules import domains_problem, parse_date
-from langchain_perplexity_strict._search import search_body
+from langchain_perplexity_strict._embeddings._request import MAX_INPUT_TOKENS, check_texts, min_tokens
+from langchain_perplexity_strict._search._filters import domains_problem, parse_date
+from langchain_perplexity_strict._search._request import search_body
 
 KEY = {"api_key": "k"}
 CLASSES = [PerplexitySearchRetriever, PerplexitySearchResults, PerplexityEmbeddings, PerplexityContextualizedEmbeddings]

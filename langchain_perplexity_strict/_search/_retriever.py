@@ -11,7 +11,7 @@ from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_val
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
-from langchain_perplexity_strict._search import (
+from langchain_perplexity_strict._search._request import (
     SEARCH_PATH,
     SearchFilters,
     check_field,

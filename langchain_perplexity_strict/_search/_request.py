@@ -8,7 +8,7 @@ and quickstart (docs.perplexity.ai/docs/search/quickstart: at most 5 queries
 per request). Every value is checked before anything is sent, by the
 constructor and per call alike, with no coercion (`k="3"` is refused as
 `k=3` would be accepted). The rules shared with the chat model's web search
-(date format, domains, ISO codes) are in `_filter_rules`; where the two
+(date format, domains, ISO codes) are in `_filters`; where the two
 differ is in docs/search-and-embeddings.md.
 """
 
@@ -21,14 +21,14 @@ from typing import Any, Literal
 from langchain_core.documents import Document
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 
-from langchain_perplexity_strict._transport import encode_body
-from langchain_perplexity_strict._filter_rules import (
+from langchain_perplexity_strict._search._filters import (
     DATE_ACCEPTED,
     domains_problem,
     is_country,
     is_language,
     parse_date,
 )
+from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
 SEARCH_PATH = "/search"

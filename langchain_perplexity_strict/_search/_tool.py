@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
-from langchain_perplexity_strict._search import (
+from langchain_perplexity_strict._search._request import (
     MAX_QUERIES,
     SEARCH_PATH,
     SearchFilters,

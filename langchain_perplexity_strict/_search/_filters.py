@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from langchain_perplexity_strict._iso_codes import COUNTRIES, LANGUAGES
+from langchain_perplexity_strict._search._iso_codes import COUNTRIES, LANGUAGES
 
 DATE_FORMAT = "%m/%d/%Y"
 DATE_ACCEPTED = "a date as M/D/YYYY or MM/DD/YYYY, such as '3/1/2025' or '03/01/2025'"

@@ -8,7 +8,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, StrictInt
 
 from langchain_perplexity_strict._connection import PerplexityConnection
-from langchain_perplexity_strict._embedding_requests import (
+from langchain_perplexity_strict._embeddings._request import (
     EMBED_MODELS,
     MAX_INPUTS,
     MAX_REQUEST_TOKENS,

@@ -23,7 +23,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, PrivateAttr
 
 from langchain_perplexity_strict._connection import PerplexityConnection
-from langchain_perplexity_strict._embedding_requests import (
+from langchain_perplexity_strict._embeddings._request import (
     CONTEXT_MODELS,
     MAX_CHUNKS,
     MAX_INPUTS,

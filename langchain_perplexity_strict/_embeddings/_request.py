@@ -30,8 +30,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, field_validator, model_validator
 from typing_extensions import Self
 
+from langchain_perplexity_strict._embeddings._vectors import decode
 from langchain_perplexity_strict._transport import encode_body
-from langchain_perplexity_strict._vectors import decode
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
 MAX_INPUTS = 512
