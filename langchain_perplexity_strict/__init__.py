@@ -63,6 +63,7 @@ from langchain_perplexity_strict.rules import (
 )
 
 __all__ = [
+    "DEFAULT_RULES",
     "ApprovalFilter",
     "ApprovalFilters",
     "BuiltinSkill",
@@ -73,7 +74,6 @@ __all__ = [
     "CompactionResult",
     "ConnectorTool",
     "CustomSkill",
-    "DEFAULT_RULES",
     "DemoteLateSystemMessages",
     "DropTrailingAssistantMessages",
     "Entry",

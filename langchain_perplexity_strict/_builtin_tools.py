@@ -11,7 +11,7 @@ Docs: docs.perplexity.ai, Agent API "Tools" and "Skills".
 
 # No `from __future__ import annotations`: TypedDict reads `NotRequired` only from evaluated annotations.
 from collections.abc import Mapping
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
@@ -108,7 +108,7 @@ class ApprovalFilters(TypedDict, total=False):
     never: ApprovalFilter
 
 
-RequireApproval = Union[Literal["always", "never"], ApprovalFilters]
+RequireApproval = Literal["always", "never"] | ApprovalFilters
 
 
 class McpTool(TypedDict):
@@ -159,10 +159,19 @@ class CustomSkill(TypedDict):
     version: NotRequired[str]
 
 
-BuiltinTool = Union[
-    WebSearchTool, FetchUrlTool, ImageSearchTool, PeopleSearchTool, FinanceSearchTool, SandboxTool, McpTool, ConnectorTool
-]
-Skill = Union[BuiltinSkill, InlineSkill, CustomSkill]
+BuiltinTool = (
+    WebSearchTool
+    | FetchUrlTool
+    | ImageSearchTool
+    | PeopleSearchTool
+    | FinanceSearchTool
+    | SandboxTool
+    | McpTool
+    | ConnectorTool
+)
+"""Any built-in tool, as `bind_tools` takes it."""
+Skill = BuiltinSkill | InlineSkill | CustomSkill
+"""Any skill, as the `skills` parameter takes it."""
 
 TOOL_SHAPES: dict[str, Any] = {
     "web_search": WebSearchTool, "fetch_url": FetchUrlTool, "image_search": ImageSearchTool,

@@ -111,11 +111,8 @@ def _calls(message: AIMessage, chunk: bool) -> list[dict[str, Any]]:
     if chunk and isinstance(message, AIMessageChunk) and message.chunk_position != "last":
         return [{"type": "tool_call_chunk", **c, "index": FIRST_TOOL_CALL_INDEX + i}
                 for i, c in enumerate(message.tool_call_chunks)]  # fmt: skip
-    return [
-        _indexed({"type": "tool_call", "id": c["id"], "name": c["name"], "args": c["args"]},
-                 FIRST_TOOL_CALL_INDEX + i, chunk)  # fmt: skip
-        for i, c in enumerate(message.tool_calls)
-    ]
+    blocks = [{"type": "tool_call", "id": c["id"], "name": c["name"], "args": c["args"]} for c in message.tool_calls]
+    return [_indexed(b, FIRST_TOOL_CALL_INDEX + i, chunk) for i, b in enumerate(blocks)]
 
 
 def _indexed(block: dict[str, Any], index: int | str, chunk: bool) -> dict[str, Any]:
@@ -124,4 +121,4 @@ def _indexed(block: dict[str, Any], index: int | str, chunk: bool) -> dict[str, 
 
 def register_block_translator() -> None:
     """Register the translator for `"perplexity"` answers (done when the package is imported)."""
-    register_translator(PROVIDER, translate_content, translate_content_chunk)  # type: ignore[arg-type]
+    register_translator(PROVIDER, translate_content, translate_content_chunk)

@@ -95,7 +95,7 @@ def build_graph(llm: Any) -> Any:
         decisions = interrupt([{"tool": r["name"], "server": r["server_label"], "arguments": r["arguments"]}
                                for r in requests])  # fmt: skip
         reply = [{"type": "mcp_approval_response", "approval_request_id": r["id"], "approve": bool(d)}
-                 for r, d in zip(requests, decisions)]  # fmt: skip
+                 for r, d in zip(requests, decisions, strict=True)]  # fmt: skip
         return {"messages": [HumanMessage(reply)]}  # type: ignore[arg-type]
 
     def route(state: MessagesState) -> str:

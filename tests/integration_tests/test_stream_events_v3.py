@@ -44,4 +44,5 @@ async def test_v3_async(emu: PerplexityEmulator) -> None:
         stream = await llm.astream_events(QUESTION, version="v3")
         text = "".join([piece async for piece in stream.text])
         output = await stream.output
-    assert text and {b["name"] for b in output.content if b["type"] == "server_tool_call"} == {"web_search", "fetch_url"}
+    assert text
+    assert {b["name"] for b in output.content if b["type"] == "server_tool_call"} == {"web_search", "fetch_url"}

@@ -49,7 +49,7 @@ def assert_same(ours: Any, published: Any, path: str) -> None:
     mine = _members(ours)
     if len(theirs) > 1 or len(mine) > 1:
         assert len(mine) == len(theirs), path
-        for a, b in zip(mine, theirs):
+        for a, b in zip(mine, theirs, strict=True):
             assert_same(a, b, path)
         return
     (ours,), (published,) = mine, theirs
@@ -68,7 +68,7 @@ def assert_same(ours: Any, published: Any, path: str) -> None:
     if origin is Literal:
         assert set(typing.get_args(ours)) == set(typing.get_args(published)), path
     elif origin in (list, dict):
-        for a, b in zip(typing.get_args(ours), typing.get_args(published)):
+        for a, b in zip(typing.get_args(ours), typing.get_args(published), strict=True):
             assert_same(a, b, f"{path}[]")
     else:
         assert ours == published, f"{path}: {ours!r} != {published!r}"
