@@ -33,7 +33,12 @@ from langchain_perplexity_strict._builtin_tools import (
     sandbox_tool,
     web_search_tool,
 )
+from langchain_perplexity_strict._contextualized import PerplexityContextualizedEmbeddings
 from langchain_perplexity_strict._cost import PerplexityCostCallbackHandler, get_perplexity_cost_callback
+from langchain_perplexity_strict._embedding_requests import EmbeddingsResult
+from langchain_perplexity_strict._embeddings import PerplexityEmbeddings
+from langchain_perplexity_strict._retrievers import PerplexitySearchRetriever
+from langchain_perplexity_strict._search_tool import PerplexitySearchResults
 from langchain_perplexity_strict._v1_blocks import register_block_translator
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
@@ -76,6 +81,7 @@ __all__ = [
     "CustomSkill",
     "DemoteLateSystemMessages",
     "DropTrailingAssistantMessages",
+    "EmbeddingsResult",
     "Entry",
     "FetchUrlTool",
     "FinanceSearchTool",
@@ -87,9 +93,13 @@ __all__ = [
     "NormalizationResult",
     "PeopleSearchTool",
     "PerplexityBudgetExceededError",
+    "PerplexityContextualizedEmbeddings",
     "PerplexityCostCallbackHandler",
+    "PerplexityEmbeddings",
     "PerplexityIncompleteError",
     "PerplexityResponseError",
+    "PerplexitySearchResults",
+    "PerplexitySearchRetriever",
     "PerplexityStreamError",
     "RepairToolProtocol",
     "Rule",

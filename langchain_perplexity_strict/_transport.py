@@ -103,6 +103,18 @@ class Transport:
                 self.path, content=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
             )
 
+    # Any other endpoint (search, embeddings): `path` is relative to the base URL this transport was built on.
+
+    def post(self, path: str, body: bytes) -> dict[str, Any]:
+        """POST JSON `body` to `path` and return the JSON answer."""
+        with translated_errors(self.api):
+            return self.chat_openai.root_client.post(path, content=body, cast_to=object)
+
+    async def apost(self, path: str, body: bytes) -> dict[str, Any]:
+        """Async twin of `post`."""
+        with translated_errors(self.api):
+            return await self.chat_openai.root_async_client.post(path, content=body, cast_to=object)
+
     # With a continuation, `fallback` is the whole conversation: sent once, transparently, if the
     # server no longer knows the stored response. The second value says whether it was.
 
