@@ -42,30 +42,29 @@ from langchain_perplexity_strict._search_tool import PerplexitySearchResults
 from langchain_perplexity_strict._v1_blocks import register_block_translator
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
-from langchain_perplexity_strict.compaction import CompactionResult, compact_messages
 from langchain_perplexity_strict.errors import (
     PerplexityBudgetExceededError,
     PerplexityIncompleteError,
     PerplexityResponseError,
     PerplexityStreamError,
 )
-from langchain_perplexity_strict.normalizer import (
-    NormalizationResult,
-    normalize_messages,
-)
-from langchain_perplexity_strict.registration import register_provider
-from langchain_perplexity_strict.rules import (
+from langchain_perplexity_strict.normalize import (
     DEFAULT_RULES,
     CanonicalMessages,
     Change,
+    CompactionResult,
     DemoteLateSystemMessages,
     DropTrailingAssistantMessages,
     Entry,
     MergeAdjacentTurns,
+    NormalizationResult,
     RepairToolProtocol,
     Rule,
     StartWithUserTurn,
+    compact_messages,
+    normalize_messages,
 )
+from langchain_perplexity_strict.registration import register_provider
 
 __all__ = [
     "DEFAULT_RULES",

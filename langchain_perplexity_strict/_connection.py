@@ -14,8 +14,7 @@ from langchain_core.utils import from_env, secret_from_env
 from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._transport import Transport
-from langchain_perplexity_strict.chat_models import DEFAULT_BASE_URL
+from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
 
 _PLACEHOLDER_MODEL = "perplexity/sonar"
 """`ChatOpenAI` needs a model name to exist; these endpoints take theirs from the body."""
@@ -64,8 +63,14 @@ class PerplexityConnection(BaseModel):
     @property
     def transport(self) -> Transport:
         """The chat model's transport, pointed at the server root; paths are the endpoints' own."""
-        key: tuple[Any, ...] = (self._api_name, self.base_url, self.api_key, self.timeout, self.max_retries)
+        key: tuple[Any, ...] = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
-            root = self.base_url.rstrip("/")
-            self._transport = Transport.build(self._api_name, root, "", key, model=_PLACEHOLDER_MODEL)
+            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=_PLACEHOLDER_MODEL)
         return self._transport
+
+    def _post(self, path: str, body: bytes) -> dict[str, Any]:
+        """POST `body` to the endpoint `path`; errors name this API."""
+        return self.transport.post(path, body, api=self._api_name)
+
+    async def _apost(self, path: str, body: bytes) -> dict[str, Any]:
+        return await self.transport.apost(path, body, api=self._api_name)

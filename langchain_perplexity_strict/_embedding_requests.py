@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._body import encode_body
+from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict._vectors import decode
 from langchain_perplexity_strict.errors import PerplexityResponseError
 

@@ -92,12 +92,12 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
     def embed(self, texts: list[str]) -> EmbeddingsResult:
         """Embed `texts` in as few requests as the limits allow; vectors in order, with usage and cost."""
         bodies = self._bodies(list(texts))
-        return self._result(bodies, run_batches(lambda data: self.transport.post(EMBEDDINGS_PATH, data), bodies))
+        return self._result(bodies, run_batches(lambda data: self._post(EMBEDDINGS_PATH, data), bodies))
 
     async def aembed(self, texts: list[str]) -> EmbeddingsResult:
         """Async `embed`."""
         bodies = self._bodies(list(texts))
-        post = self.transport.apost
+        post = self._apost
         answers = await arun_batches(lambda data: post(EMBEDDINGS_PATH, data), bodies)
         return self._result(bodies, answers)
 

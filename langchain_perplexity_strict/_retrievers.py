@@ -62,10 +62,10 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        return to_documents(self.transport.post(SEARCH_PATH, encode_search(self._values(query, **kwargs))))
+        return to_documents(self._post(SEARCH_PATH, encode_search(self._values(query, **kwargs))))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
         body = encode_search(self._values(query, **kwargs))
-        return to_documents(await self.transport.apost(SEARCH_PATH, body))
+        return to_documents(await self._apost(SEARCH_PATH, body))

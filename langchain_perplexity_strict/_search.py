@@ -19,7 +19,7 @@ from typing import Any, Literal
 from langchain_core.documents import Document
 from pydantic import AliasChoices, BaseModel, Field
 
-from langchain_perplexity_strict._body import encode_body
+from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
 SEARCH_PATH = "/search"

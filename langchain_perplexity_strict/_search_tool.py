@@ -104,11 +104,11 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     def _run(
         self, run_manager: CallbackManagerForToolRun | None = None, **arguments: Any
     ) -> tuple[str, dict[str, Any]]:
-        response = self.transport.post(SEARCH_PATH, self._body(arguments))
+        response = self._post(SEARCH_PATH, self._body(arguments))
         return to_text(response), response
 
     async def _arun(
         self, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
     ) -> tuple[str, dict[str, Any]]:
-        response = await self.transport.apost(SEARCH_PATH, self._body(arguments))
+        response = await self._apost(SEARCH_PATH, self._body(arguments))
         return to_text(response), response

@@ -23,7 +23,7 @@ from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
 from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
 
-from langchain_perplexity_strict._tools import openai_tool
+from langchain_perplexity_strict._request._tools import openai_tool
 
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
 

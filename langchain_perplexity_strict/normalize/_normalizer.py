@@ -3,7 +3,7 @@
 `normalize_messages` converts its input with langchain-core's
 `convert_to_messages`, refuses what no rule can fix (an empty conversation,
 an unknown role, a conversation with no user, assistant or tool message), runs
-the rules of `langchain_perplexity_strict.rules` in order and reports
+the rules of `normalize._rules` in order and reports
 what each changed. It is pure: no I/O, and the caller's messages are never
 mutated.
 """
@@ -17,9 +17,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation
 
-from langchain_perplexity_strict.roles import ROLE_BY_CLASS, role_of
-from langchain_perplexity_strict.rule_types import Change, Entry, Rule
-from langchain_perplexity_strict.rules import DEFAULT_RULES
+from langchain_perplexity_strict.normalize._roles import ROLE_BY_CLASS, role_of
+from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rule
+from langchain_perplexity_strict.normalize._rules import DEFAULT_RULES
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_perplexity_strict._models import RESERVED_FUNCTION_NAMES
+from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_NAMES
 
 # ToolInput in perplexity.generated.api: the built-in tool types besides "function".
 BUILTIN_TOOLS = frozenset(

@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from langchain_core.messages import AIMessageChunk
-from langchain_core.messages.ai import UsageMetadata
 
-from langchain_perplexity_strict._accumulator import ResponseAccumulator, finish, usage_extras, usage_metadata
+from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict.errors import PerplexityIncompleteError
 
 
-def chat_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
-    if not usage:
-        return None
-    metadata = usage_metadata(usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("total_tokens"))
-    if usage.get("reasoning_tokens"):
-        metadata["output_token_details"] = {"reasoning": int(usage["reasoning_tokens"])}
-    if usage.get("citation_tokens"):
-        # Perplexity's citation tokens have no standard key; InputTokenDetails admits extra keys at run time.
-        metadata["input_token_details"] = cast(Any, {"citation": int(usage["citation_tokens"])})
-    return metadata
-
-
-def read_chat_completion(answer: ResponseAccumulator, completion: dict[str, Any]) -> None:
+def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
     """Fill `answer` from a chat completion (`CompletionResponseOutput`)."""
     choice = (completion.get("choices") or [{}])[0]
     message = choice.get("message") or {}
@@ -31,37 +18,22 @@ def read_chat_completion(answer: ResponseAccumulator, completion: dict[str, Any]
     answer.flush_text()
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        answer.tool_calls.append(
-            {
-                "id": call.get("id"),
-                "name": function.get("name"),
-                "arguments": function.get("arguments") or "",
-            }
-        )
+        answer.add_tool_call(call.get("id"), function.get("name"), function.get("arguments"))
     _read_chat_sources(answer, completion)
     _read_chat_end(answer, completion, choice.get("finish_reason"))
 
 
-def _read_chat_sources(answer: ResponseAccumulator, data: dict[str, Any]) -> None:
+def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
     answer.add_citations(data.get("citations") or [])
     if data.get("search_results"):
         answer.add_search_results(data["search_results"])
     for key in ("images", "related_questions"):
         if data.get(key):
-            answer.extras[key] = data[key]
+            answer.set_extra(key, data[key])
 
 
-def _read_chat_end(answer: ResponseAccumulator, data: dict[str, Any], finish_reason: Any) -> None:
-    answer.usage = chat_usage(data.get("usage"))
-    answer.metadata.update(
-        {
-            "id": data.get("id"),
-            "model_name": data.get("model"),
-            "finish_reason": finish_reason,
-            **usage_extras(data.get("usage")),
-        }
-    )
-    answer.finished = True
+def _read_chat_end(answer: Answer, data: dict[str, Any], finish_reason: Any) -> None:
+    answer.end(data, finish_reason)
     if finish_reason == "length" and not answer.stopped:
         msg = (
             "Perplexity stopped the answer at the token limit (finish_reason 'length'); "
@@ -78,7 +50,7 @@ class ChatStreamReader:
     reported, so nothing is over-counted (agno PR #6058 shows the over-count).
     """
 
-    def __init__(self, answer: ResponseAccumulator) -> None:
+    def __init__(self, answer: Answer) -> None:
         self.answer = answer
         self._last: dict[str, Any] = {}
         self._finish_reason: Any = None
@@ -105,8 +77,10 @@ class ChatStreamReader:
     def finish(self) -> list[AIMessageChunk]:
         answer = self.answer
         if self._finish_reason is None:
-            return finish(answer)
+            return answer.close_stream()
         answer.pend(*answer.flush_text())
-        answer.tool_calls.extend(self._tool_parts[i] for i in sorted(self._tool_parts))
+        for index in sorted(self._tool_parts):
+            part = self._tool_parts[index]
+            answer.add_tool_call(part["id"], part["name"], part["arguments"])
         _read_chat_end(answer, self._last, self._finish_reason)
         return [answer.final_chunk()]

@@ -6,7 +6,7 @@ role aliases (`"human"`, `"AI"`, `"User"`), block lists from other
 providers and the package's own `output_version="v1"` answers. The later
 rules and the request builders see only `SystemMessage`, `HumanMessage`,
 `AIMessage` and `ToolMessage`, with content from
-`langchain_perplexity_strict._content.canonical_content`.
+`normalize._content.canonical_content`.
 
 A message whose content converts to nothing (a reasoning-only or image-only
 assistant message without tool calls, an empty block list) is dropped here,
@@ -21,9 +21,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict._content import canonical_content
-from langchain_perplexity_strict.roles import is_developer
-from langchain_perplexity_strict.rule_types import Change, Entry
+from langchain_perplexity_strict.normalize._content import canonical_content
+from langchain_perplexity_strict.normalize._roles import is_developer
+from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
 _PLAIN = frozenset({HumanMessage, AIMessage, SystemMessage, ToolMessage})
 

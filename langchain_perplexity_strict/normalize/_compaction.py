@@ -22,9 +22,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
 
-from langchain_perplexity_strict.normalizer import NormalizationResult, normalize_messages
-from langchain_perplexity_strict.roles import role_of
-from langchain_perplexity_strict.rule_types import Change
+from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, normalize_messages
+from langchain_perplexity_strict.normalize._roles import role_of
+from langchain_perplexity_strict.normalize._rule_types import Change
 
 RULE_NAME = "compact_to_context_window"
 
@@ -182,19 +182,6 @@ def _cut_lines(message: BaseMessage, budget: int, count: MessageCounter) -> tupl
         else:
             low = middle + 1
     return best
-
-
-def normalize_within_budget(
-    history: list[BaseMessage], rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
-) -> NormalizationResult:
-    """Normalize the whole history, then compact it to `budget` tokens, then normalize what is left.
-
-    Normalizing first decides each message's role from everything before it, as on
-    every other turn, so a cut never turns a late system message (sent as user)
-    back into a leading system message. The rules run again after the cut (it can
-    leave, say, an assistant turn first). Positions in the report are the caller's.
-    """
-    return compact_normalized(normalize_messages(history, rules=rules), rules, budget, counter)
 
 
 def compact_normalized(

@@ -17,38 +17,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk
-from langchain_core.messages.ai import UsageMetadata
 
-from langchain_perplexity_strict._accumulator import ResponseAccumulator, finish, usage_extras, usage_metadata
+from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
 
 # Separates the text of two message items of one response (a preamble, then the answer).
 ITEM_SEPARATOR = "\n\n"
 
 
-def agent_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
-    """`ResponsesUsageOutput` as `usage_metadata` (cache reads and writes in the input details)."""
-    if not usage:
-        return None
-    metadata = usage_metadata(usage.get("input_tokens"), usage.get("output_tokens"), usage.get("total_tokens"))
-    reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
-    if reasoning:
-        metadata["output_token_details"] = {"reasoning": int(reasoning)}
-    details = usage.get("input_tokens_details") or {}
-    cache: dict[str, int] = {}
-    read = details.get("cache_read_input_tokens") or details.get("cached_tokens")
-    if read:
-        cache["cache_read"] = int(read)
-    if details.get("cache_creation_input_tokens"):
-        cache["cache_creation"] = int(details["cache_creation_input_tokens"])
-    if cache:
-        metadata["input_token_details"] = cache
-    return metadata
-
-
-def read_output(
-    answer: ResponseAccumulator, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int]
-) -> None:
+def read_output(answer: Answer, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int]) -> None:
     """Fill `answer` from `output` items; message text only when `text` (a stream had it as deltas).
 
     `offsets` gives, per output index, where that message item's text starts in
@@ -65,22 +42,16 @@ def read_output(
                 for annotation in part.get("annotations") or []:
                     answer.add_annotation(_shifted(annotation, offsets.get(index, 0)))
         elif kind == "search_results":
-            add_queries(answer, item.get("queries") or [])
+            answer.add_queries(item.get("queries") or [])
             answer.add_search_results(item.get("results") or [])
         elif kind == "function_call":
             answer.add_tool_call(item.get("call_id"), item.get("name"), item.get("arguments"),
                                  item.get("thought_signature"))  # fmt: skip
-        elif kind and item not in answer.extras.get(kind, []):
-            answer.extras.setdefault(kind, []).append(item)
+        elif kind:
+            answer.add_extra(kind, item)
 
 
-def add_queries(answer: ResponseAccumulator, queries: Sequence[str]) -> None:
-    """The search queries Perplexity ran (`additional_kwargs["search_queries"]`), once each."""
-    known = answer.extras.setdefault("search_queries", [])
-    known.extend(q for q in queries if q not in known)
-
-
-def start_message_item(answer: ResponseAccumulator, index: int, offsets: dict[int, int]) -> None:
+def start_message_item(answer: Answer, index: int, offsets: dict[int, int]) -> None:
     """A message item begins: separate it from the text before, and note where it starts."""
     if index in offsets:
         return
@@ -96,37 +67,26 @@ def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
             "end_index": int(annotation.get("end_index") or 0) + offset}  # fmt: skip
 
 
-def read_agent_response(answer: ResponseAccumulator, response: dict[str, Any]) -> None:
+def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
     """Fill `answer` from a whole response (invoke)."""
     read_output(answer, response.get("output") or [], text=True, offsets={})
     answer.flush_text()
     read_status(answer, response)
 
 
-def read_status(answer: ResponseAccumulator, response: dict[str, Any]) -> None:
+def read_status(answer: Answer, response: dict[str, Any]) -> None:
     """Usage, metadata and status; HTTP 200 is not success on the Agent API: `status` says whether it is."""
-    usage = response.get("usage")
-    answer.usage = agent_usage(usage)
     status = response.get("status")
-    answer.metadata.update(
-        {
-            "id": response.get("id"),
-            "model_name": response.get("model"),
-            "status": status,
-            "finish_reason": "tool_calls" if answer.tool_calls else "stop",
-            **usage_extras(usage),
-        }
-    )
-    answer.finished = True
+    answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status)
     raise_for_status(answer, status, response.get("error") or {})
 
 
-def raise_for_status(answer: ResponseAccumulator, status: Any, error: dict[str, Any]) -> None:
+def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
     """Raise for a run that did not complete; `requires_action` with function calls is an answer."""
     if status in ("completed", None) or answer.stopped or (status == "requires_action" and answer.tool_calls):
         return
     if status == "incomplete" or error.get("code") == "max_output_tokens":
-        answer.metadata["finish_reason"] = "length"
+        answer.cut_at_length()
         msg = (
             "Perplexity stopped the answer at max_output_tokens; the partial answer is on this "
             "error's .partial. Raise max_tokens."
@@ -147,7 +107,7 @@ def raise_for_status(answer: ResponseAccumulator, status: Any, error: dict[str, 
 class AgentStreamReader:
     """Agent API stream events → message chunks."""
 
-    def __init__(self, answer: ResponseAccumulator) -> None:
+    def __init__(self, answer: Answer) -> None:
         self.answer = answer
         self._offsets: dict[int, int] = {}
         self._items: dict[int, dict[str, Any]] = {}  # output_item.done, for a terminal event without output
@@ -172,8 +132,7 @@ class AgentStreamReader:
         elif kind == "response.completed":
             return self._terminal(event.get("response") or {})
         elif kind == "response.failed":
-            answer.pend(*answer.flush_text())
-            answer.finished = True
+            answer.fail()
             raise_for_status(answer, "failed", event.get("error") or (event.get("response") or {}).get("error") or {})
         elif kind in ("response.incomplete", "response.cancelled"):  # OpenAI's terminals, should a gateway send them
             return self._terminal(event.get("response") or {})
@@ -189,7 +148,7 @@ class AgentStreamReader:
             answer.add_reasoning(thought)
             answer.pend(thought, "")
         if kind == "response.reasoning.search_queries":
-            add_queries(answer, event.get("queries") or [])
+            answer.add_queries(event.get("queries") or [])
         elif kind == "response.reasoning.search_results":
             answer.add_search_results(event.get("results") or [])  # streamed with this network read's chunk
         return []
@@ -204,4 +163,4 @@ class AgentStreamReader:
 
     def finish(self) -> list[AIMessageChunk]:
         """The stream ended: complete only after a terminal event or a matched stop."""
-        return finish(self.answer)
+        return self.answer.close_stream()

@@ -8,7 +8,7 @@ from typing import NamedTuple, Protocol
 
 from langchain_core.messages import BaseMessage
 
-from langchain_perplexity_strict.roles import Role
+from langchain_perplexity_strict.normalize._roles import Role
 
 
 class Entry(NamedTuple):

@@ -11,35 +11,31 @@ The messages come from the normalizer (plain classes, canonical content).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict._content import canonical_blocks, canonical_text, text_of
-from langchain_perplexity_strict._parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
+from langchain_perplexity_strict.normalize import canonical_text
 
 
-def chat_body(
-    messages: Sequence[BaseMessage],
-    settings: Mapping[str, Any],
-    call: Mapping[str, Any],
-    *,
-    stream: bool,
-    model_explicit: bool = True,
-    items: Any = None,
-) -> dict[str, Any]:
-    """The whole body: messages, model, parameters and response format (chat completions store nothing,
-    so `items` and `model_explicit`, which shape Agent API bodies, do not apply)."""
-    body: dict[str, Any] = {"model": settings["model"], "messages": [_message(m) for m in messages]}
+def chat_body(request: BodyInput) -> dict[str, Any]:
+    """The whole body: messages, model, parameters and response format.
+
+    Chat completions store nothing and take the model as named, so the plan and
+    `model_explicit` of `request` do not apply.
+    """
+    settings, call = request.settings, request.call
+    body: dict[str, Any] = {"model": settings["model"], "messages": [_message(m) for m in request.messages]}
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
         if value is not None and parameter is not None and parameter.chat not in (None, CLIENT):
             place(body, parameter.chat, value)
     if call.get("response_format") is not None:
         body["response_format"] = call["response_format"]
-    body["stream"] = stream
+    body["stream"] = request.stream
     body.update(settings.get("model_kwargs") or {})
     return body
 
@@ -56,7 +52,7 @@ def _message(message: BaseMessage) -> dict[str, Any]:
                 {
                     "id": c.get("id"),
                     "type": "function",
-                    "function": {"name": c["name"], "arguments": json.dumps(c.get("args") or {}, ensure_ascii=False)},
+                    "function": {"name": c["name"], "arguments": tool_arguments(c)},
                 }
                 for c in message.tool_calls
             ]
@@ -67,23 +63,21 @@ def _message(message: BaseMessage) -> dict[str, Any]:
     return {"role": role, "content": _content(message.content)}
 
 
+def _file(block: dict[str, Any]) -> dict[str, Any]:
+    # Perplexity's file-attachments guide: file_url.url is a URL or the bare base64 (no data: prefix).
+    chunk: dict[str, Any] = {"type": "file_url", "file_url": {"url": block.get("url") or block["base64"]}}
+    if block.get("filename"):
+        chunk["file_name"] = block["filename"]
+    return chunk
+
+
+PARTS: PartTable = {
+    "text": lambda block: {"type": "text", "text": block["text"]},
+    "image": lambda block: {"type": "image_url", "image_url": {"url": block["url"]}},
+    "file": _file,
+}
+"""A string, or `text` / `image_url` / `file_url` chunks (a file as a URL or its base64)."""
+
+
 def _content(content: Any) -> str | list[dict[str, Any]]:
-    """A string, or `text` / `image_url` / `file_url` chunks (a file as a URL or its base64)."""
-    if isinstance(content, str):
-        return content
-    blocks = canonical_blocks(content)
-    if all(b["type"] == "text" for b in blocks):
-        return text_of(blocks)
-    chunks: list[dict[str, Any]] = []
-    for block in blocks:
-        if block["type"] == "text":
-            chunks.append({"type": "text", "text": block["text"]})
-        elif block["type"] == "image":
-            chunks.append({"type": "image_url", "image_url": {"url": block["url"]}})
-        else:
-            # Perplexity's file-attachments guide: file_url.url is a URL or the bare base64 (no data: prefix).
-            chunk: dict[str, Any] = {"type": "file_url", "file_url": {"url": block.get("url") or block["base64"]}}
-            if block.get("filename"):
-                chunk["file_name"] = block["filename"]
-            chunks.append(chunk)
-    return chunks
+    return content_parts(content, PARTS, text_as_string=True)

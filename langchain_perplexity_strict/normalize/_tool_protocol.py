@@ -31,8 +31,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from langchain_perplexity_strict._content import text_of
-from langchain_perplexity_strict.rule_types import Change, Entry
+from langchain_perplexity_strict.normalize._content import text_of
+from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
 
 @dataclass(frozen=True)

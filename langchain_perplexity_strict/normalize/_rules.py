@@ -25,10 +25,10 @@ from langchain_core.messages import (
     merge_message_runs,
 )
 
-from langchain_perplexity_strict.canonical import CanonicalMessages
-from langchain_perplexity_strict.roles import is_developer
-from langchain_perplexity_strict.rule_types import Change, Entry, Rule
-from langchain_perplexity_strict.tool_protocol import RepairToolProtocol
+from langchain_perplexity_strict.normalize._canonical import CanonicalMessages
+from langchain_perplexity_strict.normalize._roles import is_developer
+from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rule
+from langchain_perplexity_strict.normalize._tool_protocol import RepairToolProtocol
 
 __all__ = [
     "DEFAULT_RULES",

@@ -9,44 +9,41 @@ item ids and `detail` on images, none of which the published input takes,
 and it scans every earlier item for each assistant message (quadratic).
 
 The messages come from the normalizer, so they are plain classes with
-canonical content (`langchain_perplexity_strict._content`).
+canonical content (`normalize._content`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict._content import canonical_blocks, canonical_text, data_url, text_of
-from langchain_perplexity_strict._models import agent_target, default_max_output_tokens
-from langchain_perplexity_strict._parameters import CLIENT, PARAMETERS, place
-from langchain_perplexity_strict._tools import agent_tool, agent_tool_choice
-from langchain_perplexity_strict.roles import is_developer
-
-THOUGHT_SIGNATURES = "thought_signatures"
-"""`AIMessage.additional_kwargs` key: `{call_id: thought_signature}` of the calls of a thinking model,
-echoed on the `function_call` items as Perplexity's migration guide asks."""
+from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
+from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
+from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
+from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice
+from langchain_perplexity_strict.normalize import canonical_text, data_url, is_developer
 
 
-def agent_body(
-    messages: Sequence[BaseMessage],
-    settings: Mapping[str, Any],
-    call: Mapping[str, Any],
-    *,
-    stream: bool,
-    model_explicit: bool = True,
-    items: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+def agent_body(request: BodyInput) -> dict[str, Any]:
     """The whole body: input items, model or preset, parameters, tools and response format.
 
-    `items`, when given, are the input items to send instead of those of `messages`
-    (a continuation sends only what follows the stored response).
+    With a `plan` (`use_previous_response_id`), its items are sent (already encoded
+    while planning), and a continuation sends only what follows the stored response,
+    with `previous_response_id`.
     """
-    body: dict[str, Any] = {"input": agent_input(messages) if items is None else items}
-    body.update(model_fields(settings, model_explicit))
+    settings, call, plan = request.settings, request.call, request.plan
+    continuation = plan.continuation if plan is not None else None
+    if continuation is not None:
+        body: dict[str, Any] = {"input": continuation.items}
+    elif plan is not None and plan.items is not None:
+        body = {"input": plan.items}
+    else:
+        body = {"input": agent_input(request.messages)}
+    body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("preset")
     search: dict[str, Any] = {"type": "web_search"}
     for name, value in settings.items():
@@ -72,12 +69,14 @@ def agent_body(
         body["tool_choice"] = agent_tool_choice(call["tool_choice"])
     if call.get("response_format") is not None:
         body["response_format"] = call["response_format"]
-    body["stream"] = stream
+    body["stream"] = request.stream
     body.update(settings.get("model_kwargs") or {})
+    if continuation is not None:
+        body.update(continuation.body_fields())
     return body
 
 
-def model_fields(settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
+def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
     """`model` and `preset` as the body carries them (Sonar names mapped by Perplexity's table).
 
     A preset picks its own model: the default model is left out, a model the caller chose is sent too.
@@ -135,7 +134,7 @@ def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names
             "type": "function_call",
             "call_id": call_id,
             "name": call["name"],
-            "arguments": json.dumps(call.get("args") or {}, ensure_ascii=False),
+            "arguments": tool_arguments(call),
         }
         if isinstance(signatures, dict) and signatures.get(call_id):
             item["thought_signature"] = signatures[call_id]
@@ -143,48 +142,38 @@ def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names
         items.append(item)
 
 
+def _file(block: dict[str, Any]) -> dict[str, Any]:
+    part: dict[str, Any] = {"type": "input_file"}
+    data = data_url(block)
+    if data is not None:
+        part["file_data"] = data
+    else:
+        part["file_url"] = block["url"]
+    if block.get("filename"):
+        part["filename"] = block["filename"]
+    return part
+
+
+def _file_not_sent(block: dict[str, Any]) -> dict[str, Any]:
+    name = block.get("filename") or block.get("url") or "a file"
+    return {"type": "input_text", "text": f"({name}: a file the tool returned is not sent)"}
+
+
+PARTS: PartTable = {
+    "text": lambda block: {"type": "input_text", "text": block["text"]},
+    "image": lambda block: {"type": "input_image", "image_url": block["url"]},
+    "file": _file,
+}
+"""User, system and developer content: input_text / input_image / input_file parts (`InputContentPartInput`)."""
+
+TOOL_OUTPUT_PARTS: PartTable = {**PARTS, "file": _file_not_sent}
+"""A tool result: `FunctionCallOutputInputInput.output` takes a string or input_text and input_image parts;
+a file in a tool result is named in the text (the output has no file part)."""
+
+
 def _parts(content: Any) -> str | list[dict[str, Any]]:
-    """User, system and developer content: a string, or input_text / input_image / input_file parts."""
-    if isinstance(content, str):
-        return content
-    parts: list[dict[str, Any]] = []
-    for block in canonical_blocks(content):
-        kind = block["type"]
-        if kind == "text":
-            parts.append({"type": "input_text", "text": block["text"]})
-        elif kind == "image":
-            parts.append({"type": "input_image", "image_url": block["url"]})
-        else:
-            part: dict[str, Any] = {"type": "input_file"}
-            data = data_url(block)
-            if data is not None:
-                part["file_data"] = data
-            else:
-                part["file_url"] = block["url"]
-            if block.get("filename"):
-                part["filename"] = block["filename"]
-            parts.append(part)
-    return parts
+    return content_parts(content, PARTS, text_as_string=False)
 
 
 def _tool_output(content: Any) -> str | list[dict[str, Any]]:
-    """A tool result: its text, or input_text and input_image parts when it carries images.
-
-    `FunctionCallOutputInputInput.output` takes a string or those two part
-    types; a file in a tool result is named in the text (the output has no file part).
-    """
-    if isinstance(content, str):
-        return content
-    blocks = canonical_blocks(content)
-    if all(b["type"] == "text" for b in blocks):
-        return text_of(blocks)
-    parts: list[dict[str, Any]] = []
-    for block in blocks:
-        if block["type"] == "text":
-            parts.append({"type": "input_text", "text": block["text"]})
-        elif block["type"] == "image":
-            parts.append({"type": "input_image", "image_url": block["url"]})
-        else:
-            name = block.get("filename") or block.get("url") or "a file"
-            parts.append({"type": "input_text", "text": f"({name}: a file the tool returned is not sent)"})
-    return parts
+    return content_parts(content, TOOL_OUTPUT_PARTS, text_as_string=True)
