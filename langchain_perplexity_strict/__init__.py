@@ -1,6 +1,10 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts."""
 
-from langchain_perplexity_strict._builtin_tools import (
+from langchain_perplexity_strict._contextualized import PerplexityContextualizedEmbeddings
+from langchain_perplexity_strict._cost import PerplexityCostCallbackHandler, get_perplexity_cost_callback
+from langchain_perplexity_strict._embedding_requests import EmbeddingsResult
+from langchain_perplexity_strict._embeddings import PerplexityEmbeddings
+from langchain_perplexity_strict._request._builtin_tools import (
     ApprovalFilter,
     ApprovalFilters,
     BuiltinSkill,
@@ -33,13 +37,9 @@ from langchain_perplexity_strict._builtin_tools import (
     sandbox_tool,
     web_search_tool,
 )
-from langchain_perplexity_strict._contextualized import PerplexityContextualizedEmbeddings
-from langchain_perplexity_strict._cost import PerplexityCostCallbackHandler, get_perplexity_cost_callback
-from langchain_perplexity_strict._embedding_requests import EmbeddingsResult
-from langchain_perplexity_strict._embeddings import PerplexityEmbeddings
+from langchain_perplexity_strict._response._blocks import register_block_translator
 from langchain_perplexity_strict._retrievers import PerplexitySearchRetriever
 from langchain_perplexity_strict._search_tool import PerplexitySearchResults
-from langchain_perplexity_strict._v1_blocks import register_block_translator
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
 from langchain_perplexity_strict.errors import (

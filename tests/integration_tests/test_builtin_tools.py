@@ -51,8 +51,10 @@ def names(blocks: list[Any]) -> set[str]:
     return out
 
 
-def without_index(blocks: list[Any]) -> list[Any]:
-    return [{k: v for k, v in b.items() if k != "index"} for b in blocks]
+def as_invoked(blocks: list[Any]) -> list[Any]:
+    """A stream's blocks as invoke has them: no stream indices, and no reasoning (the Agent API's
+    `thought` comes only in stream events)."""
+    return [{k: v for k, v in b.items() if k != "index"} for b in blocks if b["type"] != "reasoning"]
 
 
 def merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
@@ -89,19 +91,20 @@ def test_each_family_reads_into_standard_blocks_on_stream(emu: PerplexityEmulato
     invoked = bound(emu, family, "v1").invoke(QUESTION)
     streamed_v1 = merged(list(bound(emu, family, "v1").stream(QUESTION)))
     streamed_v0 = merged(list(bound(emu, family, "v0").stream(QUESTION)))
-    assert without_index(streamed_v1.content) == invoked.content
-    assert without_index(streamed_v0.content_blocks) == invoked.content
+    assert as_invoked(streamed_v1.content) == invoked.content
+    assert as_invoked(streamed_v0.content_blocks) == invoked.content
 
 
 def test_v0_keeps_items_in_additional_kwargs_as_before(emu: PerplexityEmulator) -> None:
-    tools = [fetch_url_tool(), image_search_tool(), sandbox_tool()]
+    tools = [web_search_tool(), fetch_url_tool(), image_search_tool(), sandbox_tool()]
     answer = make(emu).bind_tools(tools).invoke(QUESTION)
     kwargs = answer.additional_kwargs
     assert kwargs["fetch_url_results"][0]["contents"][0]["url"] == "https://example.com/a"
     assert kwargs["image_search_results"][0]["results"]
     assert kwargs["sandbox_results"][0]["status"] == "completed"
     assert kwargs["share_file"][0]["filename"] == "answer.md"
-    assert kwargs["citations"] and kwargs["search_results"]  # the default search, flattened as Sonar had it
+    assert kwargs["citations"] and kwargs["search_results"]  # the search, flattened as Sonar had it
+    assert kwargs["search_result_items"][0]["queries"]  # and each search's item as sent
 
 
 def test_a_stream_carries_each_call_when_it_starts_and_its_result_when_it_comes() -> None:
@@ -110,7 +113,7 @@ def test_a_stream_carries_each_call_when_it_starts_and_its_result_when_it_comes(
     The emulator pauses between events, so each event is its own network read and its own chunk.
     """
     with PerplexityEmulator(api_key="test-key", event_delay=0.005) as slow:
-        llm = make(slow, output_version="v1", reasoning_effort="high").bind_tools([fetch_url_tool()])
+        llm = make(slow, output_version="v1", reasoning_effort="high").bind_tools([web_search_tool(), fetch_url_tool()])
         chunks = list(llm.stream(QUESTION))
 
     def first(predicate: Any) -> int:

@@ -69,15 +69,29 @@ def test_the_reply_sends_the_request_and_the_response_as_published_input_items(
         assert not calls and "not approved" in final.text
 
 
-def test_a_reply_with_text_and_the_approval_sends_both(emu: PerplexityEmulator) -> None:
+@pytest.mark.parametrize("version", ["v0", "v1"])
+def test_with_use_previous_response_id_only_the_response_is_sent(emu: PerplexityEmulator, version: str) -> None:
+    """The stored response holds the request: the continuation sends the app's response alone."""
+    llm = make(emu, output_version=version, use_previous_response_id=True).bind_tools([DOCS])
+    first = llm.invoke(QUESTION)
+    [request] = approval_requests(first)
+    final = llm.invoke([HumanMessage(QUESTION), first, approval(request, True)])
+    body = emu.requests[-1].body
+    assert body["previous_response_id"] == first.response_metadata["id"]
+    assert body["input"] == [{"type": "mcp_approval_response", "approval_request_id": request["id"], "approve": True}]
+    assert final.response_metadata["status"] == "completed"
+
+
+def test_a_reply_with_text_beside_the_approval_is_refused_before_sending(emu: PerplexityEmulator) -> None:
+    """The approval response is the user's turn: text beside it would be a second user turn in a row."""
     llm = make(emu).bind_tools([DOCS])
     first = llm.invoke(QUESTION)
     [request] = approval_requests(first)
     reply = HumanMessage([{"type": "text", "text": "go ahead"}, *approval(request, True).content])  # type: ignore[list-item]
-    llm.invoke([HumanMessage(QUESTION), first, reply])
-    items = emu.requests[-1].body["input"]
-    assert items[-2] == {"role": "user", "content": [{"type": "input_text", "text": "go ahead"}]}
-    assert items[-1]["type"] == "mcp_approval_response"
+    emu.clear()
+    with pytest.raises(ValueError, match="send only the mcp_approval_response blocks"):
+        llm.invoke([HumanMessage(QUESTION), first, reply])
+    assert not emu.requests
 
 
 # ---- LangGraph: interrupt for the human, resume with their decision ------------------------------

@@ -25,7 +25,7 @@ from langchain_perplexity_strict import (
     sandbox_tool,
     web_search_tool,
 )
-from langchain_perplexity_strict._builtin_tools import SKILL_SHAPES, TOOL_SHAPES
+from langchain_perplexity_strict._request._builtin_tools import SKILL_SHAPES, TOOL_SHAPES
 
 
 def _resolve(annotation: Any) -> Any:

@@ -74,6 +74,8 @@ STAGES: dict[str, set[str]] = {
     "_search_tool": {"_connection", "_search"},
     "_embeddings": {"_connection", "_embedding_requests"},
     "_contextualized": {"_connection", "_embedding_requests"},
+    # A callback that reads answers (their response_metadata), not a stage of the call.
+    "_cost": set(),
 }
 ORDER = list(STAGES)
 # Entry points above the call: they may import anything of the client (never the other way round).

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
-from langchain_perplexity_strict._shape_check import check_shape
+from langchain_perplexity_strict._request._shape_check import check_shape
 
 Recency = Literal["hour", "day", "week", "month", "year"]
 
@@ -210,6 +210,12 @@ def check_skills(skills: Any) -> list[dict[str, Any]]:
     for i, skill in enumerate(skills):
         check_skill(skill, f"skills[{i}]")
     return [dict(s) for s in skills]
+
+
+def skills_accepted(skills: Any, api: str) -> bool:
+    """The `skills` parameter's check: raises `ValueError` naming the skill and field that is wrong."""
+    check_skills(skills)
+    return True
 
 
 def _built(shape: Any, **fields: Any) -> Any:

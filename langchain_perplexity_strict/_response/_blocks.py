@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.block_translators import register_translator
 
-from langchain_perplexity_strict._server_items import item_blocks, v0_items
+from langchain_perplexity_strict._response._server_items import item_blocks, v0_items
 
 PROVIDER = "perplexity"
 """`response_metadata["model_provider"]` of this package's answers."""

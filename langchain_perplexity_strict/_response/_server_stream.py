@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from langchain_perplexity_strict._server_items import (
+from langchain_perplexity_strict._response._server_items import (
     ITEM_ORDER,
     ITEM_SPECS,
     call_block,
@@ -83,6 +83,10 @@ class ServerItems:
         self._pend(result_block(kind, item, block_id), block_id, result=True)
         self._calls[kind] = max(calls, ordinal + 1)
         self._results[kind] = ordinal + 1
+
+    def approval_requests(self) -> list[dict[str, Any]]:
+        """The `mcp_approval_request` items: MCP calls waiting for the app's approval."""
+        return [item for item, _ in self.items if item.get("type") == "mcp_approval_request"]
 
     def _pend(self, block: dict[str, Any], block_id: str, *, result: bool = False) -> None:
         # One index per block, "lc_"-prefixed as langchain-core's merge expects of string indices.

@@ -90,9 +90,7 @@ def item_id(item: Mapping[str, Any], ordinal: int) -> str:
     """
     kind = str(item.get("type"))
     spec = ITEM_SPECS.get(kind)
-    own = item.get(spec.id_field) if spec and spec.id_field else item.get("id")
-    if kind == "tool_search_output" and not own:
-        own = item.get("id")
+    own = (item.get(spec.id_field) if spec and spec.id_field else None) or item.get("id")
     return str(own) if own else f"{kind}_{ordinal}"
 
 
