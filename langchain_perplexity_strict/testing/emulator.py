@@ -39,6 +39,7 @@ starting_after=N` for its events after `sequence_number` N) and `POST
 from __future__ import annotations
 
 import json
+import os
 import random
 import threading
 from collections.abc import Iterable
@@ -55,7 +56,7 @@ from langchain_perplexity_strict.testing.conversation import (
     turns_from_chat_messages,
 )
 from langchain_perplexity_strict.testing.errors import APIError
-from langchain_perplexity_strict.testing.handler import Reset
+from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER, Reset
 from langchain_perplexity_strict.testing.state import EmulatorState as _State
 from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 
@@ -215,7 +216,8 @@ class _Handler(RunRoutes):
         try:
             if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
                 models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
-                self._send_json(200, {"object": "list", "data": models})
+                # The serving process, so `perplexity-strict emulator --background` can reuse this one.
+                self._send_json(200, {"object": "list", "data": models}, {EMULATOR_HEADER + "-pid": str(os.getpid())})
             elif path.startswith(RESPONSES_PREFIX):
                 self._retrieve(path, query)
             else:
