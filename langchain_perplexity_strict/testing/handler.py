@@ -24,7 +24,6 @@ from langchain_perplexity_strict.testing.errors import APIError
 from langchain_perplexity_strict.testing.runs import Run
 from langchain_perplexity_strict.testing.state import EmulatorState, Fault
 
-
 EMULATOR_HEADER = "x-perplexity-emulator"
 """A header on every response: this server is the emulator, not Perplexity."""
 

@@ -79,7 +79,8 @@ STAGES: dict[str, set[str]] = {
 }
 ORDER = list(STAGES)
 # Entry points above the call: they may import anything of the client (never the other way round).
-ENTRY = {"__init__", "__main__", "cli", "demo", "registration", "_endpoint", "_background"}  # the last two serve cli and demo
+# (`_endpoint` and `_background` serve cli and demo.)
+ENTRY = {"__init__", "__main__", "cli", "demo", "registration", "_endpoint", "_background"}
 # Public by name: what an application imports. `demo`, `registration` and `data` keep their
 # LangChain-partner names; every other module is private (`_name`) and re-exported when public.
 PUBLIC = {
