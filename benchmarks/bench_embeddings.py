@@ -22,11 +22,11 @@ import time
 from typing import Any
 
 import numpy as np
-from langchain_perplexity_strict._body import encode_body
 
 from benchmarks.common import best_time, emulator_process, verdict
 from langchain_perplexity_strict import PerplexityEmbeddings
 from langchain_perplexity_strict._embeddings._vectors import decode_int8
+from langchain_perplexity_strict._transport import encode_body
 
 COUNT = 10_000
 DIMENSIONS = 1024

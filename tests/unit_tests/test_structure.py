@@ -69,6 +69,8 @@ STAGES: dict[str, set[str]] = {
     "_connection": {"_transport"},
     "_search": {"_connection", "_transport"},
     "_embeddings": {"_connection", "_transport"},
+    # A callback that reads answers (their response_metadata), not a stage of the call.
+    "_cost": set(),
 }
 ORDER = list(STAGES)
 # Entry points above the call: they may import anything of the client (never the other way round).
