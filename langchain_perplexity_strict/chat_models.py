@@ -36,7 +36,14 @@ from langchain_perplexity_strict._request._tools import NO_SONAR_TOOLS, function
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import merge_generation_chunks
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
-from langchain_perplexity_strict._transport import Fallback, Transport, aiterate_batches, encode_body, iterate_batches
+from langchain_perplexity_strict._transport import (
+    DEFAULT_BASE_URL,
+    Fallback,
+    Transport,
+    aiterate_batches,
+    encode_body,
+    iterate_batches,
+)
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
     NormalizationResult,
@@ -45,8 +52,6 @@ from langchain_perplexity_strict.normalize import (
     count_tokens,
     prepare,
 )
-
-DEFAULT_BASE_URL = "https://api.perplexity.ai"
 
 
 def server_root(base_url: str) -> str:
@@ -90,7 +95,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     Streaming, async, tools (`bind_tools`) and structured output
     (`with_structured_output`, Perplexity's `response_format`) work as in
-    `ChatOpenAI`; the README shows each.
+    `ChatOpenAI`; the README shows each. Built-in tools and `skills`: docs/built-in-tools.md.
 
     Token usage and metadata: `message.usage_metadata` (cache, reasoning and
     citation tokens in the details); `message.response_metadata` holds `cost`,
@@ -419,12 +424,12 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         """Bind tools in any form LangChain accepts, and an optional `tool_choice`.
 
         Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
-        Perplexity's built-in tools (`{"type": "fetch_url"}`, ...) pass as given, and a bound
-        `web_search` replaces the default search tool. `tool_choice`: every form `ChatOpenAI`
-        takes (`_tools.tool_choice_for`). `parallel_tool_calls` is accepted for compatibility
-        and not sent: the published Agent API has no such field.
+        Perplexity's built-in tools (`fetch_url_tool()`, `{"type": "fetch_url"}`, ...) are checked
+        against their published shapes; binding one replaces the default `web_search` tool.
+        `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`
+        is accepted for compatibility and not sent: the published Agent API has no such field.
         """
-        formatted = [openai_tool(tool, strict=strict) for tool in tools]
+        formatted = [openai_tool(tool, strict=strict, path=f"tools[{i}]") for i, tool in enumerate(tools)]
         if not self.supports_function_tools and function_names(formatted):
             raise ValueError(NO_SONAR_TOOLS)
         choice = tool_choice_for(tool_choice, function_names(formatted)) if tool_choice is not None else None

@@ -25,8 +25,14 @@ from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
 from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
-from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search
-from langchain_perplexity_strict.normalize import canonical_text, data_url, is_developer
+from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
+from langchain_perplexity_strict.normalize import (
+    approval_requests,
+    approval_responses,
+    canonical_text,
+    data_url,
+    is_developer,
+)
 
 
 def agent_body(request: BodyInput) -> dict[str, Any]:
@@ -59,10 +65,11 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
         needed = [default_max_output_tokens(m) for m in [body.get("model"), *(body.get("models") or [])] if m]
         if any(needed):
             body["max_output_tokens"] = min(n for n in needed if n)
-    # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar
-    # model did. A preset searches on its own, so it gets the tool only to carry options.
-    add_search = bool(settings.get("web_search", True)) and (len(search) > 1 or not preset)
-    tools = with_search([agent_tool(t) for t in call.get("tools") or []], search, add_search)
+    tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call.get("tools") or [])]
+    if settings.get("web_search", True) is not False:
+        # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar
+        # model did. A preset searches on its own, so it gets the tool only to carry options.
+        tools = with_search_tool(tools, search, default=not preset)
     if tools:
         body["tools"] = tools
     if call.get("tool_choice") is not None:
@@ -119,15 +126,34 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             role = "developer" if is_developer(message) else "system"
             items.append({"role": role, "content": _parts(without_videos(message.content, newest=False))})
         else:
-            items.append({"role": "user", "content": _parts(without_videos(message.content, newest=index == newest))})
+            _user_items(message, items, newest=index == newest)
         out.append(items)
     return out
+
+
+def _user_items(message: BaseMessage, items: list[dict[str, Any]], *, newest: bool) -> None:
+    """A user turn: its message, or the MCP approval responses it holds.
+
+    An `mcp_approval_response` item is the user's turn in itself, answering the
+    assistant turn that asked; a message beside it would be a second user turn in a row.
+    """
+    responses = approval_responses(message.content)
+    parts = _parts(without_videos(message.content, newest=newest))
+    if responses and parts:
+        msg = (
+            "a user message that answers MCP approval requests (mcp_approval_response blocks) holds other "
+            "content too; Perplexity reads the approval responses as the user's turn: send only the "
+            "mcp_approval_response blocks, and anything else in a later message."
+        )
+        raise ValueError(msg)
+    items.extend(responses or [{"role": "user", "content": parts}])
 
 
 def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names: dict[str, str]) -> None:
     text = message.content if isinstance(message.content, str) else canonical_text(message.content)
     if text:
         items.append({"role": "assistant", "content": text})
+    items.extend(approval_requests(message))  # sent back, so the server can match the app's responses
     signatures = message.additional_kwargs.get(THOUGHT_SIGNATURES) or {}
     for call in message.tool_calls:
         call_id = str(call.get("id") or "")

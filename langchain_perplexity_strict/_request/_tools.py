@@ -6,7 +6,9 @@ Function tools go through langchain-core's `convert_to_openai_tool`, as
 the Agent API then takes the function flat (`FunctionToolInput`: `type`,
 `name`, `description`, `parameters`, `strict`), not nested under
 `function`. Perplexity's built-in tools (`web_search`, `fetch_url`, ...)
-pass through as the caller wrote them.
+pass through as the caller wrote them, once checked against their published
+shapes (`_builtin_tools`); a bound built-in tool replaces the default search
+tool (`with_search_tool`).
 """
 
 from __future__ import annotations
@@ -15,13 +17,12 @@ from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES, check_builtin_tool
 from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_NAMES
 from langchain_perplexity_strict._request._parameters import DATE_FILTERS
 
-# ToolInput in perplexity.generated.api: the built-in tool types besides "function".
-BUILTIN_TOOLS = frozenset(
-    {"web_search", "image_search", "fetch_url", "people_search", "finance_search", "sandbox", "mcp", "connector"}
-)
+BUILTIN_TOOLS = frozenset(TOOL_SHAPES)
+"""`ToolInput` in perplexity.generated.api: the built-in tool types besides "function"."""
 _FUNCTION_FIELDS = ("type", "name", "description", "parameters", "strict")
 NO_SONAR_TOOLS = (
     "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default). "
@@ -30,17 +31,19 @@ NO_SONAR_TOOLS = (
 )
 
 
-def openai_tool(tool: Any, *, strict: bool | None = None) -> dict[str, Any]:
+def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -> dict[str, Any]:
     """Any LangChain tool form as `{"type": "function", "function": {...}}`, or a built-in tool as given.
 
-    Raises `ValueError` for a function named like a built-in tool (Perplexity refuses those names)
-    and for another provider's built-in tool (OpenAI's `file_search`, ...), which Perplexity does not have.
+    Raises `ValueError` for a built-in tool not in its published shape, for another provider's built-in
+    tool (OpenAI's `file_search`, ...), which Perplexity does not have, and for a function named like a
+    built-in tool (Perplexity refuses those names); `path` names the tool in the error.
     """
     if isinstance(tool, dict) and tool.get("type") in BUILTIN_TOOLS:
+        check_builtin_tool(tool, path)
         return dict(tool)
     if isinstance(tool, dict) and isinstance(tool.get("type"), str) and tool["type"] not in ("function", "object"):
         msg = (
-            f"tools: {tool['type']!r} is not a Perplexity tool; Perplexity's built-in tools are "
+            f"{path}: {tool['type']!r} is not a Perplexity tool; Perplexity's built-in tools are "
             f"{', '.join(sorted(BUILTIN_TOOLS))}, and functions go as LangChain tools or function dicts."
         )
         raise ValueError(msg)
@@ -57,40 +60,14 @@ def openai_tool(tool: Any, *, strict: bool | None = None) -> dict[str, Any]:
     return converted
 
 
-def agent_tool(tool: dict[str, Any]) -> dict[str, Any]:
-    """A bound tool in the Agent API's shape (a flat function, or the built-in tool itself)."""
+def agent_tool(tool: dict[str, Any], path: str = "tools") -> dict[str, Any]:
+    """A bound tool in the Agent API's shape (a flat function, or the built-in tool itself, checked)."""
     if tool.get("type") in BUILTIN_TOOLS:
+        check_builtin_tool(tool, path)  # tools given per call (`tools=[...]`) have not been checked yet
         return tool
     function = tool.get("function") or tool
     flat = {"type": "function", **{k: function[k] for k in _FUNCTION_FIELDS[1:] if function.get(k) is not None}}
     return flat
-
-
-def with_search(tools: list[dict[str, Any]], search: dict[str, Any], add_default: bool) -> list[dict[str, Any]]:
-    """The tools to send: a `web_search` tool the app bound replaces the model's default search tool.
-
-    Two search tools would let the model search without the app's filters, so
-    there is one: the bound tool, its own fields and filters winning, with the
-    model's search settings (`search`) filling only what it leaves unset (a
-    recency from the model is not added to a bound tool with dates, nor dates to one
-    with a recency: Perplexity takes one or the other). Without a bound one, the
-    model's tool is added when `add_default`.
-    """
-    bound = [i for i, tool in enumerate(tools) if tool.get("type") == "web_search"]
-    if not bound:
-        return [*tools, search] if add_default else tools
-    merged = [dict(tool) for tool in tools]
-    for index in bound:
-        tool = merged[index]
-        filters = {**(search.get("filters") or {}), **(tool.get("filters") or {})}
-        own = set(tool.get("filters") or {})
-        if own & {*DATE_FILTERS, "search_recency_filter"}:  # the tool chose its time window: the model's is left
-            for name in {*DATE_FILTERS, "search_recency_filter"} - own:
-                filters.pop(name, None)
-        merged[index] = {**{k: v for k, v in search.items() if k != "filters"}, **tool}
-        if filters:
-            merged[index]["filters"] = filters
-    return merged
 
 
 def agent_tool_choice(choice: Any) -> Any:
@@ -142,3 +119,37 @@ def tool_choice_for(choice: dict | str | bool, names: list[str]) -> Any:
             raise ValueError(msg)
         return {"type": "function", "function": {"name": choice}}
     return choice
+
+
+def with_search_tool(tools: list[dict[str, Any]], search: dict[str, Any], default: bool) -> list[dict[str, Any]]:
+    """`tools` with the model's search tool: its options go to a bound `web_search`, or it is added.
+
+    `search` is the `web_search` tool the model's settings make (`search_domain_filter`
+    and the other search parameters as its fields). A bound built-in tool replaces the
+    default, bare search tool: an app that binds only `fetch_url` gets no search. A bound
+    `web_search` takes the model's options for the fields it does not set itself, so a
+    model-level filter is never bypassed by a second, unfiltered search tool; model options
+    with no bound `web_search` keep their own search tool. `default` says whether a bare
+    search tool is wanted when nothing else is bound.
+    """
+    options = {k: v for k, v in search.items() if k != "type"}
+    bound = next((i for i, t in enumerate(tools) if t.get("type") == "web_search"), None)
+    if bound is not None:
+        tool = tools[bound]
+        merged = {**options, **tool}
+        if isinstance(options.get("filters"), dict) and isinstance(tool.get("filters"), dict):
+            merged["filters"] = _merged_filters(options["filters"], tool["filters"])
+        return [*tools[:bound], merged, *tools[bound + 1 :]]
+    if options or (default and not any(t.get("type") in BUILTIN_TOOLS for t in tools)):
+        return [*tools, search]
+    return tools
+
+
+_TIME_WINDOW = {*DATE_FILTERS, "search_recency_filter"}
+
+
+def _merged_filters(model: dict[str, Any], bound: dict[str, Any]) -> dict[str, Any]:
+    """A bound tool's filters over the model's; when the tool sets its own time window (a recency or
+    dates), the model's is left out: Perplexity takes a recency or dates, not both."""
+    own = set(bound) & _TIME_WINDOW
+    return {**{k: v for k, v in model.items() if not (own and k in _TIME_WINDOW)}, **bound}

@@ -7,6 +7,7 @@ into batches of JSON events.
 
 from langchain_perplexity_strict._transport._body import MAX_BODY_BYTES, encode_body
 from langchain_perplexity_strict._transport._client import (
+    DEFAULT_BASE_URL,
     Fallback,
     Transport,
     aiterate_batches,
@@ -16,6 +17,7 @@ from langchain_perplexity_strict._transport._client import (
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 
 __all__ = [
+    "DEFAULT_BASE_URL",
     "MAX_BODY_BYTES",
     "Fallback",
     "SSEBatcher",

@@ -21,16 +21,17 @@ from typing import Any, NoReturn, TypeVar
 import httpx
 import openai
 from langchain_openai import ChatOpenAI
-from langchain_openai.chat_models.base import (
-    _handle_openai_api_error,
-    _handle_openai_bad_request,
-)
 
+from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
+from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityStreamError,
 )
+
+DEFAULT_BASE_URL = "https://api.perplexity.ai"
+"""Perplexity's server root; each endpoint's path is relative to it."""
 
 RETIRED_HINT = (
     " Perplexity ended Sonar chat completions on 2026-09-27: use ChatPerplexityStrict(api='agent'), the default."
