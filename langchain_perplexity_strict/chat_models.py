@@ -43,6 +43,7 @@ from langchain_perplexity_strict._transport import (
     aiterate_batches,
     encode_body,
     iterate_batches,
+    server_root,
 )
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
@@ -52,13 +53,6 @@ from langchain_perplexity_strict.normalize import (
     count_tokens,
     prepare,
 )
-
-
-def server_root(base_url: str) -> str:
-    """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
-    guide gives (`https://api.perplexity.ai/v1`); each surface's path starts from the root."""
-    return base_url.rstrip("/").removesuffix("/v1")
-
 
 _SETTING_NAMES = tuple(PARAMETERS)
 

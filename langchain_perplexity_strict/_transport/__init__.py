@@ -13,6 +13,7 @@ from langchain_perplexity_strict._transport._client import (
     aiterate_batches,
     iterate_batches,
     raise_perplexity_error,
+    server_root,
 )
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 
@@ -26,4 +27,5 @@ __all__ = [
     "encode_body",
     "iterate_batches",
     "raise_perplexity_error",
+    "server_root",
 ]

@@ -68,6 +68,12 @@ class Fallback:
     body: Callable[[], bytes]
 
 
+def server_root(base_url: str) -> str:
+    """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
+    guide gives (`https://api.perplexity.ai/v1`); every path (`/v1/responses`, ...) starts from the root."""
+    return base_url.rstrip("/").removesuffix("/v1")
+
+
 class Transport:
     """Requests to one Perplexity server through one `ChatOpenAI`: JSON or a stream, sync and async.
 

@@ -87,11 +87,6 @@ class CanonicalMessages:
                 f"video block(s) {_kinds(canonical.videos)} sent as video_url on chat completions; the Agent "
                 "API takes no video, so there each is left out (and a newest turn of videos alone is refused)"
             )
-        if entry.role == "tool" and canonical.files:
-            notes.append(
-                f"file block(s) {_kinds(canonical.files)} in a tool result sent as files on chat completions; the "
-                "Agent API's function output takes text and images only, so there each is named in the text instead"
-            )
         invalid = getattr(message, "invalid_tool_calls", None) or [] if assistant else []
         if invalid:
             names = ", ".join(repr(c.get("name") or c.get("id")) for c in invalid)

@@ -43,8 +43,6 @@ class CanonicalContent:
     content: str | list[dict[str, Any]]
     flattened: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    """The kinds, as the caller wrote them, of the blocks that became files."""
     videos: list[str] = field(default_factory=list)
     """The kinds, as the caller wrote them, of the blocks that became videos."""
 
@@ -104,7 +102,6 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
         inner = CanonicalContent([])
         converted = _block(block["value"], inner)
         result.flattened += inner.flattened
-        result.files += inner.files
         result.videos += inner.videos
         result.dropped += ["non_standard"] if converted is None else []
         return converted
@@ -119,8 +116,9 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
         block = {**block, "url": block.get("file_uri"), "base64": block.get("data")}
     if kind in ("video", "video_url"):
         video = _video(block)
-        if video is not None:
+        if video is not None and "kind" not in block:  # noted once: not again when normalized output comes back
             result.videos.append(video["kind"])
+        if video is not None:
             return video
     if kind in ("image_url", "input_image", "image"):
         image = _image(block)
@@ -129,7 +127,6 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
     if kind in ("file", "input_file", "document", "file_url", "pdf_url") and _sendable_file(block):
         file = _file(block)
         if file is not None:
-            result.files.append(str(block.get("type")))
             return file
     if kind is None and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}

@@ -127,7 +127,8 @@ def conversation(role: str, content: Any) -> list[BaseMessage]:
 
 
 def fate(kind: str, role: str, api: str) -> str:
-    """Whether a form of `kind` is sent with its data ("kept") or left out with a report line ("left out")."""
+    """Whether a form of `kind` is sent with its data ("kept"), left out with a report line ("left out"),
+    or named in the text where it was (a file in a tool result on the Agent API: "named")."""
     if kind == "text":
         return "kept"
     if kind == "none" or role == "assistant":  # an assistant turn is text on both surfaces
@@ -135,7 +136,7 @@ def fate(kind: str, role: str, api: str) -> str:
     if kind == "video":  # a video_url part on chat completions; the Agent API has no video part
         return "kept" if api == "chat_completions" else "left out"
     if kind == "file" and role == "tool" and api == "agent":  # a function output holds text and images only
-        return "left out"
+        return "named"
     return "kept"
 
 
@@ -173,6 +174,8 @@ def test_every_content_form_in_every_role(
     if expected == "kept":
         missing = [m for m in markers if m not in outcome.text]
         assert not missing, f"{name} as {role}: {missing} not sent"
+    elif expected == "named":  # the output says a file was returned and not sent, naming it when it has a name
+        assert "a file the tool returned is not sent" in outcome.text
     else:
         assert _named(block, report_text(model, messages)), f"{name} as {role}: left out without a report"
         if role == "user":

@@ -103,8 +103,9 @@ def test_agent_stream_equals_invoke(replay: Replay, name: str, response: dict[st
     invoked, streamed = model.invoke("q", stop=stop), streamed_message(model, "q", stop=stop)
     assert message_view(streamed) == message_view(invoked)
     if "several text parts" in name:
-        text = invoked.content[0]["text"]
-        for citation in invoked.content[0]["annotations"]:
+        block = next(b for b in invoked.content if b.get("type") == "text")  # beside the search's own blocks
+        text = block["text"]
+        for citation in block["annotations"]:
             assert text[citation["start_index"] : citation["end_index"]] == "[1]"
     if stop is None:
         for item in response["output"]:
