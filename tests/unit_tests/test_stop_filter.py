@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from langchain_perplexity_strict._response._stop import StopFilter
@@ -36,7 +36,6 @@ def run(text: str, stops: list[str], sizes: list[int]) -> tuple[str, bool, int]:
     return "".join(out), stop_filter.stopped, held_max
 
 
-@settings(max_examples=2000)
 @given(st.text(alphabet=alphabet, max_size=60), stops_strategy, st.lists(st.integers(1, 7), max_size=40))
 def test_output_does_not_depend_on_chunking(text: str, stops: list[str], sizes: list[int]) -> None:
     whole = run(text, stops, [len(text) or 1])
@@ -46,7 +45,6 @@ def test_output_does_not_depend_on_chunking(text: str, stops: list[str], sizes: 
     assert max(chars[2], chunked[2]) <= max((len(s) - 1 for s in stops), default=0)
 
 
-@settings(max_examples=2000)
 @given(st.text(alphabet=alphabet, max_size=60), stops_strategy)
 def test_never_emits_a_stop_and_keeps_everything_before_it(text: str, stops: list[str]) -> None:
     out, stopped, _ = run(text, stops, [1] * len(text))
