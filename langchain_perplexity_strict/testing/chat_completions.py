@@ -21,6 +21,7 @@ from langchain_perplexity_strict.testing.answers import (
     search_results_for,
     text_answer,
     text_of,
+    trailing_tool_outputs,
     words,
 )
 from langchain_perplexity_strict.testing.errors import APIError, invalid
@@ -116,15 +117,15 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
     return str(model)
 
 
+def _tool_output(message: dict[str, Any]) -> str | None:
+    return text_of(message.get("content")) if message.get("role") == "tool" else None
+
+
 def build_answer(body: dict[str, Any]) -> EmulatedAnswer:
     """What the emulated Sonar model answers."""
     messages = body["messages"]
     question = last_user_text(messages)
-    trailing_outputs: list[str] = []
-    for message in reversed(messages):
-        if message.get("role") != "tool":
-            break
-        trailing_outputs.insert(0, text_of(message.get("content")))
+    trailing_outputs = trailing_tool_outputs(messages, _tool_output)
     answer = EmulatedAnswer()
     if not body.get("disable_search"):
         answer.queries = [question[:100]]

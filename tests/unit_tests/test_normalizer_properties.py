@@ -18,10 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict import DEFAULT_RULES, normalize_messages
-from langchain_perplexity_strict._request._agent import agent_body, agent_input
-from langchain_perplexity_strict._request._chat import chat_body
-from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict import DEFAULT_RULES, ChatPerplexityStrict, normalize_messages
 from langchain_perplexity_strict.normalize import NormalizationResult, prepare
 from langchain_perplexity_strict.normalize._content import canonical_content
 from langchain_perplexity_strict.testing.agent_schema import check_schema
@@ -34,7 +31,10 @@ from langchain_perplexity_strict.testing.conversation import (
 from tests import published_schema
 from tests.unit_tests.app_histories import app_histories
 
-SETTINGS = {"model": "perplexity/sonar"}
+# Bodies are built the public way, as `perplexity-strict check` does: `request_body` sends nothing.
+# No input budget (max_input_tokens=0), so the body holds exactly the history it is given.
+AGENT = ChatPerplexityStrict(model="perplexity/sonar", api="agent", api_key="unused", max_input_tokens=0)
+CHAT = ChatPerplexityStrict(model="sonar", api="chat_completions", api_key="unused", max_input_tokens=0)
 
 
 def _normalize_or_none(messages: list[BaseMessage]) -> NormalizationResult | None:
@@ -50,11 +50,11 @@ def check_every_history_is_valid_on_both_surfaces(history: list[BaseMessage]) ->
     result = _normalize_or_none(history)
     if result is None:
         return
-    agent = agent_body(BodyInput(result.messages, SETTINGS))
+    agent = AGENT.request_body(result.messages)
     check_schema(agent)
     check_conversation(turns_from_agent_input(agent["input"]), ConversationRules(), "invalid_request")
     published_schema.agent_request(agent)
-    chat = chat_body(BodyInput(result.messages, {"model": "sonar"}))
+    chat = CHAT.request_body(result.messages)
     check_conversation(turns_from_chat_messages(chat["messages"], "invalid_message"), ConversationRules(), "x")
     published_schema.chat_request(chat)
 
@@ -127,7 +127,7 @@ def _call_points(history: list[BaseMessage]) -> list[int]:
 
 
 def _wire(messages: list[BaseMessage]) -> list[dict[str, Any]]:
-    return agent_input(messages)
+    return AGENT.request_body(messages)["input"]
 
 
 def check_turn_stable(history: list[BaseMessage]) -> None:
@@ -173,7 +173,7 @@ def test_compaction_at_any_budget_stays_valid(history: list[BaseMessage], budget
         # Refused only when there is nothing to send, or when the newest turn alone is over the budget.
         assert "nothing but system messages" in str(error) or f"max_input_tokens={budget}" in str(error), error
         return
-    agent = agent_body(BodyInput(result.messages, SETTINGS))
+    agent = AGENT.request_body(result.messages)
     check_conversation(turns_from_agent_input(agent["input"]), ConversationRules(), "invalid_request")
     published_schema.agent_request(agent)
     assert all(all(0 <= s < len(history) for s in sources) for sources in result.sources)
