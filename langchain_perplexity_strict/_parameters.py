@@ -146,6 +146,7 @@ PARAMETERS: dict[str, Parameter] = {
         Parameter("max_steps", "an integer in [1, 100]", _integer(1, 100), "max_steps", None),
         Parameter("instructions", "a string", lambda v, a: isinstance(v, str), "instructions", None),
         Parameter("store", "True or False", _flag, "store", None),
+        Parameter("background", "True or False", _flag, "background", None),
         Parameter("prompt_cache_key", "a string", _text, "prompt_cache_key", None),
         Parameter("service_tier", "one of " + ", ".join(SERVICE_TIERS), _one_of(*SERVICE_TIERS),
                   "service_tier", None),
@@ -213,6 +214,12 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
         msg = (
             f"presence_penalty={values['presence_penalty']!r} and frequency_penalty="
             f"{values['frequency_penalty']!r}: Perplexity accepts one or the other, not both."
+        )
+        raise ValueError(msg)
+    if values.get("background") and values.get("store") is False:
+        msg = (
+            "background=True with store=False: a background run is followed with GET /v1/responses/{id}, "
+            "which store=False hides; drop store=False."
         )
         raise ValueError(msg)
     dates = sorted(present & set(DATE_FILTERS))

@@ -35,6 +35,11 @@ class PerplexityParameters(BaseModel):
     """Request timeout in seconds (`ChatOpenAI`'s)."""
     max_retries: int = 2
     """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
+    stream_chunk_timeout: float | None = Field(default=120.0, ge=0)
+    """Seconds without a byte on a stream before it counts as stalled (`ChatOpenAI`'s name and default;
+    None or 0: off). A stalled background stream is resumed; a plain one raises `PerplexityStreamError`."""
+    max_resumes: int = Field(default=5, ge=0)
+    """Background runs: reconnections in a row that may bring nothing new before `PerplexityResumeError`."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are (Perplexity validates them)."""
     max_input_tokens: int | None = None
@@ -69,6 +74,9 @@ class PerplexityParameters(BaseModel):
     """Agent API `instructions` (with a preset, they replace the preset's prompt)."""
     store: bool | None = None
     """Agent API `store`."""
+    background: bool | None = None
+    """Agent API `background`: the run outlives the connection; invoke polls it, stream resumes it
+    (see the README, "Long runs"). Also per call: `model.invoke(..., background=True)`."""
     prompt_cache_key: str | None = None
     """Agent API `prompt_cache_key`."""
     service_tier: str | None = None

@@ -91,16 +91,18 @@ class Transport:
         with translated_errors(self.api):
             return await self.chat_openai.root_async_client.post(self.path, content=body, cast_to=object)
 
-    def stream(self, body: bytes) -> openai.Stream[Any]:
-        with translated_errors(self.api):
-            return self.chat_openai.root_client.post(
-                self.path, content=body, cast_to=object, stream=True, stream_cls=openai.Stream[object]
-            )
+    # A stream's `timeout` replaces the client's for that request (the stall detection's read timeout).
 
-    async def astream(self, body: bytes) -> openai.AsyncStream[Any]:
+    def stream(self, body: bytes, timeout: Any = None) -> openai.Stream[Any]:
+        with translated_errors(self.api):
+            return self.chat_openai.root_client.post(self.path, content=body, cast_to=object, stream=True,
+                                                     stream_cls=openai.Stream[object], options=_options(timeout))  # fmt: skip
+
+    async def astream(self, body: bytes, timeout: Any = None) -> openai.AsyncStream[Any]:
         with translated_errors(self.api):
             return await self.chat_openai.root_async_client.post(
-                self.path, content=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
+                self.path, content=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object],
+                options=_options(timeout),
             )
 
     # With a continuation, `fallback` is the whole conversation: sent once, transparently, if the
@@ -109,14 +111,20 @@ class Transport:
     def send(self, body: bytes, fallback: Fallback = None) -> tuple[dict[str, Any], bool]:
         return _once_more(self.create, body, fallback)
 
-    def open_stream(self, body: bytes, fallback: Fallback = None) -> tuple[openai.Stream[Any], bool]:
-        return _once_more(self.stream, body, fallback)
+    def open_stream(self, body: bytes, fallback: Fallback = None, timeout: Any = None) -> tuple[openai.Stream[Any], bool]:
+        return _once_more(lambda data: self.stream(data, timeout=timeout), body, fallback)
 
     async def asend(self, body: bytes, fallback: Fallback = None) -> tuple[dict[str, Any], bool]:
         return await _aonce_more(self.acreate, body, fallback)
 
-    async def aopen_stream(self, body: bytes, fallback: Fallback = None) -> tuple[openai.AsyncStream[Any], bool]:
-        return await _aonce_more(self.astream, body, fallback)
+    async def aopen_stream(
+        self, body: bytes, fallback: Fallback = None, timeout: Any = None
+    ) -> tuple[openai.AsyncStream[Any], bool]:
+        return await _aonce_more(lambda data: self.astream(data, timeout=timeout), body, fallback)
+
+
+def _options(timeout: Any) -> Any:
+    return {"timeout": timeout} if timeout is not None else {}
 
 
 def _once_more(post: Callable[[bytes], T], body: bytes, fallback: Fallback) -> tuple[T, bool]:

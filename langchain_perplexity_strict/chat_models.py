@@ -22,6 +22,7 @@ from typing_extensions import Self
 
 from langchain_perplexity_strict._accumulator import ResponseAccumulator, merge_generation_chunks
 from langchain_perplexity_strict._agent_request import model_fields
+from langchain_perplexity_strict._background import await_run, wait
 from langchain_perplexity_strict._body import encode_body
 from langchain_perplexity_strict._continuation import Context, continue_or_compact
 from langchain_perplexity_strict._parameters import (
@@ -35,7 +36,9 @@ from langchain_perplexity_strict._settings import PerplexityParameters, known_ar
 from langchain_perplexity_strict._structured_output import structured_runnable
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, read_batch
 from langchain_perplexity_strict._tools import function_names, openai_tool, tool_choice_for
-from langchain_perplexity_strict._transport import Transport, aiterate_batches, iterate_batches
+from langchain_perplexity_strict._resume import AsyncStreamFollower, StreamFollower
+from langchain_perplexity_strict._runs import Runs
+from langchain_perplexity_strict._transport import Transport
 from langchain_perplexity_strict.compaction import (
     compaction_summary,
     compaction_warning,
@@ -190,6 +193,11 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         return self._transport
 
     @property
+    def runs(self) -> Runs:
+        """Background runs' endpoints (retrieve, resume, cancel) over `transport`, with the stall timeout."""
+        return Runs(self.transport, self.stream_chunk_timeout)
+
+    @property
     def supports_function_tools(self) -> bool:
         """Whether this model's surface has client-side function tools (the Sonar models have none)."""
         return SURFACES[self.api].function_tools
@@ -315,7 +323,10 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         n = prepared.n
 
         def one(_: int) -> ChatGeneration:
-            return self._read(prepared, *self.transport.send(prepared.data, prepared.fallback))
+            data, fell_back = self.transport.send(prepared.data, prepared.fallback)
+            if prepared.body.get("background"):
+                data = wait(self.runs, data, self.timeout, self.max_resumes)
+            return self._read(prepared, data, fell_back)
 
         if n == 1:
             return self._result([one(0)])
@@ -331,19 +342,21 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        stream, fell_back = self.transport.open_stream(prepared.data, prepared.fallback)
+        stream, fell_back = self.transport.open_stream(prepared.data, prepared.fallback, self.runs.stream_timeout)
         answer = self._answer(prepared, fell_back)
         mapper = SURFACES[self.api].stream_reader(answer)
+        events = StreamFollower(self.runs, stream, background=bool(prepared.body.get("background")),
+                                max_resumes=self.max_resumes, metadata=answer.metadata)  # fmt: skip
         try:
-            for batch, ended in iterate_batches(stream, self.api):
+            for batch, ended in events.batches():
                 for chunk in read_batch(mapper, batch, ended):
                     yield self._emit(chunk, run_manager)
                 if answer.stopped:
-                    break  # the stop matched: the rest is unwanted, and the connection is closed below
+                    break  # the stop matched: the rest is unwanted (a background run is cancelled below)
             for chunk in mapper.finish():
                 yield self._emit(chunk, run_manager)
         finally:
-            stream.close()
+            events.close()  # also when the caller leaves early: closes, and cancels a background run
 
     @staticmethod
     def _emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
@@ -367,7 +380,10 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
-            return self._read(prepared, *await self.transport.asend(prepared.data, prepared.fallback))
+            data, fell_back = await self.transport.asend(prepared.data, prepared.fallback)
+            if prepared.body.get("background"):
+                data = await await_run(self.runs, data, self.timeout, self.max_resumes)
+            return self._read(prepared, data, fell_back)
 
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
@@ -379,11 +395,13 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        stream, fell_back = await self.transport.aopen_stream(prepared.data, prepared.fallback)
+        stream, fell_back = await self.transport.aopen_stream(prepared.data, prepared.fallback, self.runs.stream_timeout)
         answer = self._answer(prepared, fell_back)
         mapper = SURFACES[self.api].stream_reader(answer)
+        events = AsyncStreamFollower(self.runs, stream, background=bool(prepared.body.get("background")),
+                                     max_resumes=self.max_resumes, metadata=answer.metadata)  # fmt: skip
         try:
-            async for batch, ended in aiterate_batches(stream, self.api):
+            async for batch, ended in events.batches():
                 for chunk in read_batch(mapper, batch, ended):
                     yield await self._aemit(chunk, run_manager)
                 if answer.stopped:
@@ -391,7 +409,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             for chunk in mapper.finish():
                 yield await self._aemit(chunk, run_manager)
         finally:
-            await stream.close()
+            await events.close()
 
     @staticmethod
     async def _aemit(chunk: AIMessageChunk, run_manager: AsyncCallbackManagerForLLMRun | None) -> ChatGenerationChunk:

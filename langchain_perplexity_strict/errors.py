@@ -28,3 +28,31 @@ class PerplexityIncompleteError(PerplexityResponseError):
 
 class PerplexityStreamError(PerplexityResponseError):
     """The stream ended before its terminal event: the answer may be cut short."""
+
+
+class PerplexityResumeError(PerplexityStreamError):
+    """A broken stream of a background run could not be resumed.
+
+    Either Perplexity no longer knows the response (`GET /v1/responses/{id}`
+    answered 404 or refused the resume) or `max_resumes` reconnections in a row
+    brought nothing new. The run was never posted again. `response_id` and
+    `sequence_number` (the last event received) say where it stopped.
+    """
+
+    def __init__(self, message: str, response_id: str | None = None, sequence_number: int | None = None) -> None:
+        super().__init__(message)
+        self.response_id = response_id
+        self.sequence_number = sequence_number
+
+
+class PerplexityRunTimeoutError(PerplexityResponseError, TimeoutError):
+    """A background run did not reach a final status within `timeout` seconds.
+
+    The run was cancelled on the server (`POST /v1/responses/{id}/cancel`),
+    so it bills no further; `response_id` and `status` (the last seen) say which run it was.
+    """
+
+    def __init__(self, message: str, response_id: str | None = None, status: str | None = None) -> None:
+        super().__init__(message)
+        self.response_id = response_id
+        self.status = status

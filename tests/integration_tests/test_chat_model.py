@@ -395,8 +395,8 @@ async def test_what_arrives_together_is_one_chunk(
     invoked = llm.invoke("Why is the sky blue?")
     merged = []
     for label, reads in _streams(llm, "Why is the sky blue?").items():
-        llm.transport.stream = lambda payload, reads=reads: _Reads(reads)  # type: ignore[method-assign]
-        llm.transport.astream = _async(lambda payload, reads=reads: _AsyncReads(reads))  # type: ignore[method-assign]
+        llm.transport.stream = lambda payload, timeout=None, reads=reads: _Reads(reads)  # type: ignore[method-assign]
+        llm.transport.astream = _async(lambda payload, timeout=None, reads=reads: _AsyncReads(reads))  # type: ignore[method-assign]
         question = "Why is the sky blue?"
         for chunks in (list(llm.stream(question)), [c async for c in llm.astream(question)]):
             if label == "one read":
@@ -415,7 +415,7 @@ async def test_what_arrives_together_is_one_chunk(
 
 
 def _async(make_stream: Any) -> Any:
-    async def astream(payload: Any) -> Any:
+    async def astream(payload: Any, timeout: Any = None) -> Any:
         return make_stream(payload)
 
     return astream

@@ -1,0 +1,270 @@
+"""Follow a streamed run to its terminal event, resuming a background run's stream where it broke.
+
+Every Agent API stream event carries a `sequence_number`. A background run
+(`background: true`) outlives its connection, so when the stream breaks (a
+reset, an idle proxy's drop, a stall of `stream_chunk_timeout` seconds, or an
+end before the terminal event) it is picked up again with
+`GET /v1/responses/{id}?stream=true&starting_after=N`, N being the last event
+received. Events at or below N are dropped should the server send them again,
+so the reader sees each event once: no text twice, none lost. The run itself
+is never posted again. A plain stream (no `background`) is not resumable on
+Perplexity; a break raises `PerplexityStreamError`, as before.
+
+Resumes in a row that bring no new event are bounded by `max_resumes`, with
+a short backoff between them; past that, or when the server no longer knows
+the run, `PerplexityResumeError` says so. When the caller leaves before the
+terminal event (the generator closed, `KeyboardInterrupt`, a cancelled task,
+a matched stop sequence), the background run is cancelled on the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from langchain_perplexity_strict._runs import Runs
+from langchain_perplexity_strict._transport import aiterate_batches, iterate_batches
+from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityStreamError
+
+TERMINAL_EVENTS = frozenset(
+    {"response.completed", "response.failed", "response.incomplete", "response.cancelled", "error"}
+)
+FINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "requires_action", "incomplete"})
+RESUME_BACKOFF = 0.25
+"""Seconds before the second resume in a row (the first is immediate); doubled each time, up to `RESUME_BACKOFF_MAX`."""
+RESUME_BACKOFF_MAX = 4.0
+
+Batch = tuple[list[dict[str, Any]], bool]
+
+
+@dataclass
+class Cursor:
+    """Where a followed run stands: its id, the last event received, and the resumes so far."""
+
+    response_id: str | None = None
+    after: int | None = None
+    """The `sequence_number` of the last event received."""
+    finished: bool = False
+    """A terminal event arrived: the run is over, nothing to resume or cancel."""
+    idle: int = 0
+    """Resumes in a row that brought no new event."""
+    resumes: list[dict[str, Any]] = field(default_factory=list)
+
+    def take(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The events of `batch` not received before (a resumed stream may repeat some), noting the newest."""
+        fresh = []
+        for event in batch:
+            number = event.get("sequence_number")
+            if isinstance(number, int):
+                if self.after is not None and number <= self.after:
+                    continue
+                self.after = number
+            response = event.get("response")
+            if self.response_id is None and isinstance(response, dict) and isinstance(response.get("id"), str):
+                self.response_id = response["id"]
+            if event.get("type") in TERMINAL_EVENTS:
+                self.finished = True
+            fresh.append(event)
+        if fresh:
+            self.idle = 0
+        return fresh
+
+
+def stalled(error: BaseException) -> bool:
+    """Whether a broken stream broke because no bytes came for the read timeout (httpx's, or its fork's)."""
+    cause = error.__cause__ or error
+    return isinstance(cause, TimeoutError) or type(cause).__name__.endswith("Timeout")
+
+
+class _Follower:
+    """What the sync and async followers share: the cursor, and the decisions on a break."""
+
+    def __init__(self, runs: Runs, stream: Any, *, background: bool, max_resumes: int,
+                 metadata: dict[str, Any]) -> None:  # fmt: skip
+        self.runs = runs
+        self.stream = stream
+        self.background = background
+        self.max_resumes = max_resumes
+        self.metadata = metadata
+        """The answer's `response_metadata`, where the resumes are noted."""
+        self.cursor = Cursor()
+        self.closed = False
+
+    @property
+    def api(self) -> str:
+        return self.runs.transport.api
+
+    def reason(self, error: PerplexityStreamError) -> str:
+        """Why the stream broke, if it can be resumed; otherwise the error to raise, raised."""
+        stall = stalled(error)
+        if not self.background:
+            if stall:
+                msg = (
+                    f"Perplexity sent no bytes for {self.runs.stall or 'the read timeout of'} seconds "
+                    "(stream_chunk_timeout); the answer is incomplete. A plain stream cannot be resumed: "
+                    "with background=True a stalled or broken stream is resumed where it stopped."
+                )
+                raise PerplexityStreamError(msg) from error
+            raise error
+        if self.cursor.response_id is None or self.cursor.after is None:
+            msg = (
+                f"{error} Nothing identified the run yet, so it cannot be resumed; it may have started on "
+                "Perplexity, and it was not posted again."
+            )
+            raise PerplexityStreamError(msg) from error
+        return "stall" if stall else "connection broken"
+
+    def note(self, reason: str) -> float:
+        """Count one resume (raising past `max_resumes`) and return the backoff before it."""
+        cursor = self.cursor
+        if cursor.idle >= self.max_resumes:
+            msg = (
+                f"the stream of Perplexity run {cursor.response_id} broke ({reason}) and {cursor.idle} resumes "
+                f"in a row brought nothing new (max_resumes={self.max_resumes}); the last event received was "
+                f"number {cursor.after}. The run was not posted again; it may still finish on the server "
+                f"(GET /v1/responses/{cursor.response_id})."
+            )
+            raise PerplexityResumeError(msg, cursor.response_id, cursor.after)
+        delay = min(RESUME_BACKOFF * 2 ** (cursor.idle - 1), RESUME_BACKOFF_MAX) if cursor.idle else 0.0
+        cursor.idle += 1
+        cursor.resumes.append({"starting_after": cursor.after, "reason": reason})
+        self.metadata["resumes"] = cursor.resumes
+        return delay
+
+    def refused(self, error: openai.APIStatusError) -> Exception | None:
+        """The error to raise when the server refuses a resume for good; None when trying again may help."""
+        if error.status_code >= 500 or error.status_code in (408, 409, 429):
+            return None
+        cursor = self.cursor
+        msg = (
+            f"Perplexity cannot resume run {cursor.response_id} after event {cursor.after} "
+            f"(HTTP {error.status_code}: {error.message}). The run was not posted again."
+        )
+        return PerplexityResumeError(msg, cursor.response_id, cursor.after)
+
+    def terminal(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """A retrieved run as its terminal event, when it is over (a stream that keeps ending early)."""
+        if response.get("status") not in FINAL_STATUSES:
+            return None
+        self.cursor.finished = True
+        return [{"type": "response.completed", "response": response}]
+
+    def must_cancel(self) -> str | None:
+        """The id of a background run the caller leaves before its end, which should be cancelled."""
+        if self.closed:
+            return None
+        self.closed = True
+        if self.background and not self.cursor.finished:
+            return self.cursor.response_id
+        return None
+
+
+class StreamFollower(_Follower):
+    """The batches of a run's events, across as many connections as it takes (sync)."""
+
+    def batches(self) -> Iterator[Batch]:
+        """(events, ended) per network read, as `iterate_batches` gives them, without breaks."""
+        while True:
+            try:
+                for batch, ended in iterate_batches(self.stream, self.api):
+                    fresh = self.cursor.take(batch)
+                    if ended and self.background and not self.cursor.finished:
+                        if fresh:
+                            yield fresh, False
+                        break
+                    if fresh or ended:
+                        yield fresh, ended
+                    if ended:
+                        return
+                reason = "ended before the terminal event"
+            except PerplexityStreamError as error:
+                reason = self.reason(error)
+            self.stream.close()
+            if reason.startswith("ended") and self.cursor.idle:  # resumed, and it ended again at once
+                final = self.terminal(self.runs.retrieve(str(self.cursor.response_id)))
+                if final is not None:
+                    yield final, False
+                    yield [], True
+                    return
+            self.stream = self._reopen(reason)
+
+    def _reopen(self, reason: str) -> Any:
+        while True:
+            delay = self.note(reason)
+            if delay:
+                time.sleep(delay)
+            try:
+                return self.runs.resume(str(self.cursor.response_id), int(self.cursor.after or 0))
+            except openai.APIStatusError as error:
+                refusal = self.refused(error)
+                if refusal is not None:
+                    raise refusal from error
+                reason = f"resume answered HTTP {error.status_code}"
+            except openai.APIConnectionError as error:
+                reason = f"resume failed ({type(error).__name__})"
+
+    def close(self) -> None:
+        """Close the connection; cancel the run on the server if the caller leaves a background run early."""
+        self.stream.close()
+        response_id = self.must_cancel()
+        if response_id is not None:
+            self.runs.cancel(response_id)
+
+
+class AsyncStreamFollower(_Follower):
+    """Async twin of `StreamFollower`."""
+
+    async def batches(self) -> AsyncIterator[Batch]:
+        """(events, ended) per network read, as `aiterate_batches` gives them, without breaks."""
+        while True:
+            try:
+                async for batch, ended in aiterate_batches(self.stream, self.api):
+                    fresh = self.cursor.take(batch)
+                    if ended and self.background and not self.cursor.finished:
+                        if fresh:
+                            yield fresh, False
+                        break
+                    if fresh or ended:
+                        yield fresh, ended
+                    if ended:
+                        return
+                reason = "ended before the terminal event"
+            except PerplexityStreamError as error:
+                reason = self.reason(error)
+            await self.stream.close()
+            if reason.startswith("ended") and self.cursor.idle:
+                final = self.terminal(await self.runs.aretrieve(str(self.cursor.response_id)))
+                if final is not None:
+                    yield final, False
+                    yield [], True
+                    return
+            self.stream = await self._reopen(reason)
+
+    async def _reopen(self, reason: str) -> Any:
+        while True:
+            delay = self.note(reason)
+            if delay:
+                await asyncio.sleep(delay)
+            try:
+                return await self.runs.aresume(str(self.cursor.response_id), int(self.cursor.after or 0))
+            except openai.APIStatusError as error:
+                refusal = self.refused(error)
+                if refusal is not None:
+                    raise refusal from error
+                reason = f"resume answered HTTP {error.status_code}"
+            except openai.APIConnectionError as error:
+                reason = f"resume failed ({type(error).__name__})"
+
+    async def close(self) -> None:
+        """Async twin of `StreamFollower.close` (the cancel request waits a moment at most)."""
+        response_id = self.must_cancel()
+        try:
+            await self.stream.close()
+        finally:
+            if response_id is not None:
+                await self.runs.acancel(response_id)
