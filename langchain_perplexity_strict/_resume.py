@@ -10,11 +10,18 @@ so the reader sees each event once: no text twice, none lost. The run itself
 is never posted again. A plain stream (no `background`) is not resumable on
 Perplexity; a break raises `PerplexityStreamError`, as before.
 
-Resumes in a row that bring no new event are bounded by `max_resumes`, with
-a short backoff between them; past that, or when the server no longer knows
-the run, `PerplexityResumeError` says so. When the caller leaves before the
-terminal event (the generator closed, `KeyboardInterrupt`, a cancelled task,
-a matched stop sequence), the background run is cancelled on the server.
+A connection that brings nothing new before it ends (a long silent research
+step behind an idle-dropping proxy) is not a failure: the server is asked
+where the run stands (`GET /v1/responses/{id}`), and the stream is resumed
+while it is still going, with a backoff that grows while nothing arrives. A
+run found over is resumed once more for its last events, then read from the
+retrieved response. Resume requests that fail in a row (connection errors,
+5xx after the client's own retries) are bounded by `max_resumes`; past
+that, or when the server refuses the resume (404: it no longer knows the run),
+`PerplexityResumeError` says so. When the caller leaves before the terminal
+event (the generator closed, `KeyboardInterrupt`, a cancelled task, a matched
+stop sequence), a background run is cancelled on the server; a plain stream
+only closes its connection, as before.
 """
 
 from __future__ import annotations
@@ -52,8 +59,13 @@ class Cursor:
     finished: bool = False
     """A terminal event arrived: the run is over, nothing to resume or cancel."""
     idle: int = 0
-    """Resumes in a row that brought no new event."""
+    """Resumed connections in a row that brought no new event."""
     resumes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def resumable(self) -> bool:
+        """Whether the run can be picked up again: its id and the last event's number are known."""
+        return self.response_id is not None and self.after is not None
 
     def take(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The events of `batch` not received before (a resumed stream may repeat some), noting the newest."""
@@ -93,6 +105,10 @@ class _Follower:
         self.metadata = metadata
         """The answer's `response_metadata`, where the resumes are noted."""
         self.cursor = Cursor()
+        self.failures = 0
+        """Resume requests in a row that failed."""
+        self.over: dict[str, Any] | None = None
+        """The run as retrieved once it was over, while its last events are fetched."""
         self.closed = False
 
     @property
@@ -100,59 +116,77 @@ class _Follower:
         return self.runs.transport.api
 
     def reason(self, error: PerplexityStreamError) -> str:
-        """Why the stream broke, if it can be resumed; otherwise the error to raise, raised."""
+        """Why the stream broke, when it can be resumed; otherwise the error to raise, raised."""
         stall = stalled(error)
-        if not self.background:
-            if stall:
-                msg = (
-                    f"Perplexity sent no bytes for {self.runs.stall or 'the read timeout of'} seconds "
-                    "(stream_chunk_timeout); the answer is incomplete. A plain stream cannot be resumed: "
-                    "with background=True a stalled or broken stream is resumed where it stopped."
-                )
-                raise PerplexityStreamError(msg) from error
-            raise error
-        if self.cursor.response_id is None or self.cursor.after is None:
+        if self.cursor.resumable:
+            return "stall" if stall else "connection broken"
+        if stall:
             msg = (
-                f"{error} Nothing identified the run yet, so it cannot be resumed; it may have started on "
-                "Perplexity, and it was not posted again."
+                f"Perplexity sent no bytes for {self.runs.stall or 'the read timeout of'} seconds "
+                "(stream_chunk_timeout) before the run had an id; the answer is incomplete."
             )
-            raise PerplexityStreamError(msg) from error
-        return "stall" if stall else "connection broken"
+        else:
+            msg = f"{error} Nothing identified the run yet, so it cannot be resumed."
+        if self.background:
+            msg += " The run may have started on Perplexity; it was not posted again."
+        raise PerplexityStreamError(msg) from error
+
+    def standing(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """After a connection that brought nothing: the run's terminal event if it is over and its last
+        events were already asked for; otherwise None, and the stream is resumed."""
+        if response.get("status") not in FINAL_STATUSES:
+            self.over = None
+            return None
+        if self.over is None:
+            self.over = response  # resume once more: the events after `after` may still be there
+            return None
+        self.cursor.finished = True
+        return [{"type": "response.completed", "response": response}]
+
+    def unknown(self, error: openai.APIError) -> None:
+        """Raise `PerplexityResumeError` if the server says it no longer knows the run; other failures
+        of that status check are left to the resume that follows it."""
+        if isinstance(error, openai.APIStatusError) and error.status_code == 404:
+            raise self.refused(error) from error
 
     def note(self, reason: str) -> float:
-        """Count one resume (raising past `max_resumes`) and return the backoff before it."""
+        """Count one resume (raising once `max_resumes` requests in a row failed); the backoff before it."""
         cursor = self.cursor
-        if cursor.idle >= self.max_resumes:
+        if self.failures >= self.max_resumes:
             msg = (
-                f"the stream of Perplexity run {cursor.response_id} broke ({reason}) and {cursor.idle} resumes "
-                f"in a row brought nothing new (max_resumes={self.max_resumes}); the last event received was "
-                f"number {cursor.after}. The run was not posted again; it may still finish on the server "
+                f"the stream of Perplexity run {cursor.response_id} broke and {self.failures} resume requests "
+                f"in a row failed ({reason}; max_resumes={self.max_resumes}); the last event received was number "
+                f"{cursor.after}. The run was not posted again; it may still finish on the server "
                 f"(GET /v1/responses/{cursor.response_id})."
             )
             raise PerplexityResumeError(msg, cursor.response_id, cursor.after)
-        delay = min(RESUME_BACKOFF * 2 ** (cursor.idle - 1), RESUME_BACKOFF_MAX) if cursor.idle else 0.0
-        cursor.idle += 1
+        waited = cursor.idle + self.failures
+        delay = min(RESUME_BACKOFF * 2 ** (waited - 1), RESUME_BACKOFF_MAX) if waited else 0.0
+        cursor.idle += 1  # until the new connection brings something
         cursor.resumes.append({"starting_after": cursor.after, "reason": reason})
         self.metadata["resumes"] = cursor.resumes
         return delay
 
-    def refused(self, error: openai.APIStatusError) -> Exception | None:
-        """The error to raise when the server refuses a resume for good; None when trying again may help."""
-        if error.status_code >= 500 or error.status_code in (408, 409, 429):
-            return None
+    def refused(self, error: openai.APIStatusError) -> PerplexityResumeError:
+        """The error for a resume the server refuses for good."""
         cursor = self.cursor
         msg = (
             f"Perplexity cannot resume run {cursor.response_id} after event {cursor.after} "
             f"(HTTP {error.status_code}: {error.message}). The run was not posted again."
         )
+        if not self.background:
+            msg += " Runs created with background=True can always be resumed."
         return PerplexityResumeError(msg, cursor.response_id, cursor.after)
 
-    def terminal(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """A retrieved run as its terminal event, when it is over (a stream that keeps ending early)."""
-        if response.get("status") not in FINAL_STATUSES:
-            return None
-        self.cursor.finished = True
-        return [{"type": "response.completed", "response": response}]
+    def failed(self, error: openai.APIError) -> str:
+        """A resume request failed: raise if for good, else count it and say why."""
+        if isinstance(error, openai.APIStatusError):
+            if error.status_code < 500 and error.status_code not in (408, 409, 429):
+                raise self.refused(error) from error
+            self.failures += 1
+            return f"resume answered HTTP {error.status_code}"
+        self.failures += 1
+        return f"resume failed ({type(error).__name__})"
 
     def must_cancel(self) -> str | None:
         """The id of a background run the caller leaves before its end, which should be cancelled."""
@@ -173,7 +207,7 @@ class StreamFollower(_Follower):
             try:
                 for batch, ended in iterate_batches(self.stream, self.api):
                     fresh = self.cursor.take(batch)
-                    if ended and self.background and not self.cursor.finished:
+                    if ended and not self.cursor.finished and self.cursor.resumable:
                         if fresh:
                             yield fresh, False
                         break
@@ -185,10 +219,14 @@ class StreamFollower(_Follower):
             except PerplexityStreamError as error:
                 reason = self.reason(error)
             self.stream.close()
-            if reason.startswith("ended") and self.cursor.idle:  # resumed, and it ended again at once
-                final = self.terminal(self.runs.retrieve(str(self.cursor.response_id)))
-                if final is not None:
-                    yield final, False
+            if self.cursor.idle:  # the last connection brought nothing: ask where the run stands
+                try:
+                    terminal = self.standing(self.runs.retrieve(str(self.cursor.response_id)))
+                except openai.APIError as error:
+                    self.unknown(error)
+                    terminal = None
+                if terminal is not None:
+                    yield terminal, False
                     yield [], True
                     return
             self.stream = self._reopen(reason)
@@ -199,14 +237,12 @@ class StreamFollower(_Follower):
             if delay:
                 time.sleep(delay)
             try:
-                return self.runs.resume(str(self.cursor.response_id), int(self.cursor.after or 0))
-            except openai.APIStatusError as error:
-                refusal = self.refused(error)
-                if refusal is not None:
-                    raise refusal from error
-                reason = f"resume answered HTTP {error.status_code}"
-            except openai.APIConnectionError as error:
-                reason = f"resume failed ({type(error).__name__})"
+                stream = self.runs.resume(str(self.cursor.response_id), int(self.cursor.after or 0))
+            except openai.APIError as error:
+                reason = self.failed(error)
+                continue
+            self.failures = 0
+            return stream
 
     def close(self) -> None:
         """Close the connection; cancel the run on the server if the caller leaves a background run early."""
@@ -225,7 +261,7 @@ class AsyncStreamFollower(_Follower):
             try:
                 async for batch, ended in aiterate_batches(self.stream, self.api):
                     fresh = self.cursor.take(batch)
-                    if ended and self.background and not self.cursor.finished:
+                    if ended and not self.cursor.finished and self.cursor.resumable:
                         if fresh:
                             yield fresh, False
                         break
@@ -237,10 +273,14 @@ class AsyncStreamFollower(_Follower):
             except PerplexityStreamError as error:
                 reason = self.reason(error)
             await self.stream.close()
-            if reason.startswith("ended") and self.cursor.idle:
-                final = self.terminal(await self.runs.aretrieve(str(self.cursor.response_id)))
-                if final is not None:
-                    yield final, False
+            if self.cursor.idle:
+                try:
+                    terminal = self.standing(await self.runs.aretrieve(str(self.cursor.response_id)))
+                except openai.APIError as error:
+                    self.unknown(error)
+                    terminal = None
+                if terminal is not None:
+                    yield terminal, False
                     yield [], True
                     return
             self.stream = await self._reopen(reason)
@@ -251,14 +291,12 @@ class AsyncStreamFollower(_Follower):
             if delay:
                 await asyncio.sleep(delay)
             try:
-                return await self.runs.aresume(str(self.cursor.response_id), int(self.cursor.after or 0))
-            except openai.APIStatusError as error:
-                refusal = self.refused(error)
-                if refusal is not None:
-                    raise refusal from error
-                reason = f"resume answered HTTP {error.status_code}"
-            except openai.APIConnectionError as error:
-                reason = f"resume failed ({type(error).__name__})"
+                stream = await self.runs.aresume(str(self.cursor.response_id), int(self.cursor.after or 0))
+            except openai.APIError as error:
+                reason = self.failed(error)
+                continue
+            self.failures = 0
+            return stream
 
     async def close(self) -> None:
         """Async twin of `StreamFollower.close` (the cancel request waits a moment at most)."""
