@@ -6,6 +6,8 @@ from langchain_perplexity_strict.compaction import CompactionResult, compact_mes
 from langchain_perplexity_strict.errors import (
     PerplexityIncompleteError,
     PerplexityResponseError,
+    PerplexityResumeError,
+    PerplexityRunTimeoutError,
     PerplexityStreamError,
 )
 from langchain_perplexity_strict.normalizer import (
@@ -39,6 +41,8 @@ __all__ = [
     "NormalizationResult",
     "PerplexityIncompleteError",
     "PerplexityResponseError",
+    "PerplexityResumeError",
+    "PerplexityRunTimeoutError",
     "PerplexityStreamError",
     "RepairToolProtocol",
     "Rule",

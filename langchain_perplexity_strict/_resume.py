@@ -109,6 +109,8 @@ class _Follower:
         """Resume requests in a row that failed."""
         self.over: dict[str, Any] | None = None
         """The run as retrieved once it was over, while its last events are fetched."""
+        self.lost = False
+        """The server said it no longer knows the run."""
         self.closed = False
 
     @property
@@ -121,15 +123,17 @@ class _Follower:
         if self.cursor.resumable:
             return "stall" if stall else "connection broken"
         if stall:
-            msg = (
-                f"Perplexity sent no bytes for {self.runs.stall or 'the read timeout of'} seconds "
-                "(stream_chunk_timeout) before the run had an id; the answer is incomplete."
-            )
+            detail = f"Perplexity sent no bytes for {self.runs.stall or 'the read timeout of'} seconds (stream_chunk_timeout)"
         else:
-            msg = f"{error} Nothing identified the run yet, so it cannot be resumed."
+            detail = str(error).removesuffix("; the answer is incomplete")
+        raise self.unidentified(detail) from error
+
+    def unidentified(self, detail: str) -> PerplexityStreamError:
+        """The error for a stream that broke before any event identified its run (nothing to resume)."""
+        msg = f"{detail}, before any event identified the run, so it cannot be resumed; the answer is incomplete."
         if self.background:
             msg += " The run may have started on Perplexity; it was not posted again."
-        raise PerplexityStreamError(msg) from error
+        return PerplexityStreamError(msg)
 
     def standing(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
         """After a connection that brought nothing: the run's terminal event if it is over and its last
@@ -176,6 +180,7 @@ class _Follower:
         )
         if not self.background:
             msg += " Runs created with background=True can always be resumed."
+        self.lost = error.status_code == 404  # nothing left to cancel
         return PerplexityResumeError(msg, cursor.response_id, cursor.after)
 
     def failed(self, error: openai.APIError) -> str:
@@ -193,7 +198,7 @@ class _Follower:
         if self.closed:
             return None
         self.closed = True
-        if self.background and not self.cursor.finished:
+        if self.background and not self.cursor.finished and not self.lost:
             return self.cursor.response_id
         return None
 
@@ -211,6 +216,8 @@ class StreamFollower(_Follower):
                         if fresh:
                             yield fresh, False
                         break
+                    if ended and self.background and not self.cursor.finished:
+                        raise self.unidentified("the Perplexity stream ended")
                     if fresh or ended:
                         yield fresh, ended
                     if ended:
@@ -265,6 +272,8 @@ class AsyncStreamFollower(_Follower):
                         if fresh:
                             yield fresh, False
                         break
+                    if ended and self.background and not self.cursor.finished:
+                        raise self.unidentified("the Perplexity stream ended")
                     if fresh or ended:
                         yield fresh, ended
                     if ended:

@@ -18,6 +18,8 @@ EXPECTED_ALL = [
     "NormalizationResult",
     "PerplexityIncompleteError",
     "PerplexityResponseError",
+    "PerplexityResumeError",
+    "PerplexityRunTimeoutError",
     "PerplexityStreamError",
     "RepairToolProtocol",
     "Rule",
