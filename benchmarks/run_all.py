@@ -17,6 +17,7 @@ from benchmarks import (
     bench_compaction,
     bench_concurrency,
     bench_continuation,
+    bench_long_runs,
     bench_normalizer,
     bench_overhead,
     bench_stop_filter,
@@ -29,6 +30,7 @@ SECTIONS = [
     ("Stop filter", bench_stop_filter),
     ("Compaction", bench_compaction),
     ("Continuations (use_previous_response_id)", bench_continuation),
+    ("Long runs through an idle-dropping proxy", bench_long_runs),
 ]
 
 
