@@ -145,7 +145,8 @@ def run() -> dict[str, Any]:
             print(f"{mode}: a {RUN_SECONDS:.0f} s research run (minutes, time-compressed), proxy idle limit "
                   f"{IDLE_SECONDS} s")  # fmt: skip
             print(f"  uninterrupted baseline: {len(baseline)} characters in {baseline_seconds:.2f} s, 1 request")
-            print(f"  through the proxy: {drops} mid-stream drops (goal >= 3, {verdict(drops, 3, lower_is_better=False)}); "
+            enough = verdict(drops, 3, lower_is_better=False)
+            print(f"  through the proxy: {drops} mid-stream drops (goal >= 3, {enough}); "
                   f"{len(metadata.get('resumes', []))} resumes noted in response_metadata")  # fmt: skip
             print(f"  text identical to the baseline: {streamed == baseline}; duplicated characters: {duplicated} "
                   f"(goal 0, {verdict(duplicated if duplicated is not None else 1, 0)})")  # fmt: skip

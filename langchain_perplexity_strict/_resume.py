@@ -123,7 +123,8 @@ class _Follower:
         if self.cursor.resumable:
             return "stall" if stall else "connection broken"
         if stall:
-            detail = f"Perplexity sent no bytes for {self.runs.stall or 'the read timeout of'} seconds (stream_chunk_timeout)"
+            seconds = self.runs.stall or "the read timeout of"
+            detail = f"Perplexity sent no bytes for {seconds} seconds (stream_chunk_timeout)"
         else:
             detail = str(error).removesuffix("; the answer is incomplete")
         raise self.unidentified(detail) from error

@@ -101,9 +101,9 @@ class Runs:
     async def acancel(self, response_id: str) -> bool:
         """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""
         client = self.transport.chat_openai.root_async_client
+        options: Any = {"timeout": CANCEL_WAIT, "max_retries": 0}
         request = asyncio.ensure_future(
-            client.post(self._path(response_id, "/cancel"), cast_to=object,
-                        options={"timeout": CANCEL_WAIT, "max_retries": 0})  # fmt: skip
+            client.post(self._path(response_id, "/cancel"), cast_to=object, options=options)
         )
         _PENDING.add(request)
         request.add_done_callback(_PENDING.discard)

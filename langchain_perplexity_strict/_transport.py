@@ -95,15 +95,17 @@ class Transport:
 
     def stream(self, body: bytes, timeout: Any = None) -> openai.Stream[Any]:
         with translated_errors(self.api):
-            return self.chat_openai.root_client.post(self.path, content=body, cast_to=object, stream=True,
-                                                     stream_cls=openai.Stream[object], options=_options(timeout))  # fmt: skip
+            return self.chat_openai.root_client.post(
+                self.path, content=body, cast_to=object, stream=True, stream_cls=openai.Stream[object],
+                options=_options(timeout),
+            )  # fmt: skip
 
     async def astream(self, body: bytes, timeout: Any = None) -> openai.AsyncStream[Any]:
         with translated_errors(self.api):
             return await self.chat_openai.root_async_client.post(
                 self.path, content=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object],
                 options=_options(timeout),
-            )
+            )  # fmt: skip
 
     # With a continuation, `fallback` is the whole conversation: sent once, transparently, if the
     # server no longer knows the stored response. The second value says whether it was.
@@ -111,7 +113,9 @@ class Transport:
     def send(self, body: bytes, fallback: Fallback = None) -> tuple[dict[str, Any], bool]:
         return _once_more(self.create, body, fallback)
 
-    def open_stream(self, body: bytes, fallback: Fallback = None, timeout: Any = None) -> tuple[openai.Stream[Any], bool]:
+    def open_stream(
+        self, body: bytes, fallback: Fallback = None, timeout: Any = None
+    ) -> tuple[openai.Stream[Any], bool]:
         return _once_more(lambda data: self.stream(data, timeout=timeout), body, fallback)
 
     async def asend(self, body: bytes, fallback: Fallback = None) -> tuple[dict[str, Any], bool]:

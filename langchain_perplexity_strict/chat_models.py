@@ -32,12 +32,12 @@ from langchain_perplexity_strict._parameters import (
     ls_params,
     stop_list,
 )
+from langchain_perplexity_strict._resume import AsyncStreamFollower, StreamFollower
+from langchain_perplexity_strict._runs import Runs
 from langchain_perplexity_strict._settings import PerplexityParameters, known_arguments
 from langchain_perplexity_strict._structured_output import structured_runnable
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, read_batch
 from langchain_perplexity_strict._tools import function_names, openai_tool, tool_choice_for
-from langchain_perplexity_strict._resume import AsyncStreamFollower, StreamFollower
-from langchain_perplexity_strict._runs import Runs
 from langchain_perplexity_strict._transport import Transport
 from langchain_perplexity_strict.compaction import (
     compaction_summary,
@@ -395,7 +395,9 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        stream, fell_back = await self.transport.aopen_stream(prepared.data, prepared.fallback, self.runs.stream_timeout)
+        stream, fell_back = await self.transport.aopen_stream(
+            prepared.data, prepared.fallback, self.runs.stream_timeout
+        )
         answer = self._answer(prepared, fell_back)
         mapper = SURFACES[self.api].stream_reader(answer)
         events = AsyncStreamFollower(self.runs, stream, background=bool(prepared.body.get("background")),

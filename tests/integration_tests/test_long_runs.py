@@ -148,9 +148,8 @@ async def test_a_background_run_ending_in_function_calls_answers_with_them(runs:
     expected, _ = await call(make(runs).bind_tools([get_weather, add]), mode, question)
     message, _ = await call(make(runs, background=True).bind_tools([get_weather, add]), mode, question)
     assert {c["name"] for c in message.tool_calls} == {"get_weather", "add"}  # type: ignore[attr-defined]
-    assert [(c["name"], c["args"]) for c in message.tool_calls] == [  # type: ignore[attr-defined]
-        (c["name"], c["args"]) for c in expected.tool_calls  # type: ignore[attr-defined]
-    ]
+    calls = [(c["name"], c["args"]) for c in message.tool_calls]  # type: ignore[attr-defined]
+    assert calls == [(c["name"], c["args"]) for c in expected.tool_calls]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -189,7 +188,7 @@ def _response_id(emu: PerplexityEmulator) -> str:
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
 async def test_polling_is_bounded_by_timeout_and_cancels_the_run(mode: str) -> None:
     with PerplexityEmulator(api_key=KEY, run_duration=30.0) as emu:
-        with pytest.raises(PerplexityRunTimeoutError, match="timeout=0.5") as caught:
+        with pytest.raises(PerplexityRunTimeoutError, match=r"timeout=0\.5") as caught:
             await call(make(emu, background=True, timeout=0.5), mode)
         assert caught.value.response_id and caught.value.status == "in_progress"
         assert kinds(emu)[0] == "create" and kinds(emu)[-1] == "cancel"
