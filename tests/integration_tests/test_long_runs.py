@@ -6,6 +6,7 @@ and stream) and both output versions where the answer's shape differs.
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import threading
 from collections.abc import Iterator
@@ -320,6 +321,34 @@ def test_a_keyboard_interrupt_in_a_sync_stream_cancels_the_run(runs: PerplexityE
     with pytest.raises(KeyboardInterrupt):
         for _ in make(runs, background=True).stream(QUESTION, config={"callbacks": [Interrupt()]}):
             pass
+    assert len(cancel_requests(runs)) == 1
+    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+
+
+def test_a_keyboard_interrupt_while_polling_cancels_the_run(runs: PerplexityEmulator) -> None:
+    def interrupt_once_polled() -> None:
+        while "retrieve" not in kinds(runs):
+            threading.Event().wait(0.01)
+        _thread.interrupt_main()  # what Ctrl-C does
+
+    interrupter = threading.Thread(target=interrupt_once_polled)
+    interrupter.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            make(runs, background=True).invoke(QUESTION)
+    finally:
+        interrupter.join()
+    assert len(cancel_requests(runs)) == 1
+    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+
+
+async def test_closing_a_background_async_stream_early_cancels_the_run(runs: PerplexityEmulator) -> None:
+    stream = make(runs, background=True).astream(QUESTION)
+    await anext(stream)
+    await stream.aclose()
+    # LangChain's astream does not close the model's own generator: asyncio's finalizer does, a moment later.
+    while not cancel_requests(runs):
+        await asyncio.sleep(0.01)
     assert len(cancel_requests(runs)) == 1
     assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
 
