@@ -16,17 +16,41 @@ import pydantic
 from perplexity.generated import api
 
 
+def _nested(kind: Any) -> set[str]:
+    """Names of the module's models that the annotation `kind` mentions."""
+    if isinstance(kind, typing.ForwardRef):
+        kind = kind.__forward_arg__
+    if isinstance(kind, str):
+        kind = getattr(api, kind, None)
+    if isinstance(kind, type) and issubclass(kind, pydantic.BaseModel):
+        return {kind.__name__}
+    return set().union(*map(_nested, typing.get_args(kind))) if typing.get_args(kind) else set()
+
+
 @cache
 def _strict() -> None:
-    models = [
-        v
-        for v in vars(api).values()
+    models = {
+        name: v
+        for name, v in vars(api).items()
         if isinstance(v, type) and issubclass(v, pydantic.BaseModel) and v.__module__ == api.__name__
-    ]
-    for model in models:
+    }
+    for model in models.values():
         model.model_config["extra"] = "forbid"
-    for model in models:
-        model.model_rebuild(force=True)
+    # A rebuilt model copies the schemas of the models it nests as they are then,
+    # so each is rebuilt after everything it nests (depth first).
+    done: set[str] = set()
+
+    def rebuild(name: str) -> None:
+        if name in done or name not in models:
+            return
+        done.add(name)
+        for field in models[name].model_fields.values():
+            for inner in _nested(field.annotation):
+                rebuild(inner)
+        models[name].model_rebuild(force=True)
+
+    for name in models:
+        rebuild(name)
 
 
 @cache

@@ -13,9 +13,10 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
+from langchain_perplexity_strict.testing import builtin_tools
+from langchain_perplexity_strict.testing.agent_events import output_as_input, stream_events
 from langchain_perplexity_strict.testing.agent_schema import ERROR_TYPE, check_schema
 from langchain_perplexity_strict.testing.answers import (
     EmulatedAnswer,
@@ -28,7 +29,6 @@ from langchain_perplexity_strict.testing.answers import (
     search_results_for,
     text_answer,
     urls_in,
-    words,
 )
 from langchain_perplexity_strict.testing.errors import invalid
 
@@ -142,8 +142,12 @@ def _check_tool(tool: dict[str, Any], path: str) -> None:
 # ---- answering ---------------------------------------------------------------
 
 
-def build_answer(body: dict[str, Any]) -> EmulatedAnswer:
-    """What the emulated model answers to a valid Agent API body."""
+def build_answer(body: dict[str, Any], first_input: int = 0) -> EmulatedAnswer:
+    """What the emulated model answers to a valid Agent API body.
+
+    `body["input"]` is the whole conversation; `first_input` is where the
+    request's own `input` starts in it (after a stored response's items).
+    """
     items = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
     question = last_user_text(items)
     trailing_outputs: list[str] = []
@@ -154,17 +158,28 @@ def build_answer(body: dict[str, Any]) -> EmulatedAnswer:
     tools = body.get("tools") or []
     kinds = {t.get("type") for t in tools}
     functions = [t for t in tools if t.get("type") == "function"]
-    answer = EmulatedAnswer(skills=[str(s["name"]) for s in body.get("skills") or [] if s.get("name")])
+    answer = EmulatedAnswer(skills=[_skill_name(s) for s in body.get("skills") or []])
     if "web_search" in kinds or body.get("preset") or body.get("effort"):
         answer.queries = [question[:100]]
         answer.search_results = search_results_for(question)
+        answer.invocations["web_search"] = 1
+    by_kind = {t.get("type"): t for t in tools}
     if "fetch_url" in kinds and urls_in(question):
-        answer.fetched = fetched_pages(urls_in(question))
+        answer.fetched = fetched_pages(urls_in(question)[: max(1, by_kind["fetch_url"].get("max_urls") or 10)])
+        answer.invocations["fetch_url"] = len(answer.fetched)
     if "image_search" in kinds:
         answer.image_queries = [question[:100]]
-        answer.images = image_results_for(question)
+        answer.images = image_results_for(question, max(1, by_kind["image_search"].get("max_results") or 2))
+        answer.invocations["image_search"] = 1
+    for kind in ("people_search", "finance_search"):
+        if kind in kinds:
+            answer.verticals.append((kind, [question[:100]], builtin_tools.vertical_results(kind, question)))
+            answer.invocations[kind] = 1
     if "reasoning" in body:
         answer.reasoning = f"Thinking about: {question[:80]}"
+    tool_outputs, notes = _server_tools(answer, tools, items, question, first_input)
+    if answer.status == "requires_action":
+        return answer
     if functions and not trailing_outputs:
         answer.tool_calls = choose_tool_calls(
             functions, body.get("tool_choice", "auto"), question, True, answered_calls(items)
@@ -175,8 +190,49 @@ def build_answer(body: dict[str, Any]) -> EmulatedAnswer:
     if fmt and fmt.get("type") == "json_schema":
         answer.text = json.dumps(instance_of(fmt["json_schema"]["schema"], question))
         return answer
-    answer.text = text_answer(question, min(2, len(answer.search_results)), trailing_outputs)
+    answer.text = text_answer(question, min(2, len(answer.search_results)), trailing_outputs + tool_outputs)
+    answer.text = " ".join([answer.text, *notes])
     return answer
+
+
+def _skill_name(skill: dict[str, Any]) -> str:
+    """The name a `skill_loaded` item gives a skill: its `name`, or a custom skill's `id` (chosen here)."""
+    return str(skill.get("name") or skill["id"])
+
+
+def _server_tools(
+    answer: EmulatedAnswer, tools: list[dict[str, Any]], items: list[dict[str, Any]], question: str, first_input: int
+) -> tuple[list[str], list[str]]:
+    """Run the sandbox and the MCP servers; answer approvals. Returns (tool outputs, sentences) for the text."""
+    outputs: list[str] = []
+    notes: list[str] = []
+    answered = set()
+    for response, request in builtin_tools.approval_answers(items, first_input):
+        calls, said = builtin_tools.resolve(response, request)
+        answer.tool_items.extend(calls)
+        answered.add(request["server_label"])
+        if calls:
+            outputs.append(said)
+            kind = "connector" if request.get("connector_id") else "mcp"
+            answer.invocations[kind] = answer.invocations.get(kind, 0) + 1
+        else:
+            notes.append(said + ".")
+    if any(t.get("type") == "sandbox" for t in tools):
+        sandbox, note = builtin_tools.sandbox_items(question)
+        answer.tool_items.extend(sandbox)
+        answer.invocations["sandbox"] = 1
+        notes.append(note)
+    for tool in tools:
+        if tool.get("type") not in ("mcp", "connector") or tool["server_label"] in answered:
+            continue
+        listed, said_by_server, waiting = builtin_tools.mcp_items(tool, question)
+        answer.tool_items.extend(listed)
+        outputs.extend(said_by_server)
+        if waiting:
+            answer.status = "requires_action"
+        else:
+            answer.invocations[tool["type"]] = answer.invocations.get(tool["type"], 0) + 1
+    return outputs, notes
 
 
 def _output_text(output: Any) -> str:
@@ -205,10 +261,13 @@ def response_object(
     output: list[dict[str, Any]] = [{"type": "skill_loaded", "name": name} for name in answer.skills]
     if answer.search_results:
         output.append({"type": "search_results", "queries": answer.queries, "results": answer.search_results})
+    for _, queries, results in answer.verticals:
+        output.append({"type": "search_results", "queries": queries, "results": results})
     if answer.fetched:
         output.append({"type": "fetch_url_results", "contents": answer.fetched})
     if answer.images:
         output.append({"type": "image_search_results", "queries": answer.image_queries, "results": answer.images})
+    output.extend(answer.tool_items)
     thinking = served.startswith(THINKING_PREFIXES)
     output.extend(function_call_item(call, thinking) for call in answer.tool_calls)
     if answer.text:
@@ -219,22 +278,22 @@ def response_object(
         "id": response_id or f"resp_{uuid.uuid4().hex}",
         "object": "response",
         "created_at": int(time.time()),
-        "status": status,
+        "status": status if answer.status == "completed" else answer.status,
         "model": served,
         "output": output,
-        "usage": usage(input_tokens, output_tokens, len(answer.queries), cached=input_tokens // 2),
+        "usage": usage(input_tokens, output_tokens, answer.invocations, cached=input_tokens // 2),
     }
-    for key in ("preset", "effort", "store", "prompt_cache_key", "service_tier", "previous_response_id"):
+    for key in ("background", "preset", "effort", "store", "prompt_cache_key", "service_tier", "previous_response_id"):
         if body.get(key) is not None:
             response[key] = body[key]
     return response
 
 
-def usage(input_tokens: int, output_tokens: int, searches: int, cached: int = 0) -> dict[str, Any]:
-    """`ResponsesUsageOutput` with `cost`; the prices are the emulator's."""
+def usage(input_tokens: int, output_tokens: int, invocations: dict[str, int], cached: int = 0) -> dict[str, Any]:
+    """`ResponsesUsageOutput` with `cost` and per-tool `tool_calls_details`; the prices are the emulator's."""
     input_cost = round(input_tokens * 1e-6, 8)
     output_cost = round(output_tokens * 1e-6, 8)
-    tool_cost = round(searches * 0.005, 8)
+    details, tool_cost = builtin_tools.tool_details(invocations)
     out: dict[str, Any] = {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
@@ -248,8 +307,8 @@ def usage(input_tokens: int, output_tokens: int, searches: int, cached: int = 0)
             "total_cost": round(input_cost + output_cost + tool_cost, 8),
         },
     }
-    if searches:
-        out["tool_calls_details"] = {"web_search": {"invocation": searches, "cost_usd": tool_cost}}
+    if details:
+        out["tool_calls_details"] = details
     return out
 
 
@@ -294,86 +353,4 @@ def url_citations(answer: EmulatedAnswer) -> list[dict[str, Any]]:
     return out
 
 
-def stream_events(
-    response: dict[str, Any], answer: EmulatedAnswer, *, openai_events: bool = False
-) -> Iterator[dict[str, Any]]:
-    """The stream, in `ResponseStreamEventOutput`'s vocabulary only, with a monotonic `sequence_number`.
-
-    Reasoning and search come first (`response.reasoning.*`, each with its
-    `thought`), then each output item as `output_item.added` / `.done`
-    (a message's text as `output_text.delta` events between them; a function
-    call whole in `.done`), then one terminal event: `response.completed`
-    with the response, or `response.failed` with the error. No `[DONE]`.
-    `openai_events` adds events Perplexity does not send (OpenAI's
-    `response.content_part.*` and friends), to show a client ignores them.
-    """
-    seq = 0
-
-    def event(kind: str, **fields: Any) -> dict[str, Any]:
-        nonlocal seq
-        seq += 1
-        return {"type": kind, "sequence_number": seq, **fields}
-
-    shell = {**response, "status": "in_progress", "output": [], "usage": None}
-    shell.pop("error", None)
-    yield event("response.created", response=shell)
-    yield event("response.in_progress", response=shell)
-    for name in answer.skills:
-        yield event("response.skill.loaded", name=name)
-    thought = answer.reasoning or None
-    if answer.queries or answer.fetched or answer.images or thought:
-        yield event("response.reasoning.started", thought=thought)
-        if answer.queries:
-            yield event("response.reasoning.search_queries", queries=answer.queries, thought=None)
-            yield event("response.reasoning.search_results", results=answer.search_results, thought=None)
-        if answer.fetched:
-            yield event("response.reasoning.fetch_url_queries", urls=[p["url"] for p in answer.fetched])
-            yield event("response.reasoning.fetch_url_results", contents=answer.fetched)
-        if answer.images:
-            yield event("response.reasoning.image_search_queries", call_id="img_1", queries=answer.image_queries)
-            yield event("response.reasoning.image_search_results", call_id="img_1", results=answer.images)
-        if openai_events and thought:
-            yield event("response.reasoning.delta", delta=thought)
-        yield event("response.reasoning.stopped", thought=None)
-    for index, item in enumerate(response["output"]):
-        if item["type"] == "message":
-            yield event("response.output_item.added", output_index=index,
-                        item={**item, "content": [], "status": "in_progress"})  # fmt: skip
-            part = item["content"][0]
-            if openai_events:
-                yield event("response.content_part.added", output_index=index, item_id=item["id"], content_index=0,
-                            part={"type": "output_text", "text": "", "annotations": []})  # fmt: skip
-            for piece in words(part["text"]):
-                yield event("response.output_text.delta", output_index=index, item_id=item["id"],
-                            content_index=0, delta=piece)  # fmt: skip
-            yield event("response.output_text.done", output_index=index, item_id=item["id"],
-                        content_index=0, text=part["text"])  # fmt: skip
-        elif item["type"] == "function_call":
-            yield event("response.output_item.added", output_index=index,
-                        item={**item, "arguments": "", "status": "in_progress"})  # fmt: skip
-            if openai_events:
-                yield event("response.function_call_arguments.delta", output_index=index,
-                            item_id=item["id"], delta=item["arguments"])  # fmt: skip
-        else:
-            yield event("response.output_item.added", output_index=index, item=item)
-        yield event("response.output_item.done", output_index=index, item=item)
-    if response["status"] == "failed":
-        yield event("response.failed", error=response["error"])
-    else:
-        yield event("response.completed", response=response)
-
-
-def output_as_input(output: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A response's output as the input items a continuation of it starts from (its messages and calls)."""
-    items: list[dict[str, Any]] = []
-    for item in output:
-        if item["type"] == "message":
-            text = "".join(part.get("text", "") for part in item["content"])
-            if text:
-                items.append({"role": "assistant", "content": text})
-        elif item["type"] == "function_call":
-            call = {k: item[k] for k in ("type", "call_id", "name", "arguments")}
-            if item.get("thought_signature"):
-                call["thought_signature"] = item["thought_signature"]
-            items.append(call)
-    return items
+__all__ = ["ERROR_TYPE", "build_answer", "output_as_input", "response_object", "stream_events", "validate_request"]

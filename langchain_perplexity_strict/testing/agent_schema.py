@@ -85,6 +85,19 @@ class Obj(Spec):
 
 
 @dataclass(frozen=True)
+class MapOf(Spec):
+    """An object with any keys whose values all fit `value` (`dict[str, X]` in the models)."""
+
+    value: Spec
+
+    def check(self, value: Any, path: str) -> None:
+        if not isinstance(value, dict):
+            raise invalid(ERROR_TYPE, f"{path} must be an object", path)
+        for key, item in value.items():
+            self.value.check(item, f"{path}.{key}")
+
+
+@dataclass(frozen=True)
 class Tagged(Spec):
     """A union told apart by `type` (`default` when the item has none)."""
 
@@ -123,6 +136,7 @@ BOOL = Scalar((bool,), "a boolean")
 ANY_OBJECT = Obj({}, open=True)
 STRINGS = ListOf(STR)
 STATUS = OneOf(("in_progress", "completed", "incomplete"))
+BUILTIN_SKILLS = ("office", "office/docx", "office/pdf", "office/pptx", "office/xlsx")
 
 
 def _obj(required: str = "", **fields: Spec) -> Obj:
@@ -142,7 +156,9 @@ _OUTPUT_PART = Tagged(
         "input_image": _obj("type image_url", type=STR, image_url=STR, detail=OneOf(("low", "high", "auto"))),
     }
 )
-_MCP_TOOL = _obj("name", name=STR, description=STR, input_schema=ANY_OBJECT, annotations=ANY_OBJECT)
+_MCP_TOOL = _obj(
+    "name input_schema", name=STR, description=STR, input_schema=ANY_OBJECT, annotations=_obj(read_only=BOOL)
+)
 INPUT_ITEM = Tagged(
     {
         "message": _obj(
@@ -177,7 +193,14 @@ INPUT_ITEM = Tagged(
             "type approval_request_id approve", type=STR, approval_request_id=STR, approve=BOOL, id=STR, reason=STR
         ),
         "mcp_approval_request": _obj(
-            "type id server_label name arguments", type=STR, id=STR, server_label=STR, name=STR, arguments=STR
+            "type id server_label name arguments",
+            type=STR,
+            id=STR,
+            server_label=STR,
+            name=STR,
+            arguments=STR,
+            connector_id=STR,
+            thought_signature=STR,
         ),
         "mcp_call": _obj(
             "type id server_label name arguments",
@@ -189,14 +212,14 @@ INPUT_ITEM = Tagged(
             output=STR,
             error=STR,
             approval_request_id=STR,
+            connector_id=STR,
         ),
-        "mcp_list_tools": _obj(
-            "type id server_label tools", type=STR, id=STR, server_label=STR, tools=ListOf(_MCP_TOOL), error=STR
-        ),
+        "mcp_list_tools": _obj("type", type=STR, id=STR, server_label=STR, tools=ListOf(_MCP_TOOL), error=STR),
     },
     default="message",
 )
-_APPROVAL = Either(_obj(always=_obj(tool_names=STRINGS), never=_obj(tool_names=STRINGS)), ("always", "never"))
+_FILTER = _obj(read_only=BOOL, tool_names=STRINGS)
+_APPROVAL = Either(_obj(always=_FILTER, never=_FILTER), ("always", "never"))
 TOOL = Tagged(
     {
         "web_search": _obj(
@@ -239,7 +262,7 @@ TOOL = Tagged(
             allowed_tools=STRINGS,
             authorization=STR,
             defer_loading=BOOL,
-            headers=ANY_OBJECT,
+            headers=MapOf(STR),
             require_approval=_APPROVAL,
         ),
         "connector": _obj(
@@ -251,6 +274,13 @@ TOOL = Tagged(
             allowed_tools=STRINGS,
             require_approval=_APPROVAL,
         ),
+    }
+)
+SKILL = Tagged(
+    {
+        "builtin": _obj("type name", type=STR, name=OneOf(BUILTIN_SKILLS)),
+        "inline": _obj("type name description instructions", type=STR, name=STR, description=STR, instructions=STR),
+        "custom": _obj("type id", type=STR, id=STR, version=STR),
     }
 )
 REQUEST = _obj(
@@ -275,7 +305,7 @@ REQUEST = _obj(
         json_schema=_obj("name schema", name=STR, schema=ANY_OBJECT, description=STR, strict=BOOL),
     ),
     service_tier=OneOf(("auto", "default", "flex", "priority", "fast")),
-    skills=ListOf(ANY_OBJECT),
+    skills=ListOf(SKILL),
     step_budget_reminder=BOOL,
     store=BOOL,
     stream=BOOL,

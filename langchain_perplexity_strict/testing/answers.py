@@ -29,6 +29,14 @@ class EmulatedAnswer:
     images: list[dict[str, Any]] = field(default_factory=list)
     image_queries: list[str] = field(default_factory=list)
     skills: list[str] = field(default_factory=list)
+    verticals: list[tuple[str, list[str], list[dict[str, Any]]]] = field(default_factory=list)
+    """People and finance searches: (tool type, queries, `SearchResultOutput`s)."""
+    tool_items: list[dict[str, Any]] = field(default_factory=list)
+    """Sandbox, MCP and connector output items, in order."""
+    invocations: dict[str, int] = field(default_factory=dict)
+    """Built-in tool invocations, per tool type (`usage.tool_calls_details`)."""
+    status: str = "completed"
+    """`requires_action` while an MCP call waits for the app's approval."""
 
 
 _URL = re.compile(r"https?://[^\s\])>\"']+")

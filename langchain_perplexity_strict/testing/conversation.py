@@ -26,6 +26,10 @@ ALTERNATION_MESSAGE = (
 )
 
 
+# Input items the model's side of the conversation produced (`InputItemInput`).
+ASSISTANT_ITEMS = ("reasoning", "mcp_list_tools", "mcp_call", "mcp_approval_request")
+
+
 @dataclass
 class Turn:
     """One message as the rules see it: a role, a content key, tool links."""
@@ -93,8 +97,10 @@ def turns_from_chat_messages(messages: Any, error_type: str) -> list[Turn]:
 def turns_from_agent_input(items: Sequence[dict[str, Any]]) -> list[Turn]:
     """Read Agent API `input` items into turns.
 
-    A `function_call` item belongs to the assistant turn it follows (or
-    opens one); a `function_call_output` item is a tool message.
+    A `function_call` item, and the server's own items (reasoning, MCP
+    listings, calls and approval requests), belong to the assistant turn
+    they follow (or open one); a `function_call_output` item is a tool
+    message; an `mcp_approval_response` is the user's turn (the app answers).
     """
     turns: list[Turn] = []
     for item in items:
@@ -108,6 +114,13 @@ def turns_from_agent_input(items: Sequence[dict[str, Any]]) -> list[Turn]:
                 turns.append(Turn("assistant", "\x00" + call_key, [item["call_id"]]))
         elif kind == "function_call_output":
             turns.append(Turn("tool", content_key(item.get("output")), answers=item["call_id"]))
+        elif kind in ASSISTANT_ITEMS:
+            if turns and turns[-1].role == "assistant":
+                turns[-1].key += "\x00" + content_key(item)
+            else:
+                turns.append(Turn("assistant", "\x00" + content_key(item)))
+        elif kind == "mcp_approval_response":
+            turns.append(Turn("user", content_key(item)))
         else:
             role = item["role"]
             role = "system" if role == "developer" else role

@@ -20,22 +20,33 @@ them) are constructor arguments with documented defaults:
   client ignores what it does not know.
 - `track_roles` (default on): a message sent again under another role in
   the same conversation is refused (unverified).
+
+Long runs (docs/emulator.md): every Agent API response is a run on the
+emulator's clock, kept for `GET /v1/responses/{id}` (add `stream=true&
+starting_after=N` for its events after `sequence_number` N) and `POST
+/v1/responses/{id}/cancel`.
+
+- `run_duration` (default 0): seconds a background run or a stream takes
+  from its first event to its last (slow reasoning and tool steps, fast
+  text); a few seconds stand for a long research run.
+- `queue_time` (default 0): seconds a background run stays `queued`.
+- `resumable_streams` (default on): a plain (not background) stream can
+  be streamed again by id; off, only background responses can (a 400).
+- `unknown_output_items` (default off): answers carry one published
+  `unknown` output item, as for an item newer than the schema.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
-import socket
-import struct
 import threading
-import time
-from collections.abc import Iterable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterable
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 from langchain_perplexity_strict.testing import agent_api, chat_completions
+from langchain_perplexity_strict.testing.background import RESPONSES_PREFIX, RunRoutes, cancel_path
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
     RoleMemory,
@@ -44,6 +55,7 @@ from langchain_perplexity_strict.testing.conversation import (
     turns_from_chat_messages,
 )
 from langchain_perplexity_strict.testing.errors import APIError
+from langchain_perplexity_strict.testing.handler import Reset
 from langchain_perplexity_strict.testing.state import EmulatorState as _State
 from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 
@@ -70,6 +82,10 @@ class PerplexityEmulator:
         event_delay: float = 0.0,
         seed: int = 0,
         openai_events: bool = False,
+        run_duration: float = 0.0,
+        queue_time: float = 0.0,
+        resumable_streams: bool = True,
+        unknown_output_items: bool = False,
     ) -> None:
         self._state = _State(
             api_key=api_key,
@@ -81,6 +97,10 @@ class PerplexityEmulator:
             event_delay=event_delay,
             openai_events=openai_events,
             rng=random.Random(seed),
+            run_duration=run_duration,
+            queue_time=queue_time,
+            resumable_streams=resumable_streams,
+            unknown_output_items=unknown_output_items,
         )
         self._host = host
         self._port = port
@@ -145,6 +165,7 @@ class PerplexityEmulator:
         """Forget recorded requests, scripted faults, remembered roles and stored responses."""
         with self._state.lock:
             self._state.stored.clear()
+            self._state.runs.clear()
             self._state.requests.clear()
             self._state.scripted.clear()
             self._state.roles = RoleMemory()
@@ -182,86 +203,28 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
-class _Reset(Exception):
-    """The connection was reset on purpose (a fault)."""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    state: _State
-    server_version = "PerplexityEmulator/1"
-
-    def setup(self) -> None:
-        super().setup()
-        # Clients and this server both write headers and body separately; with
-        # Nagle's algorithm on one side and delayed ACKs on the other, each
-        # request would stall about 40 ms. NODELAY for our writes, QUICKACK
-        # (Linux, re-armed before each read) for theirs.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._quickack()
-
-    def _quickack(self) -> None:
-        if hasattr(socket, "TCP_QUICKACK"):
-            with contextlib.suppress(OSError):
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
-
-    def handle_one_request(self) -> None:
-        self._quickack()
-        super().handle_one_request()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: tests read the request log instead."""
-
-    # -- plumbing ----------------------------------------------------------------
-
-    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _send_error(self, error: APIError) -> None:
-        self._send_json(error.status, error.envelope(), error.headers)
-
-    def _reset(self) -> None:
-        self.wfile.flush()
-        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.connection.close()
-        self.close_connection = True
-        raise _Reset
-
-    def _stream(self, events: Iterator[bytes], fault: Fault | None) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
-        for n, data in enumerate(events):
-            if fault is not None and n == fault.after_events:
-                if fault.kind == "reset":
-                    self._reset()
-                if fault.kind == "cut_stream":
-                    break
-            self.wfile.write(data)
-            self.wfile.flush()
-            if self.state.event_delay:
-                time.sleep(self.state.event_delay)
+class _Handler(RunRoutes):
+    """Routes requests to the Agent API, chat completions and the stored responses."""
 
     # -- routing -----------------------------------------------------------------
 
     def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
-        self._record("GET", path, None)
-        if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
-            models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
-            self._send_json(200, {"object": "list", "data": models})
-            return
-        self._send_error(APIError(404, "not_found", f"no route for GET {path}"))
+        path, _, query = self.path.partition("?")
+        self._record("GET", path, None).query = query
+        try:
+            if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
+                models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
+                self._send_json(200, {"object": "list", "data": models})
+            elif path.startswith(RESPONSES_PREFIX):
+                self._retrieve(path, query)
+            else:
+                raise APIError(404, "not_found", f"no route for GET {path}")
+        except APIError as error:
+            self._send_error(error)
+        except Reset:
+            pass
+        except (BrokenPipeError, ConnectionResetError):
+            self._client_left()
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
@@ -271,17 +234,22 @@ class _Handler(BaseHTTPRequestHandler):
                 self._agent(body, self._last_record)
             elif path in CHAT_PATHS:
                 self._chat(body)
+            elif cancel_path(path):
+                self._cancel(path)
             else:
                 raise APIError(404, "not_found", f"no route for POST {path}")
         except APIError as error:
             self._send_error(error)
-        except _Reset:
+        except Reset:
             pass
         except (BrokenPipeError, ConnectionResetError):
-            # The client went away mid-answer (for example after a stop matched).
-            with self.state.lock:
-                self.state.disconnects += 1
-            self.close_connection = True
+            self._client_left()
+
+    def _client_left(self) -> None:
+        """The client went away mid-answer (for example after a stop matched, or to resume)."""
+        with self.state.lock:
+            self.state.disconnects += 1
+        self.close_connection = True
 
     def _record(self, method: str, path: str, body: Any) -> RecordedRequest:
         record = RecordedRequest(method, path, dict(self.headers.items()), body)
@@ -310,37 +278,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._record("POST", path, raw.decode("utf-8", "replace"))
             raise APIError(400, "invalid_request", "invalid request body: not JSON") from None
         self._last_record = self._record("POST", path, body)
-        auth = self.headers.get("Authorization", "")
-        token = auth[7:] if auth.startswith("Bearer ") else ""
-        if not token or (self.state.api_key is not None and token != self.state.api_key):
-            raise APIError(
-                401,
-                "forbidden",
-                "Invalid or missing API key (Authorization: Bearer ...)",
-            )
+        self._check_auth()
         return body
-
-    def _pre_answer_fault(self, fault: Fault | None) -> None:
-        if fault is None:
-            return
-        if fault.kind == "rate_limit":
-            reset = str(max(1, int(fault.seconds)))
-            raise APIError(
-                429,
-                "request_rate_limit_exceeded",
-                "Rate limit exceeded",
-                headers={"Retry-After": str(fault.seconds), "X-RateLimit-Limit": "50",
-                         "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
-            )  # fmt: skip
-        if fault.kind == "server_error":
-            kind = {
-                500: "internal_error",
-                502: "bad_gateway",
-                503: "service_unavailable",
-            }.get(fault.status, "internal_error")
-            raise APIError(fault.status, kind, f"emulated {fault.status}")
-        if fault.kind == "delay":
-            time.sleep(fault.seconds)
 
     # -- Agent API ---------------------------------------------------------------
 
@@ -357,7 +296,7 @@ class _Handler(BaseHTTPRequestHandler):
         fault = self.state.next_fault()
         self._pre_answer_fault(fault)
         whole = {**body, "input": conversation}
-        answer = agent_api.build_answer(whole)
+        answer = agent_api.build_answer(whole, first_input=len(conversation) - len(self._input_items(body)))
         response = agent_api.response_object(whole, served, answer)
         if fault is None or fault.kind not in ("failed", "incomplete"):
             self.state.remember_response(response["id"], conversation + agent_api.output_as_input(response["output"]))
@@ -370,15 +309,20 @@ class _Handler(BaseHTTPRequestHandler):
                 if fault.kind == "incomplete"
                 else {"code": "server_error", "type": "server_error", "message": "emulated failure: the run failed"}
             )
-        if not body.get("stream"):
-            self._answer_json(response, fault)
-            return
-        events = agent_api.stream_events(response, answer, openai_events=self.state.openai_events)
-        self._stream((self._sse(e, fault) for e in events), fault)
+        if self.state.unknown_output_items:
+            # An item type this schema version does not know, as the published `unknown` item carries it.
+            at = next((i for i, o in enumerate(response["output"]) if o["type"] == "message"), len(response["output"]))
+            note = {"note": "an output item newer than the published schema"}
+            response["output"].insert(at, {"type": "unknown", "item_name": "emulated_future_item", "payload": note})
+        self._serve_run(body, response, answer, fault)
+
+    @staticmethod
+    def _input_items(body: dict[str, Any]) -> list[dict[str, Any]]:
+        return body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
 
     def _conversation(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The conversation a request stands for: a stored response's (`previous_response_id`), then its input."""
-        items = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
+        items = self._input_items(body)
         previous = body.get("previous_response_id")
         if previous is None:
             return list(items)
@@ -411,25 +355,3 @@ class _Handler(BaseHTTPRequestHandler):
         events = [self._sse(c, fault) for c in chunks]
         events.append(b"data: [DONE]\n\n")
         self._stream(iter(events), fault)
-
-    # -- shared answering ----------------------------------------------------------
-
-    def _answer_json(self, payload: dict[str, Any], fault: Fault | None) -> None:
-        if fault is not None and fault.kind == "malformed_json":
-            self._send_json(200, b'{"id": "resp_broken", "output": [')
-            return
-        if fault is not None and fault.kind == "reset":
-            body = json.dumps(payload).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body[: len(body) // 2])
-            self._reset()
-        self._send_json(200, payload)
-
-    @staticmethod
-    def _sse(event: dict[str, Any], fault: Fault | None) -> bytes:
-        if fault is not None and fault.kind == "malformed_json":
-            return b"data: {not json\n\n"
-        return b"data: " + json.dumps(event).encode() + b"\n\n"

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_perplexity_strict.testing.conversation import ConversationRules, RoleMemory
+from langchain_perplexity_strict.testing.runs import RunStore
 
 FaultKind = Literal[
     "rate_limit", "server_error", "delay", "reset", "cut_stream",
-    "failed", "incomplete", "malformed_json",
+    "failed", "incomplete", "malformed_json", "stall", "idle_drop",
 ]  # fmt: skip
 
 
@@ -30,6 +31,11 @@ class Fault:
     failure with error code `max_output_tokens`; on chat completions
     `incomplete` is `finish_reason: length` and
     `failed` a 500). `malformed_json`: a body (or event) that is not JSON.
+    `stall`: after `after_events` stream events, send no bytes for `seconds`
+    (the run goes on meanwhile), then the rest. `idle_drop`: close the
+    stream cleanly once it has been silent for `seconds`, as a proxy with an
+    idle timeout does; `set_fault_rates({Fault("idle_drop", seconds=s): 1.0})`
+    puts every connection behind such a proxy.
     """
 
     kind: FaultKind
@@ -48,6 +54,21 @@ class RecordedRequest:
     body: Any
     conversation: list[dict[str, Any]] | None = None
     """Agent API: the whole conversation the request stands for (a stored response's, then its input)."""
+    query: str = ""
+    """The query string (`stream=true&starting_after=N` on a resumed stream)."""
+
+    @property
+    def kind(self) -> str:
+        """`create`, `retrieve`, `resume` (a retrieve with `stream=true`), `cancel`, `chat` or `other`."""
+        if self.method == "POST" and self.path in ("/v1/responses", "/v1/agent"):
+            return "create"
+        if self.method == "POST" and self.path.startswith("/v1/responses/") and self.path.endswith("/cancel"):
+            return "cancel"
+        if self.method == "GET" and self.path.startswith("/v1/responses/"):
+            return "resume" if "stream=true" in self.query.lower() else "retrieve"
+        if self.method == "POST" and self.path in ("/chat/completions", "/v1/chat/completions", "/v1/sonar"):
+            return "chat"
+        return "other"
 
 
 @dataclass
@@ -62,6 +83,11 @@ class EmulatorState:
     agent_models: tuple[str, ...]
     event_delay: float
     openai_events: bool = False
+    run_duration: float = 0.0
+    queue_time: float = 0.0
+    resumable_streams: bool = True
+    unknown_output_items: bool = False
+    runs: RunStore = field(default_factory=RunStore)
     roles: RoleMemory = field(default_factory=RoleMemory)
     requests: list[RecordedRequest] = field(default_factory=list)
     scripted: deque[Fault] = field(default_factory=deque)

@@ -174,6 +174,20 @@ def test_bodies_over_application_histories_are_published(
 
 # --- what the emulator sends ---------------------------------------------------------------------
 
+MCP_TOOL = {"type": "mcp", "server_label": "docs", "server_url": "https://mcp.example"}
+BUILT_IN: dict[str, dict[str, Any]] = {
+    "web_search": {"type": "web_search"}, "fetch_url": {"type": "fetch_url", "max_urls": 2},
+    "image_search": {"type": "image_search"}, "people_search": {"type": "people_search"},
+    "finance_search": {"type": "finance_search"}, "sandbox": {"type": "sandbox"},
+    "mcp": {**MCP_TOOL, "require_approval": "never", "allowed_tools": ["search"], "headers": {"X-Team": "a"}},
+    "mcp_deferred": {**MCP_TOOL, "server_label": "lazy", "require_approval": "never", "defer_loading": True},
+    "connector": {"type": "connector", "id": "conn_1", "server_label": "drive", "server_description": "Drive",
+                  "require_approval": {"never": {"read_only": True}, "always": {"tool_names": ["write"]}}},
+}  # fmt: skip
+SKILLS = [{"type": "builtin", "name": "office/pdf"}, {"type": "custom", "id": "sk_1", "version": "2"},
+          {"type": "inline", "name": "tone", "description": "Tone.", "instructions": "Be warm."}]  # fmt: skip
+APPROVAL_REQUEST = {"type": "mcp_approval_request", "id": "mcpr_1", "server_label": "docs", "name": "write",
+                    "arguments": '{"query": "write it"}'}  # fmt: skip
 REQUESTS: dict[str, dict[str, Any]] = {
     "plain": {"model": "perplexity/sonar", "input": "hello"},
     "search": {"model": "perplexity/sonar", "input": "why is the sky blue", "tools": [{"type": "web_search"}]},
@@ -189,6 +203,19 @@ REQUESTS: dict[str, dict[str, Any]] = {
     "skills": {"model": "perplexity/sonar", "input": "make a doc", "skills": [{"type": "builtin", "name": "office"}]},
     "options": {"model": "perplexity/sonar", "input": "hi", "store": False, "prompt_cache_key": "k",
                 "service_tier": "flex", "preset": "low"},
+    **{f"tool_{kind}": {"model": "perplexity/sonar", "input": "news at https://example.com/a?", "tools": [tool]}
+       for kind, tool in BUILT_IN.items()},
+    "all_tools": {"model": "openai/gpt-5.1", "input": "news at https://example.com/a?", "reasoning": {"effort": "low"},
+                  "tools": list(BUILT_IN.values()), "skills": SKILLS},
+    "approval": {"model": "perplexity/sonar", "input": "write it", "tools": [MCP_TOOL]},
+    "approved": {"model": "perplexity/sonar", "tools": [MCP_TOOL], "input": [
+        {"role": "user", "content": "write it"}, APPROVAL_REQUEST,
+        {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True}]},
+    "denied": {"model": "perplexity/sonar", "tools": [MCP_TOOL], "input": [
+        {"role": "user", "content": "write it"}, APPROVAL_REQUEST,
+        {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": False, "reason": "no"}]},
+    "background": {"model": "perplexity/sonar", "input": "long research", "background": True,
+                   "tools": [{"type": "web_search"}]},
 }  # fmt: skip
 FAULTS = [None, Fault("failed"), Fault("incomplete")]
 
@@ -224,6 +251,36 @@ def test_emulator_responses_and_events_are_published(emu: PerplexityEmulator) ->
     assert checked > 100
 
 
+def _published_item_types() -> set[str]:
+    members = get_args(api.OutputItemOutput)
+    models = [getattr(api, m.__forward_arg__) if hasattr(m, "__forward_arg__") else m for m in members]
+    return {get_args(model.model_fields["type"].annotation)[0] for model in models}
+
+
+def test_the_emulator_produces_every_published_output_item_and_status() -> None:
+    items: set[str] = set()
+    statuses: set[str] = set()
+    with PerplexityEmulator(api_key=KEY, unknown_output_items=True, run_duration=30.0, queue_time=10.0) as emu:
+        for request in REQUESTS.values():
+            whole = _post(emu, request)
+            assert whole.status_code == 200, whole.text
+            published_schema.agent_response(whole.json())
+            items |= {o["type"] for o in whole.json()["output"]}
+            statuses.add(whole.json()["status"])
+        emu.inject(Fault("failed"))
+        statuses.add(_post(emu, REQUESTS["plain"]).json()["status"])
+        running = _post(emu, {**REQUESTS["plain"], "background": True}).json()
+        path = f"{emu.base_url}/v1/responses/{running['id']}"
+        statuses.add(httpx.get(path, headers={"Authorization": f"Bearer {KEY}"}).json()["status"])
+        httpx.post(path + "/cancel", headers={"Authorization": f"Bearer {KEY}"})
+        cancelled = httpx.get(path, headers={"Authorization": f"Bearer {KEY}"}).json()
+        published_schema.agent_response(cancelled)
+        statuses.add(cancelled["status"])
+    assert items == _published_item_types(), _published_item_types() ^ items
+    # in_progress is what a running, unqueued run reports (tests/integration_tests/test_emulator_runs.py)
+    assert statuses == set(get_args(api.StatusOutput)) - {"in_progress"}
+
+
 def test_openai_only_events_are_off_by_default_and_opt_in() -> None:
     with PerplexityEmulator(api_key=KEY, openai_events=True) as emu:
         events = _events(_post(emu, {**REQUESTS["reasoning"], "stream": True}))
@@ -254,6 +311,33 @@ def test_the_emulators_checker_agrees_with_the_published_models() -> None:
                    {"type": "function_call_output", "call_id": "c", "name": "f", "output": "ok"}]},
         {"effort": "medium"}, {"step_budget_reminder": True}, {"background": False},
         {"tools": [{"type": "image_search", "filters": {"format_filter": ["png"], "safe_search": True}}]},
+        *({"tools": [tool]} for tool in BUILT_IN.values()), {"tools": list(BUILT_IN.values()), "skills": SKILLS},
+        *({"skills": [skill]} for skill in SKILLS), {"background": True},
+        {"skills": [{"type": "builtin", "name": "excel"}]}, {"skills": [{"type": "inline", "name": "x"}]},
+        {"skills": [{"type": "custom"}]}, {"skills": [{"name": "office"}]},
+        {"skills": [{"type": "managed", "id": "s"}]},
+        {"skills": [{"type": "custom", "id": "s", "extra": 1}]}, {"tools": [{"type": "sandbox", "timeout": 30}]},
+        {"tools": [{"type": "people_search", "max_results": 3}]}, {"tools": [{"type": "finance_search", "x": 1}]},
+        {"tools": [{"type": "fetch_url", "max_urls": "2"}]}, {"tools": [{"type": "mcp", "server_label": "d"}]},
+        {"tools": [{**MCP_TOOL, "headers": {"X-N": 1}}]}, {"tools": [{**MCP_TOOL, "require_approval": "sometimes"}]},
+        {"tools": [{**MCP_TOOL, "require_approval": {"always": {"read_only": "yes"}}}]},
+        {"tools": [{**MCP_TOOL, "require_approval": {"maybe": {}}}]}, {"tools": [{**MCP_TOOL, "defer_loading": 1}]},
+        {"tools": [{"type": "connector", "server_label": "d"}]}, {"tools": [{"type": "connector", "id": "c"}]},
+        {"tools": [{"type": "code_interpreter"}]}, {"tools": [{"type": "web_search_preview"}]},
+        {"input": [{"role": "user", "content": "x"}, APPROVAL_REQUEST,
+                   {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True}]},
+        {"input": [{"type": "mcp_approval_response", "approval_request_id": "a", "approve": "yes"}]},
+        {"input": [{"type": "mcp_approval_response", "approve": True}]},
+        {"input": [{**APPROVAL_REQUEST, "connector_id": "c", "thought_signature": "s"}]},
+        {"input": [{**APPROVAL_REQUEST, "status": "completed"}]},
+        {"input": [{"type": "mcp_call", "id": "m", "server_label": "d", "name": "n", "arguments": "{}",
+                    "output": "o", "approval_request_id": "a", "connector_id": "c"}]},
+        {"input": [{"type": "mcp_list_tools"}]}, {"input": [{"type": "mcp_list_tools", "tools": [{"name": "t"}]}]},
+        {"input": [{"type": "mcp_list_tools", "tools": [{"name": "t", "input_schema": {},
+                                                           "annotations": {"read_only": True}}]}]},
+        {"input": [{"type": "mcp_list_tools", "tools": [{"name": "t", "input_schema": {},
+                                                           "annotations": {"destructive": True}}]}]},
+        {"input": [{"type": "tool_search_output", "id": "t"}]}, {"input": [{"type": "skill_loaded", "name": "x"}]},
     ]  # fmt: skip
     corpus = valid_bodies + [{**REQUESTS["plain"], **m} for m in mutations]
     agree = 0
@@ -263,7 +347,7 @@ def test_the_emulators_checker_agrees_with_the_published_models() -> None:
         assert ours == theirs, (body, schema_verdict(body).error)
         agree += 1
     print(f"emulator and published schema agree on {agree}/{len(corpus)} requests")
-    assert agree == len(corpus) >= 35
+    assert agree == len(corpus) >= 90
 
 
 SDK_SCRIPT = """
@@ -285,6 +369,16 @@ kinds = [event.type for event in client.responses.create(model="perplexity/sonar
 assert kinds[0] == "response.created" and kinds[-1] == "response.completed", kinds
 completion = client.chat.completions.create(model="sonar", messages=[{"role": "user", "content": "hi"}])
 assert field(field(completion.choices[0], "message"), "content"), completion
+queued = client.responses.create(model="perplexity/sonar", input="long research", background=True)
+assert queued.status == "queued" and queued.background, queued
+assert client.responses.retrieve(queued.id).status == "completed"
+resumed = [event.sequence_number for event in client.responses.retrieve(queued.id, stream=True, starting_after=1)]
+assert resumed[0] == 2, resumed
+slow = perplexity.Perplexity(api_key="test-key", base_url=sys.argv[2])
+running = slow.responses.create(model="perplexity/sonar", input="long research", background=True)
+cancelled = slow.responses.cancel(running.id)
+assert cancelled.status == "cancelling" and cancelled.response_id == running.id, cancelled
+assert slow.responses.retrieve(running.id).status == "cancelled"
 print("ok")
 """
 
@@ -294,7 +388,8 @@ def test_perplexitys_own_client_works_against_the_emulator(emu: PerplexityEmulat
     import subprocess
     import sys
 
-    result = subprocess.run(
-        [sys.executable, "-c", SDK_SCRIPT, emu.base_url], capture_output=True, text=True, timeout=120
-    )
+    with PerplexityEmulator(api_key=KEY, run_duration=60.0) as slow:
+        result = subprocess.run(
+            [sys.executable, "-c", SDK_SCRIPT, emu.base_url, slow.base_url], capture_output=True, text=True, timeout=120
+        )
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr

@@ -1,0 +1,175 @@
+"""The emulator's HTTP plumbing: JSON answers, errors, server-sent event streams, and the faults they suffer.
+
+A stream is written either from a ready list of events (chat completions) or
+from a run on the emulator's clock (the Agent API, `.runs`), which it follows
+event by event, waiting for each to happen. The `Fault`s that act on a
+stream: `reset` (a TCP reset) and `cut_stream` (a clean close) after
+`after_events` events; `stall` (no bytes for `seconds` after `after_events`
+events, then the rest); `idle_drop` (closed cleanly, as an idle-timeout
+proxy does, once the connection has been silent for `seconds`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import struct
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from langchain_perplexity_strict.testing.errors import APIError
+from langchain_perplexity_strict.testing.runs import Run
+from langchain_perplexity_strict.testing.state import EmulatorState, Fault
+
+
+class Reset(Exception):
+    """The connection was reset on purpose (a fault)."""
+
+
+class BaseHandler(BaseHTTPRequestHandler):
+    """HTTP plumbing shared by every route: JSON answers, errors, streams and the faults they suffer."""
+
+    protocol_version = "HTTP/1.1"
+    state: EmulatorState
+    server_version = "PerplexityEmulator/1"
+
+    def setup(self) -> None:
+        super().setup()
+        # Clients and this server both write headers and body separately; with
+        # Nagle's algorithm on one side and delayed ACKs on the other, each
+        # request would stall about 40 ms. NODELAY for our writes, QUICKACK
+        # (Linux, re-armed before each read) for theirs.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._quickack()
+
+    def _quickack(self) -> None:
+        if hasattr(socket, "TCP_QUICKACK"):
+            with contextlib.suppress(OSError):
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+
+    def handle_one_request(self) -> None:
+        self._quickack()
+        super().handle_one_request()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: tests read the request log instead."""
+
+    # -- plumbing ----------------------------------------------------------------
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_error(self, error: APIError) -> None:
+        self._send_json(error.status, error.envelope(), error.headers)
+
+    def _reset(self) -> None:
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
+        raise Reset
+
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def _stream(self, events: Iterator[bytes], fault: Fault | None) -> None:
+        self._start_stream()
+        for n, data in enumerate(events):
+            if fault is not None and n == fault.after_events:
+                if fault.kind == "reset":
+                    self._reset()
+                if fault.kind == "cut_stream":
+                    break
+                if fault.kind == "stall":
+                    time.sleep(fault.seconds)
+            self.wfile.write(data)
+            self.wfile.flush()
+            if self.state.event_delay:
+                time.sleep(self.state.event_delay)
+
+    def _stream_run(self, run: Run, after: int, fault: Fault | None) -> None:
+        """Stream `run`'s events after `sequence_number` `after`, as they happen on the run's clock."""
+        self._start_stream()
+        sent = 0
+        index = after
+        stalled = False
+        while True:
+            if fault is not None and sent == fault.after_events:
+                if fault.kind == "reset":
+                    self._reset()
+                if fault.kind == "cut_stream":
+                    return
+                if fault.kind == "stall" and not stalled:
+                    stalled = True
+                    time.sleep(fault.seconds)  # no bytes; the run goes on meanwhile
+            idle_limit = fault.seconds if fault is not None and fault.kind == "idle_drop" else None
+            deadline = time.monotonic() + (idle_limit if idle_limit is not None else 3600.0)
+            if not run.wait_until(index, deadline):
+                if index >= len(run.events()):
+                    return  # the whole run was sent
+                if idle_limit is not None:
+                    return  # an idle-timeout proxy closes the connection
+                continue
+            self.wfile.write(self._sse(run.events()[index], fault))
+            self.wfile.flush()
+            sent += 1
+            index += 1
+            if self.state.event_delay:
+                time.sleep(self.state.event_delay)
+
+    def _pre_answer_fault(self, fault: Fault | None) -> None:
+        if fault is None:
+            return
+        if fault.kind == "rate_limit":
+            reset = str(max(1, int(fault.seconds)))
+            raise APIError(
+                429,
+                "request_rate_limit_exceeded",
+                "Rate limit exceeded",
+                headers={"Retry-After": str(fault.seconds), "X-RateLimit-Limit": "50",
+                         "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+            )  # fmt: skip
+        if fault.kind == "server_error":
+            kind = {
+                500: "internal_error",
+                502: "bad_gateway",
+                503: "service_unavailable",
+            }.get(fault.status, "internal_error")
+            raise APIError(fault.status, kind, f"emulated {fault.status}")
+        if fault.kind == "delay":
+            time.sleep(fault.seconds)
+
+    def _answer_json(self, payload: dict[str, Any], fault: Fault | None) -> None:
+        if fault is not None and fault.kind == "malformed_json":
+            self._send_json(200, b'{"id": "resp_broken", "output": [')
+            return
+        if fault is not None and fault.kind == "reset":
+            body = json.dumps(payload).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self._reset()
+        self._send_json(200, payload)
+
+    @staticmethod
+    def _sse(event: dict[str, Any], fault: Fault | None) -> bytes:
+        if fault is not None and fault.kind == "malformed_json":
+            return b"data: {not json\n\n"
+        return b"data: " + json.dumps(event).encode() + b"\n\n"

@@ -1,0 +1,204 @@
+"""The emulator's long runs: background mode, retrieval, resumable streams, cancellation, and stream faults."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from tests import published_schema
+
+KEY = "test-key"
+HEADERS = {"Authorization": f"Bearer {KEY}"}
+RESEARCH = {
+    "model": "perplexity/sonar",
+    "input": "why is the sky blue? see https://example.com/sky",
+    "tools": [{"type": "web_search"}, {"type": "fetch_url"}, {"type": "people_search"}],
+}
+
+
+@pytest.fixture
+def slow() -> Iterator[PerplexityEmulator]:
+    """Runs that take long enough for a test to catch them queued or running."""
+    with PerplexityEmulator(api_key=KEY, run_duration=30.0, queue_time=10.0) as emu:
+        yield emu
+
+
+def read_events(emu: PerplexityEmulator, method: str, path: str, **kwargs: Any) -> tuple[list[dict[str, Any]], bool]:
+    """The events a stream delivers, and whether it broke (a reset) rather than ended."""
+    out: list[dict[str, Any]] = []
+    try:
+        with httpx.stream(method, emu.base_url + path, headers=HEADERS, timeout=30, **kwargs) as response:
+            assert response.status_code == 200, response.read()
+            for line in response.iter_lines():
+                if line.startswith("data: "):
+                    out.append(json.loads(line[6:]))
+    except (httpx.ReadError, httpx.RemoteProtocolError):
+        return out, True
+    for event in out:
+        published_schema.agent_event(event)
+    return out, False
+
+
+def create_stream(emu: PerplexityEmulator, body: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    return read_events(emu, "POST", "/v1/responses", json={**body, "stream": True})
+
+
+def resume(emu: PerplexityEmulator, response_id: str, after: int) -> tuple[list[dict[str, Any]], bool]:
+    return read_events(emu, "GET", f"/v1/responses/{response_id}", params={"stream": "true", "starting_after": after})
+
+
+def get(emu: PerplexityEmulator, path: str, **params: Any) -> httpx.Response:
+    return httpx.get(emu.base_url + path, headers=HEADERS, params=params)
+
+
+def post(emu: PerplexityEmulator, path: str, body: Any = None) -> httpx.Response:
+    return httpx.post(emu.base_url + path, headers=HEADERS, json=body)
+
+
+def test_background_returns_at_once_and_finishes_as_a_plain_answer(emu: PerplexityEmulator) -> None:
+    accepted = post(emu, "/v1/responses", {**RESEARCH, "background": True}).json()
+    published_schema.agent_response(accepted)
+    assert accepted["status"] == "queued" and accepted["background"] is True and accepted["output"] == []
+    done = get(emu, f"/v1/responses/{accepted['id']}").json()
+    published_schema.agent_response(done)
+    plain = post(emu, "/v1/responses", RESEARCH).json()
+    assert done["status"] == "completed" and done["id"] == accepted["id"]
+    assert [o["type"] for o in done["output"]] == [o["type"] for o in plain["output"]]
+    assert done["usage"] == plain["usage"]
+
+
+def test_a_run_is_queued_then_cancelled(slow: PerplexityEmulator) -> None:
+    accepted = post(slow, "/v1/responses", {**RESEARCH, "background": True}).json()
+    path = f"/v1/responses/{accepted['id']}"
+    assert get(slow, path).json()["status"] == "queued"
+    cancelled = post(slow, path + "/cancel")
+    assert cancelled.status_code == 200
+    published_schema.validate("ResponsesCancelResponseOutput", cancelled.json())
+    assert cancelled.json() == {"response_id": accepted["id"], "status": "cancelling"}
+    snapshot = get(slow, path).json()
+    published_schema.agent_response(snapshot)
+    assert snapshot["status"] == "cancelled"
+    replay, broke = resume(slow, accepted["id"], 0)
+    assert not broke and replay[-1]["type"] == "response.completed"
+    assert replay[-1]["response"]["status"] == "cancelled"
+    assert post(slow, path + "/cancel").json()["status"] == "cancelling"  # idempotent
+    assert Counter(r.kind for r in slow.requests) == {"create": 1, "retrieve": 2, "resume": 1, "cancel": 2}
+
+
+def test_cancel_ends_an_open_stream(slow: PerplexityEmulator) -> None:
+    accepted = post(slow, "/v1/responses", {**RESEARCH, "background": True}).json()
+    seen: list[list[dict[str, Any]]] = []
+    reader = threading.Thread(target=lambda: seen.append(resume(slow, accepted["id"], 0)[0]))
+    reader.start()
+    while not any(r.kind == "resume" for r in slow.requests):
+        threading.Event().wait(0.01)
+    post(slow, f"/v1/responses/{accepted['id']}/cancel")
+    reader.join(timeout=20)
+    assert not reader.is_alive()
+    assert seen[0][-1]["response"]["status"] == "cancelled"
+
+
+def test_a_finished_response_cannot_be_cancelled(emu: PerplexityEmulator) -> None:
+    done = post(emu, "/v1/responses", RESEARCH).json()
+    refused = post(emu, f"/v1/responses/{done['id']}/cancel")
+    assert refused.status_code == 400 and "already completed" in refused.json()["error"]["message"]
+
+
+def test_a_stream_replays_from_any_sequence_number(emu: PerplexityEmulator) -> None:
+    whole, broke = create_stream(emu, RESEARCH)
+    assert not broke and [e["sequence_number"] for e in whole] == list(range(1, len(whole) + 1))
+    response_id = whole[0]["response"]["id"]
+    for after in range(len(whole) + 1):
+        assert resume(emu, response_id, after) == (whole[after:], False)
+
+
+@pytest.mark.parametrize(
+    ("params", "status", "param"),
+    [
+        ({"stream": "true", "starting_after": "x"}, 400, "starting_after"),
+        ({"stream": "true", "starting_after": "-1"}, 400, "starting_after"),
+        ({"stream": "true", "starting_after": "999"}, 400, "starting_after"),
+        ({"stream": "maybe"}, 400, "stream"),
+        ({"format": "long"}, 400, "format"),
+    ],
+)
+def test_retrieve_parameters_are_checked(
+    emu: PerplexityEmulator, params: dict[str, str], status: int, param: str
+) -> None:
+    done = post(emu, "/v1/responses", RESEARCH).json()
+    refused = get(emu, f"/v1/responses/{done['id']}", **params)
+    assert refused.status_code == status and refused.json()["error"]["param"] == param
+
+
+def test_unknown_ids_and_missing_keys(emu: PerplexityEmulator) -> None:
+    for response in (get(emu, "/v1/responses/resp_nope"), get(emu, "/v1/responses/resp_nope", stream="true",
+                     starting_after=0), post(emu, "/v1/responses/resp_nope/cancel")):  # fmt: skip
+        assert response.status_code == 404
+        assert response.json()["error"] == {"message": "no response with id 'resp_nope'", "type": "not_found",
+                                            "code": 404}  # fmt: skip
+    assert httpx.get(emu.base_url + "/v1/responses/resp_nope").status_code == 401
+
+
+def test_unstored_and_plain_streams(emu: PerplexityEmulator) -> None:
+    unstored = post(emu, "/v1/responses", {**RESEARCH, "store": False}).json()
+    assert get(emu, f"/v1/responses/{unstored['id']}").status_code == 404
+    refused = post(emu, "/v1/responses", {**RESEARCH, "store": False, "background": True})
+    assert refused.status_code == 400 and refused.json()["error"]["param"] == "store"
+    with PerplexityEmulator(api_key=KEY, resumable_streams=False) as strict:
+        whole, _ = create_stream(strict, RESEARCH)
+        response_id = whole[0]["response"]["id"]
+        assert get(strict, f"/v1/responses/{response_id}").json()["status"] == "completed"
+        again = get(strict, f"/v1/responses/{response_id}", stream="true", starting_after=3)
+        assert again.status_code == 400 and again.json()["error"]["param"] == "stream"
+        background, _ = create_stream(strict, {**RESEARCH, "background": True})
+        assert resume(strict, background[0]["response"]["id"], 3)[0] == background[3:]
+
+
+@pytest.mark.parametrize(("kind", "breaks"), [("reset", True), ("cut_stream", False)])
+def test_a_broken_stream_resumes_where_it_stopped(emu: PerplexityEmulator, kind: str, breaks: bool) -> None:
+    whole, _ = create_stream(emu, RESEARCH)
+    emu.inject(Fault(kind, after_events=4))  # type: ignore[arg-type]
+    first, broke = create_stream(emu, RESEARCH)
+    assert broke is breaks and len(first) == 4
+    rest, _ = resume(emu, first[0]["response"]["id"], first[-1]["sequence_number"])
+    joined = first + rest
+    assert [e["type"] for e in joined] == [e["type"] for e in whole]
+    assert [e["sequence_number"] for e in joined] == list(range(1, len(whole) + 1))
+
+
+def test_a_stall_sends_nothing_then_the_rest(emu: PerplexityEmulator) -> None:
+    whole, _ = create_stream(emu, RESEARCH)
+    emu.inject(Fault("stall", seconds=0.3, after_events=2))
+    stalled, broke = create_stream(emu, RESEARCH)
+    assert not broke and [e["type"] for e in stalled] == [e["type"] for e in whole]
+
+
+def test_an_idle_dropping_proxy_cuts_a_long_run_and_resuming_completes_it() -> None:
+    with PerplexityEmulator(api_key=KEY, run_duration=1.0) as emu:
+        whole, _ = create_stream(emu, RESEARCH)
+        emu.set_fault_rates({Fault("idle_drop", seconds=0.05): 1.0})
+        got, _ = create_stream(emu, RESEARCH)
+        response_id = got[0]["response"]["id"]
+        drops = 0
+        while got[-1]["type"] != "response.completed":
+            drops += 1
+            more, _ = resume(emu, response_id, got[-1]["sequence_number"])
+            got += more
+        assert drops >= 3
+        assert [e["sequence_number"] for e in got] == list(range(1, len(whole) + 1))
+        assert [e["type"] for e in got] == [e["type"] for e in whole]
+        kinds = Counter(r.kind for r in emu.requests)
+        assert kinds == {"create": 2, "resume": drops}
+
+
+def test_a_background_stream_starts_queued(emu: PerplexityEmulator) -> None:
+    streamed, _ = create_stream(emu, {**RESEARCH, "background": True})
+    assert [e["response"]["status"] for e in streamed[:2]] == ["queued", "in_progress"]
+    assert streamed[-1]["response"]["background"] is True
