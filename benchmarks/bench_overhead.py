@@ -89,7 +89,7 @@ def measure_surface(api: str, model_name: str, base_url: str, history: Any) -> d
     ours_ttft, plain_ttft = interleaved(lambda: ttft(ours, history), lambda: ttft(plain, history), ROUNDS)
     # The floor: the same openai client posting a body built in advance (no conversion at all).
     body = ours.request_body(history)
-    client, path = ours.transport.chat_openai.root_client, ours.transport.path
+    client, path = ours.transport.chat_openai.root_client, ours.surface.path
     floor, _ = interleaved(timed(lambda: client.post(path, body=body, cast_to=object)), timed(lambda: None), ROUNDS)
     results[f"{api}_invoke_over_raw_client"] = ours_invoke / floor
     print(f"{api:>16} for reference: the raw client posting a prebuilt body takes {floor * 1e3:.2f} ms; "

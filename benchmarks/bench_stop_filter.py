@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from benchmarks.common import paired_best, verdict
-from langchain_perplexity_strict.stop_filter import StopFilter
+from langchain_perplexity_strict._response._stop import StopFilter
 
 STOPS = ["\n\nHuman:", "<|end|>", "###", "Observation:"]
 

@@ -17,6 +17,7 @@ from benchmarks import (
     bench_compaction,
     bench_concurrency,
     bench_continuation,
+    bench_embeddings,
     bench_long_runs,
     bench_normalizer,
     bench_overhead,
@@ -31,6 +32,7 @@ SECTIONS = [
     ("Compaction", bench_compaction),
     ("Continuations (use_previous_response_id)", bench_continuation),
     ("Long runs through an idle-dropping proxy", bench_long_runs),
+    ("Embeddings: decoding and end to end", bench_embeddings),
 ]
 
 

@@ -1,8 +1,12 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts."""
 
+from langchain_perplexity_strict._contextualized import PerplexityContextualizedEmbeddings
+from langchain_perplexity_strict._embedding_requests import EmbeddingsResult
+from langchain_perplexity_strict._embeddings import PerplexityEmbeddings
+from langchain_perplexity_strict._retrievers import PerplexitySearchRetriever
+from langchain_perplexity_strict._search_tool import PerplexitySearchResults
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
-from langchain_perplexity_strict.compaction import CompactionResult, compact_messages
 from langchain_perplexity_strict.errors import (
     PerplexityIncompleteError,
     PerplexityResponseError,
@@ -10,23 +14,23 @@ from langchain_perplexity_strict.errors import (
     PerplexityRunTimeoutError,
     PerplexityStreamError,
 )
-from langchain_perplexity_strict.normalizer import (
-    NormalizationResult,
-    normalize_messages,
-)
-from langchain_perplexity_strict.registration import register_provider
-from langchain_perplexity_strict.rules import (
+from langchain_perplexity_strict.normalize import (
     DEFAULT_RULES,
     CanonicalMessages,
     Change,
+    CompactionResult,
     DemoteLateSystemMessages,
     DropTrailingAssistantMessages,
     Entry,
     MergeAdjacentTurns,
+    NormalizationResult,
     RepairToolProtocol,
     Rule,
     StartWithUserTurn,
+    compact_messages,
+    normalize_messages,
 )
+from langchain_perplexity_strict.registration import register_provider
 
 __all__ = [
     "DEFAULT_RULES",
@@ -36,13 +40,18 @@ __all__ = [
     "CompactionResult",
     "DemoteLateSystemMessages",
     "DropTrailingAssistantMessages",
+    "EmbeddingsResult",
     "Entry",
     "MergeAdjacentTurns",
     "NormalizationResult",
+    "PerplexityContextualizedEmbeddings",
+    "PerplexityEmbeddings",
     "PerplexityIncompleteError",
     "PerplexityResponseError",
     "PerplexityResumeError",
     "PerplexityRunTimeoutError",
+    "PerplexitySearchResults",
+    "PerplexitySearchRetriever",
     "PerplexityStreamError",
     "RepairToolProtocol",
     "Rule",

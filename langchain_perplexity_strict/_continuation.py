@@ -22,20 +22,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from langchain_perplexity_strict._agent_request import agent_items
-from langchain_perplexity_strict._content import canonical_text
-from langchain_perplexity_strict.compaction import RULE_NAME as COMPACTION_RULE
-from langchain_perplexity_strict.compaction import compact_normalized, count_tokens
-from langchain_perplexity_strict.normalizer import NormalizationResult, normalize_messages
+from langchain_perplexity_strict._message_keys import CONTEXT_KEY
+from langchain_perplexity_strict.normalize import (
+    NormalizationResult,
+    Prepared,
+    TokenCounter,
+    canonical_text,
+    count_tokens,
+)
 
-CONTEXT_KEY = "perplexity_context"
-"""`response_metadata` key of an answer's continuation record."""
+ItemEncoder = Callable[[Sequence[BaseMessage]], list[list[dict[str, Any]]]]
+"""The surface's message encoder: each message's input items, as the request builder writes them."""
 
 
 class ContextDigest:
@@ -75,6 +78,10 @@ class Continuation:
     anchor: int
     """The position of the stored response's answer among the normalized messages."""
 
+    def body_fields(self) -> dict[str, Any]:
+        """What the body carries instead of the whole conversation."""
+        return {"input": self.items, "previous_response_id": self.previous_response_id}
+
     def note(self, *, fell_back: bool) -> dict[str, Any]:
         """What `response_metadata["continuation"]` says of this call."""
         if fell_back:
@@ -95,34 +102,41 @@ class Context:
     server: str
     items: list[dict[str, Any]] | None
     """The whole conversation's input items (None when the body is built from compacted messages instead)."""
+    encode: ItemEncoder
     continuation: Continuation | None = None
 
     def record(self, answer: AIMessage) -> dict[str, Any]:
         """The continuation record of `answer` (its items as they will be sent back, appended)."""
-        digest, count = self.digest.with_message(answer_items(answer))
+        digest, count = self.digest.with_message(self.answer_items(answer))
         return {"digest": digest, "items": count, "target": self.target, "server": self.server}
 
+    def answer_items(self, answer: AIMessage) -> list[dict[str, Any]]:
+        """The items `answer` becomes when it is sent back in a later request."""
+        text = answer.content if isinstance(answer.content, str) else canonical_text(answer.content)
+        plain = AIMessage(content=text, tool_calls=answer.tool_calls, additional_kwargs=answer.additional_kwargs)
+        return self.encode([plain])[0]
 
-def answer_items(answer: AIMessage) -> list[dict[str, Any]]:
-    """The items `answer` becomes when it is sent back in a later request."""
-    text = answer.content if isinstance(answer.content, str) else canonical_text(answer.content)
-    plain = AIMessage(content=text, tool_calls=answer.tool_calls, additional_kwargs=answer.additional_kwargs)
-    return agent_items([plain])[0]
+    def whole(self) -> Context:
+        """This context sending the whole conversation (the fallback when the server forgot the response)."""
+        return replace(self, continuation=None)
 
 
 def plan(
-    messages: Sequence[BaseMessage], target: dict[str, Any], server: str, *, continue_from_stored: bool
+    messages: Sequence[BaseMessage],
+    target: dict[str, Any],
+    server: str,
+    encode: ItemEncoder,
 ) -> Context:
     """The call's context (a digest of its items), with a continuation when one is safe."""
-    per_message = agent_items(messages)
-    anchor = _anchor(messages, target, server) if continue_from_stored else None
+    per_message = encode(messages)
+    anchor = _anchor(messages, target, server)
     continuation = None
     if anchor is not None and conversation_digest(per_message[: anchor[0] + 1]) == anchor[1]:
         rest = [item for later in per_message[anchor[0] + 1 :] for item in later]
         total = sum(len(items) for items in per_message)
         continuation = Continuation(anchor[2], rest, total, anchor[0])
     items = [item for message_items in per_message for item in message_items]
-    return Context(ContextDigest(per_message), target, server, items, continuation)
+    return Context(ContextDigest(per_message), target, server, items, encode, continuation)
 
 
 def _anchor(messages: Sequence[BaseMessage], target: dict[str, Any], server: str) -> tuple[int, str, str] | None:
@@ -140,21 +154,8 @@ def _anchor(messages: Sequence[BaseMessage], target: dict[str, Any], server: str
     return None
 
 
-def forgot_the_response(error: BaseException) -> bool:
-    """Whether `error` is the server saying it does not know the previous response (404, or 400 naming it)."""
-    status = getattr(error, "status_code", None) or getattr(getattr(error, "response", None), "status_code", None)
-    return status == 404 or (status == 400 and "previous_response_id" in str(error))
-
-
-def continue_or_compact(
-    messages: Sequence[BaseMessage],
-    rules: Sequence[Any],
-    budget: int | None,
-    counter: Any,
-    target: dict[str, Any],
-    server: str,
-) -> tuple[NormalizationResult, Context]:
-    """The conversation to send (`use_previous_response_id` on), and its context.
+class Planner:
+    """Plans a call with `use_previous_response_id`: hands `normalize.prepare` its `keep_whole`.
 
     The context is always the whole normalized conversation: an answer's record
     says what the history was, so a later call can tell it is unchanged. A
@@ -163,12 +164,35 @@ def continue_or_compact(
     conversation is compacted as usual and sent whole (`context.items` unset when
     compaction changed it).
     """
-    whole = normalize_messages(list(messages), rules=rules)
-    context = plan(whole.messages, target, server, continue_from_stored=True)
-    found = context.continuation
-    tail = whole.messages[found.anchor + 1 :] if found else []
-    if found and (not budget or count_tokens(tail, counter, None) <= budget):
-        return whole, context
-    result = compact_normalized(whole, rules, budget, counter)  # normalized once, whether it continues or not
-    dropped = any(c.rule == COMPACTION_RULE for c in result.changes)
-    return result, replace(context, continuation=None, items=None if dropped else context.items)
+
+    def __init__(
+        self, target: dict[str, Any], server: str, encode: ItemEncoder, budget: int | None, counter: TokenCounter
+    ) -> None:
+        self.target, self.server, self.encode = target, server, encode
+        self.budget, self.counter = budget, counter
+        self._context: Context | None = None
+
+    def keep_whole(self, whole: NormalizationResult) -> bool:
+        """Plan on the whole normalized conversation; whether it goes out uncompacted, as a continuation."""
+        self._context = plan(whole.messages, self.target, self.server, self.encode)
+        found = self._context.continuation
+        if found is None:
+            return False
+        tail = whole.messages[found.anchor + 1 :]
+        return not self.budget or count_tokens(tail, self.counter, None) <= self.budget
+
+    def context(self, prepared: Prepared) -> Context:
+        """The call's context, once `normalize.prepare` has decided what is sent."""
+        context = self._context
+        if context is None:
+            msg = "Planner.context: call normalize.prepare(..., keep_whole=planner.keep_whole) first."
+            raise RuntimeError(msg)
+        if prepared.kept_whole:
+            return context
+        return replace(context, continuation=None, items=None if prepared.compaction is not None else context.items)
+
+
+def forgot_the_response(error: BaseException) -> bool:
+    """Whether `error` is the server saying it does not know the previous response (404, or 400 naming it)."""
+    status = getattr(error, "status_code", None) or getattr(getattr(error, "response", None), "status_code", None)
+    return status == 404 or (status == 400 and "previous_response_id" in str(error))

@@ -1,43 +1,71 @@
-"""The two Perplexity surfaces, each one object: where it lives, how a body is built, how an answer is read.
+"""The two Perplexity surfaces, each one object: its path, how a body is built, how an answer is read.
 
-The chat model asks its `Surface` instead of comparing names; removing a
-surface is deleting its entry.
+The chat model asks its `Surface` instead of comparing names; this table is the
+only place a surface is chosen by name, and removing a surface is deleting its entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from langchain_perplexity_strict._accumulator import ResponseAccumulator
-from langchain_perplexity_strict._agent_reader import AgentStreamReader, read_agent_response
-from langchain_perplexity_strict._agent_request import agent_body
-from langchain_perplexity_strict._chat_reader import ChatStreamReader, read_chat_completion
-from langchain_perplexity_strict._chat_request import chat_body
-from langchain_perplexity_strict._continuation import Context
+from langchain_core.messages import AIMessageChunk
+
+from langchain_perplexity_strict._continuation import Context, ItemEncoder
+from langchain_perplexity_strict._request._agent import agent_body, agent_items, model_and_preset
+from langchain_perplexity_strict._request._chat import chat_body
+from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
+from langchain_perplexity_strict._response._answer import Answer
+from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
+from langchain_perplexity_strict._transport import (
+    AsyncStreamFollower,
+    Fallback,
+    Runs,
+    RunSettings,
+    StreamFollower,
+    Transport,
+    await_run,
+    wait,
+)
+
+
+class StreamReader(Protocol):
+    """Reads one surface's stream events into its `Answer`."""
+
+    answer: Answer
+
+    def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]: ...
+
+    def finish(self) -> list[AIMessageChunk]: ...
 
 
 @dataclass(frozen=True)
 class Surface:
-    """One API: its paths, request builder, response and stream readers, and what it supports."""
+    """One API: its path, request builder, response and stream readers, and what it supports."""
 
     name: str
-    base_path: str
-    """Appended to the server root to make the OpenAI client's base URL."""
     path: str
-    """The endpoint, relative to that base URL."""
-    build_body: Callable[..., dict[str, Any]]
-    read_response: Callable[[ResponseAccumulator, dict[str, Any]], None]
-    stream_reader: Callable[[ResponseAccumulator], AgentStreamReader | ChatStreamReader]
+    """The endpoint, relative to the server root."""
+    build_body: Callable[[BodyInput], dict[str, Any]]
+    read_response: Callable[[Answer, dict[str, Any]], None]
+    """Fill the answer from a whole response (invoke)."""
+    stream_reader: Callable[[Answer], StreamReader]
     function_tools: bool
     """Whether client-side function tools exist (the Sonar models have none)."""
+    encode_items: ItemEncoder | None
+    """The item encoder continuations digest, where the surface stores responses (`previous_response_id`)."""
+
+    def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
+        """What a continuation record names as the model (the body's `model` and `preset`)."""
+        return model_and_preset(settings, model_explicit)
 
 
 SURFACES: dict[str, Surface] = {
-    "agent": Surface("agent", "/v1", "/responses", agent_body, read_agent_response, AgentStreamReader, True),
+    "agent": Surface("agent", "/v1/responses", agent_body, read_agent_response, AgentStreamReader, True, agent_items),
     "chat_completions": Surface(
-        "chat_completions", "", "/chat/completions", chat_body, read_chat_completion, ChatStreamReader, False
+        "chat_completions", "/chat/completions", chat_body, read_chat_completion, ChatStreamReader, False, None
     ),
 }
 
@@ -46,6 +74,7 @@ SURFACES: dict[str, Surface] = {
 class PreparedCall:
     """A checked, normalized call, ready to send: the body as JSON and as the bytes posted."""
 
+    surface: Surface
     body: dict[str, Any]
     data: bytes
     stops: tuple[str, ...]
@@ -55,11 +84,49 @@ class PreparedCall:
     """What compaction kept and dropped (`response_metadata["compaction"]`), when it dropped anything."""
     context: Context | None = None
     """The conversation the server will hold (with `use_previous_response_id`), for the answer's record."""
-    fallback: Callable[[], bytes] | None = None
-    """A continuation's whole-conversation body, encoded and sent if the server no longer knows the stored response."""
+    fallback: Fallback | None = None
+    """A continuation's `Fallback`: the whole conversation, sent if the server no longer knows the stored response."""
+
+    @property
+    def background(self) -> bool:
+        """Whether the run is created with `background: true` (a setting, or `model_kwargs`)."""
+        return self.body.get("background") is True
+
+    def runs(self, transport: Transport, settings: RunSettings) -> Runs:
+        return Runs(transport, self.surface.path, self.surface.name, settings.stall)
+
+    # Sending: the surface's path, the encoded body, the fallback; the second value says whether it was used.
+    # A background create answers at once: `send` then polls the run to its end. A stream is followed
+    # across breaks (docs/long-runs.md).
+
+    def send(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
+        data, fell_back = transport.send(self.surface.path, self.data, self.fallback, api=self.surface.name)
+        if self.background:
+            data = wait(self.runs(transport, settings), data, settings)
+        return data, fell_back
+
+    async def asend(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
+        data, fell_back = await transport.asend(self.surface.path, self.data, self.fallback, api=self.surface.name)
+        if self.background:
+            data = await await_run(self.runs(transport, settings), data, settings)
+        return data, fell_back
+
+    def open_stream(self, transport: Transport, settings: RunSettings) -> tuple[StreamFollower, bool]:
+        runs = self.runs(transport, settings)
+        stream, fell_back = transport.open_stream(self.surface.path, self.data, self.fallback,
+                                                  api=self.surface.name, timeout=runs.stream_timeout)  # fmt: skip
+        return StreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes), fell_back
+
+    async def aopen_stream(self, transport: Transport, settings: RunSettings) -> tuple[AsyncStreamFollower, bool]:
+        runs = self.runs(transport, settings)
+        stream, fell_back = await transport.aopen_stream(
+            self.surface.path, self.data, self.fallback, api=self.surface.name, timeout=runs.stream_timeout
+        )
+        follower = AsyncStreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
+        return follower, fell_back
 
 
-def read_batch(reader: AgentStreamReader | ChatStreamReader, batch: list[dict[str, Any]], ended: bool) -> list[Any]:
+def read_batch(reader: StreamReader, batch: list[dict[str, Any]], ended: bool) -> list[Any]:
     """The chunks one network read completes: what its events produced, then its text (and new sources) as one.
 
     At the end of the stream the text goes out with the final chunk instead.

@@ -20,35 +20,32 @@ from langchain_core.utils import from_env, secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._accumulator import ResponseAccumulator, merge_generation_chunks
-from langchain_perplexity_strict._agent_request import model_fields
-from langchain_perplexity_strict._background import await_run, wait
-from langchain_perplexity_strict._body import encode_body
-from langchain_perplexity_strict._continuation import Context, continue_or_compact
-from langchain_perplexity_strict._parameters import (
+from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
+from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._parameters import (
     PARAMETERS,
+    PerplexityParameters,
     call_arguments,
     check_parameters,
+    known_arguments,
     ls_params,
     stop_list,
 )
-from langchain_perplexity_strict._resume import AsyncStreamFollower, StreamFollower
-from langchain_perplexity_strict._runs import Runs
-from langchain_perplexity_strict._settings import PerplexityParameters, known_arguments
-from langchain_perplexity_strict._structured_output import structured_runnable
-from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, read_batch
-from langchain_perplexity_strict._tools import function_names, openai_tool, tool_choice_for
-from langchain_perplexity_strict._transport import Transport
-from langchain_perplexity_strict.compaction import (
-    compaction_summary,
+from langchain_perplexity_strict._request._structured_output import structured_runnable
+from langchain_perplexity_strict._request._tools import function_names, openai_tool, tool_choice_for
+from langchain_perplexity_strict._response._answer import Answer
+from langchain_perplexity_strict._response._render import merge_generation_chunks
+from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
+from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
+from langchain_perplexity_strict.data._profiles import PROFILES
+from langchain_perplexity_strict.normalize import (
+    NormalizationResult,
+    Prepared,
     compaction_warning,
     count_tokens,
-    normalize_within_budget,
+    prepare,
 )
-from langchain_perplexity_strict.data._profiles import PROFILES
-from langchain_perplexity_strict.normalizer import NormalizationResult
 
-DEFAULT_BASE_URL = "https://api.perplexity.ai"
 _SETTING_NAMES = tuple(PARAMETERS)
 
 
@@ -182,25 +179,28 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         return values
 
     @property
+    def run_settings(self) -> RunSettings:
+        """How calls follow their runs (docs/long-runs.md): stall timeout, resume limit, polling bound."""
+        return RunSettings(self.stream_chunk_timeout, self.max_resumes, self.timeout)
+
+    @property
     def transport(self) -> Transport:
         """The `ChatOpenAI` (pointed at Perplexity) that carries the requests; rebuilt when its settings
         change (`model_copy(update=...)` keeps private state, so a copy must not reuse another's)."""
-        key = (self.api, self.base_url, self.api_key, self.timeout, self.max_retries)
+        key = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
-            surface = SURFACES[self.api]
-            self._transport = Transport.build(surface.name, self.base_url.rstrip("/") + surface.base_path,
-                                              surface.path, key, model=self.model)  # fmt: skip
+            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model)
         return self._transport
 
     @property
-    def runs(self) -> Runs:
-        """Background runs' endpoints (retrieve, resume, cancel) over `transport`, with the stall timeout."""
-        return Runs(self.transport, self.stream_chunk_timeout)
+    def surface(self) -> Surface:
+        """The API this model calls (`api`): its path, body builder and readers."""
+        return SURFACES[self.api]
 
     @property
     def supports_function_tools(self) -> bool:
         """Whether this model's surface has client-side function tools (the Sonar models have none)."""
-        return SURFACES[self.api].function_tools
+        return self.surface.function_tools
 
     @property
     def input_budget(self) -> int | None:
@@ -212,13 +212,13 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
         """What this model would send for `messages` (normalized, compacted to the budget), and the report.
 
-        Positions in the report are those of `messages`; see `compaction.normalize_within_budget`.
+        Positions in the report are those of `messages`; see `normalize.prepare`.
         """
         if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages):
             history = messages
         else:
             history = self._convert_input(messages).to_messages()
-        return normalize_within_budget(history, self.rules, self.input_budget, self.token_counter)
+        return prepare(history, rules=self.rules, budget=self.input_budget, counter=self.token_counter).result
 
     def request_body(
         self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
@@ -227,14 +227,15 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         return self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream).body
 
     def _prepare(self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool) -> PreparedCall:
-        """Check the call's arguments, normalize, and build the body (as JSON and as bytes); nothing is sent."""
+        """Check the call's arguments, normalize, plan, and build the body once (as JSON and as bytes);
+        nothing is sent."""
         call, kwargs = call_arguments(kwargs, self.api)
         settings = {**self._settings(), **kwargs}
         if stop is not None:
             settings["stop"] = stop
         if kwargs or stop is not None:  # the model's own settings were checked at construction
             check_parameters(settings, self.api)
-        surface = SURFACES[self.api]
+        surface = self.surface
         if call.get("tools") and not surface.function_tools:
             raise ValueError(_NO_SONAR_TOOLS)
         stops = tuple(stop_list(settings.pop("stop", None)))
@@ -243,54 +244,43 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
         explicit = "model" in self.model_fields_set
-        use_stored = bool(settings.pop("use_previous_response_id", None))
-        normalized, context, compaction = self._conversation(messages, settings, explicit, use_stored=use_stored)
-        continuation = context.continuation if context is not None else None
-        items = context.items if context is not None else None
-        body = surface.build_body(normalized, settings, call, stream=stream, model_explicit=explicit, items=items)
+        planner = None
+        if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
+            target = surface.target(settings, explicit)
+            planner = Planner(target, self.base_url, surface.encode_items, self.input_budget, self.token_counter)
+        conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.token_counter,
+                               keep_whole=planner.keep_whole if planner else None)  # fmt: skip
+        self._warn_once(conversation)
+        context = planner.context(conversation) if planner else None
+
+        def build(plan: Context | None) -> dict[str, Any]:
+            return surface.build_body(BodyInput(conversation.messages, settings, call, stream, explicit, plan))
+
+        body = build(context)
         fallback = None
-        if continuation is not None:
-            whole = body  # the whole conversation, encoded only should the server have forgotten the response
-            fallback = lambda: encode_body(whole)  # noqa: E731
-            body = {**body, "input": continuation.items, "previous_response_id": continuation.previous_response_id}
-        return PreparedCall(
-            body, encode_body(body), stops, n, self.output_version or "v0", compaction, context, fallback
-        )
+        if context is not None and context.continuation is not None:
+            # The whole conversation, built and encoded only should the server have forgotten the response.
+            fallback = Fallback(forgot_the_response, lambda: encode_body(build(context.whole())))
+        return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
+                            conversation.compaction, context, fallback)  # fmt: skip
 
-    def _conversation(
-        self, messages: list[BaseMessage], settings: dict[str, Any], explicit: bool, *, use_stored: bool
-    ) -> tuple[list[BaseMessage], Context | None, dict[str, Any] | None]:
-        """The conversation to send, its context for continuations, and compaction's note (warned once)."""
-        if not use_stored or self.api != "agent":
-            normalized, context = self.normalize(messages), None
-        else:
-            normalized, context = continue_or_compact(
-                messages,
-                self.rules,
-                self.input_budget,
-                self.token_counter,
-                model_fields(settings, explicit),
-                self.base_url,
-            )
-        compaction = compaction_summary(normalized, len(messages), self.input_budget)
-        if compaction is not None and not self._warned_compaction:
-            self._warned_compaction = True  # once per model instance
-            warnings.warn(compaction_warning(compaction), UserWarning, stacklevel=5)
-        return normalized.messages, context, compaction
+    def _warn_once(self, conversation: Prepared) -> None:
+        """Compaction dropped part of the conversation: say so once per model instance."""
+        if conversation.compaction is not None and not self._warned_compaction:
+            self._warned_compaction = True
+            warnings.warn(compaction_warning(conversation.compaction), UserWarning, stacklevel=5)
 
-    def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> ResponseAccumulator:
-        answer = ResponseAccumulator(
-            api=self.api, output_version=prepared.output_version, stops=prepared.stops, context=prepared.context
-        )
+    def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
+        answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context)
         if prepared.compaction is not None:
-            answer.metadata["compaction"] = prepared.compaction
+            answer.note("compaction", prepared.compaction)
         if prepared.context is not None and prepared.context.continuation is not None:
-            answer.metadata["continuation"] = prepared.context.continuation.note(fell_back=fell_back)
+            answer.note("continuation", prepared.context.continuation.note(fell_back=fell_back))
         return answer
 
     def _read(self, prepared: PreparedCall, data: dict[str, Any], fell_back: bool = False) -> ChatGeneration:
         answer = self._answer(prepared, fell_back)
-        SURFACES[self.api].read_response(answer, data)
+        prepared.surface.read_response(answer, data)
         message = answer.message()
         return ChatGeneration(
             message=message,
@@ -323,10 +313,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         n = prepared.n
 
         def one(_: int) -> ChatGeneration:
-            data, fell_back = self.transport.send(prepared.data, prepared.fallback)
-            if prepared.body.get("background"):
-                data = wait(self.runs, data, self.timeout, self.max_resumes)
-            return self._read(prepared, data, fell_back)
+            return self._read(prepared, *prepared.send(self.transport, self.run_settings))
 
         if n == 1:
             return self._result([one(0)])
@@ -342,11 +329,10 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        stream, fell_back = self.transport.open_stream(prepared.data, prepared.fallback, self.runs.stream_timeout)
+        events, fell_back = prepared.open_stream(self.transport, self.run_settings)
         answer = self._answer(prepared, fell_back)
-        mapper = SURFACES[self.api].stream_reader(answer)
-        events = StreamFollower(self.runs, stream, background=bool(prepared.body.get("background")),
-                                max_resumes=self.max_resumes, metadata=answer.metadata)  # fmt: skip
+        events.metadata = answer.metadata  # where resumes are noted
+        mapper = prepared.surface.stream_reader(answer)
         try:
             for batch, ended in events.batches():
                 for chunk in read_batch(mapper, batch, ended):
@@ -356,7 +342,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             for chunk in mapper.finish():
                 yield self._emit(chunk, run_manager)
         finally:
-            events.close()  # also when the caller leaves early: closes, and cancels a background run
+            events.close()  # also when the caller leaves early: a background run is then cancelled
 
     @staticmethod
     def _emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
@@ -380,10 +366,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
-            data, fell_back = await self.transport.asend(prepared.data, prepared.fallback)
-            if prepared.body.get("background"):
-                data = await await_run(self.runs, data, self.timeout, self.max_resumes)
-            return self._read(prepared, data, fell_back)
+            return self._read(prepared, *await prepared.asend(self.transport, self.run_settings))
 
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
@@ -395,13 +378,10 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        stream, fell_back = await self.transport.aopen_stream(
-            prepared.data, prepared.fallback, self.runs.stream_timeout
-        )
+        events, fell_back = await prepared.aopen_stream(self.transport, self.run_settings)
         answer = self._answer(prepared, fell_back)
-        mapper = SURFACES[self.api].stream_reader(answer)
-        events = AsyncStreamFollower(self.runs, stream, background=bool(prepared.body.get("background")),
-                                     max_resumes=self.max_resumes, metadata=answer.metadata)  # fmt: skip
+        events.metadata = answer.metadata
+        mapper = prepared.surface.stream_reader(answer)
         try:
             async for batch, ended in events.batches():
                 for chunk in read_batch(mapper, batch, ended):

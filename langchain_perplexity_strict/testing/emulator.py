@@ -45,7 +45,7 @@ from collections.abc import Iterable
 from http.server import ThreadingHTTPServer
 from typing import Any
 
-from langchain_perplexity_strict.testing import agent_api, chat_completions
+from langchain_perplexity_strict.testing import agent_api, chat_completions, embeddings, search
 from langchain_perplexity_strict.testing.background import RESPONSES_PREFIX, RunRoutes, cancel_path
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
@@ -63,6 +63,7 @@ from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 MAX_BODY_BYTES = 32 * 1024 * 1024
 AGENT_PATHS = ("/v1/responses", "/v1/agent")
 CHAT_PATHS = ("/chat/completions", "/v1/chat/completions", "/v1/sonar")
+JSON_ROUTES = {**search.ROUTES, **embeddings.ROUTES}  # one JSON answer per request, no conversation state
 
 
 class PerplexityEmulator:
@@ -236,6 +237,10 @@ class _Handler(RunRoutes):
                 self._chat(body)
             elif cancel_path(path):
                 self._cancel(path)
+            elif path in JSON_ROUTES:
+                answer = JSON_ROUTES[path](body)
+                self._pre_answer_fault(self.state.next_fault())
+                self._send_json(200, answer)
             else:
                 raise APIError(404, "not_found", f"no route for POST {path}")
         except APIError as error:

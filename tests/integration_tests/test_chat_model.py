@@ -252,7 +252,7 @@ def test_tools_on_sonar_are_refused_clearly(emu: PerplexityEmulator) -> None:
 
 
 def test_sonar_names_map_to_the_agent_api_once_with_a_warning(emu: PerplexityEmulator) -> None:
-    from langchain_perplexity_strict import _models as models
+    from langchain_perplexity_strict._request import _model_names as models
 
     models._warned.discard("sonar-deep-research")
     llm = make(emu, model="sonar-deep-research")
@@ -397,8 +397,8 @@ async def test_what_arrives_together_is_one_chunk(
     invoked = llm.invoke("Why is the sky blue?")
     merged = []
     for label, reads in _streams(llm, "Why is the sky blue?").items():
-        llm.transport.stream = lambda payload, timeout=None, reads=reads: _Reads(reads)  # type: ignore[method-assign]
-        llm.transport.astream = _async(lambda payload, timeout=None, reads=reads: _AsyncReads(reads))  # type: ignore[method-assign]
+        llm.transport.stream = lambda path, payload, reads=reads, **_: _Reads(reads)  # type: ignore[method-assign]
+        llm.transport.astream = _async(lambda path, payload, reads=reads: _AsyncReads(reads))  # type: ignore[method-assign]
         question = "Why is the sky blue?"
         for chunks in (list(llm.stream(question)), [c async for c in llm.astream(question)]):
             if label == "one read":
@@ -417,8 +417,8 @@ async def test_what_arrives_together_is_one_chunk(
 
 
 def _async(make_stream: Any) -> Any:
-    async def astream(payload: Any, timeout: Any = None) -> Any:
-        return make_stream(payload)
+    async def astream(path: str, payload: Any, **_: Any) -> Any:
+        return make_stream(path, payload)
 
     return astream
 

@@ -19,7 +19,7 @@ from langchain_core.messages import (
 )
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict._agent_request import agent_input
+from langchain_perplexity_strict._request._agent import agent_input
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.tools import add

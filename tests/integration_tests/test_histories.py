@@ -19,8 +19,9 @@ from langchain_core.messages import (
 )
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict._accumulator import ResponseAccumulator
-from langchain_perplexity_strict._agent_reader import read_agent_response
+from langchain_perplexity_strict._response._agent import read_agent_response
+from langchain_perplexity_strict._response._answer import Answer
+from langchain_perplexity_strict._response._render import citation_annotations
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 CALL = {"name": "lookup", "args": {"q": "x"}, "id": "call_1", "type": "tool_call"}
@@ -81,7 +82,7 @@ def test_tool_result_text_blocks_go_as_text(emu: PerplexityEmulator) -> None:
 
 def test_several_message_items_are_separated_and_citations_follow() -> None:
     """A preamble item and the answer item: joined with a blank line, annotation offsets shifted."""
-    answer = ResponseAccumulator(api="agent")
+    answer = Answer()
     response = {
         "status": "completed",
         "output": [
@@ -93,7 +94,7 @@ def test_several_message_items_are_separated_and_citations_follow() -> None:
     read_agent_response(answer, response)
     message = answer.message()
     assert message.content == "Searching.\n\nParis is [1]."
-    assert answer.citation_annotations()[0]["cited_text"] == "[1]"
+    assert citation_annotations(answer)[0]["cited_text"] == "[1]"
 
 
 def test_unknown_constructor_arguments_are_refused_with_a_suggestion() -> None:

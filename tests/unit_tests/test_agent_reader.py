@@ -13,8 +13,8 @@ import pytest
 from langchain_core.messages import AIMessageChunk
 from perplexity.generated import api
 
-from langchain_perplexity_strict._accumulator import ResponseAccumulator
-from langchain_perplexity_strict._agent_reader import AgentStreamReader, read_agent_response
+from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
+from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
 from langchain_perplexity_strict.testing import agent_api
 
@@ -37,7 +37,7 @@ def recorded(body: dict[str, Any], status: str = "completed") -> tuple[dict[str,
 
 
 def read_stream(events: list[dict[str, Any]]) -> tuple[list[AIMessageChunk], AIMessageChunk]:
-    reader = AgentStreamReader(ResponseAccumulator(api="agent"))
+    reader = AgentStreamReader(Answer())
     chunks: list[AIMessageChunk] = []
     for event in events:
         chunks += reader.feed(event)
@@ -50,7 +50,7 @@ def read_stream(events: list[dict[str, Any]]) -> tuple[list[AIMessageChunk], AIM
 
 
 def read_whole(response: dict[str, Any]) -> Any:
-    answer = ResponseAccumulator(api="agent")
+    answer = Answer()
     read_agent_response(answer, response)
     return answer.message()
 

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict import DEFAULT_RULES, normalize_messages
-from langchain_perplexity_strict._agent_request import agent_body, agent_input
-from langchain_perplexity_strict._chat_request import chat_body
-from langchain_perplexity_strict._content import canonical_content
-from langchain_perplexity_strict.compaction import normalize_within_budget
-from langchain_perplexity_strict.normalizer import NormalizationResult
+from langchain_perplexity_strict._request._agent import agent_body, agent_input
+from langchain_perplexity_strict._request._chat import chat_body
+from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict.normalize import NormalizationResult, prepare
+from langchain_perplexity_strict.normalize._content import canonical_content
 from langchain_perplexity_strict.testing.agent_schema import check_schema
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
@@ -49,11 +49,11 @@ def test_every_history_is_valid_on_both_surfaces(history: list[BaseMessage]) -> 
     result = _normalize_or_none(history)
     if result is None:
         return
-    agent = agent_body(result.messages, SETTINGS, {}, stream=False)
+    agent = agent_body(BodyInput(result.messages, SETTINGS))
     check_schema(agent)
     check_conversation(turns_from_agent_input(agent["input"]), ConversationRules(), "invalid_request")
     published_schema.agent_request(agent)
-    chat = chat_body(result.messages, {"model": "sonar"}, {}, stream=False)
+    chat = chat_body(BodyInput(result.messages, {"model": "sonar"}))
     check_conversation(turns_from_chat_messages(chat["messages"], "invalid_message"), ConversationRules(), "x")
     published_schema.chat_request(chat)
 
@@ -155,12 +155,12 @@ def _last_assistant(items: list[dict[str, Any]]) -> int:
 def test_compaction_at_any_budget_stays_valid(history: list[BaseMessage], budget: int) -> None:
     """Compacting to a random budget, then normalizing what is left, still gives a valid conversation."""
     try:
-        result = normalize_within_budget(history, DEFAULT_RULES, budget, None)
+        result = prepare(history, rules=DEFAULT_RULES, budget=budget).result
     except ValueError as error:
         # Refused only when there is nothing to send, or when the newest turn alone is over the budget.
         assert "nothing but system messages" in str(error) or f"max_input_tokens={budget}" in str(error), error
         return
-    agent = agent_body(result.messages, SETTINGS, {}, stream=False)
+    agent = agent_body(BodyInput(result.messages, SETTINGS))
     check_conversation(turns_from_agent_input(agent["input"]), ConversationRules(), "invalid_request")
     published_schema.agent_request(agent)
     assert all(all(0 <= s < len(history) for s in sources) for sources in result.sources)

@@ -6,9 +6,10 @@ import httpx
 import openai
 import pytest
 
-from langchain_perplexity_strict._parameters import (
+from langchain_perplexity_strict._request._parameters import (
     CLIENT,
     PARAMETERS,
+    PerplexityParameters,
     call_arguments,
     check_parameters,
     place,
@@ -20,6 +21,21 @@ def test_every_parameter_has_a_place_on_some_surface_and_a_description() -> None
     for name, parameter in PARAMETERS.items():
         assert parameter.agent is not None or parameter.chat is not None, name
         assert parameter.accepted, name
+
+
+# Options of the client itself, not of Perplexity: they have no table row and are never sent.
+CLIENT_OPTIONS = {
+    "streaming", "timeout", "max_retries", "stream_chunk_timeout", "max_resumes", "model_kwargs",
+    "max_input_tokens", "token_counter", "rules",
+}  # fmt: skip
+
+
+def test_every_setting_is_a_parameter_with_its_row_or_a_client_option() -> None:
+    """The table is read from the fields: a new field without its `Parameter` would not be sent; caught here."""
+    fields = set(PerplexityParameters.model_fields)
+    assert fields - set(PARAMETERS) == CLIENT_OPTIONS
+    assert set(PARAMETERS) <= fields
+    assert PARAMETERS["search_after_date_filter"].agent == "web_search.filters.search_after_date_filter"
 
 
 @pytest.mark.parametrize("name", sorted(n for n, p in PARAMETERS.items() if p.agent not in (None, CLIENT)))

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from langchain_perplexity_strict import PerplexityResponseError
-from langchain_perplexity_strict._sse import SSEBatcher
+from langchain_perplexity_strict._transport._sse import SSEBatcher
 
 
 def stream_bytes(events: list[dict[str, int]], newline: str = "\n") -> bytes:

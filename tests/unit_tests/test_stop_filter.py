@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_perplexity_strict.stop_filter import StopFilter, ThinkSplitter
+from langchain_perplexity_strict._response._stop import StopFilter
+from langchain_perplexity_strict._response._think import ThinkSplitter
 
 
 def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:

@@ -50,3 +50,100 @@ def test_docs_cited_in_code_exist() -> None:
     for path in _sources():
         for page in re.findall(r"docs/[\w./-]+\.md", path.read_text()):
             assert (ROOT / page).exists(), (path.name, page)
+
+
+# The pipeline, stage by stage: each may import the base modules and the stages listed for it, nothing else.
+# normalize -> plan (_continuation) -> build (_request) -> send (_transport) -> read (_response),
+# assembled by _surfaces and called by chat_models. The transport knows nothing of messages or plans,
+# and the readers know nothing of request building.
+BASE = {"_version", "_message_keys", "errors", "data"}
+STAGES: dict[str, set[str]] = {
+    "normalize": set(),
+    "_continuation": {"normalize"},
+    "_request": {"normalize", "_continuation"},
+    "_transport": set(),
+    "_response": {"_continuation"},
+    "_surfaces": {"_continuation", "_request", "_response", "_transport"},
+    "chat_models": {"normalize", "_continuation", "_request", "_response", "_surfaces", "_transport"},
+    # Beside the chat model, on the same transport: the Search API and the embeddings endpoints.
+    "_connection": {"_transport"},
+    "_vectors": set(),
+    "_search": {"_transport"},
+    "_embedding_requests": {"_transport", "_vectors"},
+    "_retrievers": {"_connection", "_search"},
+    "_search_tool": {"_connection", "_search"},
+    "_embeddings": {"_connection", "_embedding_requests"},
+    "_contextualized": {"_connection", "_embedding_requests"},
+}
+ORDER = list(STAGES)
+# Entry points above the call: they may import anything of the client (never the other way round).
+ENTRY = {"__init__", "__main__", "cli", "demo", "registration"}
+# Public by name: what an application imports. `demo`, `registration` and `data` keep their
+# LangChain-partner names; every other module is private (`_name`) and re-exported when public.
+PUBLIC = {
+    "__init__",
+    "__main__",
+    "chat_models",
+    "normalize",
+    "errors",
+    "testing",
+    "cli",
+    "demo",
+    "registration",
+    "data",
+}
+
+
+def _unit(path: Path) -> str:
+    """The top-level unit a source file belongs to: a root module or a subpackage."""
+    return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+
+
+def _imported_units(path: Path) -> set[str]:
+    units = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+        if isinstance(node, ast.ImportFrom) and node.module == "langchain_perplexity_strict":
+            names = [f"langchain_perplexity_strict.{alias.name}" for alias in node.names]
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "langchain_perplexity_strict" and len(parts) > 1:
+                units.add(parts[1])
+    return units
+
+
+def test_each_stage_imports_only_the_stages_before_it() -> None:
+    assert ORDER.index("normalize") < ORDER.index("_continuation") < ORDER.index("_request")
+    for stage, allowed in STAGES.items():
+        assert all(ORDER.index(a) < ORDER.index(stage) for a in allowed), (stage, allowed)  # only earlier ones
+    wrong = {}
+    for path in _sources():
+        unit = _unit(path)
+        if unit in ENTRY or unit == "testing":
+            continue
+        allowed = BASE | STAGES.get(unit, set()) | {unit}
+        if unit in BASE:
+            allowed = BASE
+        assert unit in BASE or unit in STAGES, f"{unit}: a module outside the pipeline; place it in STAGES"
+        imported = _imported_units(path) - allowed
+        if imported:
+            wrong[path.relative_to(ROOT).as_posix()] = sorted(imported)
+    assert not wrong, wrong
+
+
+def test_the_layer_check_catches_a_backward_import(tmp_path: Path) -> None:
+    source = tmp_path / "module.py"
+    source.write_text("from langchain_perplexity_strict._request._agent import agent_body\nimport os\n")
+    assert _imported_units(source) == {"_request"}
+    assert "_request" not in STAGES["_response"] | BASE
+
+
+def test_private_modules_are_named_so() -> None:
+    public = {_unit(p) for p in _sources() if not _unit(p).startswith("_")}
+    assert public <= PUBLIC, public - PUBLIC
+    for path in _sources():
+        inner = path.relative_to(PACKAGE).parts[1:]
+        if inner and _unit(path) not in ("testing", "data"):
+            assert inner[-1].startswith("_"), f"{path.relative_to(ROOT)}: a module inside a package is private"

@@ -1,0 +1,76 @@
+"""The connection settings shared by the search and embeddings classes, and the transport built from them.
+
+The same fields, environment variables and defaults as `ChatPerplexityStrict`
+(`api_key` from `PPLX_API_KEY` or `PERPLEXITY_API_KEY`, `base_url` from
+`PPLX_BASE_URL`, `timeout`, `max_retries`), and the same `Transport`: one
+client stack, key, retries, timeouts and error translation for every endpoint.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from langchain_core.utils import from_env, secret_from_env
+from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, SecretStr, model_validator
+from typing_extensions import Self
+
+from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
+
+_PLACEHOLDER_MODEL = "perplexity/sonar"
+"""`ChatOpenAI` needs a model name to exist; these endpoints take theirs from the body."""
+
+
+class PerplexityConnection(BaseModel):
+    """Key, server root, timeout and retries, and the `Transport` they make (rebuilt when they change)."""
+
+    api_key: SecretStr | None = Field(
+        default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
+        validation_alias=AliasChoices("api_key", "pplx_api_key", "perplexity_api_key"),
+    )
+    """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given; `pplx_api_key=` also works)."""
+    base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL))
+    """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`)."""
+    timeout: float | None = Field(default=None, validation_alias=AliasChoices("timeout", "request_timeout"))
+    """Request timeout in seconds (`ChatOpenAI`'s; `request_timeout=` also works)."""
+    max_retries: int = 2
+    """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
+
+    _api_name: ClassVar[str] = "search"
+    """How errors name the API (`Perplexity search API answered HTTP 400 ...`)."""
+    _transport: Transport | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _check_connection(self) -> Self:
+        if self.api_key is None or not self.api_key.get_secret_value():
+            msg = (
+                f"api_key: no key given to {type(self).__name__}, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY "
+                "is set. Pass api_key=... (for offline tests, any key works against "
+                "langchain_perplexity_strict.testing.PerplexityEmulator)."
+            )
+            raise ValueError(msg)
+        if self.max_retries < 0:
+            msg = f"max_retries={self.max_retries!r}: accepted: an integer >= 0."
+            raise ValueError(msg)
+        # Built now, as the chat model does: creating the HTTP client loads the TLS trust store
+        # (tens of ms, blocking), which must not happen inside a request.
+        _ = self.transport
+        return self
+
+    @property
+    def lc_secrets(self) -> dict[str, str]:
+        return {"api_key": "PPLX_API_KEY"}
+
+    @property
+    def transport(self) -> Transport:
+        """The chat model's transport, pointed at the server root; paths are the endpoints' own."""
+        key: tuple[Any, ...] = (self.base_url, self.api_key, self.timeout, self.max_retries)
+        if self._transport is None or self._transport.key != key:
+            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=_PLACEHOLDER_MODEL)
+        return self._transport
+
+    def _post(self, path: str, body: bytes) -> dict[str, Any]:
+        """POST `body` to the endpoint `path`; errors name this API."""
+        return self.transport.post(path, body, api=self._api_name)
+
+    async def _apost(self, path: str, body: bytes) -> dict[str, Any]:
+        return await self.transport.apost(path, body, api=self._api_name)

@@ -1,0 +1,195 @@
+"""`PerplexityContextualizedEmbeddings`: chunks embedded in the context of their document.
+
+`POST /v1/contextualizedembeddings` (models `pplx-embed-context-v1-*`) takes
+documents as lists of chunks and returns one vector per chunk, each aware of
+its whole document. A vector store only ever asks `embed_documents(texts)`
+with the chunk texts, which loses which document each came from; so
+`split_documents` splits each document with a LangChain text splitter,
+embeds every document's chunks together, and keeps the vectors until the
+store asks for those texts.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, Protocol
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from pydantic import ConfigDict, PrivateAttr
+
+from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._embedding_requests import (
+    CONTEXT_MODELS,
+    MAX_CHUNKS,
+    MAX_INPUTS,
+    MAX_REQUEST_TOKENS,
+    EmbeddingSettings,
+    EmbeddingsResult,
+    add_usage,
+    arun_batches,
+    batches,
+    check_texts,
+    decode_items,
+    ordered,
+    run_batches,
+    text_cost,
+)
+
+CONTEXTUALIZED_PATH = "/v1/contextualizedembeddings"
+
+
+class TextSplitter(Protocol):
+    """What is needed of a LangChain text splitter (`langchain_text_splitters.TextSplitter`)."""
+
+    def split_documents(self, documents: Iterable[Document]) -> Sequence[Document]: ...
+
+
+class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
+    """Perplexity's contextualized embeddings: each chunk's vector knows the rest of its document.
+
+    Models `pplx-embed-context-v1-4b` (2560 dimensions) and
+    `pplx-embed-context-v1-0.6b` (1024); `dimensions` and `encoding_format`
+    as in `PerplexityEmbeddings` (int8 values as floats from -128.0 to 127.0;
+    binary as +1.0 / -1.0 per dimension).
+
+    Directly: `embed_in_context([[chunk, chunk], [chunk]])` returns, per
+    document, one vector per chunk (`embed_contexts` adds usage and cost).
+    Requests stay within Perplexity's limits
+    (docs.perplexity.ai/api-reference/contextualizedembeddings-post: at most
+    512 documents, 16,000 chunks and 120,000 tokens per request, 32K tokens
+    per document); a document is never split across requests, which would cut its context.
+
+    With a text splitter and a vector store:
+
+    ```python
+    from langchain_core.vectorstores import InMemoryVectorStore
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    embeddings = PerplexityContextualizedEmbeddings()
+    chunks = embeddings.split_documents(documents, RecursiveCharacterTextSplitter(chunk_size=500))
+    store = InMemoryVectorStore(embeddings)
+    store.add_documents(chunks)  # uses the in-context vectors computed above
+    store.similarity_search("question")  # the query is embedded as a one-chunk document
+    ```
+
+    `split_documents` keeps each chunk's vector until `embed_documents` is
+    asked for that text (then forgets it); a text it did not prepare, and
+    every query, is embedded as a document of one chunk.
+    """
+
+    model: str = "pplx-embed-context-v1-4b"
+    """`pplx-embed-context-v1-4b` or `pplx-embed-context-v1-0.6b`."""
+
+    allowed_models: ClassVar[tuple[str, ...]] = CONTEXT_MODELS
+    _api_name: ClassVar[str] = "contextualized embeddings"
+    _prepared: dict[str, deque[list[float]]] = PrivateAttr(default_factory=dict)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
+
+    # -- documents of chunks -------------------------------------------------------------
+
+    def _bodies(self, documents: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+        chunks = [list(doc) for doc in documents]
+        for n, doc in enumerate(chunks):
+            if not doc:
+                msg = f"documents[{n}]=[]: each document needs at least one chunk."
+                raise ValueError(msg)
+            check_texts(doc, f"documents[{n}]")
+        costs = [sum(map(text_cost, doc)) for doc in chunks]
+        groups = batches(costs, MAX_INPUTS, MAX_REQUEST_TOKENS, [len(doc) for doc in chunks], MAX_CHUNKS)
+        fields = self.request_fields()
+        return [{**fields, "input": chunks[group.start : group.stop]} for group in groups]
+
+    def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
+        result = EmbeddingsResult([], {}, self.model, len(answers))
+        for body, answer in zip(bodies, answers, strict=True):
+            documents = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]),
+                                "documents")  # fmt: skip
+            for chunks, document in zip(body["input"], documents, strict=True):
+                items = ordered(document.get("data"), len(chunks), "chunk embeddings")
+                result.vectors.append(decode_items(items, self))
+            add_usage(result.usage, answer.get("usage"))
+            result.model = answer.get("model") or result.model
+        return result
+
+    def embed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
+        """Per document, one vector per chunk, in order; with the summed usage and cost."""
+        bodies = self._bodies(documents)
+        return self._result(bodies, run_batches(lambda data: self._post(CONTEXTUALIZED_PATH, data), bodies))
+
+    async def aembed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
+        """Async `embed_contexts`."""
+        bodies = self._bodies(documents)
+        post = self._apost
+        return self._result(bodies, await arun_batches(lambda data: post(CONTEXTUALIZED_PATH, data), bodies))
+
+    def embed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
+        """Per document (a list of chunks), one vector per chunk."""
+        return self.embed_contexts(documents).vectors
+
+    async def aembed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
+        """Async `embed_in_context`."""
+        return (await self.aembed_contexts(documents)).vectors
+
+    # -- LangChain text splitters -----------------------------------------------------------
+
+    def _split(self, documents: Iterable[Document], splitter: TextSplitter) -> list[list[Document]]:
+        return [[c for c in splitter.split_documents([doc]) if c.page_content] for doc in documents]
+
+    def _remember(self, groups: list[list[Document]], vectors: list[list[list[float]]]) -> list[Document]:
+        for group, group_vectors in zip(groups, vectors, strict=True):
+            for chunk, vector in zip(group, group_vectors, strict=True):
+                self._prepared.setdefault(chunk.page_content, deque()).append(vector)
+        return [chunk for group in groups for chunk in group]
+
+    def split_documents(self, documents: Iterable[Document], splitter: TextSplitter) -> list[Document]:
+        """Split each document with `splitter`, embed its chunks in its context, and return the chunks.
+
+        The chunks' vectors are kept for `embed_documents` (a vector store's `add_documents`).
+        """
+        groups = [group for group in self._split(documents, splitter) if group]
+        return self._remember(groups, self.embed_in_context([[c.page_content for c in g] for g in groups]))
+
+    async def asplit_documents(self, documents: Iterable[Document], splitter: TextSplitter) -> list[Document]:
+        """Async `split_documents`."""
+        groups = [group for group in self._split(documents, splitter) if group]
+        return self._remember(groups, await self.aembed_in_context([[c.page_content for c in g] for g in groups]))
+
+    # -- Embeddings -------------------------------------------------------------------------------
+
+    def _take(self, texts: list[str]) -> tuple[list[list[float] | None], list[int]]:
+        found: list[list[float] | None] = []
+        missing = []
+        for n, text in enumerate(texts):
+            queue = self._prepared.get(text)
+            found.append(queue.popleft() if queue else None)
+            if queue is not None and not queue:
+                del self._prepared[text]
+            if found[-1] is None:
+                missing.append(n)
+        return found, missing
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """The vectors `split_documents` prepared for these texts; any other text as a one-chunk document."""
+        found, missing = self._take(list(texts))
+        if missing:
+            for n, vectors in zip(missing, self.embed_in_context([[texts[n]] for n in missing]), strict=True):
+                found[n] = vectors[0]
+        return [vector for vector in found if vector is not None]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async `embed_documents`."""
+        found, missing = self._take(list(texts))
+        if missing:
+            for n, vectors in zip(missing, await self.aembed_in_context([[texts[n]] for n in missing]), strict=True):
+                found[n] = vectors[0]
+        return [vector for vector in found if vector is not None]
+
+    def embed_query(self, text: str) -> list[float]:
+        """The query as a document of one chunk (the same vector space as the chunks)."""
+        return self.embed_in_context([[text]])[0][0]
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async `embed_query`."""
+        return (await self.aembed_in_context([[text]]))[0][0]

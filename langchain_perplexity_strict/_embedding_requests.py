@@ -1,0 +1,175 @@
+"""What both embeddings classes share: their settings, the API's limits, batching, and reading the answers.
+
+Limits, from Perplexity's embeddings references
+(docs.perplexity.ai/api-reference/embeddings-post and
+.../contextualizedembeddings-post): at most 512 texts (or documents) per
+request, at most 16,000 chunks per contextualized request, at most 32K tokens
+per input (per document when contextualized), at most 120,000 tokens per
+request, no empty strings; `dimensions` from 128 to 1024 (0.6b models) or
+2560 (4b models). Token counts are not known before sending, so a batch is
+bounded by its UTF-8 bytes plus two per text (a token covers at least one
+byte; two allow for the tokens a model adds per input): never over the limit,
+at the price of more requests for long texts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, model_validator
+from typing_extensions import Self
+
+from langchain_perplexity_strict._transport import encode_body
+from langchain_perplexity_strict._vectors import decode
+from langchain_perplexity_strict.errors import PerplexityResponseError
+
+MAX_INPUTS = 512
+MAX_CHUNKS = 16_000
+MAX_REQUEST_TOKENS = 120_000
+CONCURRENT_REQUESTS = 4
+"""Async batches in flight at once (retries on 429 are the transport's)."""
+FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
+
+
+class EmbeddingSettings(BaseModel):
+    """The settings both embeddings endpoints take, checked against the published request models."""
+
+    dimensions: int | None = None
+    """Matryoshka dimensions: 128 to 1024 (0.6b models) or 2560 (4b models); None: the model's full size."""
+    encoding_format: Literal["base64_int8", "base64_binary"] = "base64_int8"
+    """`base64_int8`: floats from -128.0 to 127.0; `base64_binary`: +1.0 / -1.0 per dimension (see the class)."""
+
+    allowed_models: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _check_settings(self) -> Self:
+        model = getattr(self, "model", "")
+        if model not in self.allowed_models:
+            msg = (
+                f"model={model!r} is not accepted by {type(self).__name__}. Accepted: {', '.join(self.allowed_models)}."
+            )
+            if model in _OTHER_CLASS:
+                msg += f" {model!r} is served by {_OTHER_CLASS[model]}."
+            raise ValueError(msg)
+        most = FULL_DIMENSIONS[model.rsplit("-", 1)[-1]]
+        if self.dimensions is not None and (
+            isinstance(self.dimensions, bool) or not 128 <= self.dimensions <= most
+        ):  # fmt: skip
+            msg = f"dimensions={self.dimensions!r} is not accepted for {model}: expected an integer from 128 to {most}."
+            raise ValueError(msg)
+        return self
+
+    def request_fields(self) -> dict[str, Any]:
+        """`model`, `dimensions` (when set) and `encoding_format`, as sent."""
+        fields: dict[str, Any] = {"model": getattr(self, "model", None), "encoding_format": self.encoding_format}
+        if self.dimensions is not None:
+            fields["dimensions"] = self.dimensions
+        return fields
+
+
+EMBED_MODELS = ("pplx-embed-v1-0.6b", "pplx-embed-v1-4b")
+CONTEXT_MODELS = ("pplx-embed-context-v1-0.6b", "pplx-embed-context-v1-4b")
+_OTHER_CLASS = {
+    **{m: "PerplexityContextualizedEmbeddings" for m in CONTEXT_MODELS},
+    **{m: "PerplexityEmbeddings" for m in EMBED_MODELS},
+}
+
+
+@dataclass
+class EmbeddingsResult:
+    """Vectors in input order, with what they cost: `usage` sums every request's
+    `prompt_tokens`, `total_tokens` and `cost` (`input_cost`, `total_cost`, `currency`)."""
+
+    vectors: list[Any]
+    usage: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    requests: int = 0
+
+
+def check_texts(texts: Sequence[str], name: str) -> None:
+    """Refuse what Perplexity refuses before sending: a text that is not a non-empty string."""
+    for n, text in enumerate(texts):
+        if not isinstance(text, str) or not text:
+            msg = f"{name}[{n}]={text!r}: Perplexity embeds non-empty strings only."
+            raise ValueError(msg)
+
+
+def text_cost(text: str) -> int:
+    """An upper bound of `text`'s tokens: its UTF-8 bytes, plus two."""
+    return len(text.encode()) + 2
+
+
+def batches(costs: Sequence[int], max_items: int, max_cost: int, counts: Sequence[int] | None = None,
+            max_count: int = MAX_CHUNKS) -> list[range]:  # fmt: skip
+    """Consecutive index ranges, each within `max_items` items, `max_cost` and (with `counts`) `max_count`.
+
+    An item alone over a limit still gets its own batch: the API, not a guess, says whether it fits.
+    """
+    ranges: list[range] = []
+    start, cost, count = 0, 0, 0
+    for n, item_cost in enumerate(costs):
+        item_count = counts[n] if counts is not None else 1
+        if n > start and (n - start >= max_items or cost + item_cost > max_cost or count + item_count > max_count):
+            ranges.append(range(start, n))
+            start, cost, count = n, 0, 0
+        cost += item_cost
+        count += item_count
+    if start < len(costs):
+        ranges.append(range(start, len(costs)))
+    return ranges
+
+
+def add_usage(total: dict[str, Any], usage: Any) -> None:
+    """Add one answer's `usage` to `total`."""
+    if not isinstance(usage, dict):
+        return
+    for key in ("prompt_tokens", "total_tokens"):
+        if isinstance(usage.get(key), int):
+            total[key] = total.get(key, 0) + usage[key]
+    cost = usage.get("cost")
+    if isinstance(cost, dict):
+        summed = total.setdefault("cost", {})
+        for key in ("input_cost", "total_cost"):
+            if isinstance(cost.get(key), (int, float)):
+                summed[key] = round(summed.get(key, 0.0) + cost[key], 12)
+        if cost.get("currency"):
+            summed["currency"] = cost["currency"]
+
+
+def ordered(items: Any, expected: int, what: str) -> list[dict[str, Any]]:
+    """`items` sorted by their `index`, checked to be exactly 0..expected-1."""
+    if not isinstance(items, list) or len(items) != expected:
+        count = len(items) if isinstance(items, list) else items
+        msg = f"Perplexity answered {count!r} {what} for {expected} inputs"
+        raise PerplexityResponseError(msg)
+    indexed = sorted(items, key=lambda item: item.get("index", 0) if isinstance(item, dict) else 0)
+    if [item.get("index", n) for n, item in enumerate(indexed)] != list(range(expected)):
+        msg = f"Perplexity answered {what} whose indexes are not 0 to {expected - 1}"
+        raise PerplexityResponseError(msg)
+    return indexed
+
+
+def decode_items(items: list[dict[str, Any]], settings: EmbeddingSettings) -> list[list[float]]:
+    """The vectors of one answer's (ordered) embedding objects."""
+    return [decode(item.get("embedding"), settings.encoding_format, settings.dimensions) for item in items]
+
+
+def run_batches(post: Callable[[bytes], dict[str, Any]], bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Post each body in turn; the answers in the same order."""
+    return [post(encode_body(body)) for body in bodies]
+
+
+async def arun_batches(
+    post: Callable[[bytes], Awaitable[dict[str, Any]]], bodies: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Post the bodies, `CONCURRENT_REQUESTS` at a time; the answers in the bodies' order."""
+    gate = asyncio.Semaphore(CONCURRENT_REQUESTS)
+
+    async def one(body: dict[str, Any]) -> dict[str, Any]:
+        async with gate:
+            return await post(encode_body(body))
+
+    return list(await asyncio.gather(*(one(body) for body in bodies)))

@@ -1,0 +1,118 @@
+"""`PerplexityEmbeddings`: Perplexity's `pplx-embed-v1-*` models as LangChain `Embeddings`."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from langchain_core.embeddings import Embeddings
+from pydantic import ConfigDict, Field
+
+from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._embedding_requests import (
+    EMBED_MODELS,
+    MAX_INPUTS,
+    MAX_REQUEST_TOKENS,
+    EmbeddingSettings,
+    EmbeddingsResult,
+    add_usage,
+    arun_batches,
+    batches,
+    check_texts,
+    decode_items,
+    ordered,
+    run_batches,
+    text_cost,
+)
+
+EMBEDDINGS_PATH = "/v1/embeddings"
+
+
+class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
+    """Perplexity's embeddings (`POST /v1/embeddings`, models `pplx-embed-v1-0.6b` and `pplx-embed-v1-4b`).
+
+    Vectors: Perplexity sends no floats. With `encoding_format="base64_int8"`
+    (the default) each dimension is a signed byte, returned as a float from
+    -128.0 to 127.0, not rescaled (cosine similarity ignores scale; divide by
+    127 for values in [-1, 1]); these are the values langchain-perplexity
+    returns, so an index built with it stays comparable. With
+    `"base64_binary"` each dimension is one bit (packed LSB first,
+    `dimensions / 8` bytes on the wire), returned as +1.0 (bit set) or -1.0,
+    so cosine similarity is `1 - 2 * hamming / dimensions`. `dimensions`
+    (Matryoshka) is 128 to 1024 for the 0.6b model, 128 to 2560 for the 4b.
+
+    Batching: `embed_documents` splits the texts into requests within
+    Perplexity's documented limits (docs.perplexity.ai/api-reference/embeddings-post:
+    at most 512 texts and 120,000 tokens per request; `chunk_size` lowers the
+    first), counting tokens conservatively as UTF-8 bytes; the vectors come
+    back in the texts' order. Empty strings are refused before sending, as
+    Perplexity refuses them. Async batches run 4 at a time.
+
+    Usage and cost: `embed(texts)` / `aembed(texts)` return an
+    `EmbeddingsResult` with the vectors and the summed `usage`
+    (`prompt_tokens`, `total_tokens`, `cost`).
+
+    Key, base URL, timeout, retries and error translation are the chat
+    model's (`api_key` or `pplx_api_key`, `PPLX_API_KEY` /
+    `PERPLEXITY_API_KEY`, `PPLX_BASE_URL`).
+
+    ```python
+    from langchain_perplexity_strict import PerplexityEmbeddings
+
+    embeddings = PerplexityEmbeddings(model="pplx-embed-v1-0.6b", dimensions=512)
+    vectors = embeddings.embed_documents(["first text", "second text"])
+    result = embeddings.embed(["first text"])
+    result.usage["cost"]["total_cost"]
+    ```
+    """
+
+    model: str = "pplx-embed-v1-4b"
+    """`pplx-embed-v1-4b` (2560 dimensions) or `pplx-embed-v1-0.6b` (1024)."""
+    chunk_size: int = Field(default=MAX_INPUTS, ge=1, le=MAX_INPUTS)
+    """Most texts per request (1 to 512, Perplexity's limit)."""
+
+    allowed_models: ClassVar[tuple[str, ...]] = EMBED_MODELS
+    _api_name: ClassVar[str] = "embeddings"
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
+
+    def _bodies(self, texts: list[str]) -> list[dict[str, Any]]:
+        check_texts(texts, "texts")
+        fields = self.request_fields()
+        groups = batches([text_cost(t) for t in texts], self.chunk_size, MAX_REQUEST_TOKENS)
+        return [{**fields, "input": texts[group.start : group.stop]} for group in groups]
+
+    def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
+        result = EmbeddingsResult([], {}, self.model, len(answers))
+        for body, answer in zip(bodies, answers, strict=True):
+            items = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]), "embeddings")
+            result.vectors.extend(decode_items(items, self))
+            add_usage(result.usage, answer.get("usage"))
+            result.model = answer.get("model") or result.model
+        return result
+
+    def embed(self, texts: list[str]) -> EmbeddingsResult:
+        """Embed `texts` in as few requests as the limits allow; vectors in order, with usage and cost."""
+        bodies = self._bodies(list(texts))
+        return self._result(bodies, run_batches(lambda data: self._post(EMBEDDINGS_PATH, data), bodies))
+
+    async def aembed(self, texts: list[str]) -> EmbeddingsResult:
+        """Async `embed`."""
+        bodies = self._bodies(list(texts))
+        post = self._apost
+        answers = await arun_batches(lambda data: post(EMBEDDINGS_PATH, data), bodies)
+        return self._result(bodies, answers)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order (an empty list for no texts)."""
+        return self.embed(texts).vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of one text."""
+        return self.embed([text]).vectors[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async `embed_documents`."""
+        return (await self.aembed(texts)).vectors
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async `embed_query`."""
+        return (await self.aembed([text])).vectors[0]

@@ -1,0 +1,179 @@
+"""The Agent API body (`POST /v1/responses`), in the shapes Perplexity publishes.
+
+Every field and item here is one of `perplexity.generated.api`'s
+`ResponsesRequestInput` (the models Perplexity's SDK generates from its
+OpenAPI spec); the Agent API refuses any other field, at any depth, with a
+400. The items are built by hand rather than by langchain-openai's Responses
+converter: that converter writes `output_text` parts for assistant turns,
+item ids and `detail` on images, none of which the published input takes,
+and it scans every earlier item for each assistant message (quadratic).
+
+The messages come from the normalizer, so they are plain classes with
+canonical content (`normalize._content`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+
+from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
+from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
+from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
+from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice
+from langchain_perplexity_strict.normalize import canonical_text, data_url, is_developer
+
+
+def agent_body(request: BodyInput) -> dict[str, Any]:
+    """The whole body: input items, model or preset, parameters, tools and response format.
+
+    With a `plan` (`use_previous_response_id`), its items are sent (already encoded
+    while planning), and a continuation sends only what follows the stored response,
+    with `previous_response_id`.
+    """
+    settings, call, plan = request.settings, request.call, request.plan
+    continuation = plan.continuation if plan is not None else None
+    if continuation is not None:
+        body: dict[str, Any] = {"input": continuation.items}
+    elif plan is not None and plan.items is not None:
+        body = {"input": plan.items}
+    else:
+        body = {"input": agent_input(request.messages)}
+    body.update(model_and_preset(settings, request.model_explicit))
+    preset = body.get("preset")
+    search: dict[str, Any] = {"type": "web_search"}
+    for name, value in settings.items():
+        parameter = PARAMETERS.get(name)
+        if value is None or parameter is None or parameter.agent in (None, CLIENT):
+            continue
+        if parameter.agent.startswith("web_search."):
+            place(search, parameter.agent.removeprefix("web_search."), value)
+        else:
+            place(body, parameter.agent, value)
+    if "max_output_tokens" not in body and body.get("model"):
+        default = default_max_output_tokens(body["model"])
+        if default:
+            body["max_output_tokens"] = default
+    tools = [agent_tool(t) for t in call.get("tools") or []]
+    if settings.get("web_search", True) and (len(search) > 1 or not preset):
+        # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar
+        # model did. A preset searches on its own, so it gets the tool only to carry options.
+        tools.append(search)
+    if tools:
+        body["tools"] = tools
+    if call.get("tool_choice") is not None:
+        body["tool_choice"] = agent_tool_choice(call["tool_choice"])
+    if call.get("response_format") is not None:
+        body["response_format"] = call["response_format"]
+    body["stream"] = request.stream
+    body.update(settings.get("model_kwargs") or {})
+    if continuation is not None:
+        body.update(continuation.body_fields())
+    return body
+
+
+def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
+    """`model` and `preset` as the body carries them (Sonar names mapped by Perplexity's table).
+
+    A preset picks its own model: the default model is left out, a model the caller chose is sent too.
+    """
+    target = agent_target(settings["model"])
+    preset = settings.get("preset") or target.preset
+    fields: dict[str, Any] = {}
+    if target.model and (model_explicit or not preset):
+        fields["model"] = target.model
+    if preset:
+        fields["preset"] = preset
+    return fields
+
+
+def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
+    """The `input` items: messages, `function_call` and `function_call_output` items."""
+    return [item for items in agent_items(messages) for item in items]
+
+
+def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
+    """The `input` items of each message (an assistant turn with tool calls is several items)."""
+    out: list[list[dict[str, Any]]] = []
+    call_names: dict[str, str] = {}
+    for message in messages:
+        items: list[dict[str, Any]] = []
+        if isinstance(message, AIMessage):
+            _assistant_items(message, items, call_names)
+        elif isinstance(message, ToolMessage):
+            item: dict[str, Any] = {
+                "type": "function_call_output",
+                "call_id": message.tool_call_id,
+                "output": _tool_output(message.content),
+            }
+            name = message.name or call_names.get(message.tool_call_id)
+            if name:
+                item["name"] = name
+            items.append(item)
+        elif isinstance(message, SystemMessage):
+            role = "developer" if is_developer(message) else "system"
+            items.append({"role": role, "content": _parts(message.content)})
+        else:
+            items.append({"role": "user", "content": _parts(message.content)})
+        out.append(items)
+    return out
+
+
+def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names: dict[str, str]) -> None:
+    text = message.content if isinstance(message.content, str) else canonical_text(message.content)
+    if text:
+        items.append({"role": "assistant", "content": text})
+    signatures = message.additional_kwargs.get(THOUGHT_SIGNATURES) or {}
+    for call in message.tool_calls:
+        call_id = str(call.get("id") or "")
+        item = {
+            "type": "function_call",
+            "call_id": call_id,
+            "name": call["name"],
+            "arguments": tool_arguments(call),
+        }
+        if isinstance(signatures, dict) and signatures.get(call_id):
+            item["thought_signature"] = signatures[call_id]
+        call_names[call_id] = call["name"]
+        items.append(item)
+
+
+def _file(block: dict[str, Any]) -> dict[str, Any]:
+    part: dict[str, Any] = {"type": "input_file"}
+    data = data_url(block)
+    if data is not None:
+        part["file_data"] = data
+    else:
+        part["file_url"] = block["url"]
+    if block.get("filename"):
+        part["filename"] = block["filename"]
+    return part
+
+
+def _file_not_sent(block: dict[str, Any]) -> dict[str, Any]:
+    name = block.get("filename") or block.get("url") or "a file"
+    return {"type": "input_text", "text": f"({name}: a file the tool returned is not sent)"}
+
+
+PARTS: PartTable = {
+    "text": lambda block: {"type": "input_text", "text": block["text"]},
+    "image": lambda block: {"type": "input_image", "image_url": block["url"]},
+    "file": _file,
+}
+"""User, system and developer content: input_text / input_image / input_file parts (`InputContentPartInput`)."""
+
+TOOL_OUTPUT_PARTS: PartTable = {**PARTS, "file": _file_not_sent}
+"""A tool result: `FunctionCallOutputInputInput.output` takes a string or input_text and input_image parts;
+a file in a tool result is named in the text (the output has no file part)."""
+
+
+def _parts(content: Any) -> str | list[dict[str, Any]]:
+    return content_parts(content, PARTS, text_as_string=False)
+
+
+def _tool_output(content: Any) -> str | list[dict[str, Any]]:
+    return content_parts(content, TOOL_OUTPUT_PARTS, text_as_string=True)

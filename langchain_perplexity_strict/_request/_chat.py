@@ -1,0 +1,83 @@
+"""The Sonar chat-completions body (`POST /chat/completions`), as Perplexity publishes it.
+
+Fields and message shapes are those of `ApiChatCompletionsRequestInput` and
+`ChatMessageInputInput` in `perplexity.generated.api`: content is a
+string or `text` / `image_url` / `file_url` chunks, an assistant turn
+may carry `tool_calls`, a tool message its `tool_call_id`; there is no
+`name` on a message and no `stream_options`.
+
+The messages come from the normalizer (plain classes, canonical content).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+
+from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
+from langchain_perplexity_strict.normalize import canonical_text
+
+
+def chat_body(request: BodyInput) -> dict[str, Any]:
+    """The whole body: messages, model, parameters and response format.
+
+    Chat completions store nothing and take the model as named, so the plan and
+    `model_explicit` of `request` do not apply.
+    """
+    settings, call = request.settings, request.call
+    body: dict[str, Any] = {"model": settings["model"], "messages": [_message(m) for m in request.messages]}
+    for name, value in settings.items():
+        parameter = PARAMETERS.get(name)
+        if value is not None and parameter is not None and parameter.chat not in (None, CLIENT):
+            place(body, parameter.chat, value)
+    if call.get("response_format") is not None:
+        body["response_format"] = call["response_format"]
+    body["stream"] = request.stream
+    body.update(settings.get("model_kwargs") or {})
+    return body
+
+
+def _message(message: BaseMessage) -> dict[str, Any]:
+    if isinstance(message, AIMessage):
+        content = message.content
+        out: dict[str, Any] = {
+            "role": "assistant",
+            "content": content if isinstance(content, str) else canonical_text(content),
+        }
+        if message.tool_calls:
+            out["tool_calls"] = [
+                {
+                    "id": c.get("id"),
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": tool_arguments(c)},
+                }
+                for c in message.tool_calls
+            ]
+        return out
+    if isinstance(message, ToolMessage):
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": _content(message.content)}
+    role = "system" if isinstance(message, SystemMessage) else "user"
+    return {"role": role, "content": _content(message.content)}
+
+
+def _file(block: dict[str, Any]) -> dict[str, Any]:
+    # Perplexity's file-attachments guide: file_url.url is a URL or the bare base64 (no data: prefix).
+    chunk: dict[str, Any] = {"type": "file_url", "file_url": {"url": block.get("url") or block["base64"]}}
+    if block.get("filename"):
+        chunk["file_name"] = block["filename"]
+    return chunk
+
+
+PARTS: PartTable = {
+    "text": lambda block: {"type": "text", "text": block["text"]},
+    "image": lambda block: {"type": "image_url", "image_url": {"url": block["url"]}},
+    "file": _file,
+}
+"""A string, or `text` / `image_url` / `file_url` chunks (a file as a URL or its base64)."""
+
+
+def _content(content: Any) -> str | list[dict[str, Any]]:
+    return content_parts(content, PARTS, text_as_string=True)

@@ -1,0 +1,430 @@
+"""The parameters of `ChatPerplexityStrict`: one declaration each, and the checks on them.
+
+`PerplexityParameters` declares every setting as a pydantic field with its
+docstring; a Perplexity parameter's field also carries its `Parameter` (what
+it accepts and its path on each surface, see `_parameter`). `PARAMETERS`,
+the table the checks and the body builders read, is derived from those fields.
+
+Sources: the Agent API fields are those of `ResponsesRequestInput` and
+`WebSearchToolInput` in `perplexity.generated.api` (Perplexity's SDK,
+generated from its OpenAPI spec); chat completions are
+`ApiChatCompletionsRequestInput`. Ranges beyond the types are in
+`docs/perplexity-rules.md`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from langchain_perplexity_strict._request import _parameter as accepts
+from langchain_perplexity_strict._request._parameter import (
+    CHAT_REASONING_EFFORTS,
+    CLIENT,
+    DATE_FILTERS,
+    FILTERS,
+    LOCATION_FIELDS,
+    REASONING_EFFORTS,
+    RECENCY,
+    SERVICE_TIERS,
+    WS,
+    Api,
+    Parameter,
+)
+from langchain_perplexity_strict.normalize import DEFAULT_RULES
+
+NAME = "{name}"
+"""In a path: the parameter's own name (for fields declared through a shared type)."""
+
+DateFilter = Annotated[str | None, Parameter("a date as MM/DD/YYYY", accepts.date, FILTERS + NAME, NAME)]
+
+
+class PerplexityParameters(BaseModel):
+    """The settings of a call: client-side options, then Perplexity's parameters (`None`: not sent).
+
+    Each parameter is declared once, here: its field (type, default, docstring)
+    carries its `Parameter` (what it accepts, where it goes on each surface) as
+    `Annotated` metadata, and `PARAMETERS` is read from these fields, so a
+    parameter cannot have a field without a row or a row without a field. The
+    options that shape the call on the client (`stop`, `n`, compaction, the
+    normalizer's rules) come first.
+    """
+
+    stop: Annotated[
+        list[str] | str | None, Parameter("a string or a list of non-empty strings", accepts.stop, CLIENT, CLIENT)
+    ] = None
+    """Stop sequences, applied on the client (neither surface takes them on the Agent API)."""
+    n: Annotated[int, Parameter("an integer >= 1 (run as n requests)", accepts.integer(1), CLIENT, CLIENT)] = 1
+    """Answers per call, as `n` concurrent requests (Perplexity has no `n`)."""
+    streaming: bool = False
+    """Stream under `invoke` too (one answer only)."""
+    timeout: float | None = None
+    """Request timeout in seconds (`ChatOpenAI`'s)."""
+    max_retries: int = 2
+    """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
+    stream_chunk_timeout: float | None = Field(default=120.0, ge=0)
+    """Seconds without a byte on a stream before it counts as stalled (`ChatOpenAI`'s name and default;
+    None or 0: off). A stalled stream is resumed after its last event (see docs/long-runs.md)."""
+    max_resumes: int = Field(default=5, ge=0)
+    """Resume requests in a row that may fail before `PerplexityResumeError` (see docs/long-runs.md)."""
+    model_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Extra body fields, sent as they are (Perplexity validates them)."""
+    max_input_tokens: int | None = None
+    """Token budget for the conversation: older turns are compacted to fit. Defaults to the model
+    profile's input limit, off when unknown; 0 turns compaction off."""
+    token_counter: Any = Field(default=None, exclude=True)
+    """Counts tokens for compaction: text or messages -> int, or an object with
+    `encode`; defaults to langchain-core's approximate counter (works offline)."""
+    use_previous_response_id: Annotated[
+        bool,
+        Parameter(
+            "True or False (True only on api='agent': chat completions store nothing to continue from)",
+            accepts.continue_flag,
+            CLIENT,
+            CLIENT,
+        ),
+    ] = False
+    """Agent API: continue from the latest stored answer in the history and send only what follows it,
+    when that is exactly what the whole conversation would send (see the README, "Continuations")."""
+    rules: Sequence[Any] = Field(default=DEFAULT_RULES, exclude=True)
+    """The normalizer's rules, in order (each a `langchain_perplexity_strict.Rule`)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    temperature: Annotated[
+        float | None,
+        Parameter(
+            "a number in [0, 2] (agent) or [0, 2) (chat_completions)", accepts.temperature, "temperature", "temperature"
+        ),
+    ] = None
+    """Sampling temperature."""
+    top_p: Annotated[float | None, Parameter("a number in [0, 1]", accepts.number(0, 1), "top_p", "top_p")] = None
+    """Nucleus sampling."""
+    max_tokens: Annotated[
+        int | None, Parameter("an integer >= 1", accepts.integer(1), "max_output_tokens", "max_tokens")
+    ] = None
+    """Answer length limit (`max_output_tokens` on the Agent API; defaulted for `anthropic/*`, which need it)."""
+    reasoning_effort: Annotated[
+        str | None,
+        Parameter(
+            "one of "
+            + ", ".join(REASONING_EFFORTS)
+            + " (agent) or "
+            + ", ".join(CHAT_REASONING_EFFORTS)
+            + " (chat_completions)",
+            accepts.reasoning,
+            "reasoning.effort",
+            "reasoning_effort",
+        ),
+    ] = None
+    """Reasoning effort (`reasoning.effort` on the Agent API)."""
+    language_preference: Annotated[
+        str | None, Parameter("a language name or code", accepts.text, "language_preference", "language_preference")
+    ] = None
+    """Answer language."""
+    search_domain_filter: Annotated[
+        list[str] | None,
+        Parameter(
+            "at most 20 scheme-less domains ('-' prefix denies)",
+            accepts.domains,
+            FILTERS + "search_domain_filter",
+            "search_domain_filter",
+        ),
+    ] = None
+    """At most 20 domains to search (`-` prefix excludes)."""
+    search_recency_filter: Annotated[
+        str | None,
+        Parameter(
+            "one of " + ", ".join(RECENCY),
+            accepts.one_of(*RECENCY),
+            FILTERS + "search_recency_filter",
+            "search_recency_filter",
+        ),
+    ] = None
+    """hour, day, week, month or year."""
+    search_after_date_filter: DateFilter = None
+    """Published after, MM/DD/YYYY."""
+    search_before_date_filter: DateFilter = None
+    """Published before, MM/DD/YYYY."""
+    last_updated_after_filter: DateFilter = None
+    """Updated after, MM/DD/YYYY."""
+    last_updated_before_filter: DateFilter = None
+    """Updated before, MM/DD/YYYY."""
+    search_context_size: Annotated[
+        str | None,
+        Parameter(
+            "one of low, medium, high",
+            accepts.one_of("low", "medium", "high"),
+            WS + "search_context_size",
+            "web_search_options.search_context_size",
+        ),
+    ] = None
+    """low, medium or high."""
+    user_location: Annotated[
+        dict[str, Any] | None,
+        Parameter(
+            "a dict with some of " + ", ".join(LOCATION_FIELDS),
+            accepts.location,
+            WS + "user_location",
+            "web_search_options.user_location",
+        ),
+    ] = None
+    """Where the user is: some of city, country, region, latitude, longitude."""
+    search_type: Annotated[
+        str | None,
+        Parameter(
+            "web or fast (agent); fast, pro or auto (chat_completions)",
+            accepts.search_type,
+            WS + "search_type",
+            "web_search_options.search_type",
+        ),
+    ] = None
+    """Search type: web or fast (Agent API); fast, pro or auto (chat completions)."""
+    search_max_tokens: Annotated[
+        int | None, Parameter("an integer >= 1", accepts.integer(1), WS + "max_tokens", None)
+    ] = None
+    """The `web_search` tool's `max_tokens` (Agent API)."""
+    search_max_tokens_per_page: Annotated[
+        int | None, Parameter("an integer >= 1", accepts.integer(1), WS + "max_tokens_per_page", None)
+    ] = None
+    """The `web_search` tool's `max_tokens_per_page` (Agent API)."""
+    web_search: Annotated[bool | None, Parameter("True or False", accepts.flag, CLIENT, None)] = None
+    """Add the `web_search` tool (Agent API; on unless set to False)."""
+    preset: Annotated[
+        str | None, Parameter("a preset name such as fast, low, medium, high, xhigh", accepts.text, "preset", None)
+    ] = None
+    """Agent API preset (`fast`, `low`, `medium`, ...; an open set); without `model`, it picks the model."""
+    effort: Annotated[str | None, Parameter("an effort name (supersedes preset)", accepts.text, "effort", None)] = None
+    """Agent API `effort`, which supersedes `preset`."""
+    models: Annotated[list[str] | None, Parameter("a list of 1 to 5 model slugs", accepts.models, "models", None)] = (
+        None
+    )
+    """Agent API fallback models (1 to 5)."""
+    max_steps: Annotated[
+        int | None, Parameter("an integer in [1, 100]", accepts.integer(1, 100), "max_steps", None)
+    ] = None
+    """Agent API step limit (1 to 100)."""
+    instructions: Annotated[str | None, Parameter("a string", accepts.string, "instructions", None)] = None
+    """Agent API `instructions` (with a preset, they replace the preset's prompt)."""
+    store: Annotated[bool | None, Parameter("True or False", accepts.flag, "store", None)] = None
+    """Agent API `store`."""
+    background: Annotated[bool | None, Parameter("True or False", accepts.flag, "background", None)] = None
+    """Agent API `background`: the run outlives its connection; invoke polls it, a stream is resumed
+    (docs/long-runs.md). Also per call: `model.invoke(..., background=True)`."""
+    prompt_cache_key: Annotated[str | None, Parameter("a string", accepts.text, "prompt_cache_key", None)] = None
+    """Agent API `prompt_cache_key`."""
+    service_tier: Annotated[
+        str | None,
+        Parameter("one of " + ", ".join(SERVICE_TIERS), accepts.one_of(*SERVICE_TIERS), "service_tier", None),
+    ] = None
+    """Agent API `service_tier`: auto, default, flex, priority or fast."""
+    top_k: Annotated[
+        int | None, Parameter("an integer in [0, 2048] (0 disables)", accepts.integer(0, 2048), None, "top_k")
+    ] = None
+    """Chat completions only."""
+    presence_penalty: Annotated[
+        float | None, Parameter("a number in [-2, 2]", accepts.number(-2, 2), None, "presence_penalty")
+    ] = None
+    """Chat completions only."""
+    frequency_penalty: Annotated[
+        float | None,
+        Parameter("a number > 0 (1.0 means no penalty)", accepts.frequency_penalty, None, "frequency_penalty"),
+    ] = None
+    """Chat completions only."""
+    search_mode: Annotated[
+        str | None,
+        Parameter("one of web, academic, sec", accepts.one_of("web", "academic", "sec"), None, "search_mode"),
+    ] = None
+    """Chat completions only: web, academic or sec."""
+    return_images: Annotated[bool | None, Parameter("True or False", accepts.flag, None, "return_images")] = None
+    """Chat completions only."""
+    return_related_questions: Annotated[
+        bool | None, Parameter("True or False", accepts.flag, None, "return_related_questions")
+    ] = None
+    """Chat completions only."""
+    disable_search: Annotated[bool | None, Parameter("True or False", accepts.flag, None, "disable_search")] = None
+    """Chat completions only (on the Agent API, `web_search=False`)."""
+
+
+def _named(row: Parameter, name: str) -> Parameter:
+    def fill(path: str | None) -> str | None:
+        return path.replace(NAME, name) if path else path
+
+    return replace(row, name=name, agent=fill(row.agent), chat=fill(row.chat))
+
+
+PARAMETERS: dict[str, Parameter] = {
+    name: _named(row, name)
+    for name, info in PerplexityParameters.model_fields.items()
+    for row in info.metadata
+    if isinstance(row, Parameter)
+}
+"""Every Perplexity parameter, in declaration order, read from the fields that declare them."""
+
+
+# What the Agent API offers instead of a chat-completions-only parameter.
+_AGENT_INSTEAD = {
+    "disable_search": "on the Agent API, pass web_search=False",
+    "top_k": "it was removed from the Agent API",
+    "presence_penalty": "it was removed from the Agent API",
+    "frequency_penalty": "it was removed from the Agent API",
+    "search_mode": "it was removed from the Agent API",
+    "return_images": "it was removed from the Agent API; add the image_search tool with bind_tools",
+    "return_related_questions": "it was removed from the Agent API",
+}
+
+_INSTEAD: dict[str, dict[str, str]] = {"agent": _AGENT_INSTEAD, "chat_completions": {}}
+_OTHER_SURFACE = {"agent": "chat_completions", "chat_completions": "agent"}
+
+# Parameters no Perplexity surface has, with what to do instead.
+UNSUPPORTED = {
+    "logit_bias": "not in Perplexity's published schema",
+    "logprobs": "not in Perplexity's published Agent API schema",
+    "top_logprobs": "not in Perplexity's published Agent API schema",
+    "seed": "not in Perplexity's published schema",
+    "prediction": "not in Perplexity's published schema",
+    "modalities": "not in Perplexity's published schema",
+    "audio": "not in Perplexity's published schema",
+    "parallel_tool_calls": "not in Perplexity's published Agent API schema",
+    "max_search_results": (
+        "the published web_search tool has no max_results; "
+        "use search_max_tokens or search_max_tokens_per_page to bound what search adds"
+    ),
+}
+
+
+def check_parameters(values: Mapping[str, Any], api: Api) -> None:
+    """Raise `ValueError` naming the field, the value and what is accepted."""
+    for name, value in values.items():
+        if value is None:
+            continue
+        if name in UNSUPPORTED:
+            msg = f"{name}={value!r}: {UNSUPPORTED[name]}; remove it."
+            raise ValueError(msg)
+        parameter = PARAMETERS.get(name)
+        if parameter is None:
+            continue
+        if parameter.path(api) is None:
+            other = _OTHER_SURFACE[api]
+            why = f" ({_INSTEAD[api][name]})" if name in _INSTEAD[api] else ""
+            msg = f"{name}={value!r} is not available on api={api!r}{why}; it exists on api={other!r}."
+            raise ValueError(msg)
+        if not parameter.check(value, api):
+            msg = f"{name}={value!r} is not accepted on api={api!r}: expected {parameter.accepted}."
+            raise ValueError(msg)
+    present = {k for k, v in values.items() if v is not None}
+    if {"presence_penalty", "frequency_penalty"} <= present:
+        msg = (
+            f"presence_penalty={values['presence_penalty']!r} and frequency_penalty="
+            f"{values['frequency_penalty']!r}: Perplexity accepts one or the other, not both."
+        )
+        raise ValueError(msg)
+    if values.get("background") and values.get("store") is False:
+        msg = (
+            "background=True with store=False: a background run is followed with GET /v1/responses/{id}, "
+            "which store=False hides; drop store=False."
+        )
+        raise ValueError(msg)
+    dates = sorted(present & set(DATE_FILTERS))
+    if "search_recency_filter" in present and dates:
+        msg = (
+            f"search_recency_filter={values['search_recency_filter']!r} cannot be combined "
+            f"with {', '.join(dates)}: use a recency or dates, not both."
+        )
+        raise ValueError(msg)
+
+
+def place(body: dict[str, Any], path: str, value: Any) -> None:
+    """Set `value` at the dotted `path` of `body`, creating the objects on the way."""
+    *parents, leaf = path.split(".")
+    target = body
+    for key in parents:
+        target = target.setdefault(key, {})
+    target[leaf] = value
+
+
+def stop_list(stop: Any) -> list[str]:
+    """Stop sequences as a list; a value of the wrong type is refused by the parameter check, not here."""
+    if isinstance(stop, str):
+        return [stop]
+    return list(stop) if isinstance(stop, (list, tuple)) else []
+
+
+# Keyword arguments a call may carry besides the parameters: they shape the request.
+CALL_KWARGS = ("tools", "tool_choice", "response_format")
+# Passed by LangChain itself (structured-output tracing, stream_usage) or by callers used to
+# ChatOpenAI (parallel_tool_calls, which the published Agent API lacks): accepted, not sent.
+IGNORED_KWARGS = ("ls_structured_output_format", "stream_usage", "parallel_tool_calls")
+
+
+def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A call's keyword arguments as (tools, tool choice and response format; parameters).
+
+    Raises `ValueError` for an argument that is neither, naming it and listing what a call takes.
+    """
+    params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
+    call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
+    unknown = sorted(k for k in params if k not in PARAMETERS)
+    if unknown:
+        msg = (
+            f"{unknown[0]}={params[unknown[0]]!r} is not a parameter of ChatPerplexityStrict "
+            f"(api={api!r}); call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}."
+        )
+        raise ValueError(msg)
+    return call, params
+
+
+def ls_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> Any:
+    """LangSmith's parameters for a call of `model` (provider "perplexity")."""
+    from langchain_core.language_models.chat_models import LangSmithParams
+
+    params = LangSmithParams(ls_provider="perplexity", ls_model_name=kwargs.get("model") or model.model,
+                             ls_model_type="chat")  # fmt: skip
+    temperature = kwargs.get("temperature", model.temperature)
+    if temperature is not None:
+        params["ls_temperature"] = temperature
+    max_tokens = kwargs.get("max_tokens", model.max_tokens)
+    if max_tokens is not None:
+        params["ls_max_tokens"] = max_tokens
+    stops = stop_list(stop if stop is not None else model.stop)
+    if stops:
+        params["ls_stop"] = stops
+    return params
+
+
+# Names other integrations use for a field of this one.
+ALIASES = {
+    "max_output_tokens": "max_tokens",
+    "max_completion_tokens": "max_tokens",
+    "model_name": "model",
+    "pplx_api_key": "api_key",
+    "perplexity_api_key": "api_key",
+    "request_timeout": "timeout",
+}
+
+
+def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
+    """Constructor arguments with aliases mapped; an unknown one is refused with the closest name."""
+    if not isinstance(values, dict):
+        return values
+    values = dict(values)
+    for alias, name in ALIASES.items():
+        if alias in values and name not in values:
+            values[name] = values.pop(alias)
+    accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
+    unknown = sorted(k for k in values if k not in accepted)
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, sorted(accepted), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        where = f" ({UNSUPPORTED[name]})" if name in UNSUPPORTED else ""
+        msg = (
+            f"{name}={values[name]!r} is not an argument of ChatPerplexityStrict{where}.{hint} "
+            f"Accepted: {', '.join(sorted(n for n in fields if not n.startswith('_')))}."
+        )
+        raise ValueError(msg)
+    return values

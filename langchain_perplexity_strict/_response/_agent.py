@@ -1,0 +1,166 @@
+"""Agent API responses and stream events → LangChain messages.
+
+One reader, `read_output`, takes what a response's `output` holds
+(messages, `search_results`, function calls and every other item); invoke
+uses it on the response, and a stream uses it on the terminal event's
+response, so the two cannot drift. The stream reader adds what only a stream
+has: text deltas, the model's `thought` on each `response.reasoning.*`
+event, and search results as soon as they are found.
+
+Shapes: `ResponsesResponseOutput` and `ResponseStreamEventOutput` in
+`perplexity.generated.api`. Events not in that vocabulary are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessageChunk
+
+from langchain_perplexity_strict._response._answer import Answer
+from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
+
+# Separates the text of two message items of one response (a preamble, then the answer).
+ITEM_SEPARATOR = "\n\n"
+
+
+def read_output(answer: Answer, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int]) -> None:
+    """Fill `answer` from `output` items; message text only when `text` (a stream had it as deltas).
+
+    `offsets` gives, per output index, where that message item's text starts in
+    the answer (annotations are shifted by it); reading text fills it in.
+    """
+    for index, item in enumerate(output):
+        kind = item.get("type")
+        if kind == "message":
+            if text:
+                start_message_item(answer, index, offsets)
+            for part in item.get("content") or []:
+                if text and part.get("type") == "output_text":
+                    answer.add_text(part.get("text", ""))
+                for annotation in part.get("annotations") or []:
+                    answer.add_annotation(_shifted(annotation, offsets.get(index, 0)))
+        elif kind == "search_results":
+            answer.add_queries(item.get("queries") or [])
+            answer.add_search_results(item.get("results") or [])
+        elif kind == "function_call":
+            answer.add_tool_call(item.get("call_id"), item.get("name"), item.get("arguments"),
+                                 item.get("thought_signature"))  # fmt: skip
+        elif kind:
+            answer.add_extra(kind, item)
+
+
+def start_message_item(answer: Answer, index: int, offsets: dict[int, int]) -> None:
+    """A message item begins: separate it from the text before, and note where it starts."""
+    if index in offsets:
+        return
+    if answer.text:
+        answer.pend(*answer.add_text(ITEM_SEPARATOR))
+    offsets[index] = len(answer.text)
+
+
+def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
+    if not offset or not isinstance(annotation.get("start_index"), int):
+        return annotation
+    return {**annotation, "start_index": annotation["start_index"] + offset,
+            "end_index": int(annotation.get("end_index") or 0) + offset}  # fmt: skip
+
+
+def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
+    """Fill `answer` from a whole response (invoke)."""
+    read_output(answer, response.get("output") or [], text=True, offsets={})
+    answer.flush_text()
+    read_status(answer, response)
+
+
+def read_status(answer: Answer, response: dict[str, Any]) -> None:
+    """Usage, metadata and status; HTTP 200 is not success on the Agent API: `status` says whether it is."""
+    status = response.get("status")
+    answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status)
+    raise_for_status(answer, status, response.get("error") or {})
+
+
+def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
+    """Raise for a run that did not complete; `requires_action` with function calls is an answer."""
+    if status in ("completed", None) or answer.stopped or (status == "requires_action" and answer.tool_calls):
+        return
+    if status == "incomplete" or error.get("code") == "max_output_tokens":
+        answer.cut_at_length()
+        msg = (
+            "Perplexity stopped the answer at max_output_tokens; the partial answer is on this "
+            "error's .partial. Raise max_tokens."
+        )
+        raise PerplexityIncompleteError(msg, answer.message())
+    if status in ("queued", "in_progress"):
+        msg = (
+            f"Perplexity answered with status {status!r}: the run has not finished. A background run "
+            "is polled to its end when created with background=True (docs/long-runs.md)."
+        )
+        raise PerplexityResponseError(msg)
+    msg = f"Perplexity reported the run as {status!r}: {error.get('message') or 'no message'}"
+    if error.get("code"):
+        msg += f" (code {error['code']})"
+    raise PerplexityResponseError(msg)
+
+
+class AgentStreamReader:
+    """Agent API stream events → message chunks."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+        self._offsets: dict[int, int] = {}
+        self._items: dict[int, dict[str, Any]] = {}  # output_item.done, for a terminal event without output
+
+    def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]:
+        """Read one event; return the chunks it completes (text goes out per network read)."""
+        kind = event.get("type", "")
+        answer = self.answer
+        if kind == "response.output_text.delta":
+            start_message_item(answer, int(event.get("output_index") or 0), self._offsets)
+            answer.pend(*answer.add_text(event.get("delta", "")))
+            return []
+        if kind.startswith("response.reasoning."):
+            return self._reasoning(kind, event)
+        if kind == "response.output_item.added" and (event.get("item") or {}).get("type") == "message":
+            start_message_item(answer, int(event.get("output_index") or 0), self._offsets)
+        elif kind == "response.output_item.done":
+            item = event.get("item") or {}
+            self._items[int(event.get("output_index") or len(self._items))] = item
+            if item.get("type") == "search_results":
+                answer.add_search_results(item.get("results") or [])
+        elif kind == "response.completed":
+            return self._terminal(event.get("response") or {})
+        elif kind == "response.failed":
+            answer.fail()
+            raise_for_status(answer, "failed", event.get("error") or (event.get("response") or {}).get("error") or {})
+        elif kind in ("response.incomplete", "response.cancelled"):  # OpenAI's terminals, should a gateway send them
+            return self._terminal(event.get("response") or {})
+        elif kind == "error":
+            msg = f"Perplexity stream error: {event.get('message') or event.get('error') or event}"
+            raise PerplexityResponseError(msg)
+        return []
+
+    def _reasoning(self, kind: str, event: dict[str, Any]) -> list[AIMessageChunk]:
+        answer = self.answer
+        thought = event.get("thought")
+        if isinstance(thought, str) and thought:
+            answer.add_reasoning(thought)
+            answer.pend(thought, "")
+        if kind == "response.reasoning.search_queries":
+            answer.add_queries(event.get("queries") or [])
+        elif kind == "response.reasoning.search_results":
+            answer.add_search_results(event.get("results") or [])  # streamed with this network read's chunk
+        return []
+
+    def _terminal(self, response: dict[str, Any]) -> list[AIMessageChunk]:
+        answer = self.answer
+        answer.pend(*answer.flush_text())
+        output = response.get("output") or [self._items[i] for i in sorted(self._items)]
+        read_output(answer, output, text=False, offsets=self._offsets)
+        read_status(answer, response)
+        return [answer.final_chunk()]
+
+    def finish(self) -> list[AIMessageChunk]:
+        """The stream ended: complete only after a terminal event or a matched stop."""
+        return self.answer.close_stream()

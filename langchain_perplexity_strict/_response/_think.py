@@ -1,0 +1,61 @@
+"""Sonar reasoning models' inline `<think>` reasoning, split from the answer as it streams."""
+
+from __future__ import annotations
+
+from langchain_perplexity_strict._response._stop import StopFilter
+
+
+class ThinkSplitter:
+    """Separate `<think>…</think>` reasoning from the answer, piece by piece.
+
+    Sonar reasoning models put their reasoning inline at the start of the
+    content, even when a JSON schema was requested (docs/perplexity-rules.md); it
+    belongs in reasoning content, never in the answer text.
+    """
+
+    __slots__ = ("_close", "_start", "_state")
+
+    OPEN = "<think>"
+
+    def __init__(self) -> None:
+        self._state = "start"  # start -> (thinking ->) answer
+        self._start = ""
+        self._close: StopFilter | None = None  # built only when reasoning starts
+
+    def feed(self, text: str) -> tuple[str, str]:
+        """Return `(reasoning, answer)` text that is safe to emit."""
+        if self._state == "start":
+            self._start += text
+            candidate = self._start.lstrip()
+            if len(candidate) < len(self.OPEN) and self.OPEN.startswith(candidate):
+                return "", ""
+            if not candidate.startswith(self.OPEN):
+                self._state = "answer"
+                return "", self._start
+            self._state = "thinking"
+            self._close = StopFilter(["</think>"])
+            text = candidate[len(self.OPEN) :]
+        if self._close is not None and self._state == "thinking":
+            reasoning = self._close.feed(text)
+            if not self._close.stopped:
+                return reasoning, ""
+            self._state = "after"
+            return reasoning, self._after(self._close.remainder)
+        if self._state == "after":
+            return "", self._after(text)
+        return "", text
+
+    def _after(self, text: str) -> str:
+        # The answer starts after the newline(s) that follow </think>.
+        stripped = text.lstrip("\n")
+        if stripped:
+            self._state = "answer"
+        return stripped
+
+    def flush(self) -> tuple[str, str]:
+        """At the end: whatever is still held."""
+        if self._state == "start":
+            return "", self._start
+        if self._close is not None and self._state == "thinking":
+            return self._close.flush(), ""
+        return "", ""

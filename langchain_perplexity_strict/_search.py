@@ -1,0 +1,214 @@
+"""The Search API's request and answer, shared by the retriever and the tool: check, build, read.
+
+`POST {base_url}/search` takes `ApiSearchRequestInput` and answers
+`ApiSearchResponseOutput` (`perplexity.generated.api`, Perplexity's SDK).
+The types are the published model's; the ranges beyond them are those of
+Perplexity's Search API reference (docs.perplexity.ai/api-reference/search-post)
+and quickstart (docs.perplexity.ai/docs/search/quickstart: at most 5 queries
+per request). Every value is checked before anything is sent.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.documents import Document
+from pydantic import AliasChoices, BaseModel, Field
+
+from langchain_perplexity_strict._transport import encode_body
+from langchain_perplexity_strict.errors import PerplexityResponseError
+
+SEARCH_PATH = "/search"
+MAX_QUERIES = 5
+RECENCY = ("hour", "day", "week", "month", "year")
+SEARCH_MODES = ("web", "academic", "sec")
+CONTEXT_SIZES = ("low", "medium", "high")
+SEARCH_TYPES = ("web", "fast", "people")
+DATE_FILTERS = (
+    "search_after_date_filter",
+    "search_before_date_filter",
+    "last_updated_after_filter",
+    "last_updated_before_filter",
+)
+_CODE = re.compile(r"^[A-Za-z]{2}$")
+
+
+def _integer(low: int, high: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+
+def _one_of(values: tuple[str, ...]) -> Callable[[Any], bool]:
+    return lambda v: v in values
+
+
+def _query(v: Any) -> bool:
+    if isinstance(v, str):
+        return bool(v.strip())
+    return isinstance(v, list) and 1 <= len(v) <= MAX_QUERIES and all(isinstance(q, str) and q.strip() for q in v)
+
+
+def _code(v: Any) -> bool:
+    return isinstance(v, str) and bool(_CODE.match(v))
+
+
+def _codes(v: Any) -> bool:
+    return isinstance(v, list) and len(v) <= 20 and all(_code(c) for c in v)
+
+
+def _domains(v: Any) -> bool:
+    return isinstance(v, list) and len(v) <= 20 and all(isinstance(d, str) and d.strip("-") for d in v)
+
+
+def _date(v: Any) -> bool:
+    try:
+        datetime.datetime.strptime(v, "%m/%d/%Y")
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Field:
+    accepted: str
+    check: Callable[[Any], bool]
+
+
+FIELDS: dict[str, _Field] = {
+    "query": _Field(f"a non-empty string, or a list of 1 to {MAX_QUERIES} non-empty strings", _query),
+    "max_results": _Field("an integer from 1 to 20", _integer(1, 20)),
+    "max_tokens": _Field("an integer from 1 to 1,000,000", _integer(1, 1_000_000)),
+    "max_tokens_per_page": _Field("an integer from 1 to 1,000,000", _integer(1, 1_000_000)),
+    "country": _Field("a two-letter ISO 3166-1 alpha-2 code such as 'US'", _code),
+    "search_domain_filter": _Field("a list of at most 20 domains ('-' prefix excludes)", _domains),
+    "search_language_filter": _Field("a list of at most 20 two-letter ISO 639-1 codes", _codes),
+    "search_recency_filter": _Field("one of " + ", ".join(RECENCY), _one_of(RECENCY)),
+    **{name: _Field("a date as MM/DD/YYYY, such as '03/01/2025'", _date) for name in DATE_FILTERS},
+    "search_mode": _Field("one of " + ", ".join(SEARCH_MODES), _one_of(SEARCH_MODES)),
+    "search_context_size": _Field("one of " + ", ".join(CONTEXT_SIZES), _one_of(CONTEXT_SIZES)),
+    "search_type": _Field("one of " + ", ".join(SEARCH_TYPES), _one_of(SEARCH_TYPES)),
+    "display_server_time": _Field("True or False", lambda v: isinstance(v, bool)),
+}
+"""Every field of `ApiSearchRequestInput`, with what it accepts."""
+
+OLD_NAMES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
+"""langchain-perplexity's names for two date filters (the API never took them); mapped, so switching keeps working."""
+
+
+def encode_search(values: Mapping[str, Any]) -> bytes:
+    """`search_body(values)` as the bytes posted."""
+    return encode_body(search_body(values))
+
+
+def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The request body for `values` (None: not sent); raise `ValueError` naming the field, value and accepted."""
+    body: dict[str, Any] = {}
+    for name, value in values.items():
+        name = OLD_NAMES.get(name, name)
+        if value is None:
+            continue
+        field = FIELDS.get(name)
+        if field is None:
+            msg = f"{name}={value!r} is not a Search API field. Accepted: {', '.join(FIELDS)}."
+            raise ValueError(msg)
+        if not field.check(value):
+            msg = f"{name}={value!r} is not accepted by Perplexity's Search API: expected {field.accepted}."
+            raise ValueError(msg)
+        body[name] = list(value) if isinstance(value, list) else value  # a copy: the caller's list stays theirs
+    if "query" not in body:
+        msg = "query: missing. Accepted: " + FIELDS["query"].accepted + "."
+        raise ValueError(msg)
+    return body
+
+
+class SearchFilters(BaseModel):
+    """The Search API fields a search keeps between calls (None: not sent, the API's default applies)."""
+
+    max_tokens: int | None = None
+    """Most tokens of page content across all results (1 to 1,000,000)."""
+    max_tokens_per_page: int | None = None
+    """Most tokens of content per result page (1 to 1,000,000)."""
+    country: str | None = None
+    """ISO 3166-1 alpha-2 code of the country to favour, such as `US`."""
+    search_domain_filter: list[str] | None = None
+    """At most 20 domains to search; a `-` prefix excludes a domain."""
+    search_language_filter: list[str] | None = None
+    """At most 20 ISO 639-1 language codes, such as `["en", "fr"]`."""
+    search_recency_filter: Literal["hour", "day", "week", "month", "year"] | None = None
+    """Only pages from the last hour, day, week, month or year."""
+    search_after_date_filter: str | None = Field(
+        default=None, validation_alias=AliasChoices("search_after_date_filter", "search_after_date")
+    )
+    """Published after this date, MM/DD/YYYY (`search_after_date=` also works)."""
+    search_before_date_filter: str | None = Field(
+        default=None, validation_alias=AliasChoices("search_before_date_filter", "search_before_date")
+    )
+    """Published before this date, MM/DD/YYYY (`search_before_date=` also works)."""
+    last_updated_after_filter: str | None = None
+    """Updated after this date, MM/DD/YYYY."""
+    last_updated_before_filter: str | None = None
+    """Updated before this date, MM/DD/YYYY."""
+    search_mode: Literal["web", "academic", "sec"] | None = None
+    """Which index: the web, academic papers, or SEC filings."""
+    search_context_size: Literal["low", "medium", "high"] | None = None
+    """How much content to extract per page."""
+    search_type: Literal["web", "fast", "people"] | None = None
+    """The kind of search: web, fast, or people."""
+    display_server_time: bool | None = None
+    """Ask for the server's time in the answer (kept in each document's metadata)."""
+
+    def filter_values(self) -> dict[str, Any]:
+        """The fields above, by name (unset ones as None)."""
+        return {name: getattr(self, name) for name in SearchFilters.model_fields}
+
+
+def read_results(response: Any) -> tuple[str, list[dict[str, Any]], str | None]:
+    """The search id, the results, and the server time of an `ApiSearchResponseOutput`.
+
+    A multi-query answer may group its results per query (Perplexity's search
+    quickstart says so; the published model has one flat list): groups are flattened in order.
+    """
+    if not isinstance(response, dict) or not isinstance(response.get("results"), list):
+        msg = f"Perplexity's search answer has no results list: {str(response)[:200]!r}"
+        raise PerplexityResponseError(msg)
+    results: list[dict[str, Any]] = []
+    for entry in response["results"]:
+        results.extend(entry if isinstance(entry, list) else [entry])
+    return str(response.get("id", "")), results, response.get("server_time")
+
+
+def to_documents(response: Any) -> list[Document]:
+    """One `Document` per result: the snippet as content; url, title, date, last_updated, search_id as metadata."""
+    search_id, results, server_time = read_results(response)
+    documents = []
+    for result in results:
+        metadata = {
+            "url": result.get("url"),
+            "title": result.get("title"),
+            "date": result.get("date"),
+            "last_updated": result.get("last_updated"),
+            "search_id": search_id,
+        }
+        if server_time is not None:
+            metadata["server_time"] = server_time
+        documents.append(Document(page_content=result.get("snippet") or "", metadata=metadata))
+    return documents
+
+
+def to_text(response: Any) -> str:
+    """The results as numbered text a model reads well: title, URL, dates, then the snippet."""
+    _, results, _ = read_results(response)
+    if not results:
+        return "No results."
+    blocks = []
+    for n, result in enumerate(results, 1):
+        dates = ", ".join(
+            f"{label} {result[key]}" for key, label in (("date", "published"), ("last_updated", "updated"))
+            if result.get(key)
+        )  # fmt: skip
+        head = f"[{n}] {result.get('title') or '(untitled)'}\nURL: {result.get('url')}"
+        blocks.append(head + (f"\n{dates.capitalize()}" if dates else "") + f"\n{result.get('snippet') or ''}")
+    return "\n\n".join(blocks)

@@ -1,0 +1,114 @@
+"""`PerplexitySearchResults`: Perplexity's Search API as a LangChain tool for agents."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
+from langchain_core.tools import BaseTool, ToolException
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing_extensions import Self
+
+from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._search import (
+    MAX_QUERIES,
+    SEARCH_PATH,
+    SearchFilters,
+    encode_search,
+    search_body,
+    to_text,
+)
+
+
+class SearchInput(BaseModel):
+    """The arguments a model fills for one search (the rest are the tool's settings)."""
+
+    query: str | list[str] = Field(
+        description=f"What to search the web for: one query, or a list of up to {MAX_QUERIES} related queries."
+    )
+    max_results: int | None = Field(default=None, ge=1, le=20, description="How many results, 1 to 20.")
+    country: str | None = Field(default=None, description="Two-letter country code to favour, such as 'US'.")
+    search_domain_filter: list[str] | None = Field(
+        default=None, description="Only these domains (at most 20); prefix one with '-' to exclude it."
+    )
+    search_recency_filter: Literal["hour", "day", "week", "month", "year"] | None = Field(
+        default=None, description="Only pages from the last hour, day, week, month or year."
+    )
+    search_after_date_filter: str | None = Field(default=None, description="Published after this date, MM/DD/YYYY.")
+    search_before_date_filter: str | None = Field(default=None, description="Published before this date, MM/DD/YYYY.")
+    search_language_filter: list[str] | None = Field(
+        default=None, description="Only pages in these languages, as ISO 639-1 codes such as 'en'."
+    )
+
+
+class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
+    """Perplexity's Search API (`POST /search`) as a tool: numbered results for the model, the answer as artifact.
+
+    The model fills `query` (one string or up to 5) and, when it helps, the
+    filters of `SearchInput` (`max_results`, `country`, domains, recency,
+    publication dates, languages). The developer fixes the rest as
+    constructor arguments: every other field of `ApiSearchRequestInput`
+    (`max_tokens`, `max_tokens_per_page`, `search_mode`, `search_type`,
+    `search_context_size`, last-updated filters, ...); a per-call value wins
+    over the constructor's.
+
+    `response_format="content_and_artifact"`: the `ToolMessage` content is the
+    results as numbered text (`[1] title`, URL, dates, snippet), which models
+    cite well; its `artifact` is Perplexity's answer as it came
+    (`{"id", "results": [{"title", "url", "snippet", "date", "last_updated"}], ...}`).
+
+    The name stays langchain-perplexity's (`perplexity_search_results_json`), so
+    prompts that name the tool keep working. Bad values raise `ValueError`
+    naming the field, the value and what is accepted; HTTP errors are the chat
+    model's (langchain-openai's exceptions with Perplexity's message).
+
+    ```python
+    from langchain.agents import create_agent
+    from langchain_perplexity_strict import ChatPerplexityStrict, PerplexitySearchResults
+
+    agent = create_agent(ChatPerplexityStrict(web_search=False), [PerplexitySearchResults(max_results=5)])
+    ```
+    """
+
+    name: str = "perplexity_search_results_json"
+    description: str = (
+        "Search the web with Perplexity. Input: a search query (or a few related ones) and optional filters. "
+        "Output: numbered results, each with title, URL, dates and a snippet to cite."
+    )
+    args_schema: type[BaseModel] = SearchInput
+    response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
+    max_results: int | None = None
+    """Default number of results when the model gives none (1 to 20; the API's default is 10)."""
+    handle_tool_error: bool | str | Callable[[ToolException], Any] | None = True
+    """A value the model chose badly comes back to it as the tool's answer (what was wrong and what is accepted),
+    so it can call again; HTTP errors still raise."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    @model_validator(mode="after")
+    def _check_search(self) -> Self:
+        search_body(self._values({"query": "-"}))
+        return self
+
+    def _values(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        chosen = {k: v for k, v in arguments.items() if v is not None}
+        return {**self.filter_values(), "max_results": self.max_results, **chosen}
+
+    def _body(self, arguments: dict[str, Any]) -> bytes:
+        try:
+            return encode_search(self._values(arguments))
+        except ValueError as error:
+            raise ToolException(str(error)) from error
+
+    def _run(
+        self, run_manager: CallbackManagerForToolRun | None = None, **arguments: Any
+    ) -> tuple[str, dict[str, Any]]:
+        response = self._post(SEARCH_PATH, self._body(arguments))
+        return to_text(response), response
+
+    async def _arun(
+        self, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
+    ) -> tuple[str, dict[str, Any]]:
+        response = await self._apost(SEARCH_PATH, self._body(arguments))
+        return to_text(response), response

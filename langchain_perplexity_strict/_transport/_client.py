@@ -1,0 +1,264 @@
+"""Stage 4 of a call: send bytes to a Perplexity path through `ChatOpenAI`'s own clients.
+
+The `ChatOpenAI` instance owns the key, the server's URL, retries (429 with
+`Retry-After`, 5xx) and timeouts. A `Transport` knows nothing of messages or
+surfaces: every call names its path (`/v1/responses`, `/chat/completions`,
+`/search`, ...), POSTs JSON bytes or GETs with query parameters, and returns
+Perplexity's JSON untouched (langchain-openai's response converters drop
+`search_results` and the cost) or an open stream. HTTP errors are re-raised
+as langchain-openai's exceptions, carrying Perplexity's message; `Fallback`
+sends a second body once when the first was refused for a reason the caller
+names (a continuation whose stored response the server forgot).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, NoReturn, TypeVar
+
+import httpx
+import openai
+from langchain_openai import ChatOpenAI
+from langchain_openai.chat_models.base import (
+    _handle_openai_api_error,
+    _handle_openai_bad_request,
+)
+
+from langchain_perplexity_strict._transport._sse import SSEBatcher
+from langchain_perplexity_strict.errors import (
+    PerplexityResponseError,
+    PerplexityStreamError,
+)
+
+DEFAULT_BASE_URL = "https://api.perplexity.ai"
+"""Perplexity's server root; each endpoint's path is relative to it."""
+
+RETIRED_HINT = (
+    " Perplexity ended Sonar chat completions on 2026-09-27: use ChatPerplexityStrict(api='agent'), the default."
+)
+
+
+def raise_perplexity_error(error: openai.APIError, api: str | None) -> NoReturn:
+    """Re-raise `error` with Perplexity's type and message, as langchain-openai does (`api` names the API)."""
+    if isinstance(error, openai.APIStatusError):
+        body = error.body if isinstance(error.body, dict) else {}
+        detail = body.get("error", body) if isinstance(body, dict) else {}
+        kind = detail.get("type") if isinstance(detail, dict) else None
+        text = detail.get("message") if isinstance(detail, dict) else None
+        message = f"Perplexity {api + ' ' if api else ''}API answered HTTP {error.status_code}"
+        message += f" ({kind}): {text or error.message}" if kind else f": {text or error.message}"
+        if kind == "chat_completions_not_available":
+            message += RETIRED_HINT
+        error = type(error)(message, response=error.response, body=error.body)
+        if isinstance(error, openai.BadRequestError):
+            _handle_openai_bad_request(error)
+    _handle_openai_api_error(error)
+    raise error  # _handle_openai_api_error re-raises everything; this satisfies type checkers
+
+
+T = TypeVar("T")
+Params = Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """A second body, made and sent once only if the first request fails as `applies` says."""
+
+    applies: Callable[[BaseException], bool]
+    body: Callable[[], bytes]
+
+
+class Transport:
+    """Requests to one Perplexity server through one `ChatOpenAI`: JSON or a stream, sync and async.
+
+    `api` on each call names the API in error messages (`"agent"`, `"search"`, ...).
+    """
+
+    def __init__(self, chat_openai: ChatOpenAI, key: tuple[Any, ...] = ()) -> None:
+        self.chat_openai = chat_openai
+        self.key = key
+        """The settings this transport was built from (the chat model rebuilds it when they change)."""
+
+    @classmethod
+    def build(cls, base_url: str, key: tuple[Any, ...], *, model: str) -> Transport:
+        """A transport over a new `ChatOpenAI` pointed at the server root `base_url` (key, retries and
+        timeout from `key`: `(base_url, api_key, timeout, max_retries)`)."""
+        _, api_key, timeout, max_retries = key
+        chat_openai = ChatOpenAI(
+            model=model, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
+        )
+        return cls(chat_openai, key)
+
+    # A body is JSON already serialized (`encode_body`); the client posts `content` as it is,
+    # with its JSON content type.
+
+    def post(self, path: str, body: bytes, *, api: str | None = None) -> dict[str, Any]:
+        """POST `body` to `path`; Perplexity's JSON answer."""
+        with translated_errors(api):
+            return self.chat_openai.root_client.post(path, content=body, cast_to=object)
+
+    async def apost(self, path: str, body: bytes, *, api: str | None = None) -> dict[str, Any]:
+        with translated_errors(api):
+            return await self.chat_openai.root_async_client.post(path, content=body, cast_to=object)
+
+    def get(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
+        """GET `path` with query `params`; Perplexity's JSON answer."""
+        with translated_errors(api):
+            return self.chat_openai.root_client.get(path, cast_to=object, options=_query(params))
+
+    async def aget(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
+        with translated_errors(api):
+            return await self.chat_openai.root_async_client.get(path, cast_to=object, options=_query(params))
+
+    def stream(self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None,
+               timeout: Any = None) -> openai.Stream[Any]:  # fmt: skip
+        """Open a server-sent-event stream: POST `body` to `path`, or GET `path` with `params` when no body.
+
+        `timeout` replaces the client's for this request (the stall detection's read timeout).
+        """
+        client, options = self.chat_openai.root_client, _options(params, timeout)
+        with translated_errors(api):
+            if body is None:
+                return client.get(path, cast_to=object, options=options, stream=True,
+                                  stream_cls=openai.Stream[object])  # fmt: skip
+            return client.post(path, content=body, cast_to=object, options=options, stream=True,
+                               stream_cls=openai.Stream[object])  # fmt: skip
+
+    async def astream(self, path: str, body: bytes | None = None, params: Params = None, *,
+                      api: str | None = None, timeout: Any = None) -> openai.AsyncStream[Any]:  # fmt: skip
+        client, options = self.chat_openai.root_async_client, _options(params, timeout)
+        with translated_errors(api):
+            if body is None:
+                return await client.get(path, cast_to=object, options=options, stream=True,
+                                        stream_cls=openai.AsyncStream[object])  # fmt: skip
+            return await client.post(path, content=body, cast_to=object, options=options, stream=True,
+                                     stream_cls=openai.AsyncStream[object])  # fmt: skip
+
+    # With a `fallback`, a refused first body is replaced by the fallback's, sent once.
+    # The second value says whether it was.
+
+    def send(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None
+             ) -> tuple[dict[str, Any], bool]:  # fmt: skip
+        return _once_more(lambda data: self.post(path, data, api=api), body, fallback)
+
+    def open_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
+                    timeout: Any = None) -> tuple[openai.Stream[Any], bool]:  # fmt: skip
+        return _once_more(lambda data: self.stream(path, data, api=api, timeout=timeout), body, fallback)
+
+    async def asend(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None
+                    ) -> tuple[dict[str, Any], bool]:  # fmt: skip
+        return await _aonce_more(lambda data: self.apost(path, data, api=api), body, fallback)
+
+    async def aopen_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *,
+                           api: str | None = None, timeout: Any = None
+                           ) -> tuple[openai.AsyncStream[Any], bool]:  # fmt: skip
+        return await _aonce_more(lambda data: self.astream(path, data, api=api, timeout=timeout), body, fallback)
+
+
+def _query(params: Params) -> Any:
+    return {"params": dict(params)} if params else {}
+
+
+def _options(params: Params, timeout: Any) -> Any:
+    return {**_query(params), "timeout": timeout} if timeout is not None else _query(params)
+
+
+def _once_more(post: Callable[[bytes], T], body: bytes, fallback: Fallback | None) -> tuple[T, bool]:
+    """`post(body)`; if that fails as the fallback applies to, `post` the fallback's body instead."""
+    try:
+        return post(body), False
+    except Exception as error:
+        if fallback is None or not fallback.applies(error):
+            raise
+    return post(fallback.body()), True
+
+
+async def _aonce_more(post: Callable[[bytes], Awaitable[T]], body: bytes, fallback: Fallback | None) -> tuple[T, bool]:
+    """Async twin of `_once_more`."""
+    try:
+        return await post(body), False
+    except Exception as error:
+        if fallback is None or not fallback.applies(error):
+            raise
+    return await post(fallback.body()), True
+
+
+def iterate_batches(stream: openai.Stream[Any], api: str | None = None) -> Iterator[tuple[list[dict[str, Any]], bool]]:
+    """The stream's JSON events, a batch per network read, each with whether the stream ended there.
+
+    Transport failures become clear errors.
+    """
+    batcher = SSEBatcher()
+    with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
+        for data in stream.response.iter_bytes():
+            batch = batcher.feed(data)
+            if batch or batcher.done:
+                yield batch, batcher.done
+            if batcher.done:
+                return
+        yield batcher.close(), True
+
+
+async def aiterate_batches(
+    stream: openai.AsyncStream[Any], api: str | None = None
+) -> AsyncIterator[tuple[list[dict[str, Any]], bool]]:
+    """Async twin of `iterate_batches`."""
+    batcher = SSEBatcher()
+    with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
+        async for data in stream.response.aiter_bytes():
+            batch = batcher.feed(data)
+            if batch or batcher.done:
+                yield batch, batcher.done
+            if batcher.done:
+                return
+        yield batcher.close(), True
+
+
+def http_errors(response: Any) -> tuple[type[BaseException], ...]:
+    """The HTTP library's own error class for `response` (httpx, or the httpx2 fork newer openai uses)."""
+    library = sys.modules.get(type(response).__module__.partition(".")[0])
+    error = getattr(library, "HTTPError", None)
+    return (error,) if isinstance(error, type) and issubclass(error, BaseException) else ()
+
+
+class translated_errors:
+    """Re-raise what the transport raises as this package's errors, for every call path.
+
+    HTTP errors become langchain-openai's exceptions with Perplexity's message;
+    a body that is not JSON becomes `PerplexityResponseError`; and, once a
+    stream has started (`mid_stream`), a broken connection becomes
+    `PerplexityStreamError`, because part of the answer already arrived.
+    """
+
+    def __init__(
+        self, api: str | None, *, mid_stream: bool = False, transport: tuple[type[BaseException], ...] = ()
+    ) -> None:
+        self.api = api
+        self.mid_stream = mid_stream
+        self.broken = (openai.APIConnectionError, httpx.HTTPError, ConnectionError, *transport)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
+        if error is None:
+            return
+        if self.mid_stream and isinstance(error, self.broken):
+            raise _broken_stream(error) from error
+        if isinstance(error, openai.APIError):
+            raise_perplexity_error(error, self.api)
+        if isinstance(error, ValueError):
+            raise _malformed(error) from error
+
+
+def _malformed(error: ValueError) -> PerplexityResponseError:
+    return PerplexityResponseError(f"Perplexity sent a body that is not valid JSON ({error})")
+
+
+def _broken_stream(error: BaseException) -> PerplexityStreamError:
+    cause = error.__cause__ or error
+    return PerplexityStreamError(
+        f"the connection to Perplexity broke mid-stream ({type(cause).__name__}: {cause}); the answer is incomplete"
+    )

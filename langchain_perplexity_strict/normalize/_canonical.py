@@ -1,0 +1,118 @@
+"""The first rule: every message as a plain LangChain class with content Perplexity takes.
+
+Histories arrive with stream chunks (`AIMessageChunk`, what
+`RunnableWithMessageHistory` stores after streaming), `ChatMessage` with
+role aliases (`"human"`, `"AI"`, `"User"`), block lists from other
+providers and the package's own `output_version="v1"` answers. The later
+rules and the request builders see only `SystemMessage`, `HumanMessage`,
+`AIMessage` and `ToolMessage`, with content from
+`normalize._content.canonical_content`.
+
+A message whose content converts to nothing (a reasoning-only or image-only
+assistant message without tool calls, an empty block list) is dropped here,
+before the turn rules run, so it cannot leave two user turns side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from langchain_perplexity_strict.normalize._content import canonical_content
+from langchain_perplexity_strict.normalize._roles import is_developer
+from langchain_perplexity_strict.normalize._rule_types import Change, Entry
+
+_PLAIN = frozenset({HumanMessage, AIMessage, SystemMessage, ToolMessage})
+
+
+@dataclass(frozen=True)
+class CanonicalMessages:
+    """Plain message classes and canonical content; messages left empty are dropped.
+
+    Unchanged messages (a plain class with string content, the usual case)
+    pass through as the caller's own objects.
+    """
+
+    name: str = "canonical_messages"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        first = next((i for i, entry in enumerate(entries) if not _canonical(entry)), None)
+        if first is None:  # the usual case: nothing to convert, and no list is copied
+            return entries if isinstance(entries, list) else list(entries), []
+        out: list[Entry] = list(entries[:first])
+        changes: list[Change] = []
+        for entry in entries[first:]:
+            if _canonical(entry):
+                out.append(entry)
+                continue
+            converted = self._convert(entry, changes)
+            if converted is not None:
+                out.append(converted)
+        return out, changes
+
+    def _convert(self, entry: Entry, changes: list[Change]) -> Entry | None:
+        message = entry.message
+        assistant = entry.role == "assistant"
+        canonical = canonical_content(message.content, assistant=assistant)
+        notes = []
+        if canonical.flattened:
+            notes.append(f"{_kinds(canonical.flattened)} sent as text")
+        if canonical.dropped:
+            notes.append(
+                f"content block(s) {_kinds(canonical.dropped)} left out (Perplexity takes text, images and files"
+                + (", and an assistant turn only text)" if assistant else ")")
+            )
+        invalid = getattr(message, "invalid_tool_calls", None) or [] if assistant else []
+        if invalid:
+            names = ", ".join(repr(c.get("name") or c.get("id")) for c in invalid)
+            notes.append(f"invalid tool call(s) {names} left out (their arguments are not JSON)")
+        tool_calls = getattr(message, "tool_calls", None) or [] if assistant else []
+        if canonical.empty and entry.role != "tool" and not tool_calls:
+            reason = "; ".join(notes) or "the message has no content"
+            changes.append(Change(self.name, entry.sources, f"{reason}; nothing is left, so the message is not sent"))
+            return None
+        if notes:
+            changes.append(Change(self.name, entry.sources, "; ".join(notes)))
+        return Entry(_rebuild(message, entry.role, canonical.content, tool_calls), entry.role, entry.sources)
+
+
+def _canonical(entry: Entry) -> bool:
+    """Whether the message is already a plain class with string content (an assistant's not empty)."""
+    message = entry.message
+    if type(message.content) is not str or type(message) not in _PLAIN:
+        return False
+    if entry.role != "assistant":
+        return True
+    return bool(message.content or message.tool_calls) and not message.invalid_tool_calls  # type: ignore[attr-defined]
+
+
+def _kinds(kinds: list[str]) -> str:
+    return ", ".join(repr(k) for k in dict.fromkeys(kinds))
+
+
+def _rebuild(message: BaseMessage, role: str, content: Any, tool_calls: list[Any]) -> BaseMessage:
+    """The message as its role's plain class, keeping id, name and provider metadata."""
+    common: dict[str, Any] = {
+        "content": content,
+        "id": message.id,
+        "name": message.name,
+        "additional_kwargs": dict(message.additional_kwargs),
+        "response_metadata": dict(message.response_metadata),
+    }
+    if role == "assistant":
+        return AIMessage(**common, tool_calls=[dict(c) for c in tool_calls])
+    if role == "tool":
+        return ToolMessage(
+            **common,
+            tool_call_id=getattr(message, "tool_call_id", ""),
+            artifact=getattr(message, "artifact", None),
+            status=getattr(message, "status", "success"),
+        )
+    if role == "system":
+        if is_developer(message):
+            common["additional_kwargs"]["__openai_role__"] = "developer"
+        return SystemMessage(**common)
+    return HumanMessage(**common)

@@ -1,0 +1,241 @@
+"""Make a conversation fit a token budget.
+
+Every system instruction and the newest user turn are kept whole; the oldest
+content goes first: whole messages, then lines from the front of the oldest
+message still kept.
+An assistant tool call and its results are kept or dropped together. When
+even the instructions and the newest turn do not fit, `ValueError` before
+any request is sent (the seed returns nil).
+
+langchain-core's `trim_messages` is not used for the selection: it bisects
+over message prefixes and counts each prefix again (n log n counter work), and
+it does not keep a tool call with its results. Here each message is counted
+once, and only the one message cut by lines is counted again, by bisection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
+from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
+
+from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, normalize_messages
+from langchain_perplexity_strict.normalize._roles import role_of
+from langchain_perplexity_strict.normalize._rule_types import Change
+
+RULE_NAME = "compact_to_context_window"
+
+TokenCounter = Callable[[str], int] | Callable[[list[BaseMessage]], int] | Any
+"""A callable from text to a count, a callable from messages to a count, or an
+object with `encode(text) -> list`."""
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """The messages that fit, and what was dropped or cut."""
+
+    messages: list[BaseMessage]
+    changes: list[Change] = field(default_factory=list)
+    kept: tuple[int, ...] = ()
+    """The input position of each message kept, in order."""
+    tokens: int = 0
+    counter_calls: int = 0
+
+
+class MessageCounter:
+    """Counts one message at a time with whatever counter the user gave."""
+
+    def __init__(self, counter: TokenCounter | None) -> None:
+        self.calls = 0
+        if counter is None:
+            self._count: Callable[[BaseMessage], int] = lambda m: count_tokens_approximately([m])
+        elif hasattr(counter, "encode"):
+            self._count = lambda m: len(counter.encode(_text(m)))
+        elif callable(counter):
+            self._count = _adapt(counter)
+        else:
+            msg = (
+                f"token_counter={counter!r}: expected a callable (text or messages -> int) "
+                "or an object with encode(text)."
+            )
+            raise ValueError(msg)
+
+    def __call__(self, message: BaseMessage) -> int:
+        self.calls += 1
+        return int(self._count(message))
+
+
+def _adapt(counter: Callable[..., int]) -> Callable[[BaseMessage], int]:
+    """Accept text counters and message-list counters alike (decided on first use)."""
+    mode: list[str] = []
+
+    def count(message: BaseMessage) -> int:
+        if not mode:
+            try:
+                value = counter([message])
+                mode.append("messages")
+                return value
+            except (TypeError, AttributeError):
+                mode.append("text")
+        return counter([message]) if mode[0] == "messages" else counter(_text(message))
+
+    return count
+
+
+def _text(message: BaseMessage) -> str:
+    return message.text if not isinstance(message.content, str) else message.content
+
+
+def compact_messages(
+    messages: Sequence[MessageLikeRepresentation],
+    max_tokens: int,
+    *,
+    token_counter: TokenCounter | None = None,
+) -> CompactionResult:
+    """Keep what fits in `max_tokens`, dropping the oldest content first."""
+    if not isinstance(max_tokens, int) or max_tokens < 1:
+        msg = f"max_tokens={max_tokens!r}: expected a positive integer token budget."
+        raise ValueError(msg)
+    converted = (
+        messages
+        if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages)
+        else convert_to_messages(messages)
+    )
+    count = MessageCounter(token_counter)
+    sizes = [count(m) for m in converted]
+    total = sum(sizes)
+    if total <= max_tokens:
+        return CompactionResult(list(converted), [], tuple(range(len(converted))), total, count.calls)
+
+    roles = [role_of(m, index=i) for i, m in enumerate(converted)]
+    newest = max((i for i, r in enumerate(roles) if r == "user"), default=len(converted))
+    fixed = {i for i, r in enumerate(roles) if r == "system"} | set(range(newest, len(converted)))
+    budget = max_tokens - sum(sizes[i] for i in fixed)
+    if budget < 0:
+        msg = (
+            f"max_input_tokens={max_tokens}: the system instructions and the newest user turn alone "
+            f"take {max_tokens - budget} tokens; nothing can be dropped to fit. Raise the budget or "
+            "shorten the newest turn."
+        )
+        raise ValueError(msg)
+
+    units = _units(converted, [i for i in range(newest) if i not in fixed])
+    keep: set[int] = set()
+    cut: dict[int, BaseMessage] = {}
+    changes: list[Change] = []
+    for unit in reversed(units):  # newest first
+        size = sum(sizes[i] for i in unit)
+        if size <= budget:
+            keep.update(unit)
+            budget -= size
+            continue
+        if len(unit) == 1 and isinstance(converted[unit[0]].content, str) and budget > 0:
+            trimmed = _cut_lines(converted[unit[0]], budget, count)
+            if trimmed is not None:
+                message, used = trimmed
+                cut[unit[0]] = message
+                keep.add(unit[0])
+                budget -= used
+                changes.append(
+                    Change(RULE_NAME, (unit[0],), "lines dropped from the front of the oldest kept message to fit")
+                )
+        break
+    dropped = tuple(i for unit in units for i in unit if i not in keep)
+    if dropped:
+        changes.insert(
+            0,
+            Change(RULE_NAME, dropped, f"oldest messages dropped to fit max_input_tokens={max_tokens}"),
+        )
+    kept = tuple(i for i in range(len(converted)) if i in fixed or i in keep)
+    return CompactionResult([cut.get(i, converted[i]) for i in kept], changes, kept, max_tokens - budget, count.calls)
+
+
+def _units(messages: Sequence[BaseMessage], indices: list[int]) -> list[list[int]]:
+    """Group each assistant tool call with the tool results that answer it."""
+    units: list[list[int]] = []
+    for i in indices:
+        message = messages[i]
+        if isinstance(message, ToolMessage) and units:
+            head = messages[units[-1][0]]
+            if isinstance(head, AIMessage) and head.tool_calls:
+                units[-1].append(i)
+                continue
+        units.append([i])
+    return units
+
+
+def _cut_lines(message: BaseMessage, budget: int, count: MessageCounter) -> tuple[BaseMessage, int] | None:
+    """The message without its first lines, as few dropped as fit `budget` (bisection)."""
+    lines = str(message.content).split("\n")
+    low, high = 1, len(lines)  # drop at least one line; dropping all is the same as dropping the message
+    best: tuple[BaseMessage, int] | None = None
+    while low < high:
+        middle = (low + high) // 2
+        candidate = message.model_copy(update={"content": "\n".join(lines[middle:])})
+        used = count(candidate)
+        if used <= budget:
+            best = (candidate, used)
+            high = middle
+        else:
+            low = middle + 1
+    return best
+
+
+def compact_normalized(
+    normalized: NormalizationResult, rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
+) -> NormalizationResult:
+    """Compact an already normalized history to `budget` tokens, and normalize what is left."""
+    if not budget:
+        return normalized
+    compacted = compact_messages(normalized.messages, budget, token_counter=counter)
+    if not compacted.changes:  # it fits (the usual case)
+        return normalized
+    origin = normalized.sources
+
+    def caller(positions: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(s for p in positions for s in origin[p])
+
+    again = normalize_messages(compacted.messages, rules=rules)
+    kept = compacted.kept
+    changes = [
+        *normalized.changes,
+        *(Change(c.rule, caller(c.sources), c.reason) for c in compacted.changes),
+        *(Change(c.rule, caller(tuple(kept[i] for i in c.sources)), c.reason) for c in again.changes),
+    ]
+    sources = [caller(tuple(kept[i] for i in s)) for s in again.sources]
+    return NormalizationResult(again.messages, changes, sources)
+
+
+def compaction_summary(result: NormalizationResult, given: int, budget: int | None) -> dict[str, Any] | None:
+    """What compaction did, for `response_metadata["compaction"]`; None when it dropped nothing."""
+    cuts = [c for c in result.changes if c.rule == RULE_NAME]
+    if not cuts:
+        return None
+    return {
+        "max_input_tokens": budget,
+        "messages_in": given,
+        "messages_sent": len(result.messages),
+        "dropped": sorted({s for c in cuts for s in c.sources}),
+        "changes": [str(c) for c in cuts],
+    }
+
+
+def compaction_warning(summary: dict[str, Any]) -> str:
+    """The warning a model gives (once) when compaction dropped part of a conversation."""
+    return (
+        f"ChatPerplexityStrict compacted the conversation to max_input_tokens={summary['max_input_tokens']}: "
+        f"{summary['messages_in']} messages in, {summary['messages_sent']} sent (oldest content dropped first). "
+        "response_metadata['compaction'] has the detail; max_input_tokens=0 turns compaction off. "
+        "This warning is shown once per model instance."
+    )
+
+
+def count_tokens(messages: Sequence[BaseMessage], counter: TokenCounter | None, tools: Sequence[Any] | None) -> int:
+    """Tokens in `messages` by compaction's counter (langchain-core's approximate one, with `tools`, by default)."""
+    if counter is None:
+        return count_tokens_approximately(messages, tools=list(tools) if tools else None)
+    count = MessageCounter(counter)
+    return sum(count(m) for m in messages)

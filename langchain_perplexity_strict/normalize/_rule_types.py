@@ -1,0 +1,50 @@
+"""The records the normalizer's rules exchange: `Entry`, `Change` and the `Rule` protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+from langchain_core.messages import BaseMessage
+
+from langchain_perplexity_strict.normalize._roles import Role
+
+
+class Entry(NamedTuple):
+    """One message on its way through the rules, with where it came from.
+
+    `sources` are the positions in the caller's list that this message
+    carries; an inserted message has none. (A named tuple: one is built per
+    message, and tuples are the cheapest immutable record Python has.)
+    """
+
+    message: BaseMessage
+    role: Role
+    sources: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one rule did to some input messages, and why."""
+
+    rule: str
+    sources: tuple[int, ...]
+    reason: str
+
+    def __str__(self) -> str:
+        where = ", ".join(f"#{i}" for i in self.sources) or "(inserted)"
+        return f"{self.rule}: {where}: {self.reason}"
+
+
+class Rule(Protocol):
+    """A named rewrite of the conversation. `name` appears in the report."""
+
+    @property
+    def name(self) -> str:
+        """The rule's name, as the report shows it."""
+        ...
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        """Return the rewritten entries and what changed."""
+        ...

@@ -1,0 +1,260 @@
+"""The normalizer's rules: small named steps, each fixing one thing Perplexity rejects.
+
+A rule takes the conversation as a sequence of `Entry` (a message, its
+Perplexity role, and the input positions it came from) and returns a new
+sequence plus the `Change` records that say what it did and why. Rules
+never mutate what they are given: a message no rule touches is passed through
+as the very object the caller gave, and a message that changes is a copy.
+
+`DEFAULT_RULES` is the order that makes any realistic history valid under
+Perplexity's rules (`docs/perplexity-rules.md` lists each rule and its public source). It is plain data: read it,
+reorder it, drop a rule or add your own and pass the sequence to
+`normalize_messages(messages, rules=...)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    merge_message_runs,
+)
+
+from langchain_perplexity_strict.normalize._canonical import CanonicalMessages
+from langchain_perplexity_strict.normalize._roles import is_developer
+from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rule
+from langchain_perplexity_strict.normalize._tool_protocol import RepairToolProtocol
+
+__all__ = [
+    "DEFAULT_RULES",
+    "CanonicalMessages",
+    "Change",
+    "DemoteLateSystemMessages",
+    "DropTrailingAssistantMessages",
+    "Entry",
+    "MergeAdjacentTurns",
+    "RepairToolProtocol",
+    "Rule",
+    "StartWithUserTurn",
+]
+
+
+@dataclass(frozen=True)
+class DemoteLateSystemMessages:
+    """Send a system (or developer) message that follows any other message as user.
+
+    Perplexity accepts system messages only in the leading run ("only the
+    initial message can have the system role"); agents inject them mid-way.
+    Sent as a user message, the instruction still reaches the model. A
+    message is judged only by what precedes it, so its role never changes as
+    the conversation grows.
+    """
+
+    name: str = "demote_late_system_messages"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        start = next((i for i, e in enumerate(entries) if e.role != "system"), len(entries))
+        first_late = next((i for i in range(start, len(entries)) if entries[i].role == "system"), None)
+        if first_late is None:  # the usual case: nothing to demote
+            return entries if isinstance(entries, list) else list(entries), []
+        out: list[Entry] = list(entries[:first_late])
+        changes: list[Change] = []
+        for entry in entries[first_late:]:
+            if entry.role != "system":
+                out.append(entry)
+                continue
+            message = entry.message
+            kind = "developer" if is_developer(message) else "system"
+            demoted = HumanMessage(
+                content=message.content,
+                name=message.name,
+                id=message.id,
+            )
+            out.append(Entry(demoted, "user", entry.sources))
+            changes.append(
+                Change(
+                    self.name,
+                    entry.sources,
+                    f"a {kind} message after the conversation started is sent as "
+                    "a user message (Perplexity accepts system messages only at "
+                    "the start)",
+                )
+            )
+        return out, changes
+
+
+@dataclass(frozen=True)
+class MergeAdjacentTurns:
+    """Merge adjacent user messages, and adjacent assistant messages, into one.
+
+    Perplexity wants user/tool and assistant turns to alternate. Strings stay
+    strings, joined by `separator`; when any part is a list, the result is a
+    list of standard content blocks (a bare string becomes a text block,
+    because langchain-openai's Responses converter fails on bare strings).
+    The fields other than content (tool calls, additional kwargs) are merged
+    by langchain-core's `merge_message_runs`; its content merge is not used
+    because it drops the separator between list contents and leaves bare
+    strings in lists. Tool messages are never merged: each answers its own
+    `tool_call_id`. The leading system messages are left as they are.
+    """
+
+    separator: str = "\n\n"
+    name: str = "merge_adjacent_turns"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        out: list[Entry] = []
+        changes: list[Change] = []
+        i = 0
+        n = len(entries)
+        while i < n:
+            entry = entries[i]
+            j = i + 1
+            if entry.role in ("user", "assistant"):
+                while j < n and entries[j].role == entry.role:
+                    j += 1
+            if j - i == 1:
+                out.append(entry)
+                i = j
+                continue
+            run = entries[i:j]
+            merged = self._merge(run)
+            sources = tuple(s for e in run for s in e.sources)
+            out.append(Entry(merged, entry.role, sources))
+            changes.append(
+                Change(
+                    self.name,
+                    sources,
+                    f"{len(run)} adjacent {entry.role} messages are sent as one "
+                    "(Perplexity requires user/tool and assistant turns to "
+                    "alternate)",
+                )
+            )
+            i = j
+        return out, changes
+
+    def _merge(self, run: Sequence[Entry]) -> BaseMessage:
+        messages = [e.message for e in run]
+        content = merge_contents([m.content for m in messages], self.separator)
+        names = {m.name for m in messages}
+        name = names.pop() if len(names) == 1 else None
+        canonical = [_as_canonical_class(e) for e in run]
+        # Content is merged above; blank it so the chunk addition inside
+        # merge_message_runs cannot fold list blocks that share an "index".
+        blank = [m.model_copy(update={"content": ""}) for m in canonical]
+        (merged,) = merge_message_runs(blank)
+        return merged.model_copy(update={"content": content, "name": name, "id": messages[0].id})
+
+
+@dataclass(frozen=True)
+class DropTrailingAssistantMessages:
+    """Drop assistant messages at the end of the conversation.
+
+    Perplexity requires the last message to be a user or tool message. OpenAI
+    ignores a trailing assistant message server-side, so the turn reads the
+    same either way (docs/perplexity-rules.md).
+    """
+
+    name: str = "drop_trailing_assistant_messages"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        end = len(entries)
+        while end and entries[end - 1].role == "assistant":
+            end -= 1
+        if end == len(entries):
+            return _as_list(entries), []
+        dropped = tuple(s for e in entries[end:] for s in e.sources)
+        change = Change(
+            self.name,
+            dropped,
+            "a trailing assistant message is not sent (Perplexity requires the "
+            "last message to be user or tool; OpenAI ignores it server-side)",
+        )
+        return list(entries[:end]), [change]
+
+
+@dataclass(frozen=True)
+class StartWithUserTurn:
+    """Open the conversation with a user turn when an assistant message comes first.
+
+    Perplexity wants the turns after the system messages to go "user then
+    assistant" (docs/perplexity-rules.md); chat UIs often open with an assistant greeting. A
+    short user message (`opening`) is inserted before the greeting, so the
+    greeting still goes out as the assistant's own words and no message
+    changes role. The insertion depends only on the start of the
+    conversation, so it is the same on every later turn.
+    """
+
+    opening: str = "(conversation start)"
+    name: str = "start_with_user_turn"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        first = next((i for i, e in enumerate(entries) if e.role != "system"), None)
+        if first is None or entries[first].role != "assistant":
+            return _as_list(entries), []
+        opening = Entry(HumanMessage(content=self.opening), "user", ())
+        change = Change(
+            self.name,
+            entries[first].sources,
+            f"the first turn is an assistant message; a user message "
+            f"{self.opening!r} is inserted before it (Perplexity expects user "
+            "then assistant)",
+        )
+        return [*entries[:first], opening, *entries[first:]], [change]
+
+
+DEFAULT_RULES: tuple[Rule, ...] = (
+    CanonicalMessages(),
+    RepairToolProtocol(),
+    DemoteLateSystemMessages(),
+    MergeAdjacentTurns(),
+    DropTrailingAssistantMessages(),
+    StartWithUserTurn(),
+)
+"""The rules `normalize_messages` applies, in order."""
+
+
+def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
+    """Join message contents: strings with `separator`, else one block list.
+
+    Empty strings carry no text and are skipped, so merging never adds stray
+    separators.
+    """
+    if all(isinstance(c, str) for c in contents):
+        return separator.join(c for c in contents if isinstance(c, str) and c)
+    blocks: list[Any] = []
+    for content in contents:
+        if isinstance(content, str):
+            if content:
+                blocks.append({"type": "text", "text": content})
+            continue
+        for block in content:
+            if isinstance(block, str):
+                if block:
+                    blocks.append({"type": "text", "text": block})
+            else:
+                blocks.append(block)
+    return blocks
+
+
+def _as_canonical_class(entry: Entry) -> BaseMessage:
+    """The message as the class of its role, so `merge_message_runs` merges it."""
+    message = entry.message
+    wanted = AIMessage if entry.role == "assistant" else HumanMessage
+    if isinstance(message, wanted):
+        return message
+    return wanted(
+        content=message.content,
+        name=message.name,
+        id=message.id,
+        additional_kwargs=message.additional_kwargs,
+    )
+
+
+def _as_list(entries: Sequence[Entry]) -> list[Entry]:
+    """`entries` as a list, without copying one (rules never change a list in place)."""
+    return entries if isinstance(entries, list) else list(entries)
