@@ -31,12 +31,13 @@ class PerplexityStreamError(PerplexityResponseError):
 
 
 class PerplexityResumeError(PerplexityStreamError):
-    """A broken stream of a background run could not be resumed.
+    """A broken stream could not be resumed, or a background run could no longer be polled.
 
-    Either Perplexity no longer knows the response (`GET /v1/responses/{id}`
-    answered 404 or refused the resume) or `max_resumes` reconnections in a row
-    brought nothing new. The run was never posted again. `response_id` and
-    `sequence_number` (the last event received) say where it stopped.
+    Either Perplexity refused (`GET /v1/responses/{id}` answered 404: it no
+    longer knows the run; or it will not stream a plain run again), or
+    `max_resumes` resume requests in a row failed. The run was never posted
+    again. `response_id` and `sequence_number` (the last event received) say
+    where it stopped.
     """
 
     def __init__(self, message: str, response_id: str | None = None, sequence_number: int | None = None) -> None:

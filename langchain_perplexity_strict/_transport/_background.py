@@ -10,9 +10,10 @@ of polled forever.
 
 The wait is bounded by `timeout` (none: unbounded). A poll that fails on the
 connection or with a 5xx, after the client's own retries, is tried again, up
-to `max_resumes` in a row. When the call ends before the run does (the
-bound, an error, `KeyboardInterrupt`, a cancelled task), the run is cancelled
-on the server, so it bills no further.
+to `max_resumes` in a row. When the caller leaves before the run ends (the
+`timeout` bound, `KeyboardInterrupt`, a cancelled task), the run is cancelled
+on the server, so it bills no further; when polling fails for good, the run is
+left to finish and the error names it.
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ class Poll:
         raise PerplexityResumeError(msg, self.response_id) from error
 
 
+def leaving(error: BaseException) -> bool:
+    """Whether the caller leaves the run (interrupt, cancelled task, the `timeout` bound), which cancels it;
+    a poll that failed for good leaves the run to finish instead, and its error names it."""
+    return isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, Exception)
+
+
 def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
     """The run `response` began, once its status is final."""
     poll = Poll(response, settings.timeout, settings.max_resumes)
@@ -89,8 +96,8 @@ def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[st
                 poll.failures = 0
             except openai.APIError as error:
                 poll.failed(error)
-    except BaseException:
-        if poll.pending:
+    except BaseException as error:
+        if poll.pending and leaving(error):
             runs.cancel(poll.response_id)
         raise
     return poll.response
@@ -107,8 +114,8 @@ async def await_run(runs: Runs, response: dict[str, Any], settings: RunSettings)
                 poll.failures = 0
             except openai.APIError as error:
                 poll.failed(error)
-    except BaseException:
-        if poll.pending:
+    except BaseException as error:
+        if poll.pending and leaving(error):
             await runs.acancel(poll.response_id)
         raise
     return poll.response

@@ -108,8 +108,8 @@ class _Follower:
         """Resume requests in a row that failed."""
         self.over: dict[str, Any] | None = None
         """The run as retrieved once it was over, while its last events are fetched."""
-        self.lost = False
-        """The server said it no longer knows the run."""
+        self.gave_up = False
+        """Resuming failed for good: the run is left to finish on the server (the error names it)."""
         self.closed = False
 
     @property
@@ -156,6 +156,14 @@ class _Follower:
     def note(self, reason: str) -> float:
         """Count one resume (raising once `max_resumes` requests in a row failed); the backoff before it."""
         cursor = self.cursor
+        if not self.max_resumes:
+            msg = (
+                f"the stream of Perplexity run {cursor.response_id} broke ({reason}) after event {cursor.after}, "
+                "and resuming is off (max_resumes=0). The run was not posted again; it may still finish on the "
+                f"server (GET /v1/responses/{cursor.response_id})."
+            )
+            self.gave_up = True
+            raise PerplexityResumeError(msg, cursor.response_id, cursor.after)
         if self.failures >= self.max_resumes:
             msg = (
                 f"the stream of Perplexity run {cursor.response_id} broke and {self.failures} resume requests "
@@ -163,6 +171,7 @@ class _Follower:
                 f"{cursor.after}. The run was not posted again; it may still finish on the server "
                 f"(GET /v1/responses/{cursor.response_id})."
             )
+            self.gave_up = True
             raise PerplexityResumeError(msg, cursor.response_id, cursor.after)
         waited = cursor.idle + self.failures
         delay = min(RESUME_BACKOFF * 2 ** (waited - 1), RESUME_BACKOFF_MAX) if waited else 0.0
@@ -180,7 +189,7 @@ class _Follower:
         )
         if not self.background:
             msg += " Runs created with background=True can always be resumed."
-        self.lost = error.status_code == 404  # nothing left to cancel
+        self.gave_up = True
         return PerplexityResumeError(msg, cursor.response_id, cursor.after)
 
     def failed(self, error: openai.APIError) -> str:
@@ -194,11 +203,14 @@ class _Follower:
         return f"resume failed ({type(error).__name__})"
 
     def must_cancel(self) -> str | None:
-        """The id of a background run the caller leaves before its end, which should be cancelled."""
+        """The id of a background run the caller leaves before its end, which should be cancelled.
+
+        Leaving is closing the stream, an interrupt, a cancelled task, a matched stop; a call that fails
+        because resuming failed leaves the run to finish instead, and its error says how to fetch it."""
         if self.closed:
             return None
         self.closed = True
-        if self.background and not self.cursor.finished and not self.lost:
+        if self.background and not self.cursor.finished and not self.gave_up:
             return self.cursor.response_id
         return None
 

@@ -196,6 +196,23 @@ async def test_polling_is_bounded_by_timeout_and_cancels_the_run(mode: str) -> N
         assert cancel_requests(emu) == [f"/v1/responses/{caught.value.response_id}/cancel"]
 
 
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+async def test_a_run_forgotten_while_polled_raises_typed_and_is_left_alone(runs: PerplexityEmulator, mode: str) -> None:
+    def forget_once_polled() -> None:
+        while "retrieve" not in kinds(runs):
+            threading.Event().wait(0.01)
+        runs.clear()
+
+    forgetter = threading.Thread(target=forget_once_polled)
+    forgetter.start()
+    try:
+        with pytest.raises(PerplexityResumeError, match="HTTP 404"):
+            await call(make(runs, background=True), mode)
+    finally:
+        forgetter.join()
+    assert "create" not in kinds(runs) and cancel_requests(runs) == []
+
+
 # --- resumed streams ----------------------------------------------------------------------------------
 
 
@@ -297,6 +314,16 @@ async def test_the_resume_limit_raises_typed(runs: PerplexityEmulator, mode: str
         await call(make(runs, background=True, max_resumes=2, max_retries=0), mode)
     assert caught.value.sequence_number == 5
     assert kinds(runs).count("create") == 1 and kinds(runs).count("resume") == 2
+    assert cancel_requests(runs) == []  # a call that failed leaves its run to finish (the error names it)
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_resuming_can_be_turned_off(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("reset", after_events=5))
+    with pytest.raises(PerplexityResumeError, match=r"resuming is off \(max_resumes=0\)") as caught:
+        await call(make(runs, background=True, max_resumes=0), mode)
+    assert caught.value.sequence_number == 5
+    assert kinds(runs) == ["create"]  # not resumed, and the run left to finish
 
 
 # --- cancellation -------------------------------------------------------------------------------------
