@@ -1,14 +1,14 @@
-"""Follow a streamed run to its terminal event, resuming a background run's stream where it broke.
+"""Follow a streamed run to its terminal event, resuming its stream where it broke.
 
-Every Agent API stream event carries a `sequence_number`. A background run
-(`background: true`) outlives its connection, so when the stream breaks (a
-reset, an idle proxy's drop, a stall of `stream_chunk_timeout` seconds, or an
-end before the terminal event) it is picked up again with
-`GET /v1/responses/{id}?stream=true&starting_after=N`, N being the last event
-received. Events at or below N are dropped should the server send them again,
-so the reader sees each event once: no text twice, none lost. The run itself
-is never posted again. A plain stream (no `background`) is not resumable on
-Perplexity; a break raises `PerplexityStreamError`, as before.
+Every Agent API stream event carries a `sequence_number`. When the stream
+breaks after the first event (a reset, an idle proxy's drop, a stall of
+`stream_chunk_timeout` seconds, an end before the terminal event), it is
+picked up again with `GET /v1/responses/{id}?stream=true&starting_after=N`,
+N being the last event received. Events at or below N are dropped should the
+server send them again, so the reader sees each event once: no text twice,
+none lost. The run itself is never posted again. Perplexity documents
+resuming for background runs (`background: true`, which outlive their
+connection); a plain stream is resumed too when the server allows it.
 
 A connection that brings nothing new before it ends (a long silent research
 step behind an idle-dropping proxy) is not a failure: the server is asked
@@ -16,12 +16,12 @@ where the run stands (`GET /v1/responses/{id}`), and the stream is resumed
 while it is still going, with a backoff that grows while nothing arrives. A
 run found over is resumed once more for its last events, then read from the
 retrieved response. Resume requests that fail in a row (connection errors,
-5xx after the client's own retries) are bounded by `max_resumes`; past
-that, or when the server refuses the resume (404: it no longer knows the run),
-`PerplexityResumeError` says so. When the caller leaves before the terminal
-event (the generator closed, `KeyboardInterrupt`, a cancelled task, a matched
-stop sequence), a background run is cancelled on the server; a plain stream
-only closes its connection, as before.
+5xx after the client's own retries) are bounded by `max_resumes`; past that,
+or when the server refuses the resume (a 404: it no longer knows the run),
+`PerplexityResumeError` says so and the run is left to finish. When the
+caller leaves before the terminal event (the generator closed,
+`KeyboardInterrupt`, a cancelled task, a matched stop sequence), a background
+run is cancelled on the server; a plain stream only closes its connection.
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ class Cursor:
     """A terminal event arrived: the run is over, nothing to resume or cancel."""
     idle: int = 0
     """Resumed connections in a row that brought no new event."""
+    unnumbered: bool = False
+    """Events came without `sequence_number` (chat completions): such a stream cannot be resumed."""
     resumes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -76,6 +78,8 @@ class Cursor:
                 if self.after is not None and number <= self.after:
                     continue
                 self.after = number
+            else:
+                self.unnumbered = True
             response = event.get("response")
             if self.response_id is None and isinstance(response, dict) and isinstance(response.get("id"), str):
                 self.response_id = response["id"]
@@ -121,6 +125,8 @@ class _Follower:
         stall = stalled(error)
         if self.cursor.resumable:
             return "stall" if stall else "connection broken"
+        if self.cursor.unnumbered and not stall:
+            raise error
         if stall:
             seconds = self.runs.stall or "the read timeout of"
             detail = f"Perplexity sent no bytes for {seconds} seconds (stream_chunk_timeout)"
@@ -130,6 +136,8 @@ class _Follower:
 
     def unidentified(self, detail: str) -> PerplexityStreamError:
         """The error for a stream that broke before any event identified its run (nothing to resume)."""
+        if self.cursor.unnumbered:
+            return PerplexityStreamError(f"{detail}; the answer is incomplete.")
         msg = f"{detail}, before any event identified the run, so it cannot be resumed; the answer is incomplete."
         if self.background:
             msg += " The run may have started on Perplexity; it was not posted again."

@@ -256,6 +256,17 @@ async def test_a_stall_triggers_the_resume(runs: PerplexityEmulator, mode: str, 
 
 
 @pytest.mark.parametrize("mode", STREAMS)
+async def test_a_stall_on_a_stream_without_sequence_numbers_raises_naming_the_setting(
+    emulator: PerplexityEmulator, mode: str
+) -> None:
+    emulator.clear()
+    emulator.inject(Fault("stall", seconds=1.0, after_events=2))
+    with pytest.raises(PerplexityStreamError, match=r"no bytes for 0\.2 seconds \(stream_chunk_timeout\)"):
+        await call(make(emulator, "chat_completions", stream_chunk_timeout=0.2), mode)
+    emulator.clear()
+
+
+@pytest.mark.parametrize("mode", STREAMS)
 async def test_a_plain_stream_is_resumed_where_the_server_allows(runs: PerplexityEmulator, mode: str) -> None:
     expected = await plain(runs, mode, "v0")
     runs.inject(Fault("reset", after_events=5))
