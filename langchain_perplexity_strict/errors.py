@@ -49,7 +49,7 @@ class PerplexityResumeError(PerplexityStreamError):
 class PerplexityRunTimeoutError(PerplexityResponseError, TimeoutError):
     """A background run did not reach a final status within `timeout` seconds.
 
-    The run was cancelled on the server (`POST /v1/responses/{id}/cancel`),
+    The run is cancelled on the server (`POST /v1/responses/{id}/cancel`),
     so it bills no further; `response_id` and `status` (the last seen) say which run it was.
     """
 

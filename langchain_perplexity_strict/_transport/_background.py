@@ -59,7 +59,7 @@ class Poll:
             status = self.response.get("status")
             msg = (
                 f"Perplexity run {self.response_id} was still {status!r} after timeout={self.timeout} seconds; "
-                "it was cancelled on the server. Raise timeout (or set it to None) for longer runs."
+                "it is cancelled on the server. Raise timeout (or set it to None) for longer runs."
             )
             raise PerplexityRunTimeoutError(msg, self.response_id, status)
         return min(pause, remaining)
@@ -73,7 +73,10 @@ class Poll:
         if transient and self.failures <= self.max_resumes:
             return
         status = error.status_code if isinstance(error, openai.APIStatusError) else None
-        msg = f"Perplexity run {self.response_id} could not be retrieved ({error}). The run was not posted again."
+        msg = (
+            f"Perplexity run {self.response_id} could not be retrieved ({error}). The run was not posted again; "
+            f"it may still finish on the server (GET /v1/responses/{self.response_id})."
+        )
         if status == 404:
             msg = f"Perplexity no longer knows run {self.response_id} (HTTP 404). The run was not posted again."
         raise PerplexityResumeError(msg, self.response_id) from error
