@@ -1,29 +1,53 @@
 # Two commands do all the set-up: `make demo` and `make test`.
 # Each creates .venv on first use and installs the package with its test and
-# lint dependencies; a change to pyproject.toml reinstalls.
+# lint dependencies; a change to pyproject.toml reinstalls, and a .venv built
+# by another Python than $(PYTHON) is rebuilt, not reused.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Which interpreter $(PYTHON) is (path and version); .venv records the one it was built with.
+PYTHON_ID := $(shell $(PYTHON) -c 'import os, sys; print(os.path.realpath(sys.executable), *sys.version_info[:3])' 2>/dev/null)
+NEED_PYTHON := 3.10
 
-.PHONY: install test unit integration lint format demo bench smoke dist test-pythons clean
+.PHONY: install test test-fast unit integration lint format demo bench smoke dist test-pythons test-lowest \
+	test-readme clean
 
 install: $(STAMP)
 
+ifneq ($(PYTHON_ID),$(shell cat $(VENV)/.python-id 2>/dev/null))
+$(STAMP): FORCE
+endif
+FORCE:
+
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
+		echo "make: $(PYTHON) is not Python $(NEED_PYTHON) or newer, which this package needs; run again with PYTHON=python3.12 (or another 3.10+)"; \
+		exit 1; }
+	@if [ -d $(VENV) ] && [ "$$(cat $(VENV)/.python-id 2>/dev/null)" != "$(PYTHON_ID)" ]; then \
+		echo "make: $(VENV) was built by another Python; rebuilding it with $(PYTHON)"; rm -rf $(VENV); fi
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,lint]"
+	$(PY) -m pip install --quiet --upgrade pip || { rm -rf $(VENV); exit 1; }
+	$(PY) -m pip install --quiet -e ".[test,lint]" || { rm -rf $(VENV); exit 1; }
+	echo "$(PYTHON_ID)" > $(VENV)/.python-id
 	touch $(STAMP)
 
 test: unit integration
 
+# Tests run on two worker processes (pytest-xdist); WORKERS=0 runs them in this process.
+WORKERS ?= 2
+
+# The same tests with 100 examples per property instead of 2,000: for iterating.
+# One test: .venv/bin/python -m pytest tests/unit_tests/test_sse.py::test_name -q
+test-fast: $(STAMP)
+	HYPOTHESIS_PROFILE=dev $(PY) -m pytest tests -q -n $(WORKERS)
+
 # Unit tests run with sockets disabled except loopback (the emulator).
 unit: $(STAMP)
-	$(PY) -m pytest tests/unit_tests -q --disable-socket --allow-hosts=127.0.0.1,localhost
+	$(PY) -m pytest tests/unit_tests -q -n $(WORKERS) --disable-socket --allow-hosts=127.0.0.1,localhost
 
 integration: $(STAMP)
-	$(PY) -m pytest tests/integration_tests -q
+	$(PY) -m pytest tests/integration_tests -q -n $(WORKERS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check langchain_perplexity_strict tests benchmarks
@@ -37,12 +61,11 @@ format: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m langchain_perplexity_strict demo
 
-# A short live tour of both surfaces against the real API (PPLX_API_KEY or PERPLEXITY_API_KEY);
-# never part of `make test`. Prints each check and whether it passed.
+# A short live tour of both surfaces against Perplexity's API (PPLX_API_KEY or PERPLEXITY_API_KEY);
+# never part of `make test`. Refuses to run against the emulator or any other base URL.
 smoke: $(STAMP)
-	@if [ -z "$$PPLX_API_KEY$$PERPLEXITY_API_KEY" ]; then \
-		echo "make smoke: skipped, no PPLX_API_KEY or PERPLEXITY_API_KEY set (it talks to the real Perplexity API)"; \
-	else $(PY) -m pytest tests/integration_tests/test_real_api.py -v -rs -p no:randomly; fi
+	@$(PY) tests/smoke_preflight.py
+	$(PY) -m pytest tests/integration_tests/test_real_api.py -v -rs
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
@@ -67,5 +90,19 @@ dist: $(STAMP)
 	$(PY) -m twine check --strict dist/*
 	$(PY) tests/check_wheel.py dist
 
+# The suite on the lowest versions pyproject.toml allows for the direct dependencies (.venv-lowest).
+test-lowest: $(STAMP)
+	$(PY) tests/lowest_constraints.py > .lowest-constraints.txt
+	$(PYTHON) -m venv .venv-lowest
+	.venv-lowest/bin/python -m pip install --quiet --upgrade pip
+	.venv-lowest/bin/python -m pip install --quiet -c .lowest-constraints.txt -e ".[test]"
+	.venv-lowest/bin/python -m pip check
+	HYPOTHESIS_PROFILE=dev .venv-lowest/bin/python -m pytest tests -q -n $(WORKERS) \
+		-W "error:Unrecognized keys in model profile:UserWarning"
+
+# Each README Python block in a fresh venv holding only what the README installs for it.
+test-readme: $(STAMP)
+	$(PY) tests/readme_in_clean_venvs.py
+
 clean:
-	rm -rf $(VENV) .venv-3.* .mypy_cache .ruff_cache .hypothesis dist
+	rm -rf $(VENV) .venv-3.* .venv-lowest .venv-readme-* .lowest-constraints.txt .mypy_cache .ruff_cache .hypothesis dist

@@ -8,16 +8,52 @@ client stack, key, retries, timeouts and error translation for every endpoint.
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from langchain_core.utils import from_env, secret_from_env
-from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, SecretStr, model_validator
+from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, SecretStr, field_validator, model_validator
 from typing_extensions import Self
 
+from langchain_perplexity_strict._arguments import check_known
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
 
 _PLACEHOLDER_MODEL = "perplexity/sonar"
 """`ChatOpenAI` needs a model name to exist; these endpoints take theirs from the body."""
+
+INSTEAD = {
+    "client": (
+        "langchain-perplexity's perplexity SDK client is not used here: requests go through the chat model's "
+        "transport; pass its settings instead: api_key=..., base_url=..., timeout=..., max_retries=..."
+    ),
+    "async_client": "not used here; pass api_key=..., base_url=..., timeout=..., max_retries=... instead",
+}
+"""Arguments other integrations take, with what to pass here instead."""
+
+
+def check_connection_setting(name: str, value: Any) -> None:
+    """Raise `ValueError` naming `name` unless `value` is a usable `base_url`, `timeout` or `max_retries`.
+
+    Checked when a client is built, so that `timeout=-1` or `base_url="not a url"` fails there,
+    not at the first request as an unrelated-looking connection or JSON error. Nothing is coerced.
+    """
+    if name == "base_url":
+        parts = urlsplit(value) if isinstance(value, str) else None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+            msg = (
+                f"base_url={value!r} is not a URL: expected http:// or https://, a host, and an optional path, "
+                "such as 'https://api.perplexity.ai'."
+            )
+            raise ValueError(msg)
+    elif name == "timeout":
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if value is not None and not (number and math.isfinite(value) and value > 0):
+            msg = f"timeout={value!r}: expected a number of seconds > 0, or None for the client's default."
+            raise ValueError(msg)
+    elif name == "max_retries" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        msg = f"max_retries={value!r}: expected an integer >= 0."
+        raise ValueError(msg)
 
 
 class PerplexityConnection(BaseModel):
@@ -39,6 +75,18 @@ class PerplexityConnection(BaseModel):
     """How errors name the API (`Perplexity search API answered HTTP 400 ...`)."""
     _transport: Transport | None = PrivateAttr(default=None)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _known_arguments(cls, values: Any) -> Any:
+        check_known(values, cls.model_fields, cls.__name__, INSTEAD)
+        return values
+
+    @field_validator("base_url", "timeout", "max_retries", mode="before")
+    @classmethod
+    def _usable(cls, value: Any, info: Any) -> Any:
+        check_connection_setting(info.field_name, value)
+        return value
+
     @model_validator(mode="after")
     def _check_connection(self) -> Self:
         if self.api_key is None or not self.api_key.get_secret_value():
@@ -47,9 +95,6 @@ class PerplexityConnection(BaseModel):
                 "is set. Pass api_key=... (for offline tests, any key works against "
                 "langchain_perplexity_strict.testing.PerplexityEmulator)."
             )
-            raise ValueError(msg)
-        if self.max_retries < 0:
-            msg = f"max_retries={self.max_retries!r}: accepted: an integer >= 0."
             raise ValueError(msg)
         # Built now, as the chat model does: creating the HTTP client loads the TLS trust store
         # (tens of ms, blocking), which must not happen inside a request.

@@ -28,11 +28,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from langchain_perplexity_strict._message_keys import CONTEXT_KEY
+from langchain_perplexity_strict._message_keys import CONTEXT_KEY, MCP_APPROVAL_REQUESTS
 from langchain_perplexity_strict.normalize import (
     NormalizationResult,
     Prepared,
     TokenCounter,
+    approval_requests,
     canonical_text,
     count_tokens,
 )
@@ -113,7 +114,11 @@ class Context:
     def answer_items(self, answer: AIMessage) -> list[dict[str, Any]]:
         """The items `answer` becomes when it is sent back in a later request."""
         text = answer.content if isinstance(answer.content, str) else canonical_text(answer.content)
-        plain = AIMessage(content=text, tool_calls=answer.tool_calls, additional_kwargs=answer.additional_kwargs)
+        kwargs = dict(answer.additional_kwargs)
+        requests = approval_requests(answer)  # a v1 answer holds them in its content
+        if requests:
+            kwargs[MCP_APPROVAL_REQUESTS] = requests
+        plain = AIMessage(content=text, tool_calls=answer.tool_calls, additional_kwargs=kwargs)
         return self.encode([plain])[0]
 
     def whole(self) -> Context:

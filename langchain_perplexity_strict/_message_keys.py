@@ -10,3 +10,7 @@ echoed on the `function_call` items as Perplexity's migration guide asks."""
 
 CONTEXT_KEY = "perplexity_context"
 """`response_metadata` key of an answer's continuation record (see `_continuation`)."""
+
+MCP_APPROVAL_REQUESTS = "mcp_approval_request"
+"""`AIMessage.additional_kwargs` key of a v0 answer's `mcp_approval_request` items (the item type, as for
+every server item); the request builder sends them back with the app's approval responses."""

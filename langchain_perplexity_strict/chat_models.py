@@ -81,7 +81,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     Streaming, async, tools (`bind_tools`) and structured output
     (`with_structured_output`, Perplexity's `response_format`) work as in
-    `ChatOpenAI`; the README shows each.
+    `ChatOpenAI`; the README shows each. Built-in tools and `skills`: docs/built-in-tools.md.
 
     Token usage and metadata: `message.usage_metadata` (cache, reasoning and
     citation tokens in the details); `message.response_metadata` holds `cost`,
@@ -414,14 +414,15 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         """Bind tools in any form LangChain accepts, and an optional `tool_choice`.
 
         Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
-        Perplexity's built-in tools (`{"type": "fetch_url"}`, ...) pass as given.
+        Perplexity's built-in tools (`fetch_url_tool()`, `{"type": "fetch_url"}`, ...) are checked
+        against their published shapes; binding one replaces the default `web_search` tool.
         `tool_choice`: `"auto"`, `"none"`, `"required"` (or `"any"`), a
         tool name, or `True` for the only tool. `parallel_tool_calls` is
         accepted for compatibility and not sent: the published Agent API has no such field.
         """
         if not self.supports_function_tools:
             raise ValueError(_NO_SONAR_TOOLS)
-        formatted = [openai_tool(tool, strict=strict) for tool in tools]
+        formatted = [openai_tool(tool, strict=strict, path=f"tools[{i}]") for i, tool in enumerate(tools)]
         if tool_choice is not None:
             kwargs["tool_choice"] = tool_choice_for(tool_choice, function_names(formatted))
         return super().bind(tools=formatted, **kwargs)

@@ -6,10 +6,9 @@ import argparse
 import contextlib
 import json
 import os
-import socket
-import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, convert_to_messages, messages_from_dict
 from pydantic import SecretStr
 
+from langchain_perplexity_strict import _background
 from langchain_perplexity_strict._version import __version__
 
 DESCRIPTION = (
@@ -70,29 +70,56 @@ def print_sources(additional_kwargs: dict[str, Any]) -> None:
 def _chat(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict import ChatPerplexityStrict
 
+    if not args.question.strip():
+        raise CommandError('the question is empty: ask something, for example: chat "What is new in Python 3.13?"', 2)
     if not has_key() and not args.emulator:
         raise CommandError(NO_KEY, status=2)
     messages: list[tuple[str, str]] = [("system", args.system)] if args.system else []
     messages.append(("human", args.question))
     with model_settings(args, emulator=args.emulator) as settings:
-        if args.emulator:
+        if args.emulator or _exported_emulator():
             print(EMULATOR_LABEL)
         llm = ChatPerplexityStrict(**settings)
         full: Any = None
-        for chunk in llm.stream(messages):
-            print(chunk.text, end="", flush=True)
-            full = chunk if full is None else full + chunk
+        try:
+            for chunk in llm.stream(messages):
+                print(chunk.text, end="", flush=True)
+                full = chunk if full is None else full + chunk
+        except Exception as error:
+            raise _with_cli_hint(error, emulator=args.emulator) from error
     print()
     print_sources(full.additional_kwargs if full is not None else {})
     return 0
 
 
+def _exported_emulator() -> bool:
+    """Whether PPLX_BASE_URL points at an emulator (the README's offline step exports it with a key)."""
+    from langchain_perplexity_strict._endpoint import configured_base_url, is_perplexity_url, says_emulator
+
+    base_url = configured_base_url()
+    return not is_perplexity_url(base_url) and says_emulator(base_url)
+
+
+def _with_cli_hint(error: Exception, *, emulator: bool) -> Exception:
+    """The emulator's "GET /v1/models lists them" names a call this command cannot make: list the models."""
+    text = str(error)
+    if not emulator or "GET /v1/models" not in text:
+        return error
+    from langchain_perplexity_strict.testing.agent_api import AGENT_MODELS
+
+    served = ", ".join(AGENT_MODELS)
+    return CommandError(
+        _one_line(Exception(text.replace("GET /v1/models lists them", f"the emulator serves {served}")))
+    )
+
+
 def read_conversation(path: str) -> list[BaseMessage]:
     """A conversation from JSON: LangChain message dicts or OpenAI `{"role", "content"}` dicts.
 
-    The file holds a list, or an object with a `messages` list.
+    The file holds a list, or an object with a `messages` list; `-` reads standard input.
     """
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    data = json.loads(text)
     if isinstance(data, dict) and "messages" in data:
         data = data["messages"]
     if not isinstance(data, list):
@@ -114,7 +141,8 @@ def _check(args: argparse.Namespace) -> int:
         body = llm.request_body(messages)
     except (OSError, ValueError, KeyError, TypeError, NotImplementedError) as error:
         raise CommandError(f"{args.file}: {error}", status=2) from error
-    print(f"{len(messages)} message(s) read from {args.file}; nothing is sent.")
+    source = "standard input" if args.file == "-" else args.file
+    print(f"{len(messages)} message(s) read from {source}; nothing is sent.")
     print("\nWhat the rules changed:" if report.changes else "\nNo rule changed anything.")
     for change in report.changes:
         print(f"  - {change}")
@@ -124,6 +152,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _emulator(args: argparse.Namespace) -> int:
+    if args.env and not args.background:
+        raise CommandError("--env prints shell exports for a background emulator: add --background", status=2)
     if args.background:
         return _emulator_in_background(args)
     from langchain_perplexity_strict.testing import PerplexityEmulator
@@ -134,11 +164,7 @@ def _emulator(args: argparse.Namespace) -> int:
     try:
         emulator.start()
     except OSError as error:
-        raise CommandError(
-            f"cannot listen on {args.host}:{args.port} ({error.strerror or error}); "
-            "another program uses that port: pick another with --port, or --port 0 for a free one",
-            status=2,
-        ) from error
+        raise CommandError(_background.listen_error(args.host, args.port, error), status=2) from error
     print(f"Perplexity emulator on {emulator.base_url} (Ctrl-C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         while True:
@@ -148,44 +174,48 @@ def _emulator(args: argparse.Namespace) -> int:
 
 
 def _emulator_in_background(args: argparse.Namespace) -> int:
-    """Start the emulator as its own process and print where it is (as shell exports with --env)."""
-    port = args.port or _free_port(args.host)
-    command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host,
-               "--port", str(port), "--event-delay", str(args.event_delay)]  # fmt: skip
-    if args.sonar_retired:
-        command.append("--sonar-retired")
-    process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, text=True
-    )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            error = (process.stderr.read() if process.stderr else "").strip().splitlines()
-            raise CommandError(error[-1] if error else "the emulator did not start", status=2)
-        with contextlib.suppress(OSError), socket.create_connection((args.host, port), timeout=0.2):
-            break
-        time.sleep(0.05)
-    base_url = f"http://{args.host}:{port}"
-    if args.env:
-        print(f"export PPLX_BASE_URL={base_url}")
-        print("export PPLX_API_KEY=emulator-key")
-        print(f"export PERPLEXITY_EMULATOR_PID={process.pid}")
-        print(f"# the Perplexity emulator runs at {base_url}; stop it with: kill $PERPLEXITY_EMULATOR_PID")
-    else:
-        print(f"Perplexity emulator on {base_url} (process {process.pid}; stop it with: kill {process.pid})")
+    """Reuse the emulator already serving the port, or start one and wait until it serves; then say which."""
+    running = _background.running_emulator(args.host, args.port)
+    if running is None:
+        command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host,
+                   "--port", str(args.port), "--event-delay", str(args.event_delay)]  # fmt: skip
+        if args.sonar_retired:
+            command.append("--sonar-retired")
+        try:
+            _background.check_can_listen(args.host, args.port)
+            running = _background.start(command)
+        except _background.StartError as error:
+            raise CommandError(str(error), status=2) from error
+    print(*_background.report(running, env=args.env), sep="\n", flush=True)
     return 0
-
-
-def _free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
 
 
 def _demo(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict.demo import run_demo
 
     return run_demo()
+
+
+def _port(text: str) -> int:
+    """A TCP port for argparse: 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: use 0 to 65535 (0: any free port)")
+    return port
+
+
+def _seconds(text: str) -> float:
+    """A non-negative number of seconds for argparse."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds: use 0 or more")
+    return seconds
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -195,28 +225,37 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def model_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--model", default=None, help="model (default: perplexity/sonar, or sonar on chat_completions)")
-        p.add_argument("--api", choices=["agent", "chat_completions"], default="agent")
+        p.add_argument("--model", default=None, help="Agent API model slug (default: perplexity/sonar)")
+        p.add_argument(
+            "--api",
+            choices=["agent", "chat_completions"],
+            default="agent",
+            help="Perplexity surface (default: agent; chat_completions is Sonar's, which Perplexity retired)",
+        )
 
     chat = sub.add_parser("chat", help="ask Perplexity a question and stream the answer with its numbered sources")
-    chat.add_argument("question")
+    chat.add_argument("question", help="what to ask (quote it)")
     chat.add_argument("--system", default=None, help="a system message")
     chat.add_argument("--emulator", action="store_true", help="answer from the local emulator instead (no key needed)")
     model_options(chat)
     chat.set_defaults(func=_chat)
 
     check = sub.add_parser("check", help="show what the rules change in a conversation and the body it would send")
-    check.add_argument("file", help="a JSON conversation (LangChain or OpenAI message dicts)")
+    check.add_argument("file", help="a JSON conversation (LangChain or OpenAI message dicts); - reads standard input")
     model_options(check)
     check.set_defaults(func=_check)
 
     emulator = sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine")
-    emulator.add_argument("--host", default="127.0.0.1")
-    emulator.add_argument("--port", type=int, default=8765, help="port to listen on (0: any free port)")
-    emulator.add_argument("--background", action="store_true", help="run it as a separate process and return")
+    emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    emulator.add_argument("--port", type=_port, default=8765, help="port to listen on (default: 8765; 0: any free)")
+    emulator.add_argument(
+        "--background",
+        action="store_true",
+        help="run it as a separate process, return once it serves (reuses an emulator already on the port)",
+    )
     emulator.add_argument("--env", action="store_true", help="with --background: print shell exports for eval")
     emulator.add_argument("--sonar-retired", action="store_true", help="answer chat completions with 403")
-    emulator.add_argument("--event-delay", type=float, default=0.0, help="seconds between stream events")
+    emulator.add_argument("--event-delay", type=_seconds, default=0.0, help="seconds between stream events")
     emulator.set_defaults(func=_emulator)
 
     demo = sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)")
@@ -230,7 +269,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "model", "unset") is None:
         args.model = "perplexity/sonar" if args.api == "agent" else "sonar"
     try:
-        return int(args.func(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning(args.command)
+            return int(args.func(args))
+    except BrokenPipeError:
+        # The reader (`| head`) stopped reading: stop quietly, with the status a shell gives SIGPIPE.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except CommandError as error:
         print(f"perplexity-strict {args.command}: {error}", file=sys.stderr)
         return error.status
@@ -239,6 +285,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # an API or a setting error: the message is what the user needs
         print(f"perplexity-strict {args.command}: {_one_line(error)}", file=sys.stderr)
         return 1
+
+
+def _one_line_warning(command: str) -> Any:
+    """A `warnings.showwarning` that prints a warning as one notice line, without a file path or source."""
+
+    def show(message: Warning | str, *_: object, **__: object) -> None:
+        print(f"perplexity-strict {command}: note: {_one_line(Exception(message))}", file=sys.stderr)
+
+    return show
 
 
 def _one_line(error: BaseException) -> str:

@@ -6,6 +6,7 @@ import argparse
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from langchain_perplexity_strict._endpoint import configured_base_url, describe, identify
 from langchain_perplexity_strict.cli import has_key, model_settings, print_sources
 
 
@@ -37,10 +38,11 @@ def run_demo() -> int:
 
     from langchain_perplexity_strict import ChatPerplexityStrict
 
-    live = has_key()
+    base_url = configured_base_url()
+    kind = identify(base_url) if has_key() else "emulator"
     who = (
-        "Perplexity's live API"
-        if live
+        describe(kind, base_url)
+        if has_key()
         else "the local Perplexity emulator (no PPLX_API_KEY is set; it enforces Perplexity's "
         "published schema and documented conversation rules, and its answers are canned)"
     )
@@ -50,8 +52,9 @@ def run_demo() -> int:
     for i, message in enumerate(history):
         print(f"   #{i} {message.type:>6}: {str(message.content)[:70] or message.tool_calls[0]['name'] + '(...)'}")  # type: ignore[attr-defined]
 
-    server = "Perplexity" if live else "the emulator"
-    with model_settings(argparse.Namespace(model="perplexity/sonar", api="agent"), emulator=not live) as settings:
+    server = {"perplexity": "Perplexity", "emulator": "the emulator"}.get(kind, "that server")
+    embedded = not has_key()
+    with model_settings(argparse.Namespace(model="perplexity/sonar", api="agent"), emulator=embedded) as settings:
         llm = ChatPerplexityStrict(**settings)
         plain = ChatOpenAI(
             model="perplexity/sonar",

@@ -57,3 +57,18 @@ class PerplexityRunTimeoutError(PerplexityResponseError, TimeoutError):
         super().__init__(message)
         self.response_id = response_id
         self.status = status
+
+
+class PerplexityBudgetExceededError(RuntimeError):
+    """A cost budget (`get_perplexity_cost_callback(budget_usd=...)`) is spent: the next call is not made.
+
+    `spent_usd` is what Perplexity reported for the calls so far, `budget_usd` the budget.
+    """
+
+    def __init__(self, spent_usd: float, budget_usd: float) -> None:
+        super().__init__(
+            f"Perplexity cost budget spent: {spent_usd:.6f} USD reported so far, budget {budget_usd:.6f} USD; "
+            "the call was not made. Raise budget_usd or start a new get_perplexity_cost_callback()."
+        )
+        self.spent_usd = spent_usd
+        self.budget_usd = budget_usd

@@ -19,11 +19,19 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
+# Every variable the package reads (tests/unit_tests/test_env_cleanup.py checks the package's
+# source for them), and those langchain-openai and openai read for the transport underneath.
 PROVIDER_ENV = (
     "PPLX_API_KEY",
     "PERPLEXITY_API_KEY",
+    "PPLX_BASE_URL",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+    "OPENAI_ORG_ID",
+    "OPENAI_ORGANIZATION",
+    "OPENAI_PROJECT_ID",
+    "OPENAI_PROXY",
 )
 
 

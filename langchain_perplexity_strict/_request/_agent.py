@@ -24,8 +24,14 @@ from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
 from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
-from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice
-from langchain_perplexity_strict.normalize import canonical_text, data_url, is_developer
+from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
+from langchain_perplexity_strict.normalize import (
+    approval_requests,
+    approval_responses,
+    canonical_text,
+    data_url,
+    is_developer,
+)
 
 
 def agent_body(request: BodyInput) -> dict[str, Any]:
@@ -58,11 +64,11 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
         default = default_max_output_tokens(body["model"])
         if default:
             body["max_output_tokens"] = default
-    tools = [agent_tool(t) for t in call.get("tools") or []]
-    if settings.get("web_search", True) and (len(search) > 1 or not preset):
+    tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call.get("tools") or [])]
+    if settings.get("web_search", True) is not False:
         # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar
         # model did. A preset searches on its own, so it gets the tool only to carry options.
-        tools.append(search)
+        tools = with_search_tool(tools, search, default=not preset)
     if tools:
         body["tools"] = tools
     if call.get("tool_choice") is not None:
@@ -118,15 +124,34 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             role = "developer" if is_developer(message) else "system"
             items.append({"role": role, "content": _parts(message.content)})
         else:
-            items.append({"role": "user", "content": _parts(message.content)})
+            _user_items(message, items)
         out.append(items)
     return out
+
+
+def _user_items(message: BaseMessage, items: list[dict[str, Any]]) -> None:
+    """A user turn: its message, or the MCP approval responses it holds.
+
+    An `mcp_approval_response` item is the user's turn in itself, answering the
+    assistant turn that asked; a message beside it would be a second user turn in a row.
+    """
+    responses = approval_responses(message.content)
+    parts = _parts(message.content)
+    if responses and parts:
+        msg = (
+            "a user message that answers MCP approval requests (mcp_approval_response blocks) holds other "
+            "content too; Perplexity reads the approval responses as the user's turn: send only the "
+            "mcp_approval_response blocks, and anything else in a later message."
+        )
+        raise ValueError(msg)
+    items.extend(responses or [{"role": "user", "content": parts}])
 
 
 def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names: dict[str, str]) -> None:
     text = message.content if isinstance(message.content, str) else canonical_text(message.content)
     if text:
         items.append({"role": "assistant", "content": text})
+    items.extend(approval_requests(message))  # sent back, so the server can match the app's responses
     signatures = message.additional_kwargs.get(THOUGHT_SIGNATURES) or {}
     for call in message.tool_calls:
         call_id = str(call.get("id") or "")

@@ -22,6 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from langchain_perplexity_strict._request import _parameter as accepts
+from langchain_perplexity_strict._request._builtin_tools import skills_accepted
 from langchain_perplexity_strict._request._parameter import (
     CHAT_REASONING_EFFORTS,
     CLIENT,
@@ -210,6 +211,11 @@ class PerplexityParameters(BaseModel):
     """Agent API step limit (1 to 100)."""
     instructions: Annotated[str | None, Parameter("a string", accepts.string, "instructions", None)] = None
     """Agent API `instructions` (with a preset, they replace the preset's prompt)."""
+    skills: Annotated[
+        list[Any] | None,
+        Parameter("a list of skills (builtin_skill, inline_skill, custom_skill)", skills_accepted, "skills", None),
+    ] = None
+    """Agent API skills: Perplexity's office skills, inline skills, uploaded ones; a skill turns the sandbox on."""
     store: Annotated[bool | None, Parameter("True or False", accepts.flag, "store", None)] = None
     """Agent API `store`."""
     background: Annotated[bool | None, Parameter("True or False", accepts.flag, "background", None)] = None

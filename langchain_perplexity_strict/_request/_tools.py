@@ -6,7 +6,9 @@ Function tools go through langchain-core's `convert_to_openai_tool`, as
 the Agent API then takes the function flat (`FunctionToolInput`: `type`,
 `name`, `description`, `parameters`, `strict`), not nested under
 `function`. Perplexity's built-in tools (`web_search`, `fetch_url`, ...)
-pass through as the caller wrote them.
+pass through as the caller wrote them, once checked against their published
+shapes (`_builtin_tools`); a bound built-in tool replaces the default search
+tool (`with_search_tool`).
 """
 
 from __future__ import annotations
@@ -15,21 +17,22 @@ from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES, check_builtin_tool
 from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_NAMES
 
-# ToolInput in perplexity.generated.api: the built-in tool types besides "function".
-BUILTIN_TOOLS = frozenset(
-    {"web_search", "image_search", "fetch_url", "people_search", "finance_search", "sandbox", "mcp", "connector"}
-)
+BUILTIN_TOOLS = frozenset(TOOL_SHAPES)
+"""`ToolInput` in perplexity.generated.api: the built-in tool types besides "function"."""
 _FUNCTION_FIELDS = ("type", "name", "description", "parameters", "strict")
 
 
-def openai_tool(tool: Any, *, strict: bool | None = None) -> dict[str, Any]:
+def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -> dict[str, Any]:
     """Any LangChain tool form as `{"type": "function", "function": {...}}`, or a built-in tool as given.
 
-    Raises `ValueError` for a function named like a built-in tool (Perplexity refuses those names).
+    Raises `ValueError` for a built-in tool not in its published shape, and for a function named
+    like a built-in tool (Perplexity refuses those names); `path` names the tool in the error.
     """
     if isinstance(tool, dict) and tool.get("type") in BUILTIN_TOOLS:
+        check_builtin_tool(tool, path)
         return dict(tool)
     if isinstance(tool, dict) and tool.get("type") == "function" and "name" in tool and "function" not in tool:
         tool = {"type": "function", "function": {k: v for k, v in tool.items() if k != "type"}}  # Agent API shape
@@ -44,9 +47,10 @@ def openai_tool(tool: Any, *, strict: bool | None = None) -> dict[str, Any]:
     return converted
 
 
-def agent_tool(tool: dict[str, Any]) -> dict[str, Any]:
-    """A bound tool in the Agent API's shape (a flat function, or the built-in tool itself)."""
+def agent_tool(tool: dict[str, Any], path: str = "tools") -> dict[str, Any]:
+    """A bound tool in the Agent API's shape (a flat function, or the built-in tool itself, checked)."""
     if tool.get("type") in BUILTIN_TOOLS:
+        check_builtin_tool(tool, path)  # tools given per call (`tools=[...]`) have not been checked yet
         return tool
     function = tool.get("function") or tool
     flat = {"type": "function", **{k: function[k] for k in _FUNCTION_FIELDS[1:] if function.get(k) is not None}}
@@ -86,3 +90,27 @@ def tool_choice_for(choice: dict | str | bool, names: list[str]) -> Any:
             raise ValueError(msg)
         return {"type": "function", "function": {"name": choice}}
     return choice
+
+
+def with_search_tool(tools: list[dict[str, Any]], search: dict[str, Any], default: bool) -> list[dict[str, Any]]:
+    """`tools` with the model's search tool: its options go to a bound `web_search`, or it is added.
+
+    `search` is the `web_search` tool the model's settings make (`search_domain_filter`
+    and the other search parameters as its fields). A bound built-in tool replaces the
+    default, bare search tool: an app that binds only `fetch_url` gets no search. A bound
+    `web_search` takes the model's options for the fields it does not set itself, so a
+    model-level filter is never bypassed by a second, unfiltered search tool; model options
+    with no bound `web_search` keep their own search tool. `default` says whether a bare
+    search tool is wanted when nothing else is bound.
+    """
+    options = {k: v for k, v in search.items() if k != "type"}
+    bound = next((i for i, t in enumerate(tools) if t.get("type") == "web_search"), None)
+    if bound is not None:
+        tool = tools[bound]
+        merged = {**options, **tool}
+        if isinstance(options.get("filters"), dict) and isinstance(tool.get("filters"), dict):
+            merged["filters"] = {**options["filters"], **tool["filters"]}
+        return [*tools[:bound], merged, *tools[bound + 1 :]]
+    if options or (default and not any(t.get("type") in BUILTIN_TOOLS for t in tools)):
+        return [*tools, search]
+    return tools

@@ -1,11 +1,12 @@
 """Agent API responses and stream events → LangChain messages.
 
 One reader, `read_output`, takes what a response's `output` holds
-(messages, `search_results`, function calls and every other item); invoke
-uses it on the response, and a stream uses it on the terminal event's
+(messages, function calls, and the items of the server tools and skills);
+invoke uses it on the response, and a stream uses it on the terminal event's
 response, so the two cannot drift. The stream reader adds what only a stream
 has: text deltas, the model's `thought` on each `response.reasoning.*`
-event, and search results as soon as they are found.
+event, each search, fetch and image search as it starts and as its results
+come, loaded skills, and each output item as soon as it is done.
 
 Shapes: `ResponsesResponseOutput` and `ResponseStreamEventOutput` in
 `perplexity.generated.api`. Events not in that vocabulary are ignored.
@@ -19,10 +20,20 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._response._answer import Answer
+from langchain_perplexity_strict._response._server_items import is_server_item
 from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
 
 # Separates the text of two message items of one response (a preamble, then the answer).
 ITEM_SEPARATOR = "\n\n"
+# The `response.reasoning.*` events of a server tool: (item type, whether it starts, the field carried).
+TOOL_EVENTS = {
+    "response.reasoning.search_queries": ("search_results", True, "queries"),
+    "response.reasoning.search_results": ("search_results", False, "results"),
+    "response.reasoning.image_search_queries": ("image_search_results", True, "queries"),
+    "response.reasoning.image_search_results": ("image_search_results", False, "results"),
+    "response.reasoning.fetch_url_queries": ("fetch_url_results", True, "urls"),
+    "response.reasoning.fetch_url_results": ("fetch_url_results", False, "contents"),
+}
 
 
 def read_output(answer: Answer, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int]) -> None:
@@ -31,8 +42,11 @@ def read_output(answer: Answer, output: Sequence[dict[str, Any]], *, text: bool,
     `offsets` gives, per output index, where that message item's text starts in
     the answer (annotations are shifted by it); reading text fills it in.
     """
+    ordinals: dict[str, int] = {}
     for index, item in enumerate(output):
         kind = item.get("type")
+        if is_server_item(item):
+            read_server_item(answer, item, ordinals)
         if kind == "message":
             if text:
                 start_message_item(answer, index, offsets)
@@ -47,8 +61,14 @@ def read_output(answer: Answer, output: Sequence[dict[str, Any]], *, text: bool,
         elif kind == "function_call":
             answer.add_tool_call(item.get("call_id"), item.get("name"), item.get("arguments"),
                                  item.get("thought_signature"))  # fmt: skip
-        elif kind:
-            answer.add_extra(kind, item)
+
+
+def read_server_item(answer: Answer, item: dict[str, Any], ordinals: dict[str, int]) -> None:
+    """A server tool's or skill's item; `ordinals` counts the items of each type read so far."""
+    kind = str(item.get("type"))
+    n = ordinals.get(kind, 0)
+    ordinals[kind] = n + 1
+    answer.server.add(item, n)
 
 
 def start_message_item(answer: Answer, index: int, offsets: dict[int, int]) -> None:
@@ -82,8 +102,9 @@ def read_status(answer: Answer, response: dict[str, Any]) -> None:
 
 
 def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
-    """Raise for a run that did not complete; `requires_action` with function calls is an answer."""
-    if status in ("completed", None) or answer.stopped or (status == "requires_action" and answer.tool_calls):
+    """Raise for a run that did not complete; `requires_action` with function calls or MCP approval
+    requests is an answer: the app runs the calls, or approves, and calls again."""
+    if status in ("completed", None) or answer.stopped or answer.waits_for_the_app:
         return
     if status == "incomplete" or error.get("code") == "max_output_tokens":
         answer.cut_at_length()
@@ -111,6 +132,7 @@ class AgentStreamReader:
         self.answer = answer
         self._offsets: dict[int, int] = {}
         self._items: dict[int, dict[str, Any]] = {}  # output_item.done, for a terminal event without output
+        self._done: dict[str, int] = {}  # output_item.done items read, per type
 
     def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]:
         """Read one event; return the chunks it completes (text goes out per network read)."""
@@ -129,6 +151,10 @@ class AgentStreamReader:
             self._items[int(event.get("output_index") or len(self._items))] = item
             if item.get("type") == "search_results":
                 answer.add_search_results(item.get("results") or [])
+            if is_server_item(item):
+                read_server_item(answer, item, self._done)
+        elif kind == "response.skill.loaded":
+            answer.server.skill_loaded(str(event.get("name")))
         elif kind == "response.completed":
             return self._terminal(event.get("response") or {})
         elif kind == "response.failed":
@@ -151,6 +177,13 @@ class AgentStreamReader:
             answer.add_queries(event.get("queries") or [])
         elif kind == "response.reasoning.search_results":
             answer.add_search_results(event.get("results") or [])  # streamed with this network read's chunk
+        if kind in TOOL_EVENTS:
+            item_type, starts, field = TOOL_EVENTS[kind]
+            value = {field: event.get(field) or []}
+            if starts:
+                answer.server.started(item_type, value)
+            else:
+                answer.server.finished(item_type, value)
         return []
 
     def _terminal(self, response: dict[str, Any]) -> list[AIMessageChunk]:

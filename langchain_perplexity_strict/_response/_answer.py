@@ -18,6 +18,7 @@ from langchain_core.messages.ai import UsageMetadata
 
 from langchain_perplexity_strict._continuation import Context
 from langchain_perplexity_strict._response import _render
+from langchain_perplexity_strict._response._server_stream import ServerItems
 from langchain_perplexity_strict._response._stop import StopFilter
 from langchain_perplexity_strict._response._think import ThinkSplitter
 from langchain_perplexity_strict._response._usage import read_usage, usage_extras
@@ -43,6 +44,8 @@ class Answer:
     usage: UsageMetadata | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
+    server: ServerItems = field(default_factory=ServerItems)
+    """The server tools' and skills' output items, and their blocks not streamed yet."""
 
     def __post_init__(self) -> None:
         self._think = ThinkSplitter()
@@ -160,16 +163,17 @@ class Answer:
         """A field with no standard place (`images`, `related_questions`): `additional_kwargs[key]`."""
         self.extras[key] = value
 
-    def add_extra(self, kind: str, item: Any) -> None:
-        """An output item of a kind with no standard place, kept once under `additional_kwargs[kind]`."""
-        known = self.extras.setdefault(kind, [])
-        if item not in known:
-            known.append(item)
-
     def add_queries(self, queries: Sequence[str]) -> None:
         """The search queries Perplexity ran (`additional_kwargs["search_queries"]`), once each."""
         known = self.extras.setdefault("search_queries", [])
         known.extend(q for q in queries if q not in known)
+
+    @property
+    def waits_for_the_app(self) -> bool:
+        """`requires_action` with something for the app to do: run function calls, or approve MCP calls."""
+        return self.metadata.get("status") == "requires_action" and bool(
+            self.tool_calls or self.server.approval_requests()
+        )
 
     # -- the end --------------------------------------------------------------------------
 
@@ -224,6 +228,6 @@ class Answer:
         status = self.metadata.get("status")
         if self.context is None or self.stopped or not self.metadata.get("id"):
             return None
-        if status != "completed" and not (status == "requires_action" and self.tool_calls):
+        if status != "completed" and not self.waits_for_the_app:
             return None
         return self.context.record(message)

@@ -1,15 +1,16 @@
 """An `Answer` as LangChain messages: the whole message (invoke), the stream's chunks, v0 and v1.
 
 Text goes to `content` (with `output_version="v1"`, standard blocks: reasoning,
-text with citation annotations, tool calls); citations and search results to
-`additional_kwargs`; usage to `usage_metadata`, counted once even when
-streaming; cost, served model, id and status to `response_metadata`. The
-content of every message and chunk is assembled by `content`, in one place.
+the server tools' calls and results, text with citation annotations, tool
+calls); citations and search results to `additional_kwargs`, and, in v0,
+the server tools' items too (`_server_stream.v0_kwargs`); usage to
+`usage_metadata`, counted once even when streaming; cost, served model, id
+and status to `response_metadata`. The content of every message and chunk
+is assembled by `content`, in one place.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,11 +20,12 @@ from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, p
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
 
 from langchain_perplexity_strict._message_keys import CONTEXT_KEY, THOUGHT_SIGNATURES
+from langchain_perplexity_strict._response._blocks import ANNOTATIONS, PROVIDER, text_block
+from langchain_perplexity_strict._response._blocks import citation_annotations as citations_in
+from langchain_perplexity_strict._response._server_stream import v0_kwargs
 
 if TYPE_CHECKING:
     from langchain_perplexity_strict._response._answer import Answer
-
-_MARKER = re.compile(r"\[(\d+)\]")
 
 
 def content(
@@ -32,28 +34,26 @@ def content(
     text: str,
     *,
     annotations: Sequence[dict[str, Any]] = (),
+    server_blocks: Sequence[dict[str, Any]] = (),
     tool_blocks: Sequence[Any] = (),
     whole: bool,
 ) -> Any:
     """The content of a message (`whole`) or a stream chunk: the text (v0), or v1 standard blocks.
 
-    A chunk's blocks carry their `index` (reasoning 0, text 1, tool calls from 2), so
-    LangChain merges a stream's chunks block by block; a whole message always has a
-    text block unless it is only tool calls.
+    The blocks come in the order things happen: reasoning, the server tools' calls and
+    results, the text, the function calls. A chunk's blocks carry their `index`
+    (reasoning 0, text 1, tool calls from 2, server blocks their own), so LangChain merges
+    a stream's chunks block by block; a whole message always has a text block unless it
+    is only tool calls.
     """
     if answer.output_version != "v1":
         return text
     blocks: list[dict[str, Any]] = []
     if reasoning:
         blocks.append(_indexed({"type": "reasoning", "reasoning": reasoning}, 0, whole))
+    blocks.extend(server_blocks)
     if text or annotations or (whole and not tool_blocks):
-        block: dict[str, Any] = {"type": "text", "text": text}
-        if whole and annotations:
-            block["annotations"] = list(annotations)
-        block = _indexed(block, 1, whole)
-        if not whole and annotations:
-            block["annotations"] = list(annotations)
-        blocks.append(block)
+        blocks.append(text_block(text, list(annotations), None if whole else 1))
     blocks.extend(_indexed(dict(b), 2 + i, whole) for i, b in enumerate(tool_blocks))
     return blocks
 
@@ -65,29 +65,41 @@ def _indexed(block: dict[str, Any], index: int, whole: bool) -> dict[str, Any]:
 
 
 def text_chunks(answer: Answer) -> list[AIMessageChunk]:
-    """One chunk for the answer's pending text and the sources found since the last chunk, or none."""
+    """One chunk for the answer's pending text and blocks, and the sources found since the last chunk, or none.
+
+    Every chunk names the provider (and v1), so `content_blocks` of a chunk, which
+    `stream_events(version="v3")` reads, goes through this package's translator.
+    """
     reasoning, text = answer.take_pending()
-    chunk = None
-    if reasoning or text:
-        kwargs = {"reasoning_content": reasoning} if reasoning and answer.output_version != "v1" else {}
-        chunk = AIMessageChunk(content=content(answer, reasoning, text, whole=False), additional_kwargs=kwargs)
-    sources = answer.unsent_sources()
-    if sources:
-        if chunk is None:
-            chunk = AIMessageChunk(content=[] if answer.output_version == "v1" else "")
-        chunk.additional_kwargs.update(sources)
-    return [chunk] if chunk else []
+    v1 = answer.output_version == "v1"
+    server_blocks = answer.server.take_blocks() if v1 else []
+    kwargs = {"reasoning_content": reasoning} if reasoning and not v1 else {}
+    kwargs.update({**answer.unsent_sources(), **({} if v1 else answer.server.take_v0())})
+    if not (reasoning or text or server_blocks or kwargs):
+        return []
+    blocks = content(answer, reasoning, text, server_blocks=server_blocks, whole=False)
+    return [AIMessageChunk(content=blocks, additional_kwargs=kwargs, response_metadata=_provider(answer))]
+
+
+def _provider(answer: Answer) -> dict[str, Any]:
+    metadata = {"model_provider": PROVIDER}
+    if answer.output_version == "v1":
+        metadata["output_version"] = "v1"
+    return metadata
 
 
 def additional_kwargs(answer: Answer) -> dict[str, Any]:
-    """Sources, reasoning (v0), thought signatures and the fields with no standard place."""
+    """Sources, reasoning and server tool items (v0), thought signatures and the fields with no standard place."""
     kwargs: dict[str, Any] = {}
     if answer.citations:
         kwargs["citations"] = list(answer.citations)
     if answer.search_results:
         kwargs["search_results"] = list(answer.search_results)
-    if answer.reasoning and answer.output_version != "v1":
-        kwargs["reasoning_content"] = answer.reasoning
+    if answer.output_version != "v1":
+        if answer.reasoning:
+            kwargs["reasoning_content"] = answer.reasoning
+        if answer.annotations:
+            kwargs[ANNOTATIONS] = list(answer.annotations)
     if answer.thought_signatures:
         kwargs[THOUGHT_SIGNATURES] = dict(answer.thought_signatures)
     kwargs.update(answer.extras)
@@ -95,26 +107,17 @@ def additional_kwargs(answer: Answer) -> dict[str, Any]:
 
 
 def response_metadata(answer: Answer) -> dict[str, Any]:
-    metadata = {**answer.metadata, "model_provider": "perplexity"}
-    if answer.output_version == "v1":
-        metadata["output_version"] = "v1"
-    return metadata
+    return {**answer.metadata, **_provider(answer)}
 
 
 def citation_annotations(answer: Answer) -> list[dict[str, Any]]:
-    """Standard `citation` annotations: Perplexity's own, else one per `[n]` marker."""
-    text = answer.text
-    if answer.annotations:
-        return [_citation(a.get("url"), a.get("title"), a.get("start_index"), a.get("end_index"), text)
-                for a in answer.annotations]  # fmt: skip
-    titles = {r.get("url"): r.get("title") for r in answer.search_results}
-    out = []
-    for match in _MARKER.finditer(text):
-        n = int(match.group(1))
-        if 1 <= n <= len(answer.citations):
-            url = answer.citations[n - 1]
-            out.append(_citation(url, titles.get(url), match.start(), match.end(), text))
-    return out
+    """The answer's standard `citation` annotations, from Perplexity's own or the `[n]` markers."""
+    return citations_in(answer.text, answer.annotations, answer.citations, answer.search_results)
+
+
+def annotations_of(answer: Answer) -> list[dict[str, Any]]:
+    """The annotations a v1 answer's text block carries (v0 keeps the text alone)."""
+    return citation_annotations(answer) if answer.output_version == "v1" else []
 
 
 def message(answer: Answer) -> AIMessage:
@@ -128,13 +131,20 @@ def message(answer: Answer) -> AIMessage:
 
 def _message(answer: Answer) -> AIMessage:
     tool_calls, invalid = _parse_tool_calls(answer.tool_calls)
-    annotations = citation_annotations(answer) if answer.output_version == "v1" else ()
     tool_blocks = [{"type": "tool_call", "id": c["id"], "name": c["name"], "args": c["args"]} for c in tool_calls]
+    v1 = answer.output_version == "v1"
+    kwargs = additional_kwargs(answer) if v1 else {**additional_kwargs(answer), **v0_kwargs(answer.server.items)}
     return AIMessage(
         content=content(
-            answer, answer.reasoning, answer.text, annotations=annotations, tool_blocks=tool_blocks, whole=True
+            answer,
+            answer.reasoning,
+            answer.text,
+            annotations=annotations_of(answer),
+            server_blocks=answer.server.blocks() if v1 else (),
+            tool_blocks=tool_blocks,
+            whole=True,
         ),
-        additional_kwargs=additional_kwargs(answer),
+        additional_kwargs=kwargs,
         response_metadata=response_metadata(answer),
         tool_calls=tool_calls,
         invalid_tool_calls=invalid,
@@ -154,7 +164,8 @@ def final_chunk(answer: Answer) -> AIMessageChunk:
         tool_call_chunk(name=c["name"], args=c["arguments"], id=c["id"], index=i)
         for i, c in enumerate(answer.tool_calls)
     ]
-    annotations = citation_annotations(answer) if answer.output_version == "v1" else ()
+    v1 = answer.output_version == "v1"
+    server_blocks = answer.server.take_blocks() if v1 else []
     metadata = response_metadata(answer)
     if answer.context is not None:
         record = answer.context_record(_message(answer))
@@ -165,27 +176,26 @@ def final_chunk(answer: Answer) -> AIMessageChunk:
     kwargs.pop("citations", None)  # sources go once each: those not streamed yet
     kwargs.pop("search_results", None)
     kwargs.update(answer.unsent_sources())
-    if reasoning and answer.output_version != "v1":
+    if not v1:
+        kwargs.update(answer.server.take_v0())
+    if reasoning and not v1:
         kwargs["reasoning_content"] = reasoning
     return AIMessageChunk(
-        content=content(answer, reasoning, text, annotations=annotations, tool_blocks=tool_call_chunks, whole=False),
+        content=content(
+            answer,
+            reasoning,
+            text,
+            annotations=annotations_of(answer),
+            server_blocks=server_blocks,
+            tool_blocks=tool_call_chunks,
+            whole=False,
+        ),
         additional_kwargs=kwargs,
         response_metadata=metadata,
         tool_call_chunks=tool_call_chunks,
         usage_metadata=answer.usage,
         chunk_position="last",
     )
-
-
-def _citation(url: Any, title: Any, start: Any, end: Any, text: str) -> dict[str, Any]:
-    citation: dict[str, Any] = {"type": "citation", "url": url}
-    if title:
-        citation["title"] = title
-    if isinstance(start, int) and isinstance(end, int):
-        citation["start_index"] = start
-        citation["end_index"] = end
-        citation["cited_text"] = text[start:end]
-    return citation
 
 
 def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[Any]]:

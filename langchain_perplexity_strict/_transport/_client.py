@@ -21,11 +21,9 @@ from typing import Any, NoReturn, TypeVar
 import httpx
 import openai
 from langchain_openai import ChatOpenAI
-from langchain_openai.chat_models.base import (
-    _handle_openai_api_error,
-    _handle_openai_bad_request,
-)
 
+from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
+from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,

@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from langchain_perplexity_strict.normalize._approvals import approval_requests, approval_responses
 from langchain_perplexity_strict.normalize._compaction import (
     CompactionResult,
     TokenCounter,
@@ -57,6 +58,8 @@ __all__ = [
     "Rule",
     "StartWithUserTurn",
     "TokenCounter",
+    "approval_requests",
+    "approval_responses",
     "canonical_blocks",
     "canonical_text",
     "compact_messages",

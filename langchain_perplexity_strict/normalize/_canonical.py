@@ -21,6 +21,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
+from langchain_perplexity_strict.normalize._approvals import approval_requests, approval_responses
 from langchain_perplexity_strict.normalize._content import canonical_content
 from langchain_perplexity_strict.normalize._roles import is_developer
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry
@@ -70,13 +72,26 @@ class CanonicalMessages:
             names = ", ".join(repr(c.get("name") or c.get("id")) for c in invalid)
             notes.append(f"invalid tool call(s) {names} left out (their arguments are not JSON)")
         tool_calls = getattr(message, "tool_calls", None) or [] if assistant else []
-        if canonical.empty and entry.role != "tool" and not tool_calls:
+        approvals = _approvals(message, entry.role)
+        if canonical.empty and entry.role != "tool" and not tool_calls and not approvals:
             reason = "; ".join(notes) or "the message has no content"
             changes.append(Change(self.name, entry.sources, f"{reason}; nothing is left, so the message is not sent"))
             return None
         if notes:
             changes.append(Change(self.name, entry.sources, "; ".join(notes)))
-        return Entry(_rebuild(message, entry.role, canonical.content, tool_calls), entry.role, entry.sources)
+        rebuilt = _rebuild(message, entry.role, canonical.content, tool_calls)
+        if approvals and assistant:  # one place for the requests, whichever form the answer held them in
+            rebuilt.additional_kwargs[MCP_APPROVAL_REQUESTS] = approvals
+        elif approvals:  # the app's responses stay in the turn, after what else it says
+            rebuilt.content = [*rebuilt.content, *approvals]
+        return Entry(rebuilt, entry.role, entry.sources)
+
+
+def _approvals(message: BaseMessage, role: str) -> list[dict[str, Any]]:
+    """An answer's MCP approval requests, or the app's responses in a user turn (kept, not dropped)."""
+    if role == "assistant":
+        return approval_requests(message)
+    return approval_responses(message.content) if role == "user" else []
 
 
 def _canonical(entry: Entry) -> bool:

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_perplexity_strict.normalize._approvals import is_approval_response, is_server_output
+
 TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
 # Blocks that repeat what the message says elsewhere (its tool_calls) or that
 # Perplexity does not take back (another model's reasoning): left out of the
@@ -52,9 +54,10 @@ def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
     A string stays as it is. Text of every kind becomes `{"type": "text"}`
     (a refusal is its text); images become `{"type": "image", "url": ...}`
     (a `data:` URL for inline data); files become `{"type": "file", ...}`
-    with `url` or `base64` and `mime_type`. Reasoning and tool-call
-    blocks are left out silently (reasoning is not sent back; tool calls go
-    from `tool_calls`); any other block is dropped and named in `dropped`.
+    with `url` or `base64` and `mime_type`. Reasoning, tool-call, server-tool
+    and MCP approval blocks are left out silently (reasoning and the server's
+    own work are not sent back; tool calls go from `tool_calls`, approvals as
+    their own items); any other block is dropped and named in `dropped`.
     Assistant images and files are dropped too: an assistant turn is text.
     """
     if isinstance(content, str):
@@ -86,8 +89,8 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
     if kind == "refusal":
         result.flattened.append("refusal")
         return {"type": "text", "text": str(block.get("refusal") or block.get("text") or "")}
-    if kind in REASONING_TYPES or kind in TOOL_CALL_TYPES:
-        return None
+    if kind in REASONING_TYPES or kind in TOOL_CALL_TYPES or is_server_output(block) or is_approval_response(block):
+        return None  # MCP approvals are kept by the canonical rule and sent as their own input items
     if kind in ("image_url", "input_image", "image"):
         image = _image(block)
         if image is not None:

@@ -181,6 +181,7 @@ class _Pools:
         self.numbers = [float(x) for x in _NUMBER.findall(prompt)]
         self.strings = [next(g for g in m if g) for m in _QUOTED.findall(prompt)]
         self.words = [w for w in re.findall(r"[A-Za-z]{3,}", prompt)]
+        self.vocabulary = set(re.findall(r"\w+", prompt.lower()))
 
     def number(self) -> float:
         return self.numbers.pop(0) if self.numbers else 1.0
@@ -192,8 +193,31 @@ class _Pools:
 
 
 def instance_of(schema: dict[str, Any], prompt: str) -> Any:
-    """A JSON instance that satisfies `schema`, filled from the prompt."""
+    """A JSON instance that satisfies `schema`, filled from the prompt.
+
+    Required properties are always filled; an optional one only when the prompt
+    plainly holds a value for it (a quoted string, a number, or one of its enum
+    values as a word), as a model leaves out what the user did not ask for.
+    """
     return _instance(schema, _Pools(prompt), schema.get("$defs") or schema.get("definitions") or {})
+
+
+def _offered(schema: dict[str, Any], pools: _Pools, defs: dict[str, Any]) -> bool:
+    """Whether the prompt still holds a value for an optional property of this `schema`."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        return _offered(defs.get(ref.rsplit("/", 1)[-1], {}), pools, defs)
+    if schema.get("enum"):
+        return any(str(v).lower() in pools.vocabulary for v in schema["enum"])
+    options = schema.get("anyOf") or schema.get("oneOf") or []
+    if options:
+        return any(_offered(o, pools, defs) for o in options if o.get("type") != "null")
+    kind = schema.get("type")
+    if kind == "array":
+        return _offered(schema.get("items") or {}, pools, defs)
+    if kind in ("integer", "number"):
+        return bool(pools.numbers)
+    return kind == "string" and bool(pools.strings)
 
 
 def _instance(schema: dict[str, Any], pools: _Pools, defs: dict[str, Any]) -> Any:
@@ -201,7 +225,7 @@ def _instance(schema: dict[str, Any], pools: _Pools, defs: dict[str, Any]) -> An
     if isinstance(ref, str):
         return _instance(defs.get(ref.rsplit("/", 1)[-1], {}), pools, defs)
     if schema.get("enum"):
-        return schema["enum"][0]
+        return next((v for v in schema["enum"] if str(v).lower() in pools.vocabulary), schema["enum"][0])
     if "const" in schema:
         return schema["const"]
     for key in ("anyOf", "oneOf", "allOf"):
@@ -214,7 +238,12 @@ def _instance(schema: dict[str, Any], pools: _Pools, defs: dict[str, Any]) -> An
         kind = next((k for k in kind if k != "null"), "null")
     if kind == "object" or "properties" in schema:
         props = schema.get("properties") or {}
-        return {name: _instance(sub, pools, defs) for name, sub in props.items()}
+        required = set(schema.get("required") or ())
+        return {
+            name: _instance(sub, pools, defs)
+            for name, sub in props.items()
+            if name in required or _offered(sub, pools, defs)
+        }
     if kind == "array":
         count = max(int(schema.get("minItems", 1)), 1)
         return [_instance(schema.get("items") or {}, pools, defs) for _ in range(count)]

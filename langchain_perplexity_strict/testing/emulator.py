@@ -39,6 +39,7 @@ starting_after=N` for its events after `sequence_number` N) and `POST
 from __future__ import annotations
 
 import json
+import os
 import random
 import threading
 from collections.abc import Iterable
@@ -55,7 +56,7 @@ from langchain_perplexity_strict.testing.conversation import (
     turns_from_chat_messages,
 )
 from langchain_perplexity_strict.testing.errors import APIError
-from langchain_perplexity_strict.testing.handler import Reset
+from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER, Reset
 from langchain_perplexity_strict.testing.state import EmulatorState as _State
 from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 
@@ -215,7 +216,8 @@ class _Handler(RunRoutes):
         try:
             if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
                 models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
-                self._send_json(200, {"object": "list", "data": models})
+                # The serving process, so `perplexity-strict emulator --background` can reuse this one.
+                self._send_json(200, {"object": "list", "data": models}, {EMULATOR_HEADER + "-pid": str(os.getpid())})
             elif path.startswith(RESPONSES_PREFIX):
                 self._retrieve(path, query)
             else:
@@ -239,8 +241,9 @@ class _Handler(RunRoutes):
                 self._cancel(path)
             elif path in JSON_ROUTES:
                 answer = JSON_ROUTES[path](body)
-                self._pre_answer_fault(self.state.next_fault())
-                self._send_json(200, answer)
+                fault = self.state.next_fault()
+                self._pre_answer_fault(fault)
+                self._answer_json(answer, fault)  # malformed_json and reset act here as on chat answers
             else:
                 raise APIError(404, "not_found", f"no route for POST {path}")
         except APIError as error:

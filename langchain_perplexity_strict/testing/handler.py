@@ -24,6 +24,9 @@ from langchain_perplexity_strict.testing.errors import APIError
 from langchain_perplexity_strict.testing.runs import Run
 from langchain_perplexity_strict.testing.state import EmulatorState, Fault
 
+EMULATOR_HEADER = "x-perplexity-emulator"
+"""A header on every response: this server is the emulator, not Perplexity."""
+
 
 class Reset(Exception):
     """The connection was reset on purpose (a fault)."""
@@ -56,6 +59,11 @@ class BaseHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: tests read the request log instead."""
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        """Every response says it comes from the emulator, so clients never mistake it for Perplexity."""
+        super().send_response(code, message)
+        self.send_header(EMULATOR_HEADER, "1")
 
     # -- plumbing ----------------------------------------------------------------
 

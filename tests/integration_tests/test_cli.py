@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from langchain_perplexity_strict.cli import EMULATOR_LABEL, NO_KEY, main
+from langchain_perplexity_strict.testing import PerplexityEmulator
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -119,7 +121,8 @@ def test_an_unknown_model_is_one_line_with_the_right_hint() -> None:
     result = run("chat", "hi", "--model", "gpt-4o", "--emulator")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
-    assert "unknown model 'gpt-4o'" in result.stderr and "GET /v1/models" in result.stderr
+    assert "unknown model 'gpt-4o'" in result.stderr and "GET /v1/models" not in result.stderr  # not a CLI call
+    assert "the emulator serves perplexity/sonar, " in result.stderr
     assert "Sonar" not in result.stderr
 
 
@@ -153,3 +156,95 @@ def test_port_zero_prints_the_real_address_and_background_env_serves() -> None:
         assert answer.text
     finally:
         os.kill(int(env["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)
+
+
+# -- edges a new user meets: each is one line, or the right behaviour ------------------------------
+
+
+def test_a_sonar_name_is_one_notice_line_not_a_python_warning() -> None:
+    result = run("chat", "hi", "--model", "sonar-pro", "--emulator")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith("perplexity-strict chat: note: model 'sonar-pro' is a Sonar chat-completions name")
+    assert result.stderr.count("\n") == 1 and ".py:" not in result.stderr and "UserWarning" not in result.stderr
+
+
+def test_an_unknown_host_is_not_called_a_busy_port(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["emulator", "--host", "no-such-host.invalid", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("perplexity-strict emulator: cannot listen on no-such-host.invalid:0: unknown host")
+    assert "another program" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["emulator", "--port", "70000", "--background"], "argument --port: '70000' is not a port: use 0 to 65535"),
+        (["emulator", "--event-delay", "-1"], "argument --event-delay: '-1' is not a number of seconds"),
+    ],
+)
+def test_out_of_range_options_are_refused_once(args: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and says in err
+    assert "perplexity-strict emulator: perplexity-strict emulator" not in err
+
+
+def test_env_without_background_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["emulator", "--env"]) == 2
+    assert capsys.readouterr().err == (
+        "perplexity-strict emulator: --env prints shell exports for a background emulator: add --background\n"
+    )
+
+
+def test_an_empty_question_is_not_sent(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["chat", "  ", "--emulator"]) == 2
+    assert "perplexity-strict chat: the question is empty" in capsys.readouterr().err
+
+
+def test_check_dash_reads_standard_input(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    conversation = [{"role": "assistant", "content": "Hi"}, {"role": "user", "content": "a"}]
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(conversation)))
+    assert main(["check", "-"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 message(s) read from standard input; nothing is sent.")
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "langchain_perplexity_strict", "chat", "What is LangChain?", "--emulator"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[2])},
+    )  # fmt: skip
+    assert process.stdout is not None
+    process.stdout.close()  # as `| head` does once it has read enough
+    _, err = process.communicate(timeout=120)
+    assert err == "" and process.returncode == 141  # the status a shell reports for SIGPIPE
+
+
+def test_every_argument_has_help() -> None:
+    from langchain_perplexity_strict.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, command in commands.items():
+        for action in command._actions:
+            assert action.help, f"{name} {action.dest} has no help text"
+
+
+def test_the_readme_command_line_does_not_promote_the_retired_surface() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## The command line")
+    block = readme[start : readme.index("```", readme.index("```sh", start) + 5)]
+    assert "perplexity-strict chat" in block and "chat_completions" not in block and "sonar" not in block
+
+
+def test_chat_labels_an_exported_emulator(
+    emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PPLX_API_KEY", "test-key")
+    monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
+    assert main(["chat", "What is LangChain?"]) == 0
+    assert capsys.readouterr().out.startswith(EMULATOR_LABEL)

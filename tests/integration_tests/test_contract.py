@@ -48,6 +48,8 @@ AGENT_VALUES: dict[str, Any] = {
     "use_previous_response_id": True,
     "search_after_date_filter": "01/31/2025", "search_before_date_filter": "12/31/2025",
     "last_updated_after_filter": "01/01/2025", "last_updated_before_filter": "12/01/2025",
+    "skills": [{"type": "builtin", "name": "office"}, {"type": "inline", "name": "n", "description": "d",
+                "instructions": "i"}, {"type": "custom", "id": "sk_1", "version": "2"}],
 }  # fmt: skip
 CHAT_VALUES: dict[str, Any] = {
     "temperature": 0.5, "top_p": 0.9, "max_tokens": 100, "reasoning_effort": "low", "language_preference": "fr",

@@ -45,3 +45,10 @@ def test_readme_example_runs(exports: dict[str, str], monkeypatch: pytest.Monkey
     for name, value in exports.items():
         monkeypatch.setenv(name, value)
     exec(compile(block, str(README), "exec"), {"__name__": "readme_example"})
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"example-{i}" for i in range(len(BLOCKS))])
+def test_a_block_that_needs_the_agents_extra_says_so(block: str) -> None:
+    """`make test-readme` installs `.[agents]` only for blocks marked so; `pip install .` lacks langchain/langgraph."""
+    needs_extra = re.search(r"^(from|import) (langchain|langgraph)\b(?!_)", block, re.MULTILINE) is not None
+    assert needs_extra == block.startswith('# needs: pip install ".[agents]"\n')

@@ -1,19 +1,19 @@
-"""Against the real Perplexity API: runs only when PPLX_API_KEY or PERPLEXITY_API_KEY is set."""
+"""Against the real Perplexity API: runs only when a key is set, the base URL is Perplexity's and the
+server there does not say it is the emulator (so the emulator's answers are never taken for live ones)."""
 
 from __future__ import annotations
-
-import os
 
 import openai
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict._endpoint import why_not_perplexity
 
-KEY = os.environ.get("PPLX_API_KEY") or os.environ.get("PERPLEXITY_API_KEY")
+NOT_LIVE = why_not_perplexity()
 pytestmark = [
     pytest.mark.real_api,
-    pytest.mark.skipif(not KEY, reason="set PPLX_API_KEY or PERPLEXITY_API_KEY to run against the real API"),
+    pytest.mark.skipif(NOT_LIVE is not None, reason=f"not Perplexity's live API: {NOT_LIVE}"),
 ]
 
 MESSY = [

@@ -185,7 +185,7 @@ def test_tool_hands_a_bad_argument_back_to_the_model() -> None:
         {"type": "tool_call", "id": "c2", "name": tool.name, "args": {"query": "q", "country": "USA"}}
     )
     assert message.status == "error"
-    assert "country='USA'" in message.content and "two-letter" in message.content
+    assert "country='USA'" in message.content and "ISO 3166-1 alpha-2" in message.content
 
 
 def test_tool_in_create_agent_with_this_packages_model() -> None:

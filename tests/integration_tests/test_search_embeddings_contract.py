@@ -36,7 +36,7 @@ RESPONSE_MODELS = {
     "/v1/contextualizedembeddings": "ContextualizedEmbeddingsResponseOutput",
 }
 EVERY_SEARCH_SETTING: dict[str, Any] = {
-    "max_tokens": 5000, "max_tokens_per_page": 512, "country": "US", "search_domain_filter": ["python.org", "-x.com"],
+    "max_tokens": 5000, "max_tokens_per_page": 512, "country": "US", "search_domain_filter": ["python.org", "pypi.org"],
     "search_language_filter": ["en", "fr"], "search_recency_filter": "hour",
     "last_updated_after_filter": "01/01/2024", "last_updated_before_filter": "12/31/2025",
     "search_mode": "sec", "search_context_size": "high", "search_type": "people", "display_server_time": True,

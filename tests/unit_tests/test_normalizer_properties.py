@@ -1,6 +1,8 @@
 """Properties of the normalizer over the histories applications build (``app_histories``).
 
-Each property runs at the default hypothesis profile's 2,000 examples in CI.
+Each property runs at the default hypothesis profile's 2,000 examples in CI. The
+properties of one history share its draw (`test_properties_of_any_history`): drawing
+a history costs far more than checking it, so one draw serves them all.
 Validity is judged twice, by judges that share no code with the rules: the
 emulator's wire checks (conversation rules and its transcription of the
 request schema) and Perplexity's own published models, strict.
@@ -44,8 +46,7 @@ def _normalize_or_none(messages: list[BaseMessage]) -> NormalizationResult | Non
         return None
 
 
-@given(app_histories())
-def test_every_history_is_valid_on_both_surfaces(history: list[BaseMessage]) -> None:
+def check_every_history_is_valid_on_both_surfaces(history: list[BaseMessage]) -> None:
     result = _normalize_or_none(history)
     if result is None:
         return
@@ -65,8 +66,7 @@ def _texts(message: BaseMessage) -> list[str]:
     return [p for p in pieces if p]
 
 
-@given(app_histories())
-def test_nothing_is_lost_but_what_the_report_names(history: list[BaseMessage]) -> None:
+def check_nothing_is_lost_but_what_the_report_names(history: list[BaseMessage]) -> None:
     result = _normalize_or_none(history)
     if result is None:
         return
@@ -89,8 +89,7 @@ def test_nothing_is_lost_but_what_the_report_names(history: list[BaseMessage]) -
                 assert call["id"] in call_ids, f"lost tool call {call['id']!r}"
 
 
-@given(app_histories())
-def test_callers_messages_are_never_mutated(history: list[BaseMessage]) -> None:
+def check_callers_messages_are_never_mutated(history: list[BaseMessage]) -> None:
     before = copy.deepcopy(history)
     result = _normalize_or_none(history)
     assert history == before
@@ -104,8 +103,7 @@ def test_callers_messages_are_never_mutated(history: list[BaseMessage]) -> None:
             assert id(message) in out_ids, f"message {i} was copied though no rule touched it"
 
 
-@given(app_histories())
-def test_idempotent(history: list[BaseMessage]) -> None:
+def check_idempotent(history: list[BaseMessage]) -> None:
     result = _normalize_or_none(history)
     if result is None:
         return
@@ -132,8 +130,7 @@ def _wire(messages: list[BaseMessage]) -> list[dict[str, Any]]:
     return agent_input(messages)
 
 
-@given(app_histories())
-def test_turn_stable(history: list[BaseMessage]) -> None:
+def check_turn_stable(history: list[BaseMessage]) -> None:
     """Every earlier item goes out again unchanged, under the same role, as the conversation grows.
 
     Compared at the points where an application calls the model, and up to the
@@ -149,6 +146,22 @@ def test_turn_stable(history: list[BaseMessage]) -> None:
 
 def _last_assistant(items: list[dict[str, Any]]) -> int:
     return max((i for i, item in enumerate(items) if item.get("role") == "assistant"), default=-1)
+
+
+PROPERTIES = (
+    check_callers_messages_are_never_mutated,  # first: it must see the caller's history untouched
+    check_every_history_is_valid_on_both_surfaces,
+    check_nothing_is_lost_but_what_the_report_names,
+    check_idempotent,
+    check_turn_stable,
+)
+
+
+@given(app_histories())
+def test_properties_of_any_history(history: list[BaseMessage]) -> None:
+    """Each property on the same history; a failure's traceback names the property that broke."""
+    for check in PROPERTIES:
+        check(history)
 
 
 @given(app_histories(), st.integers(min_value=40, max_value=400))

@@ -17,9 +17,9 @@ from langchain_perplexity_strict import (
     PerplexitySearchResults,
     PerplexitySearchRetriever,
 )
-from langchain_perplexity_strict._embedding_requests import batches, text_cost
-from langchain_perplexity_strict._search import search_body, to_documents, to_text
-from langchain_perplexity_strict._vectors import decode_binary, decode_int8
+from langchain_perplexity_strict._embeddings._request import batches, text_cost
+from langchain_perplexity_strict._embeddings._vectors import decode_binary, decode_int8
+from langchain_perplexity_strict._search._request import search_body, to_documents, to_text
 
 ENV = ({"PPLX_API_KEY": "env-key"}, {}, {"api_key": "env-key"})
 
@@ -159,12 +159,26 @@ def test_langchain_perplexity_argument_names_still_work() -> None:
         ("max_results", 0, "from 1 to 20"),
         ("max_results", True, "from 1 to 20"),
         ("max_tokens", 2_000_000, "1,000,000"),
-        ("country", "USA", "two-letter"),
+        ("country", "USA", "ISO 3166-1 alpha-2"),
+        ("country", "ZZ", "ISO 3166-1 alpha-2"),
+        ("country", 1, "ISO 3166-1 alpha-2"),
+        (
+            "search_domain_filter",
+            ["https://python.org"],
+            "has a protocol; give the domain without it, such as 'python.org'",
+        ),
+        ("search_domain_filter", ["-http://x.com"], "has a protocol"),
+        ("search_domain_filter", ["python.org", "-x.com"], "mixes included and excluded"),
+        ("search_domain_filter", ["-"], "is empty"),
+        ("search_domain_filter", "python.org", "a list of domain strings"),
+        ("search_language_filter", ["xx"], "ISO 639-1"),
+        ("search_language_filter", ["en"] * 21, "at most 20"),
         ("search_domain_filter", ["a.com"] * 21, "at most 20"),
         ("search_language_filter", ["english"], "ISO 639-1"),
         ("search_recency_filter", "minute", "hour, day, week, month, year"),
-        ("search_after_date_filter", "2025-01-02", "MM/DD/YYYY"),
-        ("last_updated_before_filter", "02/30/2025", "MM/DD/YYYY"),
+        ("search_after_date_filter", "2025-01-02", "M/D/YYYY or MM/DD/YYYY"),
+        ("last_updated_before_filter", "02/30/2025", "M/D/YYYY or MM/DD/YYYY"),
+        ("search_before_date_filter", 20250101, "M/D/YYYY or MM/DD/YYYY"),
         ("search_mode", "news", "web, academic, sec"),
         ("search_type", "pro", "web, fast, people"),
         ("search_context_size", "huge", "low, medium, high"),

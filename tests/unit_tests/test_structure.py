@@ -56,7 +56,7 @@ def test_docs_cited_in_code_exist() -> None:
 # normalize -> plan (_continuation) -> build (_request) -> send (_transport) -> read (_response),
 # assembled by _surfaces and called by chat_models. The transport knows nothing of messages or plans,
 # and the readers know nothing of request building.
-BASE = {"_version", "_message_keys", "errors", "data"}
+BASE = {"_version", "_message_keys", "_arguments", "errors", "data"}
 STAGES: dict[str, set[str]] = {
     "normalize": set(),
     "_continuation": {"normalize"},
@@ -67,17 +67,22 @@ STAGES: dict[str, set[str]] = {
     "chat_models": {"normalize", "_continuation", "_request", "_response", "_surfaces", "_transport"},
     # Beside the chat model, on the same transport: the Search API and the embeddings endpoints.
     "_connection": {"_transport"},
-    "_vectors": set(),
-    "_search": {"_transport"},
-    "_embedding_requests": {"_transport", "_vectors"},
-    "_retrievers": {"_connection", "_search"},
-    "_search_tool": {"_connection", "_search"},
-    "_embeddings": {"_connection", "_embedding_requests"},
-    "_contextualized": {"_connection", "_embedding_requests"},
+    "_search": {"_connection", "_transport"},
+    "_embeddings": {"_connection", "_transport"},
+    # A callback that reads answers (their response_metadata), not a stage of the call.
+    "_cost": set(),
 }
 ORDER = list(STAGES)
 # Entry points above the call: they may import anything of the client (never the other way round).
-ENTRY = {"__init__", "__main__", "cli", "demo", "registration"}
+ENTRY = {
+    "__init__",
+    "__main__",
+    "cli",
+    "demo",
+    "registration",
+    "_endpoint",
+    "_background",
+}  # the last two serve cli and demo
 # Public by name: what an application imports. `demo`, `registration` and `data` keep their
 # LangChain-partner names; every other module is private (`_name`) and re-exported when public.
 PUBLIC = {

@@ -7,11 +7,18 @@ from typing import Any
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import AliasChoices, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
-from langchain_perplexity_strict._search import SEARCH_PATH, SearchFilters, encode_search, search_body, to_documents
+from langchain_perplexity_strict._search._request import (
+    SEARCH_PATH,
+    SearchFilters,
+    check_field,
+    encode_search,
+    search_body,
+    to_documents,
+)
 
 
 class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriever):
@@ -49,6 +56,12 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True)
 
+    @field_validator("k", mode="before")
+    @classmethod
+    def _strict_k(cls, value: Any) -> Any:
+        check_field("max_results", value, "k")
+        return value
+
     @model_validator(mode="after")
     def _check_search(self) -> Self:
         search_body(self._values("-"))  # the query is per call; a placeholder checks the rest now
@@ -56,6 +69,7 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
 
     def _values(self, query: Any, **overrides: Any) -> dict[str, Any]:
         if "k" in overrides:
+            check_field("max_results", overrides["k"], "k")  # named as the caller named it
             overrides["max_results"] = overrides.pop("k")
         return {"query": query, "max_results": self.k, **self.filter_values(), **overrides}
 

@@ -5,20 +5,29 @@
 The types are the published model's; the ranges beyond them are those of
 Perplexity's Search API reference (docs.perplexity.ai/api-reference/search-post)
 and quickstart (docs.perplexity.ai/docs/search/quickstart: at most 5 queries
-per request). Every value is checked before anything is sent.
+per request). Every value is checked before anything is sent, by the
+constructor and per call alike, with no coercion (`k="3"` is refused as
+`k=3` would be accepted). The rules shared with the chat model's web search
+(date format, domains, ISO codes) are in `_filters`; where the two
+differ is in docs/search-and-embeddings.md.
 """
 
 from __future__ import annotations
 
-import datetime
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.documents import Document
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 
+from langchain_perplexity_strict._search._filters import (
+    DATE_ACCEPTED,
+    domains_problem,
+    is_country,
+    is_language,
+    parse_date,
+)
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
@@ -34,7 +43,12 @@ DATE_FILTERS = (
     "last_updated_after_filter",
     "last_updated_before_filter",
 )
-_CODE = re.compile(r"^[A-Za-z]{2}$")
+DATE_PAIRS = (
+    ("search_after_date_filter", "search_before_date_filter"),
+    ("last_updated_after_filter", "last_updated_before_filter"),
+)
+MAX_LANGUAGES = 20
+"""The published request schema's `maxItems`; the language guide says 10: sources conflict, so 20 is sent."""
 
 
 def _integer(low: int, high: int) -> Callable[[Any], bool]:
@@ -42,7 +56,7 @@ def _integer(low: int, high: int) -> Callable[[Any], bool]:
 
 
 def _one_of(values: tuple[str, ...]) -> Callable[[Any], bool]:
-    return lambda v: v in values
+    return lambda v: isinstance(v, str) and v in values
 
 
 def _query(v: Any) -> bool:
@@ -51,24 +65,16 @@ def _query(v: Any) -> bool:
     return isinstance(v, list) and 1 <= len(v) <= MAX_QUERIES and all(isinstance(q, str) and q.strip() for q in v)
 
 
-def _code(v: Any) -> bool:
-    return isinstance(v, str) and bool(_CODE.match(v))
-
-
-def _codes(v: Any) -> bool:
-    return isinstance(v, list) and len(v) <= 20 and all(_code(c) for c in v)
+def _languages(v: Any) -> bool:
+    return isinstance(v, list) and len(v) <= MAX_LANGUAGES and all(is_language(c) for c in v)
 
 
 def _domains(v: Any) -> bool:
-    return isinstance(v, list) and len(v) <= 20 and all(isinstance(d, str) and d.strip("-") for d in v)
+    return domains_problem(v) is None
 
 
 def _date(v: Any) -> bool:
-    try:
-        datetime.datetime.strptime(v, "%m/%d/%Y")
-    except (TypeError, ValueError):
-        return False
-    return True
+    return parse_date(v) is not None
 
 
 @dataclass(frozen=True)
@@ -82,11 +88,15 @@ FIELDS: dict[str, _Field] = {
     "max_results": _Field("an integer from 1 to 20", _integer(1, 20)),
     "max_tokens": _Field("an integer from 1 to 1,000,000", _integer(1, 1_000_000)),
     "max_tokens_per_page": _Field("an integer from 1 to 1,000,000", _integer(1, 1_000_000)),
-    "country": _Field("a two-letter ISO 3166-1 alpha-2 code such as 'US'", _code),
-    "search_domain_filter": _Field("a list of at most 20 domains ('-' prefix excludes)", _domains),
-    "search_language_filter": _Field("a list of at most 20 two-letter ISO 639-1 codes", _codes),
+    "country": _Field("an ISO 3166-1 alpha-2 country code such as 'US' or 'GB'", is_country),
+    "search_domain_filter": _Field(
+        "a list of at most 20 domains without protocol, all included or all excluded ('-' prefix)", _domains
+    ),
+    "search_language_filter": _Field(
+        f"a list of at most {MAX_LANGUAGES} ISO 639-1 language codes such as 'en'", _languages
+    ),
     "search_recency_filter": _Field("one of " + ", ".join(RECENCY), _one_of(RECENCY)),
-    **{name: _Field("a date as MM/DD/YYYY, such as '03/01/2025'", _date) for name in DATE_FILTERS},
+    **{name: _Field(DATE_ACCEPTED, _date) for name in DATE_FILTERS},
     "search_mode": _Field("one of " + ", ".join(SEARCH_MODES), _one_of(SEARCH_MODES)),
     "search_context_size": _Field("one of " + ", ".join(CONTEXT_SIZES), _one_of(CONTEXT_SIZES)),
     "search_type": _Field("one of " + ", ".join(SEARCH_TYPES), _one_of(SEARCH_TYPES)),
@@ -103,6 +113,27 @@ def encode_search(values: Mapping[str, Any]) -> bytes:
     return encode_body(search_body(values))
 
 
+def check_field(name: str, value: Any, label: str | None = None) -> None:
+    """Raise `ValueError` unless `value` (None: not sent) is accepted for the Search API field `name`.
+
+    `label` is the name the caller used (`k` for `max_results`). Nothing is coerced.
+    """
+    field = FIELDS[name]
+    if value is not None and not field.check(value):
+        why = domains_problem(value) if name == "search_domain_filter" else None
+        why = why or f"expected {field.accepted}"
+        msg = f"{label or name}={value!r} is not accepted by Perplexity's Search API: {why}."
+        raise ValueError(msg)
+
+
+def _check_date_order(body: Mapping[str, Any]) -> None:
+    for after, before in DATE_PAIRS:
+        start, end = parse_date(body.get(after)), parse_date(body.get(before))
+        if start is not None and end is not None and start > end:
+            msg = f"{after}={body[after]!r} is later than {before}={body[before]!r}: no page can match."
+            raise ValueError(msg)
+
+
 def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
     """The request body for `values` (None: not sent); raise `ValueError` naming the field, value and accepted."""
     body: dict[str, Any] = {}
@@ -110,17 +141,15 @@ def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
         name = OLD_NAMES.get(name, name)
         if value is None:
             continue
-        field = FIELDS.get(name)
-        if field is None:
+        if name not in FIELDS:
             msg = f"{name}={value!r} is not a Search API field. Accepted: {', '.join(FIELDS)}."
             raise ValueError(msg)
-        if not field.check(value):
-            msg = f"{name}={value!r} is not accepted by Perplexity's Search API: expected {field.accepted}."
-            raise ValueError(msg)
+        check_field(name, value)
         body[name] = list(value) if isinstance(value, list) else value  # a copy: the caller's list stays theirs
     if "query" not in body:
         msg = "query: missing. Accepted: " + FIELDS["query"].accepted + "."
         raise ValueError(msg)
+    _check_date_order(body)
     return body
 
 
@@ -142,15 +171,15 @@ class SearchFilters(BaseModel):
     search_after_date_filter: str | None = Field(
         default=None, validation_alias=AliasChoices("search_after_date_filter", "search_after_date")
     )
-    """Published after this date, MM/DD/YYYY (`search_after_date=` also works)."""
+    """Published after this date, M/D/YYYY (`search_after_date=` also works)."""
     search_before_date_filter: str | None = Field(
         default=None, validation_alias=AliasChoices("search_before_date_filter", "search_before_date")
     )
-    """Published before this date, MM/DD/YYYY (`search_before_date=` also works)."""
+    """Published before this date, M/D/YYYY (`search_before_date=` also works)."""
     last_updated_after_filter: str | None = None
-    """Updated after this date, MM/DD/YYYY."""
+    """Updated after this date, M/D/YYYY."""
     last_updated_before_filter: str | None = None
-    """Updated before this date, MM/DD/YYYY."""
+    """Updated before this date, M/D/YYYY."""
     search_mode: Literal["web", "academic", "sec"] | None = None
     """Which index: the web, academic papers, or SEC filings."""
     search_context_size: Literal["low", "medium", "high"] | None = None
@@ -159,6 +188,13 @@ class SearchFilters(BaseModel):
     """The kind of search: web, fast, or people."""
     display_server_time: bool | None = None
     """Ask for the server's time in the answer (kept in each document's metadata)."""
+
+    @field_validator(*FIELDS.keys() - {"query", "max_results"}, mode="before")
+    @classmethod
+    def _strict(cls, value: Any, info: Any) -> Any:
+        """The per-call check, before pydantic could coerce (`"10"`, `True`, `"yes"` are refused, not converted)."""
+        check_field(info.field_name, value)
+        return value
 
     def filter_values(self) -> dict[str, Any]:
         """The fields above, by name (unset ones as None)."""

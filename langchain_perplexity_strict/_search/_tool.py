@@ -7,14 +7,15 @@ from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.tools import BaseTool, ToolException
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
-from langchain_perplexity_strict._search import (
+from langchain_perplexity_strict._search._request import (
     MAX_QUERIES,
     SEARCH_PATH,
     SearchFilters,
+    check_field,
     encode_search,
     search_body,
     to_text,
@@ -35,11 +36,21 @@ class SearchInput(BaseModel):
     search_recency_filter: Literal["hour", "day", "week", "month", "year"] | None = Field(
         default=None, description="Only pages from the last hour, day, week, month or year."
     )
-    search_after_date_filter: str | None = Field(default=None, description="Published after this date, MM/DD/YYYY.")
-    search_before_date_filter: str | None = Field(default=None, description="Published before this date, MM/DD/YYYY.")
+    search_after_date_filter: str | None = Field(default=None, description="Published after this date, M/D/YYYY.")
+    search_before_date_filter: str | None = Field(default=None, description="Published before this date, M/D/YYYY.")
     search_language_filter: list[str] | None = Field(
         default=None, description="Only pages in these languages, as ISO 639-1 codes such as 'en'."
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _strict(cls, value: Any, info: Any) -> Any:
+        """The constructor's check, not pydantic's coercion; a bad value goes back to the model as the answer."""
+        try:
+            check_field(info.field_name, value)
+        except ValueError as error:
+            raise ToolException(str(error)) from error
+        return value
 
 
 class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
@@ -86,6 +97,12 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
+    @field_validator("max_results", mode="before")
+    @classmethod
+    def _strict_max_results(cls, value: Any) -> Any:
+        check_field("max_results", value)
+        return value
+
     @model_validator(mode="after")
     def _check_search(self) -> Self:
         search_body(self._values({"query": "-"}))
@@ -101,14 +118,16 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         except ValueError as error:
             raise ToolException(str(error)) from error
 
+    # `query` comes first and positional: BaseTool passes a plain-string input (`tool.invoke("cats")`,
+    # `tool.run("cats")`) as the first positional argument, and everything else by keyword.
     def _run(
-        self, run_manager: CallbackManagerForToolRun | None = None, **arguments: Any
+        self, query: str | list[str], *, run_manager: CallbackManagerForToolRun | None = None, **arguments: Any
     ) -> tuple[str, dict[str, Any]]:
-        response = self._post(SEARCH_PATH, self._body(arguments))
+        response = self._post(SEARCH_PATH, self._body({"query": query, **arguments}))
         return to_text(response), response
 
     async def _arun(
-        self, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
+        self, query: str | list[str], *, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
     ) -> tuple[str, dict[str, Any]]:
-        response = await self._apost(SEARCH_PATH, self._body(arguments))
+        response = await self._apost(SEARCH_PATH, self._body({"query": query, **arguments}))
         return to_text(response), response

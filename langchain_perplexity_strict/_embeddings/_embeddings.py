@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StrictInt
 
 from langchain_perplexity_strict._connection import PerplexityConnection
-from langchain_perplexity_strict._embedding_requests import (
+from langchain_perplexity_strict._embeddings._request import (
     EMBED_MODELS,
     MAX_INPUTS,
     MAX_REQUEST_TOKENS,
@@ -17,11 +17,13 @@ from langchain_perplexity_strict._embedding_requests import (
     add_usage,
     arun_batches,
     batches,
+    check_text,
     check_texts,
     decode_items,
     ordered,
     run_batches,
     text_cost,
+    text_list,
 )
 
 EMBEDDINGS_PATH = "/v1/embeddings"
@@ -67,7 +69,7 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     model: str = "pplx-embed-v1-4b"
     """`pplx-embed-v1-4b` (2560 dimensions) or `pplx-embed-v1-0.6b` (1024)."""
-    chunk_size: int = Field(default=MAX_INPUTS, ge=1, le=MAX_INPUTS)
+    chunk_size: StrictInt = Field(default=MAX_INPUTS, ge=1, le=MAX_INPUTS)
     """Most texts per request (1 to 512, Perplexity's limit)."""
 
     allowed_models: ClassVar[tuple[str, ...]] = EMBED_MODELS
@@ -75,7 +77,7 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     def _bodies(self, texts: list[str]) -> list[dict[str, Any]]:
-        check_texts(texts, "texts")
+        check_texts(texts, "texts")  # each non-empty and within 32K tokens (a lower-bound count)
         fields = self.request_fields()
         groups = batches([text_cost(t) for t in texts], self.chunk_size, MAX_REQUEST_TOKENS)
         return [{**fields, "input": texts[group.start : group.stop]} for group in groups]
@@ -91,12 +93,12 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     def embed(self, texts: list[str]) -> EmbeddingsResult:
         """Embed `texts` in as few requests as the limits allow; vectors in order, with usage and cost."""
-        bodies = self._bodies(list(texts))
+        bodies = self._bodies(text_list(texts, "texts"))
         return self._result(bodies, run_batches(lambda data: self._post(EMBEDDINGS_PATH, data), bodies))
 
     async def aembed(self, texts: list[str]) -> EmbeddingsResult:
         """Async `embed`."""
-        bodies = self._bodies(list(texts))
+        bodies = self._bodies(text_list(texts, "texts"))
         post = self._apost
         answers = await arun_batches(lambda data: post(EMBEDDINGS_PATH, data), bodies)
         return self._result(bodies, answers)
@@ -107,6 +109,7 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     def embed_query(self, text: str) -> list[float]:
         """The vector of one text."""
+        check_text(text, "text")
         return self.embed([text]).vectors[0]
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -115,4 +118,5 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     async def aembed_query(self, text: str) -> list[float]:
         """Async `embed_query`."""
+        check_text(text, "text")
         return (await self.aembed([text])).vectors[0]

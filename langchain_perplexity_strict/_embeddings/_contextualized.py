@@ -6,21 +6,24 @@ its whole document. A vector store only ever asks `embed_documents(texts)`
 with the chunk texts, which loses which document each came from; so
 `split_documents` splits each document with a LangChain text splitter,
 embeds every document's chunks together, and keeps the vectors until the
-store asks for those texts.
+store asks for those texts. Any LangChain splitter works: those with
+`split_documents` (every `TextSplitter`), and those with only `split_text`,
+returning strings or `Document`s (`MarkdownHeaderTextSplitter`, whose
+chunks keep their header metadata on top of the document's).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, PrivateAttr
 
 from langchain_perplexity_strict._connection import PerplexityConnection
-from langchain_perplexity_strict._embedding_requests import (
+from langchain_perplexity_strict._embeddings._request import (
     CONTEXT_MODELS,
     MAX_CHUNKS,
     MAX_INPUTS,
@@ -30,20 +33,52 @@ from langchain_perplexity_strict._embedding_requests import (
     add_usage,
     arun_batches,
     batches,
+    check_size,
+    check_text,
     check_texts,
     decode_items,
+    min_tokens,
     ordered,
     run_batches,
     text_cost,
+    text_list,
 )
 
 CONTEXTUALIZED_PATH = "/v1/contextualizedembeddings"
 
 
-class TextSplitter(Protocol):
-    """What is needed of a LangChain text splitter (`langchain_text_splitters.TextSplitter`)."""
+def _split_one(document: Document, splitter: Any) -> list[Document]:
+    """`document`'s chunks by `splitter`: its `split_documents`, else its `split_text` (strings or Documents)."""
+    if callable(getattr(splitter, "split_documents", None)):
+        return list(splitter.split_documents([document]))
+    if not callable(getattr(splitter, "split_text", None)):
+        msg = (
+            f"splitter={splitter!r}: expected a LangChain text splitter, with split_documents "
+            "(any langchain_text_splitters.TextSplitter) or split_text (such as MarkdownHeaderTextSplitter)."
+        )
+        raise TypeError(msg)
+    chunks = []
+    for piece in splitter.split_text(document.page_content):
+        if isinstance(piece, Document):  # MarkdownHeaderTextSplitter: the chunk's headers over the document's metadata
+            chunks.append(Document(piece.page_content, metadata={**document.metadata, **piece.metadata}))
+        elif isinstance(piece, str):
+            chunks.append(Document(piece, metadata=dict(document.metadata)))
+        else:
+            msg = f"splitter={splitter!r}: split_text returned {type(piece).__name__}, expected strings or Documents."
+            raise TypeError(msg)
+    return chunks
 
-    def split_documents(self, documents: Iterable[Document]) -> Sequence[Document]: ...
+
+def _documents(documents: Any) -> list[Document]:
+    if isinstance(documents, Document):
+        msg = "documents: expected a list of Documents, not one Document; wrap it in a list: [document]."
+        raise TypeError(msg)
+    listed = text_list(documents, "documents", "Documents")
+    for n, document in enumerate(listed):
+        if not isinstance(document, Document):
+            msg = f"documents[{n}]={document!r}: expected a langchain_core Document."
+            raise TypeError(msg)
+    return listed
 
 
 class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
@@ -90,12 +125,20 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     # -- documents of chunks -------------------------------------------------------------
 
     def _bodies(self, documents: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
-        chunks = [list(doc) for doc in documents]
+        chunks = [text_list(doc, f"documents[{n}]", "chunk strings") for n, doc in enumerate(text_list(
+            documents, "documents", "documents (each a list of chunk strings)"))]  # fmt: skip
         for n, doc in enumerate(chunks):
             if not doc:
                 msg = f"documents[{n}]=[]: each document needs at least one chunk."
                 raise ValueError(msg)
+            if len(doc) > MAX_CHUNKS:
+                msg = (
+                    f"documents[{n}] has {len(doc):,} chunks; Perplexity takes at most {MAX_CHUNKS:,} per request, "
+                    "and a document cannot be split across requests without losing its context."
+                )
+                raise ValueError(msg)
             check_texts(doc, f"documents[{n}]")
+            check_size(sum(map(min_tokens, doc)), f"documents[{n}]")
         costs = [sum(map(text_cost, doc)) for doc in chunks]
         groups = batches(costs, MAX_INPUTS, MAX_REQUEST_TOKENS, [len(doc) for doc in chunks], MAX_CHUNKS)
         fields = self.request_fields()
@@ -134,8 +177,8 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     # -- LangChain text splitters -----------------------------------------------------------
 
-    def _split(self, documents: Iterable[Document], splitter: TextSplitter) -> list[list[Document]]:
-        return [[c for c in splitter.split_documents([doc]) if c.page_content] for doc in documents]
+    def _split(self, documents: Iterable[Document], splitter: Any) -> list[list[Document]]:
+        return [[c for c in _split_one(doc, splitter) if c.page_content] for doc in _documents(documents)]
 
     def _remember(self, groups: list[list[Document]], vectors: list[list[list[float]]]) -> list[Document]:
         for group, group_vectors in zip(groups, vectors, strict=True):
@@ -143,15 +186,17 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
                 self._prepared.setdefault(chunk.page_content, deque()).append(vector)
         return [chunk for group in groups for chunk in group]
 
-    def split_documents(self, documents: Iterable[Document], splitter: TextSplitter) -> list[Document]:
+    def split_documents(self, documents: Iterable[Document], splitter: Any) -> list[Document]:
         """Split each document with `splitter`, embed its chunks in its context, and return the chunks.
+
+        `splitter`: any LangChain text splitter (`split_documents`, or `split_text` alone).
 
         The chunks' vectors are kept for `embed_documents` (a vector store's `add_documents`).
         """
         groups = [group for group in self._split(documents, splitter) if group]
         return self._remember(groups, self.embed_in_context([[c.page_content for c in g] for g in groups]))
 
-    async def asplit_documents(self, documents: Iterable[Document], splitter: TextSplitter) -> list[Document]:
+    async def asplit_documents(self, documents: Iterable[Document], splitter: Any) -> list[Document]:
         """Async `split_documents`."""
         groups = [group for group in self._split(documents, splitter) if group]
         return self._remember(groups, await self.aembed_in_context([[c.page_content for c in g] for g in groups]))
@@ -172,7 +217,9 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """The vectors `split_documents` prepared for these texts; any other text as a one-chunk document."""
-        found, missing = self._take(list(texts))
+        texts = text_list(texts, "texts")
+        check_texts(texts, "texts")
+        found, missing = self._take(texts)
         if missing:
             for n, vectors in zip(missing, self.embed_in_context([[texts[n]] for n in missing]), strict=True):
                 found[n] = vectors[0]
@@ -180,7 +227,9 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Async `embed_documents`."""
-        found, missing = self._take(list(texts))
+        texts = text_list(texts, "texts")
+        check_texts(texts, "texts")
+        found, missing = self._take(texts)
         if missing:
             for n, vectors in zip(missing, await self.aembed_in_context([[texts[n]] for n in missing]), strict=True):
                 found[n] = vectors[0]
@@ -188,8 +237,10 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     def embed_query(self, text: str) -> list[float]:
         """The query as a document of one chunk (the same vector space as the chunks)."""
+        check_text(text, "text")
         return self.embed_in_context([[text]])[0][0]
 
     async def aembed_query(self, text: str) -> list[float]:
         """Async `embed_query`."""
+        check_text(text, "text")
         return (await self.aembed_in_context([[text]]))[0][0]

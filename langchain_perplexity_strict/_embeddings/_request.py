@@ -10,25 +10,36 @@ request, no empty strings; `dimensions` from 128 to 1024 (0.6b models) or
 bounded by its UTF-8 bytes plus two per text (a token covers at least one
 byte; two allow for the tokens a model adds per input): never over the limit,
 at the price of more requests for long texts.
+
+The 32K-token limit per input is checked the other way round, with a lower
+bound: a text is refused before sending only when its runs of word
+characters (letters, digits, underscores) alone number more than 32,768. Each run is at least one
+token for tokenizers that split text into words before merging (the BPE
+tokenizers of current models do); Perplexity publishes no tokenizer, so a
+text this count does not condemn is sent, and Perplexity answers for it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, model_validator
+from pydantic import BaseModel, field_validator, model_validator
 from typing_extensions import Self
 
+from langchain_perplexity_strict._embeddings._vectors import decode
 from langchain_perplexity_strict._transport import encode_body
-from langchain_perplexity_strict._vectors import decode
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
 MAX_INPUTS = 512
 MAX_CHUNKS = 16_000
 MAX_REQUEST_TOKENS = 120_000
+MAX_INPUT_TOKENS = 32_768
+"""32K tokens per text (per document when contextualized), read as 32 * 1024: the larger reading refuses less."""
+_WORD_RUN = re.compile(r"\w+")
 CONCURRENT_REQUESTS = 4
 """Async batches in flight at once (retries on 429 are the transport's)."""
 FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
@@ -43,6 +54,23 @@ class EmbeddingSettings(BaseModel):
     """`base64_int8`: floats from -128.0 to 127.0; `base64_binary`: +1.0 / -1.0 per dimension (see the class)."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
+
+    @field_validator("dimensions", mode="before")
+    @classmethod
+    def _integer_dimensions(cls, value: Any) -> Any:
+        """No coercion: `dimensions="512"` or `True` is refused, as a per-call value would be."""
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            msg = f"dimensions={value!r}: expected an integer (128 up to the model's full size) or None."
+            raise ValueError(msg)
+        return value
+
+    @field_validator("model", "encoding_format", mode="before", check_fields=False)
+    @classmethod
+    def _string(cls, value: Any, info: Any) -> Any:
+        if not isinstance(value, str):
+            msg = f"{info.field_name}={value!r}: expected a string."
+            raise ValueError(msg)
+        return value
 
     @model_validator(mode="after")
     def _check_settings(self) -> Self:
@@ -89,12 +117,45 @@ class EmbeddingsResult:
     requests: int = 0
 
 
-def check_texts(texts: Sequence[str], name: str) -> None:
-    """Refuse what Perplexity refuses before sending: a text that is not a non-empty string."""
+def text_list(texts: Any, name: str, items: str = "texts") -> list[Any]:
+    """`texts` as a new list; `TypeError` for one string (whose characters would each be embedded) or a non-sequence."""
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, (Sequence, Iterable)) or isinstance(texts, dict):
+        kind = type(texts).__name__
+        msg = f"{name}={texts!r}: expected a list of {items}, not {kind}; wrap one in a list: [{texts!r}]."
+        raise TypeError(msg)
+    return list(texts)
+
+
+def check_text(text: Any, name: str) -> None:
+    """`TypeError` unless `text` is a string; `ValueError` if it is empty (Perplexity refuses both)."""
+    if not isinstance(text, str):
+        msg = f"{name}={text!r}: expected a string, not {type(text).__name__}."
+        raise TypeError(msg)
+    if not text:
+        msg = f"{name}={text!r}: Perplexity embeds non-empty strings only."
+        raise ValueError(msg)
+
+
+def min_tokens(text: str) -> int:
+    """A lower bound of `text`'s tokens: its runs of word characters (see the module docstring)."""
+    return len(_WORD_RUN.findall(text))
+
+
+def check_size(tokens: int, name: str) -> None:
+    """`ValueError` when an input's lower-bound token count is over Perplexity's 32K per input."""
+    if tokens > MAX_INPUT_TOKENS:
+        msg = (
+            f"{name}: at least {tokens:,} tokens (counted as words); Perplexity embeds at most 32K "
+            f"({MAX_INPUT_TOKENS:,}) tokens per input. Split it into smaller texts."
+        )
+        raise ValueError(msg)
+
+
+def check_texts(texts: Sequence[Any], name: str) -> None:
+    """Refuse what Perplexity refuses before sending: a text that is not a non-empty string, or over 32K tokens."""
     for n, text in enumerate(texts):
-        if not isinstance(text, str) or not text:
-            msg = f"{name}[{n}]={text!r}: Perplexity embeds non-empty strings only."
-            raise ValueError(msg)
+        check_text(text, f"{name}[{n}]")
+        check_size(min_tokens(text), f"{name}[{n}]")
 
 
 def text_cost(text: str) -> int:

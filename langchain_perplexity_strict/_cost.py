@@ -1,0 +1,117 @@
+"""What Perplexity charged, totalled across calls, and a budget that stops the next call once spent.
+
+Every Agent API answer reports its cost (`usage.cost`: input, output, cache
+and tool-call costs, and `total_cost`) and, per built-in tool, its
+invocations and cost (`usage.tool_calls_details`); the chat model puts them
+in `response_metadata["cost"]` and `response_metadata["tool_calls_details"]`.
+This handler adds them up per served model, the way langchain-core's
+`get_usage_metadata_callback` adds up tokens, so an application can see and
+cap what a run of an agent costs.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGeneration, LLMResult
+from langchain_core.tracers.context import register_configure_hook
+
+from langchain_perplexity_strict.errors import PerplexityBudgetExceededError
+
+COST_FIELDS = ("input_cost", "output_cost", "cache_creation_cost", "cache_read_cost", "tool_calls_cost", "total_cost")
+"""The amounts of `ResponsesCostOutput` (USD), each added up."""
+
+
+class PerplexityCostCallbackHandler(BaseCallbackHandler):
+    """Adds up Perplexity's reported cost per model, and per built-in tool; refuses a call once a budget is spent.
+
+    `costs` maps the served model to its summed cost fields (`total_cost`
+    includes the tools'); `tool_calls` maps a built-in tool's name to its
+    summed `invocation` and `cost_usd`; `total_cost` is the sum over models.
+    With `budget_usd`, a chat model call that starts when `total_cost` has
+    reached it raises `PerplexityBudgetExceededError` before anything is sent.
+    A call in flight is never cut: the budget is checked between calls.
+    """
+
+    raise_error = True  # the budget's error must stop the call, not be logged and ignored
+
+    def __init__(self, budget_usd: float | None = None) -> None:
+        super().__init__()
+        if budget_usd is not None and budget_usd < 0:
+            msg = f"budget_usd: {budget_usd!r} is not accepted; expected a cost in USD, 0 or more."
+            raise ValueError(msg)
+        self.budget_usd = budget_usd
+        self.costs: dict[str, dict[str, float]] = {}
+        self.tool_calls: dict[str, dict[str, float]] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"PerplexityCostCallbackHandler(total_cost={self.total_cost}, costs={self.costs})"
+
+    @property
+    def total_cost(self) -> float:
+        """Every reported `total_cost` so far, in USD."""
+        with self._lock:
+            return sum(c.get("total_cost", 0.0) for c in self.costs.values())
+
+    def check_budget(self) -> None:
+        """Raise `PerplexityBudgetExceededError` when the budget is spent."""
+        if self.budget_usd is not None:
+            spent = self.total_cost
+            if spent >= self.budget_usd:
+                raise PerplexityBudgetExceededError(spent, self.budget_usd)
+
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any) -> None:
+        self.check_budget()
+
+    def on_llm_start(self, serialized: dict[str, Any], prompts: list[str], **kwargs: Any) -> None:
+        self.check_budget()
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        for generations in response.generations:
+            for generation in generations:
+                if isinstance(generation, ChatGeneration):
+                    self._add(generation.message.response_metadata)
+
+    def _add(self, metadata: Mapping[str, Any]) -> None:
+        cost = metadata.get("cost")
+        if not isinstance(cost, Mapping):
+            return  # not a Perplexity answer, or one without a reported cost
+        model = str(metadata.get("model_name") or "unknown")
+        with self._lock:
+            totals = self.costs.setdefault(model, {})
+            for name in COST_FIELDS:
+                if isinstance(cost.get(name), (int, float)):
+                    totals[name] = totals.get(name, 0.0) + float(cost[name])
+            for tool, details in (metadata.get("tool_calls_details") or {}).items():
+                summed = self.tool_calls.setdefault(str(tool), {"invocation": 0, "cost_usd": 0.0})
+                summed["invocation"] += int((details or {}).get("invocation") or 0)
+                summed["cost_usd"] += float((details or {}).get("cost_usd") or 0.0)
+
+
+@contextmanager
+def get_perplexity_cost_callback(
+    budget_usd: float | None = None, name: str = "perplexity_cost_callback"
+) -> Iterator[PerplexityCostCallbackHandler]:
+    """Total Perplexity's reported cost of every chat model call inside the `with` block (and cap it).
+
+    ```python
+    with get_perplexity_cost_callback(budget_usd=0.50) as cb:
+        agent.invoke(...)
+    cb.total_cost, cb.costs, cb.tool_calls
+    ```
+    """
+    var: ContextVar[PerplexityCostCallbackHandler | None] = ContextVar(name, default=None)
+    register_configure_hook(var, inheritable=True)
+    handler = PerplexityCostCallbackHandler(budget_usd)
+    token = var.set(handler)
+    try:
+        yield handler
+    finally:
+        var.reset(token)

@@ -1,0 +1,77 @@
+"""Which server a base URL reaches: Perplexity, the package's emulator, or something else.
+
+The demo, `make smoke` and the real-API tests label answers by this, so an
+emulator's canned answer is never called live. Perplexity means both its base
+URL and a server that does not say it is the emulator; the emulator says so in
+the `x-perplexity-emulator` response header on every answer.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.error
+import urllib.request
+from typing import Literal
+from urllib.parse import urlsplit
+
+PERPLEXITY_BASE_URL = "https://api.perplexity.ai"
+EMULATOR_HEADER = "x-perplexity-emulator"  # the emulator's own name for it; it imports nothing from here
+Kind = Literal["perplexity", "emulator", "other"]
+
+
+def configured_base_url() -> str:
+    """The base URL ChatPerplexityStrict uses when none is given: `PPLX_BASE_URL`, else Perplexity's."""
+    return os.environ.get("PPLX_BASE_URL") or PERPLEXITY_BASE_URL
+
+
+def is_perplexity_url(base_url: str) -> bool:
+    """Whether `base_url` is Perplexity's API (https, api.perplexity.ai, default port)."""
+    parts = urlsplit(base_url.strip())
+    return parts.scheme == "https" and parts.hostname == "api.perplexity.ai" and parts.port in (None, 443)
+
+
+def says_emulator(base_url: str, timeout: float = 3.0) -> bool:
+    """Whether the server at `base_url` answers `GET /v1/models` with the emulator's header.
+
+    A server that cannot be reached says nothing, so this is False for it.
+    """
+    url = base_url.rstrip("/") + "/v1/models"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.headers.get(EMULATOR_HEADER) is not None
+    except urllib.error.HTTPError as error:
+        return error.headers.get(EMULATOR_HEADER) is not None
+    except (OSError, ValueError):
+        return False
+
+
+def identify(base_url: str) -> Kind:
+    """`emulator` if the server says so, `perplexity` for Perplexity's URL, else `other`."""
+    if says_emulator(base_url):
+        return "emulator"
+    return "perplexity" if is_perplexity_url(base_url) else "other"
+
+
+def describe(kind: Kind, base_url: str) -> str:
+    """Who answers, in words for a user."""
+    if kind == "perplexity":
+        return f"Perplexity's live API ({base_url})"
+    if kind == "emulator":
+        return f"the local Perplexity emulator at {base_url} (canned answers, not Perplexity)"
+    return f"the server at {base_url}, which is not Perplexity's API ({PERPLEXITY_BASE_URL})"
+
+
+def why_not_perplexity() -> str | None:
+    """Why calls from this environment would not reach Perplexity's live API, or None when they would.
+
+    Checked in this order, so nothing is fetched without a key or for another URL:
+    a key is set, the base URL is Perplexity's, and the server there does not say it is the emulator.
+    """
+    if not (os.environ.get("PPLX_API_KEY") or os.environ.get("PERPLEXITY_API_KEY")):
+        return "no PPLX_API_KEY or PERPLEXITY_API_KEY is set"
+    base_url = configured_base_url()
+    if not is_perplexity_url(base_url):
+        return f"PPLX_BASE_URL is {base_url}, not Perplexity's API ({PERPLEXITY_BASE_URL})"
+    if says_emulator(base_url):
+        return f"the server at {base_url} says it is the Perplexity emulator"
+    return None

@@ -1,0 +1,309 @@
+"""Perplexity's built-in tools and skills: their published shapes, small constructors, and the check before sending.
+
+Each TypedDict here is one of `perplexity.generated.api`'s request models
+(`WebSearchToolInput`, `FetchUrlToolInput`, ..., `BuiltinSkillInput`, ...),
+field for field; a contract test holds them equal. They serve three ways: a
+type checker reads them, the constructors (`web_search_tool(...)`, ...)
+return them, and `check_builtin_tool` / `check_skill` walk any dict the app
+binds against them, so a wrong field fails on the client with its path.
+Docs: docs.perplexity.ai, Agent API "Tools" and "Skills".
+"""
+
+# No `from __future__ import annotations`: TypedDict reads `NotRequired` only from evaluated annotations.
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from typing_extensions import NotRequired, TypedDict
+
+from langchain_perplexity_strict._request._shape_check import check_shape
+
+Recency = Literal["hour", "day", "week", "month", "year"]
+
+
+class WebSearchFilters(TypedDict, total=False):
+    """`WebSearchFiltersInput`: domains (`-` prefix denies, at most 20), recency, dates as MM/DD/YYYY."""
+
+    search_domain_filter: list[str]
+    search_recency_filter: Recency
+    search_after_date_filter: str
+    search_before_date_filter: str
+    last_updated_after_filter: str
+    last_updated_before_filter: str
+
+
+class UserLocation(TypedDict, total=False):
+    """`ToolUserLocationInput`: where the search is made from."""
+
+    city: str
+    country: str
+    region: str
+    latitude: float
+    longitude: float
+
+
+class WebSearchTool(TypedDict):
+    """`WebSearchToolInput`."""
+
+    type: Literal["web_search"]
+    filters: NotRequired[WebSearchFilters]
+    max_tokens: NotRequired[int]
+    max_tokens_per_page: NotRequired[int]
+    search_context_size: NotRequired[Literal["low", "medium", "high"]]
+    search_type: NotRequired[Literal["web", "fast"]]
+    user_location: NotRequired[UserLocation]
+
+
+class FetchUrlTool(TypedDict):
+    """`FetchUrlToolInput`: read the pages at URLs the question names."""
+
+    type: Literal["fetch_url"]
+    max_urls: NotRequired[int]
+
+
+class ImageSearchFilters(TypedDict, total=False):
+    """`ImageSearchFiltersInput`."""
+
+    domain_filter: list[str]
+    format_filter: list[Literal["bmp", "gif", "jpeg", "png", "webp", "svg"]]
+    safe_search: bool
+
+
+class ImageSearchTool(TypedDict):
+    """`ImageSearchToolInput`."""
+
+    type: Literal["image_search"]
+    filters: NotRequired[ImageSearchFilters]
+    max_results: NotRequired[int]
+
+
+class PeopleSearchTool(TypedDict):
+    """`PeopleSearchToolInput`."""
+
+    type: Literal["people_search"]
+
+
+class FinanceSearchTool(TypedDict):
+    """`FinanceSearchToolInput`."""
+
+    type: Literal["finance_search"]
+
+
+class SandboxTool(TypedDict):
+    """`SandboxToolInput`: a code sandbox (Python, bash) with files the answer can share."""
+
+    type: Literal["sandbox"]
+
+
+class ApprovalFilter(TypedDict, total=False):
+    """`ApprovalFilterInput`: MCP tools matched by name or by their read-only annotation."""
+
+    read_only: bool
+    tool_names: list[str]
+
+
+class ApprovalFilters(TypedDict, total=False):
+    """`ApprovalFiltersInput`: which MCP tools always, and which never, wait for the app's approval."""
+
+    always: ApprovalFilter
+    never: ApprovalFilter
+
+
+RequireApproval = Literal["always", "never"] | ApprovalFilters
+
+
+class McpTool(TypedDict):
+    """`McpToolInput`: a remote MCP server. `authorization` is a secret: it travels in the request body."""
+
+    type: Literal["mcp"]
+    server_label: str
+    server_url: str
+    allowed_tools: NotRequired[list[str]]
+    authorization: NotRequired[str]
+    defer_loading: NotRequired[bool]
+    headers: NotRequired[dict[str, str]]
+    require_approval: NotRequired[RequireApproval]
+
+
+class ConnectorTool(TypedDict):
+    """`ConnectorToolInput`: a connector configured on the Perplexity account, by id."""
+
+    type: Literal["connector"]
+    id: str
+    server_label: str
+    allowed_tools: NotRequired[list[str]]
+    require_approval: NotRequired[RequireApproval]
+    server_description: NotRequired[str]
+
+
+class BuiltinSkill(TypedDict):
+    """`BuiltinSkillInput`: one of Perplexity's office skills."""
+
+    type: Literal["builtin"]
+    name: Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
+
+
+class InlineSkill(TypedDict):
+    """`InlineSkillInput`: a skill written in the request."""
+
+    type: Literal["inline"]
+    name: str
+    description: str
+    instructions: str
+
+
+class CustomSkill(TypedDict):
+    """`CustomSkillInput`: a skill uploaded to the account, by id (and version)."""
+
+    type: Literal["custom"]
+    id: str
+    version: NotRequired[str]
+
+
+BuiltinTool = (
+    WebSearchTool
+    | FetchUrlTool
+    | ImageSearchTool
+    | PeopleSearchTool
+    | FinanceSearchTool
+    | SandboxTool
+    | McpTool
+    | ConnectorTool
+)
+"""Any built-in tool, as `bind_tools` takes it."""
+Skill = BuiltinSkill | InlineSkill | CustomSkill
+"""Any skill, as the `skills` parameter takes it."""
+
+TOOL_SHAPES: dict[str, Any] = {
+    "web_search": WebSearchTool, "fetch_url": FetchUrlTool, "image_search": ImageSearchTool,
+    "people_search": PeopleSearchTool, "finance_search": FinanceSearchTool, "sandbox": SandboxTool,
+    "mcp": McpTool, "connector": ConnectorTool,
+}  # fmt: skip
+"""Built-in tool type → its published shape (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
+SKILL_SHAPES: dict[str, Any] = {"builtin": BuiltinSkill, "inline": InlineSkill, "custom": CustomSkill}
+"""Skill type → its published shape (`SkillInput`)."""
+
+
+def check_builtin_tool(tool: Mapping[str, Any], path: str = "tools") -> None:
+    """Raise `ValueError` naming the field unless `tool` is a built-in tool in its published shape."""
+    shape = TOOL_SHAPES.get(str(tool.get("type")))
+    if shape is None:
+        msg = f"{path}.type: {tool.get('type')!r} is not a built-in tool; expected one of {', '.join(TOOL_SHAPES)}"
+        raise ValueError(msg)
+    check_shape(tool, shape, path)
+
+
+def check_skill(skill: Any, path: str = "skills") -> None:
+    """Raise `ValueError` naming the field unless `skill` is a skill in its published shape."""
+    shape = SKILL_SHAPES.get(str(skill.get("type"))) if isinstance(skill, Mapping) else None
+    if shape is None:
+        kind = skill.get("type") if isinstance(skill, Mapping) else skill
+        msg = f"{path}.type: {kind!r} is not a skill type; expected one of {', '.join(SKILL_SHAPES)}"
+        raise ValueError(msg)
+    check_shape(skill, shape, path)
+
+
+def check_skills(skills: Any) -> list[dict[str, Any]]:
+    """The `skills` parameter checked: a list of skills, each in its published shape (a copy)."""
+    if not isinstance(skills, (list, tuple)):
+        msg = f"skills: {skills!r} is not accepted; expected a list of skills (builtin_skill(...), ...)"
+        raise ValueError(msg)
+    for i, skill in enumerate(skills):
+        check_skill(skill, f"skills[{i}]")
+    return [dict(s) for s in skills]
+
+
+def skills_accepted(skills: Any, api: str) -> bool:
+    """The `skills` parameter's check: raises `ValueError` naming the skill and field that is wrong."""
+    check_skills(skills)
+    return True
+
+
+def _built(shape: Any, **fields: Any) -> Any:
+    """A tool or skill of `shape` with the fields given (None means absent), checked."""
+    value = {k: v for k, v in fields.items() if v is not None}
+    check_shape(value, shape, str(value["type"]))
+    return value
+
+
+def web_search_tool(
+    *,
+    filters: WebSearchFilters | None = None,
+    max_tokens: int | None = None,
+    max_tokens_per_page: int | None = None,
+    search_context_size: Literal["low", "medium", "high"] | None = None,
+    search_type: Literal["web", "fast"] | None = None,
+    user_location: UserLocation | None = None,
+) -> WebSearchTool:
+    """Perplexity's web search, with its options; bound, it replaces the default search tool."""
+    return _built(WebSearchTool, type="web_search", filters=filters, max_tokens=max_tokens,
+                  max_tokens_per_page=max_tokens_per_page, search_context_size=search_context_size,
+                  search_type=search_type, user_location=user_location)  # fmt: skip
+
+
+def fetch_url_tool(*, max_urls: int | None = None) -> FetchUrlTool:
+    """Fetch the pages at URLs (their text comes back as `fetch_url_results`)."""
+    return _built(FetchUrlTool, type="fetch_url", max_urls=max_urls)
+
+
+def image_search_tool(*, filters: ImageSearchFilters | None = None, max_results: int | None = None) -> ImageSearchTool:
+    """Image search (`image_search_results`: image URL, page, size)."""
+    return _built(ImageSearchTool, type="image_search", filters=filters, max_results=max_results)
+
+
+def people_search_tool() -> PeopleSearchTool:
+    """People search."""
+    return _built(PeopleSearchTool, type="people_search")
+
+
+def finance_search_tool() -> FinanceSearchTool:
+    """Financial data search."""
+    return _built(FinanceSearchTool, type="finance_search")
+
+
+def sandbox_tool() -> SandboxTool:
+    """The code sandbox: runs code, reads and writes files, shares them."""
+    return _built(SandboxTool, type="sandbox")
+
+
+def mcp_tool(
+    server_label: str,
+    server_url: str,
+    *,
+    allowed_tools: list[str] | None = None,
+    authorization: str | None = None,
+    defer_loading: bool | None = None,
+    headers: dict[str, str] | None = None,
+    require_approval: RequireApproval | None = None,
+) -> McpTool:
+    """A remote MCP server; calls that need approval come back as `mcp_approval_request` blocks."""
+    return _built(McpTool, type="mcp", server_label=server_label, server_url=server_url,
+                  allowed_tools=allowed_tools, authorization=authorization, defer_loading=defer_loading,
+                  headers=headers, require_approval=require_approval)  # fmt: skip
+
+
+def connector_tool(
+    id: str,
+    server_label: str,
+    *,
+    allowed_tools: list[str] | None = None,
+    require_approval: RequireApproval | None = None,
+    server_description: str | None = None,
+) -> ConnectorTool:
+    """A connector of the Perplexity account (an MCP server Perplexity hosts), by id."""
+    return _built(ConnectorTool, type="connector", id=id, server_label=server_label, allowed_tools=allowed_tools,
+                  require_approval=require_approval, server_description=server_description)  # fmt: skip
+
+
+def builtin_skill(name: Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]) -> BuiltinSkill:
+    """One of Perplexity's office skills; a skill turns the sandbox on."""
+    return _built(BuiltinSkill, type="builtin", name=name)
+
+
+def inline_skill(name: str, description: str, instructions: str) -> InlineSkill:
+    """A skill written in the request."""
+    return _built(InlineSkill, type="inline", name=name, description=description, instructions=instructions)
+
+
+def custom_skill(id: str, version: str | None = None) -> CustomSkill:
+    """A skill uploaded to the account, by id (the latest version unless `version` is given)."""
+    return _built(CustomSkill, type="custom", id=id, version=version)

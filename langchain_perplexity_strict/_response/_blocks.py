@@ -1,0 +1,124 @@
+"""An answer's standard content blocks, and the block translator that gives a v0 answer the same.
+
+With `output_version="v1"` the answer's `content` is langchain-core's
+standard blocks: reasoning, the server tools' calls and results (see
+`_server_items`), the text with standard `citation` annotations, then the
+function calls. A v0 answer keeps the same facts as a string and
+`additional_kwargs`; the translator registered for the provider name
+`"perplexity"` (langchain-core's `register_translator`) rebuilds the v1
+blocks from them, so `AIMessage.content_blocks` is the same either way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages.block_translators import register_translator
+
+from langchain_perplexity_strict._response._server_items import item_blocks, v0_items
+
+PROVIDER = "perplexity"
+"""`response_metadata["model_provider"]` of this package's answers."""
+ANNOTATIONS = "annotations"
+"""`additional_kwargs` key of a v0 answer: Perplexity's own `url_citation` annotations, offsets in the answer text."""
+
+_MARKER = re.compile(r"\[(\d+)\]")
+REASONING_INDEX, TEXT_INDEX, FIRST_TOOL_CALL_INDEX = 0, 1, 2
+"""Stream block indices: one reasoning block, one text block, then the function calls."""
+
+
+def citation_annotations(
+    text: str,
+    annotations: Sequence[Mapping[str, Any]],
+    citations: Sequence[str],
+    search_results: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """Standard `citation` annotations: Perplexity's own `url_citation`s, else one per `[n]` marker in `text`."""
+    if annotations:
+        return [_citation(a.get("url"), a.get("title"), a.get("start_index"), a.get("end_index"), text)
+                for a in annotations]  # fmt: skip
+    titles = {r.get("url"): r.get("title") for r in search_results}
+    out = []
+    for match in _MARKER.finditer(text):
+        n = int(match.group(1))
+        if 1 <= n <= len(citations):
+            url = citations[n - 1]
+            out.append(_citation(url, titles.get(url), match.start(), match.end(), text))
+    return out
+
+
+def _citation(url: Any, title: Any, start: Any, end: Any, text: str) -> dict[str, Any]:
+    citation: dict[str, Any] = {"type": "citation", "url": url}
+    if title:
+        citation["title"] = title
+    if isinstance(start, int) and isinstance(end, int):
+        citation["start_index"] = start
+        citation["end_index"] = end
+        citation["cited_text"] = text[start:end]
+    return citation
+
+
+def text_block(text: str, annotations: list[dict[str, Any]], index: int | None = None) -> dict[str, Any]:
+    """A standard text block (annotations only when there are some)."""
+    block: dict[str, Any] = {"type": "text", "text": text}
+    if annotations:
+        block["annotations"] = annotations
+    if index is not None:
+        block["index"] = index
+    return block
+
+
+# ---- the translator ---------------------------------------------------------------------------
+
+
+def translate_content(message: AIMessage) -> list[Any]:
+    """The standard blocks of a v0 answer of this package, as its v1 answer has them."""
+    return _translate(message, chunk=False)
+
+
+def translate_content_chunk(message: AIMessageChunk) -> list[Any]:
+    """The standard blocks of a v0 stream chunk (or of chunks added together), with stream indices."""
+    return _translate(message, chunk=True)
+
+
+def _translate(message: AIMessage, *, chunk: bool) -> list[Any]:
+    if not isinstance(message.content, str):
+        raise NotImplementedError  # not a v0 answer of this package: langchain-core's best-effort parsing
+    kwargs = message.additional_kwargs
+    blocks: list[dict[str, Any]] = []
+    reasoning = kwargs.get("reasoning_content")
+    if isinstance(reasoning, str) and reasoning:
+        blocks.append(_indexed({"type": "reasoning", "reasoning": reasoning}, REASONING_INDEX, chunk))
+    for item, block_id in v0_items(kwargs):
+        for block in item_blocks(item, block_id):
+            result = block["type"] == "server_tool_result"
+            blocks.append(_indexed(block, f"lc_{block_id}_result" if result else f"lc_{block_id}", chunk))
+    text = message.content
+    annotations = citation_annotations(
+        text, kwargs.get(ANNOTATIONS) or [], kwargs.get("citations") or [], kwargs.get("search_results") or []
+    )
+    calls = _calls(message, chunk)
+    if text or annotations or (not calls and not chunk):
+        blocks.append(text_block(text, annotations, TEXT_INDEX if chunk else None))
+    blocks.extend(calls)
+    return blocks
+
+
+def _calls(message: AIMessage, chunk: bool) -> list[dict[str, Any]]:
+    if chunk and isinstance(message, AIMessageChunk) and message.chunk_position != "last":
+        return [{"type": "tool_call_chunk", **c, "index": FIRST_TOOL_CALL_INDEX + i}
+                for i, c in enumerate(message.tool_call_chunks)]  # fmt: skip
+    blocks = [{"type": "tool_call", "id": c["id"], "name": c["name"], "args": c["args"]} for c in message.tool_calls]
+    return [_indexed(b, FIRST_TOOL_CALL_INDEX + i, chunk) for i, b in enumerate(blocks)]
+
+
+def _indexed(block: dict[str, Any], index: int | str, chunk: bool) -> dict[str, Any]:
+    return {**block, "index": index} if chunk else block
+
+
+def register_block_translator() -> None:
+    """Register the translator for `"perplexity"` answers (done when the package is imported)."""
+    register_translator(PROVIDER, translate_content, translate_content_chunk)

@@ -1,0 +1,87 @@
+"""MCP approvals in a history, in `ChatOpenAI`'s form: the requests an answer carried, the app's responses.
+
+An answer that waits for approval carries `mcp_approval_request` items: in
+`additional_kwargs["mcp_approval_request"]` (v0), as `non_standard` blocks
+(v1), or as the bare items in `content` (how `ChatOpenAI`'s Responses
+answers hold them). The app approves or denies with a user message holding
+`{"type": "mcp_approval_response", "approval_request_id": ..., "approve": ...}`
+blocks (bare or in `non_standard`). The Agent API takes both back as input
+items (`McpApprovalRequestInputInput`, `McpApprovalResponseInputInput` in
+`perplexity.generated.api`), so the normalizer keeps them where a block it
+cannot send would be dropped, and the request builder sends them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
+
+REQUEST_FIELDS = ("type", "id", "name", "arguments", "server_label", "connector_id", "thought_signature")
+RESPONSE_FIELDS = ("type", "approval_request_id", "approve", "reason", "id")
+SERVER_ITEM_TYPES = frozenset({
+    "search_results", "fetch_url_results", "image_search_results", "mcp_list_tools", "mcp_call",
+    "mcp_approval_request", "tool_search_output", "skill_loaded", "sandbox_results", "sandbox_write_file",
+    "sandbox_read_file", "sandbox_edit_file", "sandbox_grep", "sandbox_glob", "sandbox_apply_patch",
+    "share_file", "unknown",
+})  # fmt: skip
+"""The Agent API's output items of server tools and skills (`OutputItemOutput`, less message and function call)."""
+SERVER_BLOCK_TYPES = frozenset({"server_tool_call", "server_tool_call_chunk", "server_tool_result"})
+
+
+def _unwrapped(block: Any) -> Any:
+    if isinstance(block, dict) and block.get("type") == "non_standard" and isinstance(block.get("value"), dict):
+        return block["value"]
+    return block
+
+
+def is_server_output(block: Any) -> bool:
+    """Whether `block` is a server tool's work in an earlier answer (its call, result or item).
+
+    Such blocks are the server's own record: they are not sent back, and leaving them out
+    is not worth a report line on every turn.
+    """
+    if not isinstance(block, dict):
+        return False
+    return block.get("type") in SERVER_BLOCK_TYPES or _unwrapped(block).get("type") in SERVER_ITEM_TYPES
+
+
+def is_approval_response(block: Any) -> bool:
+    """Whether `block` is the app's `mcp_approval_response` (bare or in a `non_standard` block)."""
+    value = _unwrapped(block)
+    return isinstance(value, dict) and value.get("type") == "mcp_approval_response"
+
+
+def approval_responses(content: Any) -> list[dict[str, Any]]:
+    """The `mcp_approval_response` blocks of user content, with only the published fields."""
+    blocks = content if isinstance(content, list) else []
+    return [_fields(_unwrapped(b), RESPONSE_FIELDS) for b in blocks if is_approval_response(b)]
+
+
+def approval_requests(message: BaseMessage) -> list[dict[str, Any]]:
+    """The `mcp_approval_request` items an answer carried, once each, with only the published fields."""
+    found: list[Any] = list(message.additional_kwargs.get(MCP_APPROVAL_REQUESTS) or [])
+    if isinstance(message.content, list):
+        found.extend(_unwrapped(b) for b in message.content)
+    return _once(_fields(r, REQUEST_FIELDS) for r in found if isinstance(r, dict) and _is_request(r))
+
+
+def _is_request(item: dict[str, Any]) -> bool:
+    return item.get("type") == "mcp_approval_request" and isinstance(item.get("id"), str)
+
+
+def _fields(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    return {k: item[k] for k in fields if item.get(k) is not None}
+
+
+def _once(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        if item["id"] not in seen:
+            seen.add(item["id"])
+            out.append(item)
+    return out

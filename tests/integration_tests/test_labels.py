@@ -1,0 +1,113 @@
+"""The demo, `make smoke` and the real-API tests tell the emulator from Perplexity, and never call it live."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from langchain_perplexity_strict import _endpoint
+from langchain_perplexity_strict._endpoint import PERPLEXITY_BASE_URL, describe, identify, why_not_perplexity
+from langchain_perplexity_strict.testing import PerplexityEmulator
+
+ROOT = Path(__file__).parents[2]
+
+
+def test_every_emulator_response_names_the_emulator(emu: PerplexityEmulator) -> None:
+    with urllib.request.urlopen(emu.base_url + "/v1/models") as response:
+        assert response.headers["x-perplexity-emulator"] == "1"
+    try:
+        urllib.request.urlopen(urllib.request.Request(emu.base_url + "/v1/responses", data=b"{}"))
+    except urllib.error.HTTPError as error:
+        assert error.headers["x-perplexity-emulator"] == "1"
+    else:
+        pytest.fail("an unauthenticated request was answered")
+
+
+def test_base_urls_are_told_apart(emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert identify(emu.base_url) == "emulator"
+    assert identify("http://127.0.0.1:1") == "other"  # nothing listens: it says nothing about itself
+    assert _endpoint.is_perplexity_url(PERPLEXITY_BASE_URL + "/")
+    assert not _endpoint.is_perplexity_url("http://api.perplexity.ai")
+    monkeypatch.setattr(_endpoint, "says_emulator", lambda url: False)
+    assert identify(PERPLEXITY_BASE_URL) == "perplexity"
+    monkeypatch.setattr(_endpoint, "says_emulator", lambda url: True)
+    assert identify(PERPLEXITY_BASE_URL) == "emulator"  # the header wins over the URL
+
+
+def test_only_perplexity_is_called_live() -> None:
+    assert "live" in describe("perplexity", PERPLEXITY_BASE_URL)
+    assert "live" not in describe("emulator", "http://127.0.0.1:8765")
+    assert "not Perplexity" in describe("other", "http://example.test")
+
+
+def test_live_needs_a_key_perplexitys_url_and_no_emulator_header(
+    emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert "no PPLX_API_KEY" in str(why_not_perplexity())
+    monkeypatch.setenv("PPLX_API_KEY", "k")
+    monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
+    assert f"PPLX_BASE_URL is {emu.base_url}" in str(why_not_perplexity())
+    monkeypatch.delenv("PPLX_BASE_URL")
+    monkeypatch.setattr(_endpoint, "says_emulator", lambda url: True)
+    assert "says it is the Perplexity emulator" in str(why_not_perplexity())
+    monkeypatch.setattr(_endpoint, "says_emulator", lambda url: False)
+    assert why_not_perplexity() is None
+
+
+def _with_emulator_env(emu: PerplexityEmulator) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PPLX_API_KEY": "test-key", "PPLX_BASE_URL": emu.base_url}
+
+
+def test_smoke_refuses_the_emulator(emu: PerplexityEmulator) -> None:
+    result = subprocess.run(
+        [sys.executable, "tests/smoke_preflight.py"], cwd=ROOT, env=_with_emulator_env(emu),
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip() == (
+        "make smoke: refused, it runs only against Perplexity's live API: "
+        f"PPLX_BASE_URL is {emu.base_url}, not Perplexity's API ({PERPLEXITY_BASE_URL})"
+    )
+
+
+def test_the_real_api_tests_skip_the_emulator_even_with_a_key(emu: PerplexityEmulator) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/integration_tests/test_real_api.py", "-q", "-rs", "-p", "no:randomly"],
+        cwd=ROOT, env=_with_emulator_env(emu), capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout
+    assert "2 skipped" in result.stdout and "passed" not in result.stdout
+    assert f"not Perplexity's live API: PPLX_BASE_URL is {emu.base_url}" in result.stdout
+    assert not emu.requests  # nothing was asked
+
+
+def test_the_demo_names_the_emulator_behind_an_exported_key(
+    emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from langchain_perplexity_strict.demo import run_demo
+
+    monkeypatch.setenv("PPLX_API_KEY", "test-key")
+    monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
+    assert run_demo() == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Answers in this tour come from the local Perplexity emulator at {emu.base_url}")
+    assert "live" not in out and "refused by the emulator" in out
+    assert any(r.path == "/v1/responses" for r in emu.requests)
+
+
+def test_the_demo_calls_perplexity_live_only_when_identified_so(
+    emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from langchain_perplexity_strict import demo
+
+    monkeypatch.setenv("PPLX_API_KEY", "test-key")
+    monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)  # answers come from here; the label from `identify`
+    monkeypatch.setattr(demo, "identify", lambda url: "perplexity")
+    assert demo.run_demo() == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Answers in this tour come from Perplexity's live API ({emu.base_url})")
+    assert "accepted by Perplexity" in out or "refused by Perplexity" in out
