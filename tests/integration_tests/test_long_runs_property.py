@@ -71,7 +71,10 @@ def collect(
             return [c async for c in runnable.astream(QUESTIONS[tools])]
 
         chunks = asyncio.run(gather())
-    assert [r.kind for r in emu.requests].count("create") == 1
+    creates = [r.kind for r in emu.requests].count("create")
+    # A reset can reach the client before it read the response head: the kernel then drops what was buffered,
+    # nothing identified the run, and the client's ordinary retry posts it again (docs/long-runs.md, guarantee 1).
+    assert creates == 1 or (creates == 2 and faults[0].kind == "reset")
     assert sum(1 for c in chunks if c.usage_metadata) == 1  # usage counted once
     merged: AIMessageChunk = chunks[0]
     for chunk in chunks[1:]:
