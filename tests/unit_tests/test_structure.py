@@ -200,7 +200,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
     ("integration_tests/test_real_api.py", "_endpoint"): "the guard that keeps live tests off any other server",
     ("smoke_preflight.py", "_endpoint"): "the same guard, for `make smoke`",
     ("unit_tests/test_search_embeddings_strict.py", "_connection"): "the connection checks both classes share",
-    ("unit_tests/test_response_output_items.py", "_surfaces"): "read_batch feeds the reader event by event, as a stream",
+    ("unit_tests/test_response_output_items.py", "_surfaces"): "read_batch feeds the reader event by event",
 }
 TESTS = ROOT / "tests"
 
