@@ -69,6 +69,8 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
             f"Invalid model {model!r}. Permitted models: {', '.join(SONAR_MODELS)}",
             "model",
         )
+    # Every parameter checked below is optional in ApiChatCompletionsRequestInput: null means not set.
+    body = {key: value for key, value in body.items() if value is not None}
     _range(body, "temperature", 0, 2, high_open=True)  # Perplexity's chat-completions reference: [0, 2)
     _range(body, "top_p", 0, 1)  # same reference: [0, 1]
     if "top_k" in body:  # same reference: integer [0, 2048]

@@ -249,10 +249,10 @@ def test_every_argument_has_help() -> None:
             assert action.help, f"{name} {action.dest} has no help text"
 
 
-def test_the_readme_command_line_does_not_promote_the_retired_surface() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    start = readme.index("## The command line")
-    block = readme[start : readme.index("```", readme.index("```sh", start) + 5)]
+def test_the_documented_command_line_does_not_promote_the_retired_surface() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    start = page.index("# The command line")
+    block = page[start : page.index("```", page.index("```sh", start) + 5)]
     assert "perplexity-strict chat" in block and "chat_completions" not in block and "sonar" not in block
 
 

@@ -78,6 +78,10 @@ def check_nothing_is_lost_but_what_the_report_names(history: list[BaseMessage]) 
         + [str(m.content) for m in result.messages if isinstance(m, HumanMessage)]
     )
     for index, message in enumerate(history):
+        left_out = canonical_content(message.content, assistant=isinstance(message, AIMessage))
+        named = " ".join(c.reason for c in result.changes if index in c.sources)
+        for kind in left_out.reasoning + left_out.dropped:
+            assert repr(kind) in named, f"block {kind!r} of message {index} left out without a word: {named!r}"
         if index in dropped:
             continue
         for piece in _texts(message):
