@@ -18,6 +18,7 @@ from benchmarks import (
     bench_concurrency,
     bench_continuation,
     bench_embeddings,
+    bench_long_runs,
     bench_normalizer,
     bench_overhead,
     bench_stop_filter,
@@ -30,6 +31,7 @@ SECTIONS = [
     ("Stop filter", bench_stop_filter),
     ("Compaction", bench_compaction),
     ("Continuations (use_previous_response_id)", bench_continuation),
+    ("Long runs through an idle-dropping proxy", bench_long_runs),
     ("Embeddings: decoding and end to end", bench_embeddings),
 ]
 

@@ -47,6 +47,8 @@ from langchain_perplexity_strict.errors import (
     PerplexityBudgetExceededError,
     PerplexityIncompleteError,
     PerplexityResponseError,
+    PerplexityResumeError,
+    PerplexityRunTimeoutError,
     PerplexityStreamError,
 )
 from langchain_perplexity_strict.normalize import (
@@ -98,6 +100,8 @@ __all__ = [
     "PerplexityEmbeddings",
     "PerplexityIncompleteError",
     "PerplexityResponseError",
+    "PerplexityResumeError",
+    "PerplexityRunTimeoutError",
     "PerplexitySearchResults",
     "PerplexitySearchRetriever",
     "PerplexityStreamError",

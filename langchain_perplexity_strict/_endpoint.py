@@ -14,7 +14,8 @@ import urllib.request
 from typing import Literal
 from urllib.parse import urlsplit
 
-PERPLEXITY_BASE_URL = "https://api.perplexity.ai"
+from langchain_perplexity_strict._transport import DEFAULT_BASE_URL as PERPLEXITY_BASE_URL
+
 EMULATOR_HEADER = "x-perplexity-emulator"  # the emulator's own name for it; it imports nothing from here
 Kind = Literal["perplexity", "emulator", "other"]
 

@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import openai
 from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._continuation import Context, ItemEncoder
@@ -20,7 +19,16 @@ from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
-from langchain_perplexity_strict._transport import Fallback, Transport
+from langchain_perplexity_strict._transport import (
+    AsyncStreamFollower,
+    Fallback,
+    Runs,
+    RunSettings,
+    StreamFollower,
+    Transport,
+    await_run,
+    wait,
+)
 
 
 class StreamReader(Protocol):
@@ -79,19 +87,43 @@ class PreparedCall:
     fallback: Fallback | None = None
     """A continuation's `Fallback`: the whole conversation, sent if the server no longer knows the stored response."""
 
+    @property
+    def background(self) -> bool:
+        """Whether the run is created with `background: true` (a setting, or `model_kwargs`)."""
+        return self.body.get("background") is True
+
+    def runs(self, transport: Transport, settings: RunSettings) -> Runs:
+        return Runs(transport, self.surface.path, self.surface.name, settings.stall)
+
     # Sending: the surface's path, the encoded body, the fallback; the second value says whether it was used.
+    # A background create answers at once: `send` then polls the run to its end. A stream is followed
+    # across breaks (docs/long-runs.md).
 
-    def send(self, transport: Transport) -> tuple[dict[str, Any], bool]:
-        return transport.send(self.surface.path, self.data, self.fallback, api=self.surface.name)
+    def send(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
+        data, fell_back = transport.send(self.surface.path, self.data, self.fallback, api=self.surface.name)
+        if self.background:
+            data = wait(self.runs(transport, settings), data, settings)
+        return data, fell_back
 
-    async def asend(self, transport: Transport) -> tuple[dict[str, Any], bool]:
-        return await transport.asend(self.surface.path, self.data, self.fallback, api=self.surface.name)
+    async def asend(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
+        data, fell_back = await transport.asend(self.surface.path, self.data, self.fallback, api=self.surface.name)
+        if self.background:
+            data = await await_run(self.runs(transport, settings), data, settings)
+        return data, fell_back
 
-    def open_stream(self, transport: Transport) -> tuple[openai.Stream[Any], bool]:
-        return transport.open_stream(self.surface.path, self.data, self.fallback, api=self.surface.name)
+    def open_stream(self, transport: Transport, settings: RunSettings) -> tuple[StreamFollower, bool]:
+        runs = self.runs(transport, settings)
+        stream, fell_back = transport.open_stream(self.surface.path, self.data, self.fallback,
+                                                  api=self.surface.name, timeout=runs.stream_timeout)  # fmt: skip
+        return StreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes), fell_back
 
-    async def aopen_stream(self, transport: Transport) -> tuple[openai.AsyncStream[Any], bool]:
-        return await transport.aopen_stream(self.surface.path, self.data, self.fallback, api=self.surface.name)
+    async def aopen_stream(self, transport: Transport, settings: RunSettings) -> tuple[AsyncStreamFollower, bool]:
+        runs = self.runs(transport, settings)
+        stream, fell_back = await transport.aopen_stream(
+            self.surface.path, self.data, self.fallback, api=self.surface.name, timeout=runs.stream_timeout
+        )
+        follower = AsyncStreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
+        return follower, fell_back
 
 
 def read_batch(reader: StreamReader, batch: list[dict[str, Any]], ended: bool) -> list[Any]:

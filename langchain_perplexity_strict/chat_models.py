@@ -36,15 +36,7 @@ from langchain_perplexity_strict._request._tools import NO_SONAR_TOOLS, function
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import merge_generation_chunks
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
-from langchain_perplexity_strict._transport import (
-    DEFAULT_BASE_URL,
-    Fallback,
-    Transport,
-    aiterate_batches,
-    encode_body,
-    iterate_batches,
-    server_root,
-)
+from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
     NormalizationResult,
@@ -187,12 +179,17 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         return values
 
     @property
+    def run_settings(self) -> RunSettings:
+        """How calls follow their runs (docs/long-runs.md): stall timeout, resume limit, polling bound."""
+        return RunSettings(self.stream_chunk_timeout, self.max_resumes, self.timeout)
+
+    @property
     def transport(self) -> Transport:
         """The `ChatOpenAI` (pointed at Perplexity) that carries the requests; rebuilt when its settings
         change (`model_copy(update=...)` keeps private state, so a copy must not reuse another's)."""
         key = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
-            self._transport = Transport.build(server_root(self.base_url), key, model=self.model)
+            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model)
         return self._transport
 
     @property
@@ -319,7 +316,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         n = prepared.n
 
         def one(_: int) -> ChatGeneration:
-            return self._read(prepared, *prepared.send(self.transport))
+            return self._read(prepared, *prepared.send(self.transport, self.run_settings))
 
         if n == 1:
             return self._result([one(0)])
@@ -335,19 +332,20 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        stream, fell_back = prepared.open_stream(self.transport)
+        events, fell_back = prepared.open_stream(self.transport, self.run_settings)
         answer = self._answer(prepared, fell_back)
+        events.metadata = answer.metadata  # where resumes are noted
         mapper = prepared.surface.stream_reader(answer)
         try:
-            for batch, ended in iterate_batches(stream, prepared.surface.name):
+            for batch, ended in events.batches():
                 for chunk in read_batch(mapper, batch, ended):
                     yield self._emit(chunk, run_manager)
                 if answer.stopped:
-                    break  # the stop matched: the rest is unwanted, and the connection is closed below
+                    break  # the stop matched: the rest is unwanted (a background run is cancelled below)
             for chunk in mapper.finish():
                 yield self._emit(chunk, run_manager)
         finally:
-            stream.close()
+            events.close()  # also when the caller leaves early: a background run is then cancelled
 
     @staticmethod
     def _emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
@@ -371,7 +369,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
-            return self._read(prepared, *await prepared.asend(self.transport))
+            return self._read(prepared, *await prepared.asend(self.transport, self.run_settings))
 
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
@@ -383,11 +381,12 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        stream, fell_back = await prepared.aopen_stream(self.transport)
+        events, fell_back = await prepared.aopen_stream(self.transport, self.run_settings)
         answer = self._answer(prepared, fell_back)
+        events.metadata = answer.metadata
         mapper = prepared.surface.stream_reader(answer)
         try:
-            async for batch, ended in aiterate_batches(stream, prepared.surface.name):
+            async for batch, ended in events.batches():
                 for chunk in read_batch(mapper, batch, ended):
                     yield await self._aemit(chunk, run_manager)
                 if answer.stopped:
@@ -395,7 +394,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             for chunk in mapper.finish():
                 yield await self._aemit(chunk, run_manager)
         finally:
-            await stream.close()
+            await events.close()
 
     @staticmethod
     async def _aemit(chunk: AIMessageChunk, run_manager: AsyncCallbackManagerForLLMRun | None) -> ChatGenerationChunk:
@@ -426,8 +425,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         formatted = [openai_tool(tool, strict=strict, path=f"tools[{i}]") for i, tool in enumerate(tools)]
         if not self.supports_function_tools and function_names(formatted):
             raise ValueError(NO_SONAR_TOOLS)
-        choice = tool_choice_for(tool_choice, function_names(formatted)) if tool_choice is not None else None
-        if choice is not None:
+        if (choice := tool_choice_for(tool_choice, function_names(formatted))) is not None:
             kwargs["tool_choice"] = choice
         return super().bind(tools=formatted, **kwargs)
 

@@ -17,6 +17,7 @@ from langchain_core.messages import BaseMessage, convert_to_messages, messages_f
 from pydantic import SecretStr
 
 from langchain_perplexity_strict import _background
+from langchain_perplexity_strict._surfaces import SURFACES
 from langchain_perplexity_strict._version import __version__
 
 DESCRIPTION = (
@@ -28,6 +29,8 @@ NO_KEY = (
     "Set one, or add --emulator to get an answer from the local emulator (canned answers, for trying things out)."
 )
 EMULATOR_LABEL = "[answered by the local Perplexity emulator, not by Perplexity]"
+# The model `--model` defaults to, per surface of the surface table (a test checks each surface has one).
+DEFAULT_MODELS = {"agent": "perplexity/sonar", "chat_completions": "sonar"}
 
 
 class CommandError(Exception):
@@ -225,10 +228,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def model_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--model", default=None, help="Agent API model slug (default: perplexity/sonar)")
+        p.add_argument(
+            "--model", default=None, help="model slug (default: perplexity/sonar; sonar with --api chat_completions)"
+        )
         p.add_argument(
             "--api",
-            choices=["agent", "chat_completions"],
+            choices=list(SURFACES),
             default="agent",
             help="Perplexity surface (default: agent; chat_completions is Sonar's, which Perplexity retired)",
         )
@@ -267,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status. Errors are one line, never a traceback."""
     args = build_parser().parse_args(argv)
     if getattr(args, "model", "unset") is None:
-        args.model = "perplexity/sonar" if args.api == "agent" else "sonar"
+        args.model = DEFAULT_MODELS[args.api]
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning(args.command)

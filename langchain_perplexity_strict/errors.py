@@ -30,6 +30,35 @@ class PerplexityStreamError(PerplexityResponseError):
     """The stream ended before its terminal event: the answer may be cut short."""
 
 
+class PerplexityResumeError(PerplexityStreamError):
+    """A broken stream could not be resumed, or a background run could no longer be polled.
+
+    Either Perplexity refused (`GET /v1/responses/{id}` answered 404: it no
+    longer knows the run; or it will not stream a plain run again), or
+    `max_resumes` resume requests in a row failed. The run was never posted
+    again. `response_id` and `sequence_number` (the last event received) say
+    where it stopped.
+    """
+
+    def __init__(self, message: str, response_id: str | None = None, sequence_number: int | None = None) -> None:
+        super().__init__(message)
+        self.response_id = response_id
+        self.sequence_number = sequence_number
+
+
+class PerplexityRunTimeoutError(PerplexityResponseError, TimeoutError):
+    """A background run did not reach a final status within `timeout` seconds.
+
+    The run is cancelled on the server (`POST /v1/responses/{id}/cancel`),
+    so it bills no further; `response_id` and `status` (the last seen) say which run it was.
+    """
+
+    def __init__(self, message: str, response_id: str | None = None, status: str | None = None) -> None:
+        super().__init__(message)
+        self.response_id = response_id
+        self.status = status
+
+
 class PerplexityBudgetExceededError(RuntimeError):
     """A cost budget (`get_perplexity_cost_callback(budget_usd=...)`) is spent: the next call is not made.
 

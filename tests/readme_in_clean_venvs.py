@@ -1,8 +1,8 @@
 """`make test-readme`: run every README Python block in a fresh venv holding only what the README installs.
 
 The README installs the package with `pip install .`; a block that needs more says
-so on its first line (`# needs: pip install ".[agents]"`) and runs in a venv with
-that extra. The emulator is started the README's way (`perplexity-strict emulator
+so on its first line (`# needs: pip install ".[agents]"`, `# needs: pip install numpy`)
+and runs in a venv with exactly that added. The emulator is started the README's way (`perplexity-strict emulator
 --background --env`) and its exports are the blocks' only environment, besides PATH.
 Each block runs as a script from an empty directory, so the repository's source is
 never imported in place of the installed package.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -22,25 +23,27 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 README = ROOT / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-NEEDS = re.compile(r'^# needs: pip install "\.\[(\w+)\]"', re.MULTILINE)
+NEEDS = re.compile(r"^# needs: pip install (.+)$", re.MULTILINE)
 
 
 def extra_of(block: str) -> str | None:
-    """The extra a block says it needs, if any."""
+    """What a block says it needs besides `pip install .` (the words after `pip install`), if anything."""
     found = NEEDS.search(block)
-    return found.group(1) if found else None
+    return found.group(1).strip() if found else None
 
 
 def fresh_venv(extra: str | None) -> Path:
-    """A new venv (`.venv-readme-<extra>`) with the package installed as the README says."""
-    venv = ROOT / f".venv-readme-{extra or 'base'}"
+    """A new venv (`.venv-readme-<what>`) with the package installed as the README says."""
+    venv = ROOT / f".venv-readme-{re.sub(r'[^a-z0-9]+', '-', extra.lower()).strip('-') if extra else 'base'}"
     shutil.rmtree(venv, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = str(venv / "bin" / "python")
     subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-    target = f".[{extra}]" if extra else "."
-    print(f"== pip install {target!r} into {venv.name}", flush=True)
-    subprocess.run([python, "-m", "pip", "install", "--quiet", target], cwd=ROOT, check=True)
+    targets = shlex.split(extra) if extra else ["."]
+    if not any(t.startswith(".") for t in targets):  # an extra package, on top of the package itself
+        targets = [".", *targets]
+    print(f"== pip install {' '.join(targets)} into {venv.name}", flush=True)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", *targets], cwd=ROOT, check=True)
     return venv
 
 
@@ -68,7 +71,7 @@ def main() -> int:
                 result = subprocess.run(
                     [python, str(script)], cwd=empty, env=env, capture_output=True, text=True, timeout=300, check=False
                 )
-                where = f'pip install "{f".[{extra}]" if extra else "."}"'
+                where = f"pip install {extra or '.'}"
                 if result.returncode == 0:
                     print(f"example-{i}: ok ({where})")
                 else:

@@ -72,6 +72,11 @@ class PerplexityParameters(BaseModel):
     it with `finish_reason: "length"` (what `ChatOpenAI` does, the default)."""
     stream_usage: bool | None = None
     """Accepted as `ChatOpenAI` takes it; Perplexity reports usage in every stream unasked, so it always comes."""
+    stream_chunk_timeout: float | None = Field(default=120.0, ge=0)
+    """Seconds without a byte on a stream before it counts as stalled (`ChatOpenAI`'s name and default;
+    None or 0: off). A stalled stream is resumed after its last event (see docs/long-runs.md)."""
+    max_resumes: int = Field(default=5, ge=0)
+    """Resume requests in a row that may fail before `PerplexityResumeError` (see docs/long-runs.md)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are (Perplexity validates them)."""
     max_input_tokens: int | None = Field(default=None, ge=0)
@@ -218,6 +223,9 @@ class PerplexityParameters(BaseModel):
     """Agent API skills: Perplexity's office skills, inline skills, uploaded ones; a skill turns the sandbox on."""
     store: Annotated[bool | None, Parameter("True or False", accepts.flag, "store", None)] = None
     """Agent API `store`."""
+    background: Annotated[bool | None, Parameter("True or False", accepts.flag, "background", None)] = None
+    """Agent API `background`: the run outlives its connection; invoke polls it, a stream is resumed
+    (docs/long-runs.md). Also per call: `model.invoke(..., background=True)`."""
     prompt_cache_key: Annotated[str | None, Parameter("a string", accepts.text, "prompt_cache_key", None)] = None
     """Agent API `prompt_cache_key`."""
     service_tier: Annotated[
@@ -324,6 +332,12 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
         msg = (
             f"presence_penalty={values['presence_penalty']!r} and frequency_penalty="
             f"{values['frequency_penalty']!r}: Perplexity accepts one or the other, not both."
+        )
+        raise ValueError(msg)
+    if values.get("background") and values.get("store") is False:
+        msg = (
+            "background=True with store=False: a background run is followed with GET /v1/responses/{id}, "
+            "which store=False hides; drop store=False."
         )
         raise ValueError(msg)
     dates = sorted(present & set(DATE_FILTERS))

@@ -92,14 +92,14 @@ def function_names(tools: list[dict[str, Any]]) -> list[str]:
     return [t["function"]["name"] for t in tools if "function" in t]
 
 
-def tool_choice_for(choice: dict | str | bool, names: list[str]) -> Any:
+def tool_choice_for(choice: dict | str | bool | None, names: list[str]) -> Any:
     """Every `tool_choice` form `ChatOpenAI.bind_tools` takes, as a request value (None: left out).
 
     `False` is left out and `True` is `"required"`, as `ChatOpenAI` sends them; `"any"` is
     `"required"`; a name or a dict naming a function (chat, Responses or Anthropic shape) forces
     that function; Anthropic's `{"type": "any" | "auto" | "none"}` are the matching strings.
     """
-    if choice is False:
+    if choice is False or choice is None:
         return None
     if choice is True:
         return "required"

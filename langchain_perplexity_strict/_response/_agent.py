@@ -124,8 +124,8 @@ def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None
         return
     if status in ("queued", "in_progress"):
         msg = (
-            f"Perplexity answered with status {status!r}: the run has not finished (a background run?). "
-            "ChatPerplexityStrict waits for answers; do not pass background=True."
+            f"Perplexity answered with status {status!r}: the run has not finished. A background run "
+            "is polled to its end when created with background=True (docs/long-runs.md)."
         )
         raise PerplexityResponseError(msg)
     msg = f"Perplexity reported the run as {status!r}: {error.get('message') or 'no message'}"

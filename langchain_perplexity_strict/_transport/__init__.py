@@ -2,9 +2,12 @@
 
 `_body` serializes and size-checks a body, `_client` posts, gets and streams
 (errors translated, a fallback body sent once), `_sse` turns a stream's bytes
-into batches of JSON events.
+into batches of JSON events. For long runs, `_runs` retrieves, resumes and
+cancels a run, `_follow` follows a stream across breaks, and `_background`
+polls a background run to its end.
 """
 
+from langchain_perplexity_strict._transport._background import await_run, wait
 from langchain_perplexity_strict._transport._body import MAX_BODY_BYTES, encode_body
 from langchain_perplexity_strict._transport._client import (
     DEFAULT_BASE_URL,
@@ -15,17 +18,25 @@ from langchain_perplexity_strict._transport._client import (
     raise_perplexity_error,
     server_root,
 )
+from langchain_perplexity_strict._transport._follow import AsyncStreamFollower, StreamFollower
+from langchain_perplexity_strict._transport._runs import Runs, RunSettings
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 
 __all__ = [
     "DEFAULT_BASE_URL",
     "MAX_BODY_BYTES",
+    "AsyncStreamFollower",
     "Fallback",
+    "RunSettings",
+    "Runs",
     "SSEBatcher",
+    "StreamFollower",
     "Transport",
     "aiterate_batches",
+    "await_run",
     "encode_body",
     "iterate_batches",
     "raise_perplexity_error",
     "server_root",
+    "wait",
 ]

@@ -87,12 +87,11 @@ class Transport:
 
     @classmethod
     def build(cls, base_url: str, key: tuple[Any, ...], *, model: str) -> Transport:
-        """A transport over a new `ChatOpenAI` pointed at the server root `base_url` (key, retries and
-        timeout from `key`: `(base_url, api_key, timeout, max_retries)`)."""
+        """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (`server_root`; key,
+        retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`)."""
         _, api_key, timeout, max_retries = key
-        chat_openai = ChatOpenAI(
-            model=model, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
-        )
+        root = server_root(base_url)
+        chat_openai = ChatOpenAI(model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout)
         return cls(chat_openai, key)
 
     # A body is JSON already serialized (`encode_body`); the client posts `content` as it is,
@@ -116,26 +115,28 @@ class Transport:
         with translated_errors(api):
             return await self.chat_openai.root_async_client.get(path, cast_to=object, options=_query(params))
 
-    def stream(
-        self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None
-    ) -> openai.Stream[Any]:
-        """Open a server-sent-event stream: POST `body` to `path`, or GET `path` with `params` when no body."""
-        client = self.chat_openai.root_client
-        with translated_errors(api):
-            if body is None:
-                return client.get(path, cast_to=object, options=_query(params), stream=True,
-                                  stream_cls=openai.Stream[object])  # fmt: skip
-            return client.post(path, content=body, cast_to=object, stream=True, stream_cls=openai.Stream[object])
+    def stream(self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None,
+               timeout: Any = None) -> openai.Stream[Any]:  # fmt: skip
+        """Open a server-sent-event stream: POST `body` to `path`, or GET `path` with `params` when no body.
 
-    async def astream(
-        self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None
-    ) -> openai.AsyncStream[Any]:
-        client = self.chat_openai.root_async_client
+        `timeout` replaces the client's for this request (the stall detection's read timeout).
+        """
+        client, options = self.chat_openai.root_client, _options(params, timeout)
         with translated_errors(api):
             if body is None:
-                return await client.get(path, cast_to=object, options=_query(params), stream=True,
+                return client.get(path, cast_to=object, options=options, stream=True,
+                                  stream_cls=openai.Stream[object])  # fmt: skip
+            return client.post(path, content=body, cast_to=object, options=options, stream=True,
+                               stream_cls=openai.Stream[object])  # fmt: skip
+
+    async def astream(self, path: str, body: bytes | None = None, params: Params = None, *,
+                      api: str | None = None, timeout: Any = None) -> openai.AsyncStream[Any]:  # fmt: skip
+        client, options = self.chat_openai.root_async_client, _options(params, timeout)
+        with translated_errors(api):
+            if body is None:
+                return await client.get(path, cast_to=object, options=options, stream=True,
                                         stream_cls=openai.AsyncStream[object])  # fmt: skip
-            return await client.post(path, content=body, cast_to=object, stream=True,
+            return await client.post(path, content=body, cast_to=object, options=options, stream=True,
                                      stream_cls=openai.AsyncStream[object])  # fmt: skip
 
     # With a `fallback`, a refused first body is replaced by the fallback's, sent once.
@@ -145,21 +146,26 @@ class Transport:
              ) -> tuple[dict[str, Any], bool]:  # fmt: skip
         return _once_more(lambda data: self.post(path, data, api=api), body, fallback)
 
-    def open_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None
-                    ) -> tuple[openai.Stream[Any], bool]:  # fmt: skip
-        return _once_more(lambda data: self.stream(path, data, api=api), body, fallback)
+    def open_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
+                    timeout: Any = None) -> tuple[openai.Stream[Any], bool]:  # fmt: skip
+        return _once_more(lambda data: self.stream(path, data, api=api, timeout=timeout), body, fallback)
 
     async def asend(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None
                     ) -> tuple[dict[str, Any], bool]:  # fmt: skip
         return await _aonce_more(lambda data: self.apost(path, data, api=api), body, fallback)
 
-    async def aopen_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None
+    async def aopen_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *,
+                           api: str | None = None, timeout: Any = None
                            ) -> tuple[openai.AsyncStream[Any], bool]:  # fmt: skip
-        return await _aonce_more(lambda data: self.astream(path, data, api=api), body, fallback)
+        return await _aonce_more(lambda data: self.astream(path, data, api=api, timeout=timeout), body, fallback)
 
 
 def _query(params: Params) -> Any:
     return {"params": dict(params)} if params else {}
+
+
+def _options(params: Params, timeout: Any) -> Any:
+    return {**_query(params), "timeout": timeout} if timeout is not None else _query(params)
 
 
 def _once_more(post: Callable[[bytes], T], body: bytes, fallback: Fallback | None) -> tuple[T, bool]:

@@ -77,6 +77,8 @@ class CanonicalMessages:
         notes = []
         if canonical.flattened:
             notes.append(f"{_kinds(canonical.flattened)} sent as text")
+        if canonical.reasoning:
+            notes.append(f"reasoning block(s) {_kinds(canonical.reasoning)} left out (reasoning is not sent back)")
         if canonical.dropped:
             notes.append(
                 f"content block(s) {_kinds(canonical.dropped)} left out (Perplexity takes text, images and files"

@@ -11,7 +11,8 @@ Anthropic's (`thinking`, `redacted_thinking`, `tool_use`,
 completions). `canonical_content` turns any content into LangChain's
 standard blocks of those three kinds, so each request builder only maps
 three shapes, and says what it flattened or dropped so the normalizer can
-report it.
+report it. Only tool-call blocks are left out without a word: the calls
+themselves are sent from `AIMessage.tool_calls`, so nothing is lost.
 
 Assistant content becomes a plain string: the Agent API's input message has
 no `output_text` part, and one string per assistant turn is what both
@@ -29,10 +30,12 @@ from typing import Any
 from langchain_perplexity_strict.normalize._approvals import is_approval_response, is_server_output
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
-# Blocks that repeat what the message says elsewhere (its tool_calls) or that
-# Perplexity does not take back (another model's reasoning): left out of the
-# content. Tool calls are sent from `AIMessage.tool_calls`.
+# Blocks that repeat what the message says elsewhere: tool calls are sent from
+# `AIMessage.tool_calls`, so these are left out of the content silently.
 TOOL_CALL_TYPES = frozenset({"tool_call", "tool_call_chunk", "tool_use", "function_call"})
+# A model's reasoning (LangChain's standard block, Anthropic's signed or
+# redacted thinking, OpenAI's summaries): Perplexity's message parts are text,
+# images and files, so it is left out, and named so the report shows it.
 REASONING_TYPES = frozenset({"reasoning", "thinking", "redacted_thinking"})
 
 
@@ -45,6 +48,7 @@ class CanonicalContent:
     dropped: list[str] = field(default_factory=list)
     videos: list[str] = field(default_factory=list)
     """The kinds, as the caller wrote them, of the blocks that became videos."""
+    reasoning: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -58,11 +62,12 @@ def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
     A string stays as it is. Text of every kind becomes `{"type": "text"}`
     (a refusal is its text); images become `{"type": "image", "url": ...}`
     (a `data:` URL for inline data); files become `{"type": "file", ...}`
-    with `url` or `base64` and `mime_type`. Reasoning, tool-call, server-tool
-    and MCP approval blocks are left out silently (reasoning and the server's
-    own work are not sent back; tool calls go from `tool_calls`, approvals as
-    their own items); any other block is dropped and named in `dropped`.
-    Assistant images and files are dropped too: an assistant turn is text.
+    with `url` or `base64` and `mime_type`. Reasoning blocks are left out
+    and their kinds named in `reasoning`; tool-call, server-tool and MCP
+    approval blocks are left out silently (the server's own work is not sent
+    back; tool calls go from `tool_calls`, approvals as their own items); any
+    other block is dropped and named in `dropped`. Assistant images and files
+    are dropped too: an assistant turn is text.
     """
     if isinstance(content, str):
         return CanonicalContent(content)
@@ -96,7 +101,10 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
     kind = block.get("type")
     if kind in TEXT_TYPES and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
-    if kind in REASONING_TYPES or kind in TOOL_CALL_TYPES or is_server_output(block) or is_approval_response(block):
+    if kind in REASONING_TYPES:
+        result.reasoning.append(kind)
+        return None
+    if kind in TOOL_CALL_TYPES or is_server_output(block) or is_approval_response(block):
         return None  # MCP approvals are kept by the canonical rule and sent as their own input items
     if kind == "non_standard" and isinstance(block.get("value"), dict):  # LangChain's wrapper of a provider block
         inner = CanonicalContent([])

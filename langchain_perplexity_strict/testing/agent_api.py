@@ -28,6 +28,7 @@ from langchain_perplexity_strict.testing.answers import (
     last_user_text,
     search_results_for,
     text_answer,
+    trailing_tool_outputs,
     urls_in,
 )
 from langchain_perplexity_strict.testing.errors import invalid
@@ -150,11 +151,7 @@ def build_answer(body: dict[str, Any], first_input: int = 0) -> EmulatedAnswer:
     """
     items = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
     question = last_user_text(items)
-    trailing_outputs: list[str] = []
-    for item in reversed(items):
-        if item.get("type") != "function_call_output":
-            break
-        trailing_outputs.insert(0, _output_text(item.get("output")))
+    trailing_outputs = trailing_tool_outputs(items, _tool_output)
     tools = body.get("tools") or []
     kinds = {t.get("type") for t in tools}
     functions = [t for t in tools if t.get("type") == "function"]
@@ -235,7 +232,11 @@ def _server_tools(
     return outputs, notes
 
 
-def _output_text(output: Any) -> str:
+def _tool_output(item: dict[str, Any]) -> str | None:
+    """The text of a `function_call_output` item (images as `[image]`); None for any other item."""
+    if item.get("type") != "function_call_output":
+        return None
+    output = item.get("output")
     if isinstance(output, list):
         return " ".join(str(p.get("text") or "[image]") for p in output if isinstance(p, dict))
     return str(output)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,6 +92,22 @@ def last_user_text(messages: list[dict[str, Any]]) -> str:
     questions = [p for p in paragraphs if p.endswith("?")]
     chosen = questions[-1] if questions else (current[-1].split("\n\n")[0] if current else "")
     return " ".join(chosen.split())
+
+
+def trailing_tool_outputs(
+    messages: list[dict[str, Any]], tool_output: Callable[[dict[str, Any]], str | None]
+) -> list[str]:
+    """The texts of the tool results that end the conversation, oldest first: what the model answers from.
+
+    `tool_output` is the surface's reading of one item: its text when it is a tool result, else None.
+    """
+    outputs: list[str] = []
+    for item in reversed(messages):
+        text = tool_output(item)
+        if text is None:
+            break
+        outputs.insert(0, text)
+    return outputs
 
 
 def search_results_for(question: str, count: int = 3) -> list[dict[str, Any]]:

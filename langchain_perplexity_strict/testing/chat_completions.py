@@ -21,6 +21,7 @@ from langchain_perplexity_strict.testing.answers import (
     search_results_for,
     text_answer,
     text_of,
+    trailing_tool_outputs,
     words,
 )
 from langchain_perplexity_strict.testing.errors import APIError, invalid
@@ -68,6 +69,8 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
             f"Invalid model {model!r}. Permitted models: {', '.join(SONAR_MODELS)}",
             "model",
         )
+    # Every parameter checked below is optional in ApiChatCompletionsRequestInput: null means not set.
+    body = {key: value for key, value in body.items() if value is not None}
     _range(body, "temperature", 0, 2, high_open=True)  # Perplexity's chat-completions reference: [0, 2)
     _range(body, "top_p", 0, 1)  # same reference: [0, 1]
     if "top_k" in body:  # same reference: integer [0, 2048]
@@ -116,15 +119,15 @@ def validate_request(body: Any, allow_function_tools: bool) -> str:
     return str(model)
 
 
+def _tool_output(message: dict[str, Any]) -> str | None:
+    return text_of(message.get("content")) if message.get("role") == "tool" else None
+
+
 def build_answer(body: dict[str, Any]) -> EmulatedAnswer:
     """What the emulated Sonar model answers."""
     messages = body["messages"]
     question = last_user_text(messages)
-    trailing_outputs: list[str] = []
-    for message in reversed(messages):
-        if message.get("role") != "tool":
-            break
-        trailing_outputs.insert(0, text_of(message.get("content")))
+    trailing_outputs = trailing_tool_outputs(messages, _tool_output)
     answer = EmulatedAnswer()
     if not body.get("disable_search"):
         answer.queries = [question[:100]]

@@ -251,17 +251,6 @@ def test_tools_on_sonar_are_refused_clearly(emu: PerplexityEmulator) -> None:
 # --- request rules ------------------------------------------------------------------------------------------
 
 
-def test_sonar_names_map_to_the_agent_api_once_with_a_warning(emu: PerplexityEmulator) -> None:
-    from langchain_perplexity_strict._request import _model_names as models
-
-    models._warned.discard("sonar-deep-research")
-    llm = make(emu, model="sonar-deep-research")
-    with pytest.warns(UserWarning, match="preset 'medium'"):
-        llm.invoke("deep")
-    assert emu.requests[-1].body["preset"] == "medium"
-    assert "model" not in emu.requests[-1].body
-
-
 def test_search_filters_reach_the_web_search_tool(emu: PerplexityEmulator) -> None:
     llm = make(
         emu,

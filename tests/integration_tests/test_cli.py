@@ -55,6 +55,21 @@ def test_check_prints_changes_and_the_body(tmp_path: Path, capsys: pytest.Captur
     assert body["input"][-1] == {"role": "user", "content": "a\n\nb"}
 
 
+def test_each_surface_has_its_default_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every surface `--api` offers has a default model, and `check` without `--model` sends it."""
+    from langchain_perplexity_strict.cli import DEFAULT_MODELS, build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    surfaces = next(a for a in commands["check"]._actions if a.dest == "api").choices
+    assert sorted(surfaces) == sorted(DEFAULT_MODELS)
+    path = tmp_path / "conversation.json"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
+    for api, model in DEFAULT_MODELS.items():
+        assert main(["check", str(path), "--api", api]) == 0
+        out = capsys.readouterr().out
+        assert json.loads(out[out.index("{") :])["model"] == model, api
+
+
 def test_check_reads_langchain_dicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from langchain_core.messages import HumanMessage, SystemMessage, messages_to_dict
 
@@ -234,10 +249,10 @@ def test_every_argument_has_help() -> None:
             assert action.help, f"{name} {action.dest} has no help text"
 
 
-def test_the_readme_command_line_does_not_promote_the_retired_surface() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    start = readme.index("## The command line")
-    block = readme[start : readme.index("```", readme.index("```sh", start) + 5)]
+def test_the_documented_command_line_does_not_promote_the_retired_surface() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    start = page.index("# The command line")
+    block = page[start : page.index("```", page.index("```sh", start) + 5)]
     assert "perplexity-strict chat" in block and "chat_completions" not in block and "sonar" not in block
 
 

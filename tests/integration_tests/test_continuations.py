@@ -19,7 +19,6 @@ from langchain_core.messages import (
 )
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict._request._agent import agent_input
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.tools import add
@@ -28,6 +27,11 @@ from tests.integration_tests.tools import add
 def semantic(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Items with function-call arguments parsed (the server's JSON spacing may differ from ours)."""
     return [{**i, "arguments": json.loads(i["arguments"])} if i.get("type") == "function_call" else i for i in items]
+
+
+def whole_input(llm: ChatPerplexityStrict, history: list[BaseMessage]) -> Any:
+    """The `input` of the whole normalized conversation: what the model sends without continuations."""
+    return llm.model_copy(update={"use_previous_response_id": False}).request_body(history)["input"]
 
 
 def reply(model: Any, history: list[BaseMessage]) -> AIMessage:
@@ -50,7 +54,7 @@ def test_later_turns_send_only_what_is_new(emu: PerplexityEmulator) -> None:
     assert second.response_metadata["continuation"] == {
         "previous_response_id": first.response_metadata["id"], "items_sent": 1, "items_in_conversation": 4
     }  # fmt: skip
-    assert semantic(emu.requests[-1].conversation or []) == semantic(agent_input(llm.normalize(history[:-1]).messages))
+    assert semantic(emu.requests[-1].conversation or []) == semantic(whole_input(llm, history[:-1]))
 
 
 def test_off_by_default_and_refused_on_chat_completions(emu: PerplexityEmulator) -> None:
@@ -85,7 +89,7 @@ def test_anything_but_an_intact_history_sends_everything(emu: PerplexityEmulator
     reply(llm, history)
     body = emu.requests[-1].body
     assert "previous_response_id" not in body
-    assert body["input"] == agent_input(llm.normalize(history[:-1]).messages)
+    assert body["input"] == whole_input(llm, history[:-1])
 
 
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream"])
@@ -110,7 +114,7 @@ async def test_a_forgotten_response_is_retried_with_everything(emu: PerplexityEm
     assert answer.text
     assert "fallback" in answer.response_metadata["continuation"]
     assert [r.body.get("previous_response_id") is not None for r in emu.requests] == [True, False]
-    assert emu.requests[-1].body["input"] == agent_input(llm.normalize(history).messages)
+    assert emu.requests[-1].body["input"] == whole_input(llm, history)
 
 
 def test_other_errors_are_not_retried(emu: PerplexityEmulator) -> None:
@@ -181,7 +185,7 @@ def test_the_server_sees_the_whole_normalized_conversation_every_turn(emu: Perpl
     history: list[BaseMessage] = [HumanMessage("Hello?")]
     for turn, kind in enumerate(plan):
         answer = llm.invoke(history)
-        expected = agent_input(llm.bound.normalize(history).messages)
+        expected = whole_input(llm.bound, history)
         assert semantic(emu.requests[-1].conversation or []) == semantic(expected)
         assert (emu.requests[-1].body.get("previous_response_id") is not None) == (turn > 0)
         history.append(answer)

@@ -255,7 +255,10 @@ def test_chat_completions_parameter_checks(emu: PerplexityEmulator, fields: dict
 
 def test_chat_completions_valid_shapes(emu: PerplexityEmulator) -> None:
     for fields in [{"temperature": 0}, {"temperature": 1.99, "top_k": 0}, {"top_p": 1, "top_k": 2048},
-                   {"presence_penalty": -2}, {"frequency_penalty": 0.5}, {"model": "sonar-deep-research"}]:  # fmt: skip
+                   {"presence_penalty": -2}, {"frequency_penalty": 0.5}, {"model": "sonar-deep-research"},
+                   # null is "not set" in the published schema (langchain-perplexity sends max_tokens: null)
+                   {"max_tokens": None, "temperature": None, "top_k": None, "presence_penalty": None,
+                    "frequency_penalty": 0.5}]:  # fmt: skip
         assert post(emu, "/v1/chat/completions", chat(**fields))[0] == 200, fields
 
 

@@ -19,9 +19,6 @@ from langchain_core.messages import (
 )
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict._response._agent import read_agent_response
-from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._render import citation_annotations
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 CALL = {"name": "lookup", "args": {"q": "x"}, "id": "call_1", "type": "tool_call"}
@@ -78,23 +75,6 @@ def test_tool_result_text_blocks_go_as_text(emu: PerplexityEmulator) -> None:
     llm = ChatPerplexityStrict(api_key="test-key", base_url=emu.base_url)
     body = llm.request_body(HISTORIES["tool_result_blocks"])
     assert body["input"][-1]["output"] == "r"
-
-
-def test_several_message_items_are_separated_and_citations_follow() -> None:
-    """A preamble item and the answer item: joined with a blank line, annotation offsets shifted."""
-    answer = Answer()
-    response = {
-        "status": "completed",
-        "output": [
-            {"type": "message", "content": [{"type": "output_text", "text": "Searching."}]},
-            {"type": "message", "content": [{"type": "output_text", "text": "Paris is [1].", "annotations": [
-                {"type": "url_citation", "url": "https://a", "title": "A", "start_index": 9, "end_index": 12}]}]},
-        ],
-    }  # fmt: skip
-    read_agent_response(answer, response)
-    message = answer.message()
-    assert message.content == "Searching.\n\nParis is [1]."
-    assert citation_annotations(answer)[0]["cited_text"] == "[1]"
 
 
 def test_unknown_constructor_arguments_are_refused_with_a_suggestion() -> None:

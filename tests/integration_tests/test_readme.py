@@ -1,8 +1,9 @@
-"""Every Python example in README.md runs offline, the way the README says.
+"""Every Python example in README.md, and in the docs pages it sends readers to, runs offline.
 
 The README's one step is `eval "$(perplexity-strict emulator --background --env)"`;
 this test runs that command, takes the exports it prints into the environment,
-and executes every block, then stops the emulator.
+and executes every block, then stops the emulator. docs/search-and-embeddings.md
+has its own test (test_docs_search.py), which checks what its examples print.
 """
 
 from __future__ import annotations
@@ -17,8 +18,16 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).parents[2] / "README.md"
+ROOT = Path(__file__).parents[2]
+README = ROOT / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+# The pages the README moved its longer examples to.
+DOC_PAGES = ("conversations.md", "parameters.md", "emulator.md")
+DOC_BLOCKS = [
+    (page, block)
+    for page in DOC_PAGES
+    for block in re.findall(r"```python\n(.*?)```", (ROOT / "docs" / page).read_text(encoding="utf-8"), re.DOTALL)
+]
 STEP = 'eval "$(perplexity-strict emulator --background --env)"'
 
 
@@ -52,3 +61,14 @@ def test_a_block_that_needs_the_agents_extra_says_so(block: str) -> None:
     """`make test-readme` installs `.[agents]` only for blocks marked so; `pip install .` lacks langchain/langgraph."""
     needs_extra = re.search(r"^(from|import) (langchain|langgraph)\b(?!_)", block, re.MULTILINE) is not None
     assert needs_extra == block.startswith('# needs: pip install ".[agents]"\n')
+
+
+def test_each_docs_page_has_examples() -> None:
+    assert {page for page, _ in DOC_BLOCKS} == set(DOC_PAGES)
+
+
+@pytest.mark.parametrize(("page", "block"), DOC_BLOCKS, ids=[f"{p}-{i}" for i, (p, _) in enumerate(DOC_BLOCKS)])
+def test_docs_example_runs(exports: dict[str, str], monkeypatch: pytest.MonkeyPatch, page: str, block: str) -> None:
+    for name, value in exports.items():
+        monkeypatch.setenv(name, value)
+    exec(compile(block, str(ROOT / "docs" / page), "exec"), {"__name__": "docs_example"})

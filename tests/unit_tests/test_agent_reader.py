@@ -15,6 +15,7 @@ from perplexity.generated import api
 
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
+from langchain_perplexity_strict._response._render import citation_annotations
 from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
 from langchain_perplexity_strict.testing import agent_api
 
@@ -111,3 +112,20 @@ def test_statuses(status: str, error: Any, outcome: Any) -> None:
         with pytest.raises(outcome):
             read_whole(response)
         assert read_whole(response, raise_on_length=False).response_metadata["finish_reason"] == "length"
+
+
+def test_several_message_items_are_separated_and_citations_follow() -> None:
+    """A preamble item and the answer item: joined with a blank line, annotation offsets shifted."""
+    answer = Answer()
+    response = {
+        "status": "completed",
+        "output": [
+            {"type": "message", "content": [{"type": "output_text", "text": "Searching."}]},
+            {"type": "message", "content": [{"type": "output_text", "text": "Paris is [1].", "annotations": [
+                {"type": "url_citation", "url": "https://a", "title": "A", "start_index": 9, "end_index": 12}]}]},
+        ],
+    }  # fmt: skip
+    read_agent_response(answer, response)
+    message = answer.message()
+    assert message.content == "Searching.\n\nParis is [1]."
+    assert citation_annotations(answer)[0]["cited_text"] == "[1]"

@@ -36,6 +36,8 @@ EXPECTED_ALL = [
     "PerplexityEmbeddings",
     "PerplexityIncompleteError",
     "PerplexityResponseError",
+    "PerplexityResumeError",
+    "PerplexityRunTimeoutError",
     "PerplexitySearchResults",
     "PerplexitySearchRetriever",
     "PerplexityStreamError",

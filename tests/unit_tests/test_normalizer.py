@@ -168,6 +168,34 @@ def test_chat_message_roles_are_understood() -> None:
 
 
 @pytest.mark.parametrize(
+    ("block", "kind"),
+    [
+        ({"type": "thinking", "thinking": "hmm", "signature": "sig"}, "thinking"),  # Anthropic
+        ({"type": "redacted_thinking", "data": "xyz"}, "redacted_thinking"),  # Anthropic
+        ({"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "s"}]}, "reasoning"),
+        ({"type": "reasoning", "reasoning": "because"}, "reasoning"),  # LangChain's standard block
+    ],
+)
+def test_another_providers_reasoning_is_left_out_and_named(block: dict[str, object], kind: str) -> None:
+    answer = AIMessage([block, {"type": "text", "text": "the answer"}])
+    result = normalize_messages([HumanMessage("q"), answer, HumanMessage("and?")])
+    assert result.messages[1] == AIMessage("the answer")
+    assert (
+        result.report() == f"canonical_messages: #1: reasoning block(s) {kind!r} left out (reasoning is not sent back)"
+    )
+
+
+def test_a_reasoning_only_answer_is_not_sent_and_the_report_says_why() -> None:
+    result = normalize_messages(
+        [HumanMessage("q"), AIMessage([{"type": "thinking", "thinking": "hmm"}]), HumanMessage("r")]
+    )
+    assert result.report().splitlines()[0] == (
+        "canonical_messages: #1: reasoning block(s) 'thinking' left out (reasoning is not sent back);"
+        " nothing is left, so the message is not sent"
+    )
+
+
+@pytest.mark.parametrize(
     ("history", "fragment"),
     [
         ([], "empty"),

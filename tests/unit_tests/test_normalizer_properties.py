@@ -19,10 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict import DEFAULT_RULES, normalize_messages
-from langchain_perplexity_strict._request._agent import agent_body, agent_input
-from langchain_perplexity_strict._request._chat import chat_body
-from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict import DEFAULT_RULES, ChatPerplexityStrict, normalize_messages
 from langchain_perplexity_strict.normalize import NormalizationResult, prepare
 from langchain_perplexity_strict.normalize._content import canonical_content
 from langchain_perplexity_strict.testing.agent_schema import check_schema
@@ -35,8 +32,11 @@ from langchain_perplexity_strict.testing.conversation import (
 from tests import published_schema
 from tests.unit_tests.app_histories import app_histories
 
-SETTINGS = {"model": "perplexity/sonar"}
 REFUSALS = re.compile(r"nothing but system messages|left out of the newest user message")
+# Bodies are built the public way, as `perplexity-strict check` does: `request_body` sends nothing.
+# No input budget (max_input_tokens=0), so the body holds exactly the history it is given.
+AGENT = ChatPerplexityStrict(model="perplexity/sonar", api="agent", api_key="unused", max_input_tokens=0)
+CHAT = ChatPerplexityStrict(model="sonar", api="chat_completions", api_key="unused", max_input_tokens=0)
 
 
 def _normalize_or_none(messages: list[BaseMessage]) -> NormalizationResult | None:
@@ -51,7 +51,7 @@ def _normalize_or_none(messages: list[BaseMessage]) -> NormalizationResult | Non
 
 def _agent_body_or_none(messages: list[BaseMessage]) -> dict[str, Any] | None:
     try:
-        return agent_body(BodyInput(messages, SETTINGS))
+        return AGENT.request_body(messages)
     except ValueError as error:  # a newest turn of videos alone: the Agent API has no video part (issue 18)
         assert REFUSALS.search(str(error)), error
         return None
@@ -67,7 +67,7 @@ def check_every_history_is_valid_on_both_surfaces(history: list[BaseMessage]) ->
     check_schema(agent)
     check_conversation(turns_from_agent_input(agent["input"]), ConversationRules(), "invalid_request")
     published_schema.agent_request(agent)
-    chat = chat_body(BodyInput(result.messages, {"model": "sonar"}))
+    chat = CHAT.request_body(result.messages)
     check_conversation(turns_from_chat_messages(chat["messages"], "invalid_message"), ConversationRules(), "x")
     published_schema.chat_request(chat)
 
@@ -91,6 +91,10 @@ def check_nothing_is_lost_but_what_the_report_names(history: list[BaseMessage]) 
         + [str(m.content) for m in result.messages if isinstance(m, HumanMessage)]
     )
     for index, message in enumerate(history):
+        left_out = canonical_content(message.content, assistant=isinstance(message, AIMessage))
+        named = " ".join(c.reason for c in result.changes if index in c.sources)
+        for kind in left_out.reasoning + left_out.dropped:
+            assert repr(kind) in named, f"block {kind!r} of message {index} left out without a word: {named!r}"
         if index in dropped:
             continue
         for piece in _texts(message):
@@ -140,7 +144,7 @@ def _call_points(history: list[BaseMessage]) -> list[int]:
 
 
 def _wire(messages: list[BaseMessage]) -> list[dict[str, Any]]:
-    return agent_input(messages)
+    return AGENT.request_body(messages)["input"]
 
 
 def check_turn_stable(history: list[BaseMessage]) -> None:

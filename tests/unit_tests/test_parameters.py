@@ -1,9 +1,7 @@
-"""The parameter table and the error translation, without I/O."""
+"""The parameter table, without I/O."""
 
 from __future__ import annotations
 
-import httpx
-import openai
 import pytest
 
 from langchain_perplexity_strict._request._parameters import (
@@ -14,7 +12,6 @@ from langchain_perplexity_strict._request._parameters import (
     check_parameters,
     place,
 )
-from langchain_perplexity_strict._transport import raise_perplexity_error
 
 
 def test_every_parameter_has_a_place_on_some_surface_and_a_description() -> None:
@@ -24,8 +21,10 @@ def test_every_parameter_has_a_place_on_some_surface_and_a_description() -> None
 
 
 # Options of the client itself, not of Perplexity: they have no table row and are never sent.
-CLIENT_OPTIONS = {"streaming", "timeout", "max_retries", "model_kwargs", "max_input_tokens", "token_counter", "rules",
-                  "raise_on_length", "stream_usage"}  # fmt: skip
+CLIENT_OPTIONS = {
+    "streaming", "timeout", "max_retries", "stream_chunk_timeout", "max_resumes", "model_kwargs",
+    "max_input_tokens", "token_counter", "rules", "raise_on_length", "stream_usage",
+}  # fmt: skip
 
 
 def test_every_setting_is_a_parameter_with_its_row_or_a_client_option() -> None:
@@ -73,21 +72,3 @@ def test_call_arguments_split_and_refuse_unknown() -> None:
     assert call == {"tools": [1]} and params == {"temperature": 0.1}
     with pytest.raises(ValueError, match=r"temprature=0\.1 is not a parameter"):
         call_arguments({"temprature": 0.1}, "agent")
-
-
-def _status_error(cls: type[openai.APIStatusError], status: int, body: dict) -> openai.APIStatusError:
-    request = httpx.Request("POST", "http://x/v1/responses")
-    return cls("raw", response=httpx.Response(status, request=request, json=body), body=body)
-
-
-def test_errors_carry_perplexitys_type_and_message() -> None:
-    body = {"error": {"message": 'invalid request body: json: unknown field "x"', "type": "invalid_request"}}
-    with pytest.raises(Exception, match=r"HTTP 400 \(invalid_request\): invalid request body") as info:
-        raise_perplexity_error(_status_error(openai.BadRequestError, 400, body), "agent")
-    assert isinstance(info.value, openai.BadRequestError)
-
-
-def test_the_retired_surface_says_what_to_do() -> None:
-    body = {"error": {"message": "Sonar is now the Agent API.", "type": "chat_completions_not_available"}}
-    with pytest.raises(openai.PermissionDeniedError, match="use ChatPerplexityStrict\\(api='agent'\\)"):
-        raise_perplexity_error(_status_error(openai.PermissionDeniedError, 403, body), "chat_completions")

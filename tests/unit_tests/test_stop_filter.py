@@ -1,14 +1,13 @@
-"""The stop filter and the <think> splitter."""
+"""The client-side stop filter."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from langchain_perplexity_strict._response._stop import StopFilter
-from langchain_perplexity_strict._response._think import ThinkSplitter
 
 
 def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
@@ -16,14 +15,6 @@ def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
     stop_filter = StopFilter(stops)
     kept = stop_filter.feed(text)
     return (kept, True) if stop_filter.stopped else (kept + stop_filter.flush(), False)
-
-
-def split_think(text: str) -> tuple[str, str]:
-    """The whole-text form of :class:`ThinkSplitter`: ``(reasoning, answer)``."""
-    splitter = ThinkSplitter()
-    reasoning, answer = splitter.feed(text)
-    more_reasoning, more_answer = splitter.flush()
-    return reasoning + more_reasoning, answer + more_answer
 
 
 alphabet = st.sampled_from(list("ab#\n<>/think "))
@@ -45,7 +36,6 @@ def run(text: str, stops: list[str], sizes: list[int]) -> tuple[str, bool, int]:
     return "".join(out), stop_filter.stopped, held_max
 
 
-@settings(max_examples=2000)
 @given(st.text(alphabet=alphabet, max_size=60), stops_strategy, st.lists(st.integers(1, 7), max_size=40))
 def test_output_does_not_depend_on_chunking(text: str, stops: list[str], sizes: list[int]) -> None:
     whole = run(text, stops, [len(text) or 1])
@@ -55,7 +45,6 @@ def test_output_does_not_depend_on_chunking(text: str, stops: list[str], sizes: 
     assert max(chars[2], chunked[2]) <= max((len(s) - 1 for s in stops), default=0)
 
 
-@settings(max_examples=2000)
 @given(st.text(alphabet=alphabet, max_size=60), stops_strategy)
 def test_never_emits_a_stop_and_keeps_everything_before_it(text: str, stops: list[str]) -> None:
     out, stopped, _ = run(text, stops, [1] * len(text))
@@ -79,17 +68,3 @@ def test_held_text_is_released_when_the_stream_ends() -> None:
     assert stop_filter.feed("go ST") == "go "
     assert stop_filter.held == "ST"
     assert stop_filter.flush() == "ST"
-
-
-def test_think_splitter_across_piece_boundaries() -> None:
-    text = "<think>weigh it</think>\n\nThe answer."
-    for size in range(1, len(text) + 1):
-        splitter = ThinkSplitter()
-        reasoning = answer = ""
-        for i in range(0, len(text), size):
-            r, a = splitter.feed(text[i : i + size])
-            reasoning, answer = reasoning + r, answer + a
-        r, a = splitter.flush()
-        assert (reasoning + r, answer + a) == ("weigh it", "The answer."), size
-    assert split_think("no thinking") == ("", "no thinking")
-    assert split_think("<think>unfinished") == ("unfinished", "")

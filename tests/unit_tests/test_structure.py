@@ -152,3 +152,104 @@ def test_private_modules_are_named_so() -> None:
         inner = path.relative_to(PACKAGE).parts[1:]
         if inner and _unit(path) not in ("testing", "data"):
             assert inner[-1].startswith("_"), f"{path.relative_to(ROOT)}: a module inside a package is private"
+
+
+def _table_rows(markdown: str, heading: str) -> dict[str, str]:
+    """The first table under `heading`: each row's first cell (a backticked unit, `/` and `.py` dropped) to its last."""
+    section = markdown[markdown.index(heading) :]
+    rows = {}
+    for line in section.splitlines()[1:]:
+        if line.startswith("## "):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) >= 2:
+            rows[cells[0].strip("`").removesuffix("/").removesuffix(".py")] = cells[-1]
+    return rows
+
+
+def test_the_architecture_doc_states_the_import_rule_of_every_unit() -> None:
+    rows = _table_rows((ROOT / "docs" / "architecture.md").read_text(), "## The import rule")
+    assert set(rows) == BASE | set(STAGES) | ENTRY | {"testing"}, set(rows) ^ (BASE | set(STAGES) | ENTRY | {"testing"})
+    for unit, may_import in rows.items():
+        named = set(re.findall(r"`(\w+)`", may_import))
+        if unit in STAGES:
+            assert named == STAGES[unit], (unit, named, STAGES[unit])
+        elif unit in ENTRY:
+            assert may_import == "anything", unit
+        else:  # the base, and the emulator
+            assert not named, unit
+
+
+def _public_modules_named_in(path: Path) -> set[str]:
+    sentence = re.search(r"Public modules are (.*?)(?:;|\. Every)", path.read_text(), re.DOTALL)
+    assert sentence, f"{path.name} does not say which modules are public"
+    return set(re.findall(r"`(\w+)`", sentence.group(1)))
+
+
+def test_the_readme_and_the_architecture_doc_name_the_public_modules() -> None:
+    for path in (ROOT / "README.md", ROOT / "docs" / "architecture.md"):
+        assert _public_modules_named_in(path) == PUBLIC - {"__main__"}, path.name
+
+
+# A test imports a private module (`_name`, at any depth) only where it tests that module's unit, the
+# top-level module or subpackage it belongs to: its file name names the unit or one of the unit's modules
+# (`test_transport_errors.py` for `_transport`, `test_sse.py` for `_transport/_sse.py`). Everything else uses
+# the public API, or is listed here with its reason: a private helper as the test's oracle, with no public twin.
+PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
+    ("integration_tests/test_contract.py", "_request"): "the parameter table, so each parameter has a contract value",
+    ("integration_tests/test_real_api.py", "_endpoint"): "the guard that keeps live tests off any other server",
+    ("smoke_preflight.py", "_endpoint"): "the same guard, for `make smoke`",
+    ("unit_tests/test_search_embeddings_strict.py", "_connection"): "the connection checks both classes share",
+    ("unit_tests/test_response_output_items.py", "_surfaces"): "read_batch feeds the reader event by event",
+}
+TESTS = ROOT / "tests"
+
+
+def _private_imports(path: Path) -> set[tuple[str, str]]:
+    """(unit, module) of each private module, or private name, `path` imports from the package."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            inner = parts[1:] if parts[0] == "langchain_perplexity_strict" else []
+            private = [p for p in inner if p.startswith("_") and not p.startswith("__")]
+            if private:
+                found.add((inner[0], private[-1]))
+    return found
+
+
+def _unit_modules(unit: str) -> set[str]:
+    """The names a test file may use for `unit`: the unit's and each of its modules', underscores dropped."""
+    folder = PACKAGE / unit
+    modules = {p.stem for p in folder.rglob("*.py")} - {"__init__"} if folder.is_dir() else set()
+    return {name.strip("_") for name in {unit, *modules}}
+
+
+def _names(test_file: Path, name: str) -> bool:
+    return f"_{name}_" in f"_{test_file.stem.removeprefix('test_')}_"
+
+
+def test_tests_import_private_modules_only_of_the_unit_they_test() -> None:
+    wrong = []
+    for path in sorted(TESTS.rglob("*.py")):
+        where = path.relative_to(TESTS).as_posix()
+        for unit, module in _private_imports(path):
+            if (where, unit) in PRIVATE_IMPORTS_ALLOWED or any(_names(path, n) for n in _unit_modules(unit)):
+                continue
+            wrong.append(f"{where} imports {unit}.{module}: name the file for {unit}, or use the public API")
+    assert not wrong, wrong
+
+
+def test_the_private_import_check_sees_private_modules_and_names(tmp_path: Path) -> None:
+    source = tmp_path / "test_normalizer_things.py"
+    source.write_text(
+        "from langchain_perplexity_strict._request._agent import agent_body\n"
+        "from langchain_perplexity_strict import _endpoint, __version__, ChatPerplexityStrict\n"
+        "from langchain_perplexity_strict.normalize import _content\n"
+    )
+    assert _private_imports(source) == {("_request", "_agent"), ("_endpoint", "_endpoint"), ("normalize", "_content")}
+    assert _names(source, "normalizer") and not _names(source, "normalize")
+    assert "transport" in _unit_modules("_transport") and "sse" in _unit_modules("_transport")

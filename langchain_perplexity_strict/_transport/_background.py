@@ -1,0 +1,124 @@
+"""Wait for a background run: poll `GET /v1/responses/{id}` with backoff until its status is final.
+
+Statuses, from `StatusOutput` in `perplexity.generated.api`: `queued` and
+`in_progress` are not final, so polling goes on; `completed`,
+`requires_action` (function calls to answer), `failed` and `cancelled` are
+final, and the answer is read from that response as from any other (a
+failure or a cancellation raises `PerplexityResponseError`). A status outside
+the schema is treated as final, so an unexpected answer is reported instead
+of polled forever.
+
+The wait is bounded by `timeout` (none: unbounded). A poll that fails on the
+connection or with a 5xx, after the client's own retries, is tried again, up
+to `max_resumes` in a row. When the caller leaves before the run ends (the
+`timeout` bound, `KeyboardInterrupt`, a cancelled task), the run is cancelled
+on the server, so it bills no further; when polling fails for good, the run is
+left to finish and the error names it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import openai
+
+from langchain_perplexity_strict._transport._runs import Runs, RunSettings
+from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunTimeoutError
+
+PENDING_STATUSES = frozenset({"queued", "in_progress"})
+FIRST_POLL = 0.2
+"""Seconds before the first poll; each later wait is 1.5 times longer, up to `MAX_POLL`."""
+MAX_POLL = 5.0
+
+
+class Poll:
+    """The state of one wait: the run, the deadline, the next pause, failures in a row."""
+
+    def __init__(self, response: dict[str, Any], timeout: float | None, max_resumes: int) -> None:
+        self.response = response
+        self.response_id = str(response.get("id"))
+        self.deadline = time.monotonic() + timeout if timeout else None
+        self.timeout = timeout
+        self.max_resumes = max_resumes
+        self.pause = FIRST_POLL
+        self.failures = 0
+
+    @property
+    def pending(self) -> bool:
+        return self.response.get("status") in PENDING_STATUSES
+
+    def next_pause(self) -> float:
+        """Seconds to wait before the next poll; raises once the deadline has passed."""
+        pause, self.pause = self.pause, min(self.pause * 1.5, MAX_POLL)
+        if self.deadline is None:
+            return pause
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            status = self.response.get("status")
+            msg = (
+                f"Perplexity run {self.response_id} was still {status!r} after timeout={self.timeout} seconds; "
+                "it is cancelled on the server. Raise timeout (or set it to None) for longer runs."
+            )
+            raise PerplexityRunTimeoutError(msg, self.response_id, status)
+        return min(pause, remaining)
+
+    def failed(self, error: openai.APIError) -> None:
+        """A poll failed: raise unless trying again may help (connection, 5xx) and the limit allows."""
+        transient = isinstance(error, openai.APIConnectionError) or (
+            isinstance(error, openai.APIStatusError) and error.status_code >= 500
+        )
+        self.failures += 1
+        if transient and self.failures <= self.max_resumes:
+            return
+        status = error.status_code if isinstance(error, openai.APIStatusError) else None
+        msg = (
+            f"Perplexity run {self.response_id} could not be retrieved ({error}). The run was not posted again; "
+            f"it may still finish on the server (GET /v1/responses/{self.response_id})."
+        )
+        if status == 404:
+            msg = f"Perplexity no longer knows run {self.response_id} (HTTP 404). The run was not posted again."
+        raise PerplexityResumeError(msg, self.response_id) from error
+
+
+def leaving(error: BaseException) -> bool:
+    """Whether the caller leaves the run (interrupt, cancelled task, the `timeout` bound), which cancels it;
+    a poll that failed for good leaves the run to finish instead, and its error names it."""
+    return isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, Exception)
+
+
+def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
+    """The run `response` began, once its status is final."""
+    poll = Poll(response, settings.timeout, settings.max_resumes)
+    try:
+        while poll.pending:
+            time.sleep(poll.next_pause())
+            try:
+                poll.response = runs.retrieve(poll.response_id)
+                poll.failures = 0
+            except openai.APIError as error:
+                poll.failed(error)
+    except BaseException as error:
+        if poll.pending and leaving(error):
+            runs.cancel(poll.response_id)
+        raise
+    return poll.response
+
+
+async def await_run(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
+    """Async twin of `wait`."""
+    poll = Poll(response, settings.timeout, settings.max_resumes)
+    try:
+        while poll.pending:
+            await asyncio.sleep(poll.next_pause())
+            try:
+                poll.response = await runs.aretrieve(poll.response_id)
+                poll.failures = 0
+            except openai.APIError as error:
+                poll.failed(error)
+    except BaseException as error:
+        if poll.pending and leaving(error):
+            await runs.acancel(poll.response_id)
+        raise
+    return poll.response

@@ -1,0 +1,337 @@
+"""Follow a streamed run to its terminal event, resuming its stream where it broke.
+
+Every Agent API stream event carries a `sequence_number`. When the stream
+breaks after the first event (a reset, an idle proxy's drop, a stall of
+`stream_chunk_timeout` seconds, an end before the terminal event), it is
+picked up again with `GET /v1/responses/{id}?stream=true&starting_after=N`,
+N being the last event received. Events at or below N are dropped should the
+server send them again, so the reader sees each event once: no text twice,
+none lost. The run itself is never posted again. Perplexity documents
+resuming for background runs (`background: true`, which outlive their
+connection); a plain stream is resumed too when the server allows it.
+
+A connection that brings nothing new before it ends (a long silent research
+step behind an idle-dropping proxy) is not a failure: the server is asked
+where the run stands (`GET /v1/responses/{id}`), and the stream is resumed
+while it is still going, with a backoff that grows while nothing arrives. A
+run found over is resumed once more for its last events, then read from the
+retrieved response. Resume requests that fail in a row (connection errors,
+5xx after the client's own retries) are bounded by `max_resumes`; past that,
+or when the server refuses the resume (a 404: it no longer knows the run),
+`PerplexityResumeError` says so and the run is left to finish. When the
+caller leaves before the terminal event (the generator closed,
+`KeyboardInterrupt`, a cancelled task, a matched stop sequence), a background
+run is cancelled on the server; a plain stream only closes its connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from langchain_perplexity_strict._transport._client import aiterate_batches, iterate_batches
+from langchain_perplexity_strict._transport._runs import Runs
+from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityStreamError
+
+TERMINAL_EVENTS = frozenset(
+    {"response.completed", "response.failed", "response.incomplete", "response.cancelled", "error"}
+)
+FINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "requires_action", "incomplete"})
+RESUME_BACKOFF = 0.25
+"""Seconds before the second resume in a row (the first is immediate); doubled each time, up to `RESUME_BACKOFF_MAX`."""
+RESUME_BACKOFF_MAX = 4.0
+
+Batch = tuple[list[dict[str, Any]], bool]
+
+
+@dataclass
+class Cursor:
+    """Where a followed run stands: its id, the last event received, and the resumes so far."""
+
+    response_id: str | None = None
+    after: int | None = None
+    """The `sequence_number` of the last event received."""
+    finished: bool = False
+    """A terminal event arrived: the run is over, nothing to resume or cancel."""
+    idle: int = 0
+    """Resumed connections in a row that brought no new event."""
+    unnumbered: bool = False
+    """Events came without `sequence_number` (chat completions): such a stream cannot be resumed."""
+    resumes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def resumable(self) -> bool:
+        """Whether the run can be picked up again: its id and the last event's number are known."""
+        return self.response_id is not None and self.after is not None
+
+    def take(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The events of `batch` not received before (a resumed stream may repeat some), noting the newest."""
+        fresh = []
+        for event in batch:
+            number = event.get("sequence_number")
+            if isinstance(number, int):
+                if self.after is not None and number <= self.after:
+                    continue
+                self.after = number
+            else:
+                self.unnumbered = True
+            response = event.get("response")
+            if self.response_id is None and isinstance(response, dict) and isinstance(response.get("id"), str):
+                self.response_id = response["id"]
+            if event.get("type") in TERMINAL_EVENTS:
+                self.finished = True
+            fresh.append(event)
+        if fresh:
+            self.idle = 0
+        return fresh
+
+
+def stalled(error: BaseException) -> bool:
+    """Whether a broken stream broke because no bytes came for the read timeout (httpx's, or its fork's)."""
+    cause = error.__cause__ or error
+    return isinstance(cause, TimeoutError) or type(cause).__name__.endswith("Timeout")
+
+
+class _Follower:
+    """What the sync and async followers share: the cursor, and the decisions on a break."""
+
+    def __init__(self, runs: Runs, stream: Any, *, background: bool, max_resumes: int) -> None:
+        self.runs = runs
+        self.stream = stream
+        self.background = background
+        self.max_resumes = max_resumes
+        self.metadata: dict[str, Any] = {}
+        """Where the resumes are noted: the caller sets the answer's `response_metadata` here."""
+        self.cursor = Cursor()
+        self.failures = 0
+        """Resume requests in a row that failed."""
+        self.over: dict[str, Any] | None = None
+        """The run as retrieved once it was over, while its last events are fetched."""
+        self.gave_up = False
+        """Resuming failed for good: the run is left to finish on the server (the error names it)."""
+        self.closed = False
+
+    @property
+    def api(self) -> str:
+        return self.runs.api
+
+    def reason(self, error: PerplexityStreamError) -> str:
+        """Why the stream broke, when it can be resumed; otherwise the error to raise, raised."""
+        stall = stalled(error)
+        if self.cursor.resumable:
+            return "stall" if stall else "connection broken"
+        if self.cursor.unnumbered and not stall:
+            raise error
+        if stall:
+            seconds = self.runs.stall or "the read timeout of"
+            detail = f"Perplexity sent no bytes for {seconds} seconds (stream_chunk_timeout)"
+        else:
+            detail = str(error).removesuffix("; the answer is incomplete")
+        raise self.unidentified(detail) from error
+
+    def unidentified(self, detail: str) -> PerplexityStreamError:
+        """The error for a stream that broke before any event identified its run (nothing to resume)."""
+        if self.cursor.unnumbered:
+            return PerplexityStreamError(f"{detail}; the answer is incomplete.")
+        msg = f"{detail}, before any event identified the run, so it cannot be resumed; the answer is incomplete."
+        if self.background:
+            msg += " The run may have started on Perplexity; it was not posted again."
+        return PerplexityStreamError(msg)
+
+    def standing(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """After a connection that brought nothing: the run's terminal event if it is over and its last
+        events were already asked for; otherwise None, and the stream is resumed."""
+        if response.get("status") not in FINAL_STATUSES:
+            self.over = None
+            return None
+        if self.over is None:
+            self.over = response  # resume once more: the events after `after` may still be there
+            return None
+        self.cursor.finished = True
+        return [{"type": "response.completed", "response": response}]
+
+    def unknown(self, error: openai.APIError) -> None:
+        """Raise `PerplexityResumeError` if the server says it no longer knows the run; other failures
+        of that status check are left to the resume that follows it."""
+        if isinstance(error, openai.APIStatusError) and error.status_code == 404:
+            raise self.refused(error) from error
+
+    def note(self, reason: str) -> float:
+        """Count one resume (raising once `max_resumes` requests in a row failed); the backoff before it."""
+        cursor = self.cursor
+        if not self.max_resumes:
+            msg = (
+                f"the stream of Perplexity run {cursor.response_id} broke ({reason}) after event {cursor.after}, "
+                "and resuming is off (max_resumes=0). The run was not posted again; it may still finish on the "
+                f"server (GET /v1/responses/{cursor.response_id})."
+            )
+            self.gave_up = True
+            raise PerplexityResumeError(msg, cursor.response_id, cursor.after)
+        if self.failures >= self.max_resumes:
+            msg = (
+                f"the stream of Perplexity run {cursor.response_id} broke and {self.failures} resume requests "
+                f"in a row failed ({reason}; max_resumes={self.max_resumes}); the last event received was number "
+                f"{cursor.after}. The run was not posted again; it may still finish on the server "
+                f"(GET /v1/responses/{cursor.response_id})."
+            )
+            self.gave_up = True
+            raise PerplexityResumeError(msg, cursor.response_id, cursor.after)
+        waited = cursor.idle + self.failures
+        delay = min(RESUME_BACKOFF * 2 ** (waited - 1), RESUME_BACKOFF_MAX) if waited else 0.0
+        cursor.idle += 1  # until the new connection brings something
+        cursor.resumes.append({"starting_after": cursor.after, "reason": reason})
+        self.metadata["resumes"] = cursor.resumes
+        return delay
+
+    def refused(self, error: openai.APIStatusError) -> PerplexityResumeError:
+        """The error for a resume the server refuses for good."""
+        cursor = self.cursor
+        msg = (
+            f"Perplexity cannot resume run {cursor.response_id} after event {cursor.after} "
+            f"(HTTP {error.status_code}: {error.message}). The run was not posted again."
+        )
+        if not self.background:
+            msg += " Runs created with background=True can always be resumed."
+        self.gave_up = True
+        return PerplexityResumeError(msg, cursor.response_id, cursor.after)
+
+    def failed(self, error: openai.APIError) -> str:
+        """A resume request failed: raise if for good, else count it and say why."""
+        if isinstance(error, openai.APIStatusError):
+            if error.status_code < 500 and error.status_code not in (408, 409, 429):
+                raise self.refused(error) from error
+            self.failures += 1
+            return f"resume answered HTTP {error.status_code}"
+        self.failures += 1
+        return f"resume failed ({type(error).__name__})"
+
+    def must_cancel(self) -> str | None:
+        """The id of a background run the caller leaves before its end, which should be cancelled.
+
+        Leaving is closing the stream, an interrupt, a cancelled task, a matched stop; a call that fails
+        because resuming failed leaves the run to finish instead, and its error says how to fetch it."""
+        if self.closed:
+            return None
+        self.closed = True
+        if self.background and not self.cursor.finished and not self.gave_up:
+            return self.cursor.response_id
+        return None
+
+
+class StreamFollower(_Follower):
+    """The batches of a run's events, across as many connections as it takes (sync)."""
+
+    def batches(self) -> Iterator[Batch]:
+        """(events, ended) per network read, as `iterate_batches` gives them, without breaks."""
+        while True:
+            try:
+                for batch, ended in iterate_batches(self.stream, self.api):
+                    fresh = self.cursor.take(batch)
+                    if ended and not self.cursor.finished and self.cursor.resumable:
+                        if fresh:
+                            yield fresh, False
+                        break
+                    if ended and self.background and not self.cursor.finished:
+                        raise self.unidentified("the Perplexity stream ended")
+                    if fresh or ended:
+                        yield fresh, ended
+                    if ended:
+                        return
+                reason = "ended before the terminal event"
+            except PerplexityStreamError as error:
+                reason = self.reason(error)
+            self.stream.close()
+            if self.cursor.idle:  # the last connection brought nothing: ask where the run stands
+                try:
+                    terminal = self.standing(self.runs.retrieve(str(self.cursor.response_id)))
+                except openai.APIError as error:
+                    self.unknown(error)
+                    terminal = None
+                if terminal is not None:
+                    yield terminal, False
+                    yield [], True
+                    return
+            self.stream = self._reopen(reason)
+
+    def _reopen(self, reason: str) -> Any:
+        while True:
+            delay = self.note(reason)
+            if delay:
+                time.sleep(delay)
+            try:
+                stream = self.runs.resume(str(self.cursor.response_id), int(self.cursor.after or 0))
+            except openai.APIError as error:
+                reason = self.failed(error)
+                continue
+            self.failures = 0
+            return stream
+
+    def close(self) -> None:
+        """Close the connection; cancel the run on the server if the caller leaves a background run early."""
+        self.stream.close()
+        response_id = self.must_cancel()
+        if response_id is not None:
+            self.runs.cancel(response_id)
+
+
+class AsyncStreamFollower(_Follower):
+    """Async twin of `StreamFollower`."""
+
+    async def batches(self) -> AsyncIterator[Batch]:
+        """(events, ended) per network read, as `aiterate_batches` gives them, without breaks."""
+        while True:
+            try:
+                async for batch, ended in aiterate_batches(self.stream, self.api):
+                    fresh = self.cursor.take(batch)
+                    if ended and not self.cursor.finished and self.cursor.resumable:
+                        if fresh:
+                            yield fresh, False
+                        break
+                    if ended and self.background and not self.cursor.finished:
+                        raise self.unidentified("the Perplexity stream ended")
+                    if fresh or ended:
+                        yield fresh, ended
+                    if ended:
+                        return
+                reason = "ended before the terminal event"
+            except PerplexityStreamError as error:
+                reason = self.reason(error)
+            await self.stream.close()
+            if self.cursor.idle:
+                try:
+                    terminal = self.standing(await self.runs.aretrieve(str(self.cursor.response_id)))
+                except openai.APIError as error:
+                    self.unknown(error)
+                    terminal = None
+                if terminal is not None:
+                    yield terminal, False
+                    yield [], True
+                    return
+            self.stream = await self._reopen(reason)
+
+    async def _reopen(self, reason: str) -> Any:
+        while True:
+            delay = self.note(reason)
+            if delay:
+                await asyncio.sleep(delay)
+            try:
+                stream = await self.runs.aresume(str(self.cursor.response_id), int(self.cursor.after or 0))
+            except openai.APIError as error:
+                reason = self.failed(error)
+                continue
+            self.failures = 0
+            return stream
+
+    async def close(self) -> None:
+        """Async twin of `StreamFollower.close` (the cancel request waits a moment at most)."""
+        response_id = self.must_cancel()
+        try:
+            await self.stream.close()
+        finally:
+            if response_id is not None:
+                await self.runs.acancel(response_id)

@@ -1,0 +1,123 @@
+"""The endpoints of a background run: retrieve it, resume its stream, cancel it.
+
+Paths and shapes are those of the published Agent API (`responses.retrieve`
+with `stream` and `starting_after`, and `responses.cancel` in Perplexity's
+SDK): `GET /v1/responses/{id}`, `GET /v1/responses/{id}?stream=true&starting_after=N`
+and `POST /v1/responses/{id}/cancel`. Requests go through the same
+`Transport` as every other call, so the key, base URL and retries are shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import openai
+
+from langchain_perplexity_strict._transport._client import Transport
+
+logger = logging.getLogger(__name__)
+
+CANCEL_WAIT = 2.0
+"""Seconds a cancelled call waits, at most, for the server to acknowledge the cancel request."""
+
+
+def stall_timeout(client_timeout: Any, stall: float | None) -> Any:
+    """The client's timeout with its read part capped at `stall` seconds (no bytes for that long: a stall)."""
+    if not stall:
+        return client_timeout
+    if isinstance(client_timeout, httpx.Timeout):
+        read = client_timeout.read
+        return httpx.Timeout(connect=client_timeout.connect, read=min(read, stall) if read else stall,
+                             write=client_timeout.write, pool=client_timeout.pool)  # fmt: skip
+    if isinstance(client_timeout, (int, float)):
+        return httpx.Timeout(client_timeout, read=min(client_timeout, stall))
+    return httpx.Timeout(None, read=stall)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How a call follows its run: the stall timeout, failed resumes allowed in a row, the wait's bound."""
+
+    stall: float | None
+    max_resumes: int
+    timeout: float | None
+
+
+class Runs:
+    """Retrieve, resume and cancel the runs of one endpoint (`path`), streams read with the stall timeout."""
+
+    def __init__(self, transport: Transport, path: str, api: str, stall: float | None) -> None:
+        self.transport = transport
+        self.path = path
+        self.api = api
+        self.stall = stall
+
+    def _path(self, response_id: str, suffix: str = "") -> str:
+        return f"{self.path}/{quote(response_id, safe='')}{suffix}"
+
+    @property
+    def stream_timeout(self) -> Any:
+        """The timeout of a streamed request: the client's, its read part capped by the stall timeout."""
+        return stall_timeout(self.transport.chat_openai.root_client.timeout, self.stall)
+
+    @staticmethod
+    def _after(after: int) -> dict[str, Any]:
+        return {"stream": "true", "starting_after": after}
+
+    # -- sync ------------------------------------------------------------------------------------
+
+    def retrieve(self, response_id: str) -> dict[str, Any]:
+        """`GET /v1/responses/{id}`: the run as it stands."""
+        return self.transport.get(self._path(response_id), api=self.api)
+
+    def resume(self, response_id: str, after: int) -> openai.Stream[Any]:
+        """The run's events after sequence number `after`, as a stream."""
+        path, timeout = self._path(response_id), self.stream_timeout
+        return self.transport.stream(path, None, self._after(after), api=self.api, timeout=timeout)
+
+    def cancel(self, response_id: str) -> bool:
+        """Ask the server to cancel the run; never raises, and waits `CANCEL_WAIT` seconds at most."""
+        client = self.transport.chat_openai.root_client
+        try:
+            client.post(self._path(response_id, "/cancel"), cast_to=object, options=_CANCEL_OPTIONS)
+        except Exception as error:  # best effort: the caller is already leaving
+            logger.warning("could not cancel Perplexity run %s: %s", response_id, error)
+            return False
+        return True
+
+    # -- async -----------------------------------------------------------------------------------
+
+    async def aretrieve(self, response_id: str) -> dict[str, Any]:
+        """Async twin of `retrieve`."""
+        return await self.transport.aget(self._path(response_id), api=self.api)
+
+    async def aresume(self, response_id: str, after: int) -> openai.AsyncStream[Any]:
+        """Async twin of `resume`."""
+        path, timeout = self._path(response_id), self.stream_timeout
+        return await self.transport.astream(path, None, self._after(after), api=self.api, timeout=timeout)
+
+    async def acancel(self, response_id: str) -> bool:
+        """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""
+        client = self.transport.chat_openai.root_async_client
+        path = self._path(response_id, "/cancel")
+        request = asyncio.ensure_future(client.post(path, cast_to=object, options=_CANCEL_OPTIONS))
+        _PENDING.add(request)
+        request.add_done_callback(_PENDING.discard)
+        try:
+            await asyncio.wait_for(asyncio.shield(request), CANCEL_WAIT)
+        except asyncio.CancelledError:
+            raise  # the caller was cancelled again: stop waiting (the shielded request goes on)
+        except Exception as error:  # best effort, as in `cancel`
+            logger.warning("could not cancel Perplexity run %s: %s", response_id, error or type(error).__name__)
+            return False
+        return True
+
+
+_CANCEL_OPTIONS: Any = {"timeout": CANCEL_WAIT, "max_retries": 0}
+_PENDING: set[asyncio.Future[Any]] = set()
+"""Cancel requests still under way, kept referenced so they are not garbage-collected mid-flight."""

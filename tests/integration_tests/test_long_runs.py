@@ -1,0 +1,440 @@
+"""Long runs: background mode, resumed streams, stall detection and cancellation, against the emulator.
+
+Every behaviour runs in the call modes it concerns (sync and async, invoke
+and stream) and both output versions where the answer's shape differs.
+"""
+
+from __future__ import annotations
+
+import _thread
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from pydantic import ValidationError
+
+from langchain_perplexity_strict import (
+    ChatPerplexityStrict,
+    PerplexityResponseError,
+    PerplexityResumeError,
+    PerplexityRunTimeoutError,
+    PerplexityStreamError,
+)
+from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from tests.integration_tests.factory import KEY, make
+from tests.integration_tests.tools import add, get_weather
+
+QUESTION = "Why is the sky blue?"
+MODES = ["invoke", "ainvoke", "stream", "astream"]
+STREAMS = ["stream", "astream"]
+VERSIONS = ["v0", "v1"]
+
+
+@pytest.fixture(scope="module")
+def timed() -> Iterator[PerplexityEmulator]:
+    """Runs that take a moment (so they can be polled, dropped, stalled or cancelled on the way)."""
+    with PerplexityEmulator(api_key=KEY, run_duration=0.6, queue_time=0.1) as emu:
+        yield emu
+
+
+@pytest.fixture(scope="module")
+def research() -> Iterator[PerplexityEmulator]:
+    """Runs with silent research steps longer than an idle-dropping proxy waits (time-compressed)."""
+    with PerplexityEmulator(api_key=KEY, run_duration=1.5) as emu:
+        yield emu
+
+
+@pytest.fixture
+def runs(timed: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+    timed.clear()
+    timed.set_fault_rates({})
+    yield timed
+    timed.set_fault_rates({})
+    timed.clear()
+
+
+async def call(llm: Any, mode: str, text: str = QUESTION, **kwargs: Any) -> tuple[BaseMessage, list[str]]:
+    """The answer as one message, and the text of each chunk (streams; one entry for invoke)."""
+    if mode == "invoke":
+        message = llm.invoke(text, **kwargs)
+        return message, [message.text]
+    if mode == "ainvoke":
+        message = await llm.ainvoke(text, **kwargs)
+        return message, [message.text]
+    chunks = list(llm.stream(text, **kwargs)) if mode == "stream" else [c async for c in llm.astream(text, **kwargs)]
+    merged: AIMessageChunk = chunks[0]
+    for chunk in chunks[1:]:
+        merged = merged + chunk
+    return merged, [c.text for c in chunks]
+
+
+def essentials(message: BaseMessage) -> dict[str, Any]:
+    """What a caller reads from an answer: text, content blocks, tool calls, citations, usage."""
+    assert isinstance(message, AIMessage)
+    return {
+        "text": message.text,
+        "content": message.content,
+        "tool_calls": [(c["name"], c["args"], c["id"]) for c in message.tool_calls],
+        "citations": message.additional_kwargs.get("citations"),
+        "search_results": message.additional_kwargs.get("search_results"),
+        "usage": message.usage_metadata,
+        "cost": message.response_metadata.get("cost"),
+    }
+
+
+def kinds(emu: PerplexityEmulator) -> list[str]:
+    return [r.kind for r in emu.requests]
+
+
+def cancel_requests(emu: PerplexityEmulator) -> list[str]:
+    return [r.path for r in emu.requests if r.kind == "cancel"]
+
+
+async def plain(emu: PerplexityEmulator, mode: str, version: str, **kwargs: Any) -> dict[str, Any]:
+    """The uninterrupted answer, to compare a background or resumed one with."""
+    message, _ = await call(make(emu, output_version=version, **kwargs), mode)
+    emu.clear()
+    return essentials(message)
+
+
+# --- settings ---------------------------------------------------------------------------------------
+
+
+def test_background_is_sent_when_set_at_construction_or_per_call(emulator: PerplexityEmulator) -> None:
+    assert make(emulator, background=True).request_body(QUESTION)["background"] is True
+    assert make(emulator).request_body(QUESTION, background=True)["background"] is True
+    assert "background" not in make(emulator).request_body(QUESTION)
+
+
+def test_background_is_refused_where_it_cannot_work(emulator: PerplexityEmulator) -> None:
+    with pytest.raises(ValueError, match=r"background=True is not available on api='chat_completions'"):
+        make(emulator, "chat_completions", background=True)
+    with pytest.raises(ValueError, match="store=False"):
+        make(emulator, background=True, store=False)
+    with pytest.raises(ValueError, match="store=False"):
+        make(emulator, store=False).invoke(QUESTION, background=True)
+
+
+@pytest.mark.parametrize(("field", "value"), [("stream_chunk_timeout", -1), ("max_resumes", -1)])
+def test_long_run_settings_refuse_negative_values(emulator: PerplexityEmulator, field: str, value: Any) -> None:
+    with pytest.raises(ValidationError, match=field):
+        make(emulator, **{field: value})
+
+
+# --- background: invoke polls, stream follows -------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("mode", MODES)
+async def test_background_answers_as_the_plain_run_does(runs: PerplexityEmulator, mode: str, version: str) -> None:
+    expected = await plain(runs, mode, version)
+    message, _ = await call(make(runs, output_version=version, background=True), mode)
+    assert essentials(message) == expected
+    assert runs.requests[0].body["background"] is True
+    if mode.endswith("invoke"):
+        assert kinds(runs)[0] == "create" and set(kinds(runs)[1:]) == {"retrieve"}  # polled until final
+        assert len(kinds(runs)) >= 3  # queued, then in progress, then completed
+    else:
+        assert kinds(runs) == ["create"]  # an unbroken stream needs nothing else
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_background_run_ending_in_function_calls_answers_with_them(runs: PerplexityEmulator, mode: str) -> None:
+    question = 'Use get_weather for "Paris" and add 2 and 3'
+    expected, _ = await call(make(runs).bind_tools([get_weather, add]), mode, question)
+    message, _ = await call(make(runs, background=True).bind_tools([get_weather, add]), mode, question)
+    assert {c["name"] for c in message.tool_calls} == {"get_weather", "add"}  # type: ignore[attr-defined]
+    calls = [(c["name"], c["args"]) for c in message.tool_calls]  # type: ignore[attr-defined]
+    assert calls == [(c["name"], c["args"]) for c in expected.tool_calls]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_failed_background_run_raises(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("failed"))
+    with pytest.raises(PerplexityResponseError, match="failed"):
+        await call(make(runs, background=True), mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_background_run_cancelled_elsewhere_raises(runs: PerplexityEmulator, mode: str) -> None:
+    def cancel_once_created() -> None:
+        while not runs.requests:
+            threading.Event().wait(0.01)
+        response_id = _response_id(runs)
+        httpx.post(f"{runs.base_url}/v1/responses/{response_id}/cancel", headers={"Authorization": f"Bearer {KEY}"})
+
+    canceller = threading.Thread(target=cancel_once_created)
+    canceller.start()
+    try:
+        with pytest.raises(PerplexityResponseError, match="cancelled"):
+            await call(make(runs, background=True), mode)
+    finally:
+        canceller.join()
+
+
+def _response_id(emu: PerplexityEmulator) -> str:
+    """The id of the run under way (read from the emulator's run store: no public request shows it yet)."""
+    while True:
+        live = list(emu._state.runs._runs)
+        if live:
+            return live[0]
+        threading.Event().wait(0.01)
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+async def test_polling_is_bounded_by_timeout_and_cancels_the_run(mode: str) -> None:
+    with PerplexityEmulator(api_key=KEY, run_duration=30.0) as emu:
+        with pytest.raises(PerplexityRunTimeoutError, match=r"timeout=0\.5") as caught:
+            await call(make(emu, background=True, timeout=0.5), mode)
+        assert caught.value.response_id and caught.value.status == "in_progress"
+        assert kinds(emu)[0] == "create" and kinds(emu)[-1] == "cancel"
+        assert cancel_requests(emu) == [f"/v1/responses/{caught.value.response_id}/cancel"]
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+async def test_a_run_forgotten_while_polled_raises_typed_and_is_left_alone(runs: PerplexityEmulator, mode: str) -> None:
+    def forget_once_polled() -> None:
+        while "retrieve" not in kinds(runs):
+            threading.Event().wait(0.01)
+        runs.clear()
+
+    forgetter = threading.Thread(target=forget_once_polled)
+    forgetter.start()
+    try:
+        with pytest.raises(PerplexityResumeError, match="HTTP 404"):
+            await call(make(runs, background=True), mode)
+    finally:
+        forgetter.join()
+    assert "create" not in kinds(runs) and cancel_requests(runs) == []
+
+
+# --- resumed streams ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_idle_drops_are_resumed_into_one_stream(research: PerplexityEmulator, mode: str, version: str) -> None:
+    research.clear()
+    expected = await plain(research, mode, version)
+    research.set_fault_rates({Fault("idle_drop", seconds=0.1): 1.0})  # every connection behind an idle-dropping proxy
+    try:
+        message, texts = await call(make(research, output_version=version, background=True), mode)
+    finally:
+        research.set_fault_rates({})
+    assert essentials(message) == expected
+    assert "".join(texts) == expected["text"]  # no text twice, none lost
+    assert kinds(research).count("create") == 1  # never posted again
+    resumes = message.response_metadata["resumes"]
+    assert resumes and {r["reason"] for r in resumes} == {"ended before the terminal event"}
+    assert [r["starting_after"] for r in resumes] == sorted(r["starting_after"] for r in resumes)
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_reset_mid_stream_is_resumed_after_the_last_event(runs: PerplexityEmulator, mode: str) -> None:
+    expected = await plain(runs, mode, "v0")
+    runs.inject(Fault("reset", after_events=5))
+    message, texts = await call(make(runs, background=True), mode)
+    assert essentials(message) == expected and "".join(texts) == expected["text"]
+    assert message.response_metadata["resumes"] == [{"starting_after": 5, "reason": "connection broken"}]
+    assert kinds(runs) == ["create", "resume"] and "starting_after=5" in runs.requests[1].query
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_stall_triggers_the_resume(runs: PerplexityEmulator, mode: str, version: str) -> None:
+    expected = await plain(runs, mode, version)
+    runs.inject(Fault("stall", seconds=1.0, after_events=4))
+    message, texts = await call(make(runs, output_version=version, background=True, stream_chunk_timeout=0.2), mode)
+    assert essentials(message) == expected and "".join(texts) == expected["text"]
+    assert message.response_metadata["resumes"][0] == {"starting_after": 4, "reason": "stall"}
+    assert kinds(runs).count("create") == 1
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_stall_on_a_stream_without_sequence_numbers_raises_naming_the_setting(
+    emulator: PerplexityEmulator, mode: str
+) -> None:
+    emulator.clear()
+    emulator.inject(Fault("stall", seconds=1.0, after_events=2))
+    with pytest.raises(PerplexityStreamError, match=r"no bytes for 0\.2 seconds \(stream_chunk_timeout\)"):
+        await call(make(emulator, "chat_completions", stream_chunk_timeout=0.2), mode)
+    emulator.clear()
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_plain_stream_is_resumed_where_the_server_allows(runs: PerplexityEmulator, mode: str) -> None:
+    expected = await plain(runs, mode, "v0")
+    runs.inject(Fault("reset", after_events=5))
+    message, texts = await call(make(runs), mode)
+    assert essentials(message) == expected and "".join(texts) == expected["text"]
+    assert kinds(runs) == ["create", "resume"]
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_plain_stream_the_server_will_not_resume_raises_typed(mode: str) -> None:
+    with PerplexityEmulator(api_key=KEY, run_duration=0.3, resumable_streams=False) as emu:
+        emu.inject(Fault("reset", after_events=5))
+        with pytest.raises(PerplexityResumeError, match="background=True") as caught:
+            await call(make(emu), mode)
+        assert caught.value.sequence_number == 5 and caught.value.response_id
+        assert kinds(emu) == ["create", "resume"]
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+@pytest.mark.parametrize("fault", [Fault("reset", after_events=0), Fault("cut_stream", after_events=0)])
+async def test_a_break_before_the_run_has_an_id_is_not_reposted(
+    runs: PerplexityEmulator, mode: str, fault: Fault
+) -> None:
+    runs.inject(fault)
+    with pytest.raises(PerplexityStreamError, match="it was not posted again"):
+        await call(make(runs, background=True), mode)
+    assert kinds(runs) == ["create"]
+
+
+class _ForgetRuns(BaseCallbackHandler):
+    """On the first token, the emulator forgets its runs (as a server past its retention would) and its log."""
+
+    def __init__(self, emu: PerplexityEmulator) -> None:
+        self.emu = emu
+        self.done = False
+
+    def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
+        if not self.done:
+            self.done = True
+            self.emu.clear()
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_run_the_server_forgot_raises_typed(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("reset", after_events=5))
+    with pytest.raises(PerplexityResumeError, match="HTTP 404") as caught:
+        await call(make(runs, background=True), mode, config={"callbacks": [_ForgetRuns(runs)]})
+    assert caught.value.sequence_number == 5
+    assert kinds(runs) == ["resume"]  # after the emulator forgot everything: one resume, no create
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_the_resume_limit_raises_typed(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("reset", after_events=5), *[Fault("server_error", status=503)] * 3)
+    with pytest.raises(PerplexityResumeError, match=r"max_resumes=2") as caught:
+        await call(make(runs, background=True, max_resumes=2, max_retries=0), mode)
+    assert caught.value.sequence_number == 5
+    assert kinds(runs).count("create") == 1 and kinds(runs).count("resume") == 2
+    assert cancel_requests(runs) == []  # a call that failed leaves its run to finish (the error names it)
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_resuming_can_be_turned_off(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("reset", after_events=5))
+    with pytest.raises(PerplexityResumeError, match=r"resuming is off \(max_resumes=0\)") as caught:
+        await call(make(runs, background=True, max_resumes=0), mode)
+    assert caught.value.sequence_number == 5
+    assert kinds(runs) == ["create"]  # not resumed, and the run left to finish
+
+
+# --- cancellation -------------------------------------------------------------------------------------
+
+
+def test_closing_a_background_stream_early_cancels_the_run(runs: PerplexityEmulator) -> None:
+    stream = make(runs, background=True).stream(QUESTION)
+    next(stream)
+    next(stream)
+    stream.close()
+    assert len(cancel_requests(runs)) == 1
+    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+
+
+def test_a_keyboard_interrupt_in_a_sync_stream_cancels_the_run(runs: PerplexityEmulator) -> None:
+    class Interrupt(BaseCallbackHandler):
+        raise_error = True
+
+        def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        for _ in make(runs, background=True).stream(QUESTION, config={"callbacks": [Interrupt()]}):
+            pass
+    assert len(cancel_requests(runs)) == 1
+    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+
+
+def test_a_keyboard_interrupt_while_polling_cancels_the_run(runs: PerplexityEmulator) -> None:
+    def interrupt_once_polled() -> None:
+        while "retrieve" not in kinds(runs):
+            threading.Event().wait(0.01)
+        _thread.interrupt_main()  # what Ctrl-C does
+
+    interrupter = threading.Thread(target=interrupt_once_polled)
+    interrupter.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            make(runs, background=True).invoke(QUESTION)
+    finally:
+        interrupter.join()
+    assert len(cancel_requests(runs)) == 1
+    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+
+
+async def test_closing_a_background_async_stream_early_cancels_the_run(runs: PerplexityEmulator) -> None:
+    stream = make(runs, background=True).astream(QUESTION)
+    await anext(stream)
+    await stream.aclose()
+    # LangChain's astream does not close the model's own generator: asyncio's finalizer does, a moment later.
+    while not cancel_requests(runs):
+        await asyncio.sleep(0.01)
+    assert len(cancel_requests(runs)) == 1
+    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+
+
+@pytest.mark.parametrize("mode", ["ainvoke", "astream"])
+async def test_a_cancelled_task_cancels_the_run(runs: PerplexityEmulator, mode: str) -> None:
+    started = asyncio.Event()
+
+    class Started(BaseCallbackHandler):
+        def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
+            started.set()
+
+    llm = make(runs, background=True, streaming=mode == "astream")
+    task = asyncio.create_task(llm.ainvoke(QUESTION, config={"callbacks": [Started()]}))
+    while not (started.is_set() or "retrieve" in kinds(runs)):
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # Cancelled between two chunks, the stream generator is closed by asyncio's finalizer a moment later.
+    while not cancel_requests(runs):
+        await asyncio.sleep(0.01)
+    assert len(cancel_requests(runs)) == 1
+    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+
+
+def test_a_matched_stop_cancels_the_rest_of_a_background_run(runs: PerplexityEmulator) -> None:
+    text = "".join(c.text for c in make(runs, background=True).stream(QUESTION, stop=["sources"]))
+    assert "sources" not in text
+    assert len(cancel_requests(runs)) == 1
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_finished_or_plain_stream_sends_no_cancel(runs: PerplexityEmulator, mode: str) -> None:
+    await call(make(runs, background=True), mode)
+    stream = make(runs).stream(QUESTION)
+    next(stream)
+    stream.close()
+    assert cancel_requests(runs) == []
+
+
+def _status(emu: PerplexityEmulator, cancel_path: str) -> str:
+    path = cancel_path.removesuffix("/cancel")
+    answer = httpx.get(emu.base_url + path, headers={"Authorization": f"Bearer {KEY}"}).json()
+    return str(answer["status"])
+
+
+def test_chat_perplexity_strict_exports_the_long_run_errors() -> None:
+    assert issubclass(PerplexityResumeError, PerplexityStreamError)
+    assert issubclass(PerplexityRunTimeoutError, TimeoutError)
+    assert ChatPerplexityStrict.model_fields["stream_chunk_timeout"].default == 120.0

@@ -1,0 +1,27 @@
+"""The transport's error translation: Perplexity's error type and message, and what to do, without I/O."""
+
+from __future__ import annotations
+
+import httpx
+import openai
+import pytest
+
+from langchain_perplexity_strict._transport import raise_perplexity_error
+
+
+def _status_error(cls: type[openai.APIStatusError], status: int, body: dict) -> openai.APIStatusError:
+    request = httpx.Request("POST", "http://x/v1/responses")
+    return cls("raw", response=httpx.Response(status, request=request, json=body), body=body)
+
+
+def test_errors_carry_perplexitys_type_and_message() -> None:
+    body = {"error": {"message": 'invalid request body: json: unknown field "x"', "type": "invalid_request"}}
+    with pytest.raises(Exception, match=r"HTTP 400 \(invalid_request\): invalid request body") as info:
+        raise_perplexity_error(_status_error(openai.BadRequestError, 400, body), "agent")
+    assert isinstance(info.value, openai.BadRequestError)
+
+
+def test_the_retired_surface_says_what_to_do() -> None:
+    body = {"error": {"message": "Sonar is now the Agent API.", "type": "chat_completions_not_available"}}
+    with pytest.raises(openai.PermissionDeniedError, match="use ChatPerplexityStrict\\(api='agent'\\)"):
+        raise_perplexity_error(_status_error(openai.PermissionDeniedError, 403, body), "chat_completions")

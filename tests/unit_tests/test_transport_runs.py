@@ -1,0 +1,60 @@
+"""The resumed stream's bookkeeping, without a server: which events are new, and the stall timeout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from hypothesis import given
+from hypothesis import strategies as st
+
+from langchain_perplexity_strict._transport._follow import Cursor, stalled
+from langchain_perplexity_strict._transport._runs import stall_timeout
+from langchain_perplexity_strict.errors import PerplexityStreamError
+
+
+def events(numbers: list[int]) -> list[dict[str, Any]]:
+    return [{"type": "response.output_text.delta", "sequence_number": n, "delta": str(n)} for n in numbers]
+
+
+def test_the_first_events_name_the_run_and_a_terminal_event_ends_it() -> None:
+    cursor = Cursor()
+    cursor.take([{"type": "response.created", "sequence_number": 1, "response": {"id": "resp_1"}}])
+    assert cursor.response_id == "resp_1" and cursor.after == 1 and cursor.resumable and not cursor.finished
+    cursor.take([{"type": "response.completed", "sequence_number": 2, "response": {"id": "resp_2"}}])
+    assert cursor.response_id == "resp_1" and cursor.finished
+
+
+@given(st.lists(st.lists(st.integers(1, 40), max_size=12), max_size=8))
+def test_each_event_passes_once_however_the_connections_repeat_them(connections: list[list[int]]) -> None:
+    """Every resumed connection starts after the last number taken and may repeat any earlier ones."""
+    cursor = Cursor()
+    taken: list[int] = []
+    for numbers in connections:
+        # In order: old events first (numbers at or below the cursor, sent again), then the new ones.
+        taken += [e["sequence_number"] for e in cursor.take(events(sorted(set(numbers))))]
+    assert taken == sorted(set(taken))  # increasing: none twice, in order
+
+
+def test_an_event_without_a_number_passes_and_leaves_the_cursor() -> None:
+    cursor = Cursor(after=3)
+    assert cursor.take([{"type": "keepalive"}]) == [{"type": "keepalive"}]
+    assert cursor.after == 3
+
+
+def test_the_stall_timeout_caps_only_the_read_part() -> None:
+    client = httpx.Timeout(600, connect=5)
+    capped = stall_timeout(client, 2.5)
+    assert (capped.connect, capped.read, capped.write, capped.pool) == (5, 2.5, 600, 600)
+    assert stall_timeout(client, None) is client
+    assert stall_timeout(client, 0) is client
+    assert stall_timeout(1.0, 2.5).read == 1.0  # a shorter client timeout stays
+    assert stall_timeout(None, 2.5).read == 2.5
+
+
+def test_a_read_timeout_is_a_stall_and_a_reset_is_not() -> None:
+    stall = PerplexityStreamError("broke")
+    stall.__cause__ = httpx.ReadTimeout("no bytes")
+    reset = PerplexityStreamError("broke")
+    reset.__cause__ = httpx.ReadError("reset")
+    assert stalled(stall) and not stalled(reset)
