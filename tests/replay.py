@@ -99,15 +99,16 @@ class ReplayTransport:
     server-sent events `replay_server` writes.
     """
 
-    def __init__(self, key: Any, replay: Replay) -> None:
-        self.key = key
+    def __init__(self, real: Any, replay: Replay) -> None:
+        self.key = real.key
+        self.chat_openai = real.chat_openai  # its client settings (timeouts) are read, never its connection
         self.replay = replay
 
-    def send(self, path: str, body: bytes, fallback: Any = None, *, api: str | None = None) -> tuple[Any, bool]:
+    def send(self, path: str, body: bytes, fallback: Any = None, **options: Any) -> tuple[Any, bool]:
         self.replay.bodies.append(json.loads(body))
         return json.loads(json.dumps(self.replay.response)), False
 
-    def open_stream(self, path: str, body: bytes, fallback: Any = None, *, api: str | None = None) -> tuple[Any, bool]:
+    def open_stream(self, path: str, body: bytes, fallback: Any = None, **options: Any) -> tuple[Any, bool]:
         self.replay.bodies.append(json.loads(body))
         chunks = [b"data: " + json.dumps(e).encode() + b"\n\n" for e in self.replay.events]
         if self.replay.done_marker:
@@ -117,5 +118,5 @@ class ReplayTransport:
 
 def in_process(model: Any, replay: Replay) -> Any:
     """`model` answering from `replay` in-process (see `ReplayTransport`)."""
-    model._transport = ReplayTransport(model.transport.key, replay)
+    model._transport = ReplayTransport(model.transport, replay)
     return model

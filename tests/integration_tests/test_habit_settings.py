@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.habits import MODES, SURFACES, run
@@ -62,18 +61,6 @@ def test_a_fallback_chain_gets_max_output_tokens_when_a_member_needs_it(emu: Per
     outcome = run(model, emu, "agent", mode, "Hello")
     assert outcome.error is None, outcome.error
     assert outcome.body is not None and outcome.body.get("max_output_tokens")
-
-
-@pytest.mark.parametrize("name", sorted(PROFILES))
-def test_the_profile_advertises_only_values_the_constructor_accepts(emu: PerplexityEmulator, name: str) -> None:
-    model = make(emu, "chat_completions" if name.startswith("sonar") else "agent", model=name)
-    profile = model.profile or {}
-    for level in profile.get("reasoning_effort_levels") or []:
-        make(emu, model.api, model=name, reasoning_effort=level)
-    if profile.get("max_output_tokens"):
-        make(emu, model.api, model=name, max_tokens=profile["max_output_tokens"])
-    if profile.get("tool_calling"):
-        model.bind_tools([{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}])
 
 
 @pytest.mark.parametrize("mode", MODES)
