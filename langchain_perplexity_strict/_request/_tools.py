@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from langchain_perplexity_strict._request._builtin_checks import foreign_tool_problem
 from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES, check_builtin_tool
 from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_NAMES
 
@@ -34,6 +35,8 @@ def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -
     if isinstance(tool, dict) and tool.get("type") in BUILTIN_TOOLS:
         check_builtin_tool(tool, path)
         return dict(tool)
+    if problem := foreign_tool_problem(tool, path):  # OpenAI's built-ins: named, not a KeyError
+        raise ValueError(problem)
     if isinstance(tool, dict) and tool.get("type") == "function" and "name" in tool and "function" not in tool:
         tool = {"type": "function", "function": {k: v for k, v in tool.items() if k != "type"}}  # Agent API shape
     converted = convert_to_openai_tool(tool, strict=strict)
@@ -52,6 +55,8 @@ def agent_tool(tool: dict[str, Any], path: str = "tools") -> dict[str, Any]:
     if tool.get("type") in BUILTIN_TOOLS:
         check_builtin_tool(tool, path)  # tools given per call (`tools=[...]`) have not been checked yet
         return tool
+    if problem := foreign_tool_problem(tool, path):
+        raise ValueError(problem)
     function = tool.get("function") or tool
     flat = {"type": "function", **{k: function[k] for k in _FUNCTION_FIELDS[1:] if function.get(k) is not None}}
     return flat
