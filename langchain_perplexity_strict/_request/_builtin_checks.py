@@ -170,6 +170,33 @@ def check_tool_choice(choice: Any, tools: Sequence[Mapping[str, Any]]) -> None:
     raise ValueError(f"tool_choice={choice!r}: {reason}; {bound}{hint}.")
 
 
+def merged_search(tool: Mapping[str, Any], options: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """A bound `web_search` with the model's search options filling the fields it leaves unset.
+
+    The tool's own options (`search_context_size`, ...) win over the model's. A filter both set
+    to different values is refused: the app sets it in one place, rather than the tool's value
+    silently dropping the model's (a domain allow-list, say). The merged filters then pass the
+    filter checks (a model recency beside the tool's dates is refused).
+    """
+    merged = {**options, **tool}
+    model_filters, own = options.get("filters"), tool.get("filters")
+    if isinstance(model_filters, Mapping) and isinstance(own, Mapping):
+        for key, value in model_filters.items():
+            if key in own and own[key] != value:
+                raise ValueError(_conflict(f"{path}.filters.{key}", value, own[key]))
+        merged["filters"] = {**model_filters, **own}
+    if isinstance(merged.get("filters"), Mapping):
+        check_search_filters(merged["filters"], f"{path}.filters (with the model's search settings)")
+    return merged
+
+
+def _conflict(path: str, model: Any, tool: Any) -> str:
+    return (
+        f"{path}: the model's search settings give {model!r} and the bound web_search tool gives {tool!r}; "
+        "set it in one place (the tool's options, or the model's), not both."
+    )
+
+
 def _at(value: Mapping[str, Any], dotted: str) -> Any:
     for key in dotted.split("."):
         if not isinstance(value, Mapping):
