@@ -25,6 +25,7 @@ from langchain_core.tracers.context import register_configure_hook
 
 from langchain_perplexity_strict.errors import PerplexityBudgetExceededError
 
+
 class _BudgetRefusalFilter(logging.Filter):
     """Drops langchain-core's "Error in PerplexityCostCallbackHandler..." line for the budget's refusal.
 

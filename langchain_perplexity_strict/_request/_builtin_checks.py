@@ -197,7 +197,7 @@ def _conflict(path: str, model: Any, tool: Any) -> str:
     )
 
 
-def _at(value: Mapping[str, Any], dotted: str) -> Any:
+def _at(value: Any, dotted: str) -> Any:
     for key in dotted.split("."):
         if not isinstance(value, Mapping):
             return None
