@@ -7,8 +7,8 @@ meant, fails on the client with the path, the value and what is accepted:
 
 - ranges of counts and coordinates, the MCP `server_label` pattern and an
   HTTPS `server_url`;
-- a bound `web_search`'s `filters` under the model-level filters' own checks
-  (`_parameter.domains`, `_parameter.date`: one rule for both);
+- a bound `web_search`'s `filters` under the model-level filters' own check
+  (`_parameters.check_parameters`: one rule for both);
 - a tool set with one tool per built-in type and unique server labels;
 - OpenAI's built-in tool forms, named with what Perplexity offers instead;
 - `tool_choice`, which can force a bound function only.
@@ -23,8 +23,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlparse
-
-from langchain_perplexity_strict._request import _parameter as accepts
 
 BUILTIN_TYPES = ("web_search", "fetch_url", "image_search", "people_search", "finance_search", "sandbox", "mcp",
                  "connector")  # fmt: skip
@@ -93,20 +91,19 @@ def check_values(tool: Mapping[str, Any], path: str) -> None:
 
 
 def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
-    """A `web_search` tool's `filters` under the model-level filters' checks (domains, dates, recency)."""
-    domains = filters.get("search_domain_filter")
-    if domains is not None and not accepts.domains(domains, "agent"):
-        shown = f"{len(domains)} domains" if isinstance(domains, list) and len(domains) > 20 else repr(domains)
-        msg = f"{path}.search_domain_filter: {shown} is not accepted; expected at most 20 scheme-less domains"
-        raise ValueError(msg + " ('-' prefix denies)")
-    for name in accepts.DATE_FILTERS:
-        value = filters.get(name)
-        if value is not None and not accepts.date(value, "agent"):
-            raise ValueError(f"{path}.{name}: {value!r} is not accepted; expected a date as MM/DD/YYYY")
-    dates = [name for name in accepts.DATE_FILTERS if filters.get(name) is not None]
-    if filters.get("search_recency_filter") is not None and dates:
-        msg = f"{path}: search_recency_filter cannot go with {', '.join(dates)}; use a recency or dates, not both."
-        raise ValueError(msg)
+    """A `web_search` tool's `filters` under the model-level filters' own check (`check_parameters`).
+
+    The filter fields are the model's search parameters of the same names (domains, recency,
+    dates), so one rule serves both: at most 20 scheme-less domains, the date format, and a
+    recency or dates, not both. The error is the model-level one, under the tool's path.
+    """
+    # Imported here: `_parameters` imports `_builtin_tools` (the `skills` check), which imports this module.
+    from langchain_perplexity_strict._request._parameters import check_parameters
+
+    try:
+        check_parameters(dict(filters), "agent")
+    except ValueError as error:
+        raise ValueError(f"{path}.{error}") from None  # its messages start with the filter's `name=`
 
 
 def _check_server(tool: Mapping[str, Any], path: str) -> None:
@@ -186,7 +183,12 @@ def merged_search(tool: Mapping[str, Any], options: Mapping[str, Any], path: str
                 raise ValueError(_conflict(f"{path}.filters.{key}", value, own[key]))
         merged["filters"] = {**model_filters, **own}
     if isinstance(merged.get("filters"), Mapping):
-        check_search_filters(merged["filters"], f"{path}.filters (with the model's search settings)")
+        try:
+            check_search_filters(merged["filters"], f"{path}.filters")
+        except ValueError as error:
+            raise ValueError(
+                f"{error} (the bound web_search tool's filters with the model's search settings)"
+            ) from None
     return merged
 
 
