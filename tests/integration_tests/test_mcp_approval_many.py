@@ -69,3 +69,18 @@ def test_langgraph_resumes_with_a_decision_for_each_pending_request(emu: Perplex
     final: AIMessage = done["messages"][-1]
     assert final.response_metadata["status"] == "completed" and "not approved" in final.text
     published_schema.agent_request(emu.requests[-1].body)
+
+
+@pytest.mark.parametrize("continued", [False, True])
+def test_an_unknown_or_missing_request_is_refused_before_sending(emu: PerplexityEmulator, continued: bool) -> None:
+    llm = make(emu, use_previous_response_id=continued).bind_tools(SERVERS)
+    first = llm.invoke(QUESTION)
+    pending = [r["id"] for r in approval_requests(first)]
+    sent = len(emu.requests)
+    bad = HumanMessage(responses([{"id": "mcpr_doesnotexist"}], [True]))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=rf"'mcpr_doesnotexist'\) names no pending mcp_approval_request; "
+                       rf"pending: {pending[0]}, {pending[1]}"):  # fmt: skip
+        llm.invoke([HumanMessage(QUESTION), first, bad])
+    with pytest.raises(ValueError, match=r"\(approval_request_id='mcpr_x'\) has no mcp_approval_request before it"):
+        llm.invoke([HumanMessage(QUESTION), HumanMessage(responses([{"id": "mcpr_x"}], [True]))])  # type: ignore[arg-type]
+    assert len(emu.requests) == sent
