@@ -28,15 +28,15 @@ BUILTIN_TYPES = ("web_search", "fetch_url", "image_search", "people_search", "fi
                  "connector")  # fmt: skip
 """Perplexity's built-in tool types (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
 
-RANGES: dict[tuple[str, str], tuple[float, float, type]] = {
-    ("fetch_url", "max_urls"): (1, 100, int),
-    ("image_search", "max_results"): (1, 20, int),
-    ("web_search", "max_tokens"): (1, 1_000_000, int),
-    ("web_search", "max_tokens_per_page"): (1, 1_000_000, int),
-    ("web_search", "user_location.latitude"): (-90, 90, float),
-    ("web_search", "user_location.longitude"): (-180, 180, float),
+RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("fetch_url", "max_urls"): (1, 100, "an integer"),
+    ("image_search", "max_results"): (1, 20, "an integer"),
+    ("web_search", "max_tokens"): (1, 1_000_000, "an integer"),
+    ("web_search", "max_tokens_per_page"): (1, 1_000_000, "an integer"),
+    ("web_search", "user_location.latitude"): (-90, 90, "a number"),
+    ("web_search", "user_location.longitude"): (-180, 180, "a number"),
 }
-"""(tool type, field path) → (lowest, highest, kind): docs/perplexity-rules.md, "Built-in tool ranges"."""
+"""(tool type, field path) → (lowest, highest, what): docs/perplexity-rules.md, "Built-in tool ranges"."""
 
 SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """`McpToolInput.server_label`: "Unique per request, ^[a-zA-Z0-9_-]{1,64}$" (the SDK's docstring)."""
@@ -74,16 +74,15 @@ def foreign_tool_problem(tool: Any, path: str) -> str | None:
 
 
 def check_values(tool: Mapping[str, Any], path: str) -> None:
-    """Raise `ValueError` naming the field when a built-in tool's value is out of its documented range."""
+    """Raise `ValueError` naming the field when a built-in tool's value is out of its documented range.
+
+    Runs after the shape check, so each value already has its published type.
+    """
     kind = tool.get("type")
-    for (owner, field), (low, high, number) in RANGES.items():
+    for (owner, field), (low, high, what) in RANGES.items():
         value = _at(tool, field) if owner == kind else None
-        if value is None:
-            continue
-        whole = number is int and isinstance(value, int)
-        if isinstance(value, bool) or not (whole or number is float) or not low <= value <= high:
-            shown = "an integer" if number is int else "a number"
-            raise ValueError(f"{path}.{field}: {value!r} is not accepted; expected {shown} from {low} to {high}")
+        if value is not None and not low <= value <= high:
+            raise ValueError(f"{path}.{field}: {value!r} is not accepted; expected {what} from {low} to {high}")
     if kind in ("mcp", "connector"):
         _check_server(tool, path)
     if kind == "web_search" and isinstance(tool.get("filters"), Mapping):
