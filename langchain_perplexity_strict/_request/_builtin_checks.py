@@ -133,7 +133,7 @@ def check_tool_set(tools: Sequence[Mapping[str, Any]], path: str = "tools") -> N
 
 
 def check_bound(tools: Sequence[Mapping[str, Any]], tool_choice: Any) -> None:
-    """`bind_tools`' checks: the tool set (`check_tool_set`) and the `tool_choice` (`check_tool_choice`)."""
+    """The tool set (`check_tool_set`) and the `tool_choice` (`check_tool_choice`), bound or given per call."""
     check_tool_set(tools)
     check_tool_choice(tool_choice, tools)
 
@@ -150,8 +150,9 @@ def check_tool_choice(choice: Any, tools: Sequence[Mapping[str, Any]]) -> None:
     if isinstance(choice, Mapping):
         name = choice.get("name") or (choice.get("function") or {}).get("name")
         if name is None and choice.get("type") in _CHOICE_WORDS:
-            return  # Anthropic's {"type": "any" | "auto" | "none"}, mapped to the matching word
-    functions = [t["function"]["name"] for t in tools if isinstance(t.get("function"), Mapping)]
+            return  # a word in Anthropic's dict form ({"type": "any"}): `tool_choice_for`'s to map
+    # As bound (`{"type": "function", "function": {...}}`) or in the Agent API's flat shape (`"name"` at the top).
+    functions = [str((t.get("function") or t).get("name")) for t in tools if t.get("type") == "function"]
     builtins = [str(t.get("type")) for t in tools if t.get("type") in BUILTIN_TYPES]
     if isinstance(name, str) and name in functions:
         return

@@ -6,10 +6,12 @@ import logging
 from typing import Any
 
 import pytest
+from langchain_core.callbacks.manager import handle_event
 from langchain_core.messages import AIMessage, HumanMessage
 
 from langchain_perplexity_strict import (
     ChatPerplexityStrict,
+    PerplexityCostCallbackHandler,
     fetch_url_tool,
     get_perplexity_cost_callback,
     image_search_tool,
@@ -143,6 +145,12 @@ def test_tool_choice_names_bound_functions_and_built_ins() -> None:
     MODEL.bind_tools([lookup, fetch_url_tool()], tool_choice="lookup")
     for choice in ("auto", "none", "required", "any", True, {"type": "function", "function": {"name": "lookup"}}):
         MODEL.bind_tools([lookup], tool_choice=choice)
+    with pytest.raises(ValueError, match=r"'web_search' is a built-in tool"):  # per call, too
+        MODEL.request_body("q", tools=[fetch_url_tool()], tool_choice={"type": "web_search"})
+    flat = {"type": "function", "name": "lookup", "parameters": {"type": "object", "properties": {}}}
+    assert MODEL.request_body("q", tools=[flat], tool_choice={"name": "lookup"})["tool_choice"] == {"name": "lookup"}
+    with pytest.raises(ValueError, match=r"'other' names no bound function tool; bound functions: lookup"):
+        MODEL.request_body("q", tools=[flat], tool_choice={"name": "other"})
 
 
 def test_strict_is_sent_on_function_tools_as_published() -> None:
@@ -207,3 +215,25 @@ def test_the_budgets_refusal_is_raised_and_not_logged(caplog: pytest.LogCaptureF
     ):
         MODEL.invoke("q")
     assert not [r for r in caplog.records if "PerplexityCostCallbackHandler" in r.getMessage()]
+
+
+async def test_the_budgets_refusal_is_raised_and_not_logged_async(caplog: pytest.LogCaptureFixture) -> None:
+    with (
+        caplog.at_level(logging.DEBUG),
+        get_perplexity_cost_callback(budget_usd=0),
+        pytest.raises(PerplexityBudgetExceededError),
+    ):
+        await MODEL.ainvoke("q")
+    assert not [r for r in caplog.records if "PerplexityCostCallbackHandler" in r.getMessage()]
+
+
+def test_another_error_of_the_cost_handler_is_still_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """The filter drops only the budget's refusal: langchain-core still logs any other error of the handler."""
+
+    class Broken(PerplexityCostCallbackHandler):
+        def on_llm_start(self, *args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("boom")
+
+    with caplog.at_level(logging.WARNING), pytest.raises(RuntimeError):
+        handle_event([Broken()], "on_llm_start", None, {}, ["q"])
+    assert [r for r in caplog.records if "boom" in r.getMessage()]
