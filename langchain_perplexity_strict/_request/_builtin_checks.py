@@ -120,15 +120,17 @@ def check_tool_set(tools: Sequence[Mapping[str, Any]], path: str = "tools") -> N
     seen: dict[Any, int] = {}
     for i, tool in enumerate(tools):
         kind = tool.get("type")
-        if kind in ("mcp", "connector"):
-            key: Any = ("server_label", tool.get("server_label"))
-            what = f"server_label {tool.get('server_label')!r} is already used by {path}[{{first}}]; labels are unique"
-        elif kind in BUILTIN_TYPES:
-            key, what = kind, f"{kind!r} is already bound as {path}[{{first}}]; each built-in tool is bound once"
-        else:
+        if kind not in BUILTIN_TYPES:
             continue
+        labelled = kind in ("mcp", "connector")
+        key = ("server_label", tool.get("server_label")) if labelled else kind
         if key in seen:
-            raise ValueError(f"{path}[{i}]: " + what.format(first=seen[key]) + " (merge their options into one)")
+            first = f"{path}[{seen[key]}]"
+            if labelled:
+                why = f"server_label {tool.get('server_label')!r} is already used by {first}; labels are unique"
+            else:
+                why = f"{kind!r} is already bound as {first}; each built-in tool is bound once"
+            raise ValueError(f"{path}[{i}]: {why} (merge their options into one)")
         seen[key] = i
 
 
