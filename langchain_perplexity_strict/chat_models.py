@@ -21,6 +21,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
+from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._parameters import (
     PARAMETERS,
@@ -423,6 +424,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         if not self.supports_function_tools:
             raise ValueError(_NO_SONAR_TOOLS)
         formatted = [openai_tool(tool, strict=strict, path=f"tools[{i}]") for i, tool in enumerate(tools)]
+        check_bound(formatted, tool_choice)
         if tool_choice is not None:
             kwargs["tool_choice"] = tool_choice_for(tool_choice, function_names(formatted))
         return super().bind(tools=formatted, **kwargs)
