@@ -11,6 +11,7 @@ cap what a run of an agent costs.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -23,6 +24,27 @@ from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.tracers.context import register_configure_hook
 
 from langchain_perplexity_strict.errors import PerplexityBudgetExceededError
+
+
+class _BudgetRefusalFilter(logging.Filter):
+    """Drops langchain-core's "Error in PerplexityCostCallbackHandler..." line for the budget's refusal.
+
+    langchain-core logs every error a callback raises, then re-raises it when the handler's
+    `raise_error` is set; the refusal is the call's own error, raised to the app, so the log
+    line would only repeat it on stderr. Any other error of the handler is still logged.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (
+            len(args) == 3
+            and args[0] == "PerplexityCostCallbackHandler"
+            and isinstance(args[2], str)
+            and args[2].startswith(PerplexityBudgetExceededError.__name__ + "(")
+        )
+
+
+logging.getLogger("langchain_core.callbacks.manager").addFilter(_BudgetRefusalFilter())
 
 COST_FIELDS = ("input_cost", "output_cost", "cache_creation_cost", "cache_read_cost", "tool_calls_cost", "total_cost")
 """The amounts of `ResponsesCostOutput` (USD), each added up."""

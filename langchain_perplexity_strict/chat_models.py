@@ -21,6 +21,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
+from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._parameters import (
     PARAMETERS,
@@ -425,6 +426,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         formatted = [openai_tool(tool, strict=strict, path=f"tools[{i}]") for i, tool in enumerate(tools)]
         if not self.supports_function_tools and function_names(formatted):
             raise ValueError(NO_SONAR_TOOLS)
+        check_bound(formatted, tool_choice)
         if (choice := tool_choice_for(tool_choice, function_names(formatted))) is not None:
             kwargs["tool_choice"] = choice
         return super().bind(tools=formatted, **kwargs)

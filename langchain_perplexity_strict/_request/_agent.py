@@ -21,6 +21,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
+from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
 from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
@@ -66,6 +67,7 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
         if any(needed):
             body["max_output_tokens"] = min(n for n in needed if n)
     tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call.get("tools") or [])]
+    check_bound(tools, call.get("tool_choice"))  # tools and tool_choice given per call are checked here
     if settings.get("web_search", True) is not False:
         # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar
         # model did. A preset searches on its own, so it gets the tool only to carry options.

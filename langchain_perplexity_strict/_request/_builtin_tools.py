@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
+from langchain_perplexity_strict._request._builtin_checks import check_values
 from langchain_perplexity_strict._request._shape_check import check_shape
 
 Recency = Literal["hour", "day", "week", "month", "year"]
@@ -190,6 +191,7 @@ def check_builtin_tool(tool: Mapping[str, Any], path: str = "tools") -> None:
         msg = f"{path}.type: {tool.get('type')!r} is not a built-in tool; expected one of {', '.join(TOOL_SHAPES)}"
         raise ValueError(msg)
     check_shape(tool, shape, path)
+    check_values(tool, path)
 
 
 def check_skill(skill: Any, path: str = "skills") -> None:
@@ -222,6 +224,7 @@ def _built(shape: Any, **fields: Any) -> Any:
     """A tool or skill of `shape` with the fields given (None means absent), checked."""
     value = {k: v for k, v in fields.items() if v is not None}
     check_shape(value, shape, str(value["type"]))
+    check_values(value, str(value["type"]))
     return value
 
 

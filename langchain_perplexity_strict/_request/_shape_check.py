@@ -35,9 +35,13 @@ def _problem(value: Any, shape: Any, path: str) -> str | None:
         return None if value in accepted and type(value) is type(accepted[0]) else _bad(path, value, _options(accepted))
     if origin in (Union, types.UnionType):
         members = typing.get_args(shape)
-        if any(_problem(value, m, path) is None for m in members):
+        problems = [_problem(value, m, path) for m in members]
+        if any(p is None for p in problems):
             return None
-        return _bad(path, value, " or ".join(describe(m) for m in members))
+        # One member of the value's own kind (an object for `require_approval`'s filters): its deeper problem
+        # names the field, where "expected 'always' or an object" would not.
+        alike = [p for m, p in zip(members, problems, strict=True) if _same_kind(value, m)]
+        return alike[0] if len(alike) == 1 else _bad(path, value, " or ".join(describe(m) for m in members))
     if origin is list:
         if not isinstance(value, list):
             return _bad(path, value, describe(shape))
@@ -55,6 +59,13 @@ def _problem(value: Any, shape: Any, path: str) -> str | None:
         ok = isinstance(value, shape) and (shape is bool or not isinstance(value, bool))
         return None if ok else _bad(path, value, describe(shape))
     return None if shape is Any else _bad(path, value, describe(shape))
+
+
+def _same_kind(value: Any, shape: Any) -> bool:
+    """Whether `value` is the JSON kind `shape` takes (an object for a TypedDict or dict, an array for a list)."""
+    if is_typeddict(shape) or typing.get_origin(shape) is dict:
+        return isinstance(value, Mapping)
+    return typing.get_origin(shape) is list and isinstance(value, list)
 
 
 def _typeddict_problem(value: Any, shape: Any, path: str) -> str | None:

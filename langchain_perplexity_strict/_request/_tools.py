@@ -17,9 +17,9 @@ from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from langchain_perplexity_strict._request._builtin_checks import foreign_tool_problem, merged_search
 from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES, check_builtin_tool
 from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_NAMES
-from langchain_perplexity_strict._request._parameters import DATE_FILTERS
 
 BUILTIN_TOOLS = frozenset(TOOL_SHAPES)
 """`ToolInput` in perplexity.generated.api: the built-in tool types besides "function"."""
@@ -41,12 +41,8 @@ def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -
     if isinstance(tool, dict) and tool.get("type") in BUILTIN_TOOLS:
         check_builtin_tool(tool, path)
         return dict(tool)
-    if isinstance(tool, dict) and isinstance(tool.get("type"), str) and tool["type"] not in ("function", "object"):
-        msg = (
-            f"{path}: {tool['type']!r} is not a Perplexity tool; Perplexity's built-in tools are "
-            f"{', '.join(sorted(BUILTIN_TOOLS))}, and functions go as LangChain tools or function dicts."
-        )
-        raise ValueError(msg)
+    if problem := foreign_tool_problem(tool, path):  # OpenAI's built-ins: named, not a KeyError
+        raise ValueError(problem)
     if isinstance(tool, dict) and tool.get("type") == "function" and "name" in tool and "function" not in tool:
         tool = {"type": "function", "function": {k: v for k, v in tool.items() if k != "type"}}  # Agent API shape
     converted = convert_to_openai_tool(tool, strict=strict)
@@ -65,6 +61,8 @@ def agent_tool(tool: dict[str, Any], path: str = "tools") -> dict[str, Any]:
     if tool.get("type") in BUILTIN_TOOLS:
         check_builtin_tool(tool, path)  # tools given per call (`tools=[...]`) have not been checked yet
         return tool
+    if problem := foreign_tool_problem(tool, path):
+        raise ValueError(problem)
     function = tool.get("function") or tool
     flat = {"type": "function", **{k: function[k] for k in _FUNCTION_FIELDS[1:] if function.get(k) is not None}}
     return flat
@@ -125,31 +123,19 @@ def with_search_tool(tools: list[dict[str, Any]], search: dict[str, Any], defaul
     """`tools` with the model's search tool: its options go to a bound `web_search`, or it is added.
 
     `search` is the `web_search` tool the model's settings make (`search_domain_filter`
-    and the other search parameters as its fields). A bound built-in tool replaces the
-    default, bare search tool: an app that binds only `fetch_url` gets no search. A bound
-    `web_search` takes the model's options for the fields it does not set itself, so a
-    model-level filter is never bypassed by a second, unfiltered search tool; model options
-    with no bound `web_search` keep their own search tool. `default` says whether a bare
-    search tool is wanted when nothing else is bound.
+    and the other search parameters as its fields). A bound built-in tool set replaces
+    the default search entirely: an app that binds only `fetch_url` gets no search, with
+    or without model-level search settings (they apply to a search there is not). A bound
+    `web_search` takes the model's options for the fields it leaves unset, and a field both
+    set differently is refused (`merged_search`), so a model-level filter is never dropped
+    or bypassed. `default` says whether a bare search tool is wanted when nothing else is bound.
     """
     options = {k: v for k, v in search.items() if k != "type"}
     bound = next((i for i, t in enumerate(tools) if t.get("type") == "web_search"), None)
     if bound is not None:
-        tool = tools[bound]
-        merged = {**options, **tool}
-        if isinstance(options.get("filters"), dict) and isinstance(tool.get("filters"), dict):
-            merged["filters"] = _merged_filters(options["filters"], tool["filters"])
-        return [*tools[:bound], merged, *tools[bound + 1 :]]
-    if options or (default and not any(t.get("type") in BUILTIN_TOOLS for t in tools)):
+        return [*tools[:bound], merged_search(tools[bound], options, f"tools[{bound}]"), *tools[bound + 1 :]]
+    if any(t.get("type") in BUILTIN_TOOLS for t in tools):
+        return tools
+    if options or default:
         return [*tools, search]
     return tools
-
-
-_TIME_WINDOW = {*DATE_FILTERS, "search_recency_filter"}
-
-
-def _merged_filters(model: dict[str, Any], bound: dict[str, Any]) -> dict[str, Any]:
-    """A bound tool's filters over the model's; when the tool sets its own time window (a recency or
-    dates), the model's is left out: Perplexity takes a recency or dates, not both."""
-    own = set(bound) & _TIME_WINDOW
-    return {**{k: v for k, v in model.items() if not (own and k in _TIME_WINDOW)}, **bound}

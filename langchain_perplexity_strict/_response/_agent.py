@@ -144,6 +144,7 @@ class AgentStreamReader:
         self._received: dict[tuple[int, int], str] = {}  # the text of each (item, part) read so far
         self._stopped_at: int | None = None  # the item in which a stop sequence matched
         self._done: dict[str, int] = {}  # output_item.done items read, per type
+        self._thought: str | None = None  # the last thought read (a repeat is not a new step)
 
     def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]:
         """Read one event; return the chunks it completes (text goes out per network read)."""
@@ -188,9 +189,12 @@ class AgentStreamReader:
     def _reasoning(self, kind: str, event: dict[str, Any]) -> list[AIMessageChunk]:
         answer = self.answer
         thought = event.get("thought")
-        if isinstance(thought, str) and thought:
-            answer.add_reasoning(thought)
-            answer.pend(thought, "")
+        if isinstance(thought, str) and thought and thought != self._thought:
+            # Each event's thought is a whole step ("Searching the web for ..."): a blank line between steps.
+            piece = "\n\n" + thought if answer.reasoning else thought
+            self._thought = thought
+            answer.add_reasoning(piece)
+            answer.pend(piece, "")
         if kind == "response.reasoning.search_queries":
             answer.add_queries(event.get("queries") or [])
         elif kind == "response.reasoning.search_results":

@@ -101,7 +101,8 @@ def _translate(message: AIMessage, *, chunk: bool) -> list[Any]:
         text, kwargs.get(ANNOTATIONS) or [], kwargs.get("citations") or [], kwargs.get("search_results") or []
     )
     calls = _calls(message, chunk)
-    if text or annotations or (not calls and not chunk):
+    # An empty text block only for an answer with nothing else (an approval request, a tool call is the answer).
+    if text or annotations or (not calls and not blocks and not chunk):
         blocks.append(text_block(text, annotations, TEXT_INDEX if chunk else None))
     blocks.extend(calls)
     return blocks

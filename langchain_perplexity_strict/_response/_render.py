@@ -43,8 +43,8 @@ def content(
     The blocks come in the order things happen: reasoning, the server tools' calls and
     results, the text, the function calls. A chunk's blocks carry their `index`
     (reasoning 0, text 1, tool calls from 2, server blocks their own), so LangChain merges
-    a stream's chunks block by block; a whole message always has a text block unless it
-    is only tool calls.
+    a stream's chunks block by block; a whole message has an empty text block only when it
+    has no other block (as a stream's merged chunks have none beside other blocks).
     """
     if answer.output_version != "v1":
         return text
@@ -52,7 +52,7 @@ def content(
     if reasoning:
         blocks.append(_indexed({"type": "reasoning", "reasoning": reasoning}, 0, whole))
     blocks.extend(server_blocks)
-    if text or annotations or (whole and not tool_blocks):
+    if text or annotations or (whole and not tool_blocks and not blocks):
         blocks.append(text_block(text, list(annotations), None if whole else 1))
     blocks.extend(_indexed(dict(b), 2 + i, whole) for i, b in enumerate(tool_blocks))
     return blocks

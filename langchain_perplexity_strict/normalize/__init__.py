@@ -17,7 +17,11 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from langchain_perplexity_strict.normalize._approvals import approval_requests, approval_responses
+from langchain_perplexity_strict.normalize._approvals import (
+    approval_requests,
+    approval_responses,
+    check_approval_history,
+)
 from langchain_perplexity_strict.normalize._compaction import (
     CompactionResult,
     TokenCounter,
@@ -104,9 +108,11 @@ def prepare(
     back into a leading system message. The rules run again after the cut (it can
     leave, say, an assistant turn first). Positions in the report are the caller's.
 
-    `keep_whole(normalized)`, when given and true, sends the normalized history
+    An `mcp_approval_response` that answers no pending request is refused first
+    (`check_approval_history`). `keep_whole(normalized)`, when given and true, sends the normalized history
     uncompacted (a continuation carries only its tail, which it has checked fits).
     """
+    check_approval_history(messages)
     whole = normalize_messages(messages, rules=rules)
     if keep_whole is not None and keep_whole(whole):
         return Prepared(whole, kept_whole=True)

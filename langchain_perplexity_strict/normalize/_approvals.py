@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 
 from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
 
@@ -85,3 +85,35 @@ def _once(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             seen.add(item["id"])
             out.append(item)
     return out
+
+
+def check_approval_history(messages: Iterable[BaseMessage]) -> None:
+    """Raise `ValueError` when an `mcp_approval_response` answers no pending `mcp_approval_request`.
+
+    A request is pending from the answer that carried it until a user message answers it.
+    Checked on the messages as the app gave them, before the normalizer merges a question
+    and an approval into one user message (whose error would then be about mixed content).
+    """
+    pending: dict[str, None] = {}  # ordered, for the error
+    answered: set[str] = set()
+    for message in messages:
+        if isinstance(message, AIMessage):
+            pending.update(dict.fromkeys(r["id"] for r in approval_requests(message)))
+            continue
+        for response in approval_responses(message.content):
+            request_id = response.get("approval_request_id")
+            if request_id in pending:
+                del pending[request_id]
+                answered.add(request_id)
+                continue
+            if request_id in answered:
+                problem = "was answered already"
+            elif not pending and not answered:
+                problem = "has no mcp_approval_request before it in the history"
+            else:
+                problem = "names no pending mcp_approval_request; pending: " + (", ".join(pending) or "none")
+            msg = (
+                f"mcp_approval_response (approval_request_id={request_id!r}) {problem}. An approval answers "
+                "an mcp_approval_request of an earlier answer: keep that answer in the history and use its id."
+            )
+            raise ValueError(msg)

@@ -38,6 +38,8 @@ class Turn:
     key: str
     calls: list[str] = field(default_factory=list)
     answers: str | None = None
+    approvals: bool = False
+    """Whether the turn is the app's `mcp_approval_response` items (one turn however many)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,9 @@ def turns_from_agent_input(items: Sequence[dict[str, Any]]) -> list[Turn]:
     A `function_call` item, and the server's own items (reasoning, MCP
     listings, calls and approval requests), belong to the assistant turn
     they follow (or open one); a `function_call_output` item is a tool
-    message; an `mcp_approval_response` is the user's turn (the app answers).
+    message; `mcp_approval_response` items in a row are one user turn (the app
+    answers every pending request at once, as consecutive `function_call_output`
+    items answer one assistant turn; docs/perplexity-rules.md, "MCP approvals").
     """
     turns: list[Turn] = []
     for item in items:
@@ -120,7 +124,10 @@ def turns_from_agent_input(items: Sequence[dict[str, Any]]) -> list[Turn]:
             else:
                 turns.append(Turn("assistant", "\x00" + content_key(item)))
         elif kind == "mcp_approval_response":
-            turns.append(Turn("user", content_key(item)))
+            if turns and turns[-1].role == "user" and turns[-1].approvals:
+                turns[-1].key += "\x00" + content_key(item)
+            else:
+                turns.append(Turn("user", content_key(item), approvals=True))
         else:
             role = item["role"]
             role = "system" if role == "developer" else role

@@ -135,7 +135,7 @@ def test_agent_reasoning_events_become_reasoning(emu: PerplexityEmulator) -> Non
     message = collect(llm.stream("Think first"))
     reasoning = message.additional_kwargs["reasoning_content"]
     # the model's thought, then the search step's (the emulator's search events carry a thought)
-    assert reasoning.startswith("Thinking about: Think first") and "Searching the web for: Think first" in reasoning
+    assert reasoning == "Thinking about: Think first\n\nSearching the web for: Think first"
     assert "Thinking" not in message.text
 
 

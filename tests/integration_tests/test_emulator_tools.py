@@ -159,6 +159,29 @@ def test_an_approval_for_an_unknown_request_is_refused(emu: PerplexityEmulator) 
     assert refused.json()["error"]["param"] == "input[0].approval_request_id"
 
 
+@pytest.mark.parametrize("via", ["previous_response_id", "input"])
+def test_approval_responses_in_a_row_are_one_user_turn(emu: PerplexityEmulator, via: str) -> None:
+    """docs/perplexity-rules.md: two pending requests, answered by two items in a row (one turn)."""
+    second = {**MCP, "server_label": "wiki", "server_url": "https://wiki.example"}
+    body = {"model": "perplexity/sonar", "input": "write the notes", "tools": [MCP, second]}
+    first = answer(emu, body)
+    requests = [o for o in first["output"] if o["type"] == "mcp_approval_request"]
+    assert len(requests) == 2
+    replies = [{"type": "mcp_approval_response", "approval_request_id": r["id"], "approve": i == 0}
+               for i, r in enumerate(requests)]  # fmt: skip
+    if via == "previous_response_id":
+        follow = {**body, "previous_response_id": first["id"], "input": replies}
+    else:
+        follow = {**body, "input": [{"role": "user", "content": "write the notes"}, *requests, *replies]}
+    done = answer(emu, follow)
+    assert done["status"] == "completed"
+    assert [o["type"] for o in done["output"]] == ["mcp_call", "message"]
+    # A user message after the responses is a second user turn, still refused.
+    then = {"role": "user", "content": "and also"}
+    refused = post(emu, {**body, "input": [{"role": "user", "content": "write the notes"}, *requests, *replies, then]})
+    assert refused.status_code == 400 and "alternate" in refused.json()["error"]["message"]
+
+
 def test_all_tools_together_and_unknown_items(emu: PerplexityEmulator) -> None:
     tools = [t for t, _, _ in TOOLS.values()]
     body = {"model": "perplexity/sonar", "input": QUESTION, "tools": tools}

@@ -99,7 +99,7 @@ def test_every_function_tool_form(emu: PerplexityEmulator, name: str, form: Any,
 def test_a_bound_builtin_tool_is_sent_as_given_and_replaces_the_default_search(
     emu: PerplexityEmulator, name: str, form: dict[str, Any], mode: str
 ) -> None:
-    model = make(emu, "agent", search_domain_filter=["example.org"]) if form["type"] == "web_search" else make(emu)
+    model = make(emu, "agent", search_max_tokens=500) if form["type"] == "web_search" else make(emu)
     outcome = run(model.bind_tools([form]), emu, "agent", mode, "Find it")
     assert outcome.error is None, outcome.error
     assert outcome.body is not None

@@ -25,11 +25,16 @@ def test_thought_is_reasoning_never_answer(emu: PerplexityEmulator) -> None:
     llm = make(emu, model="openai/gpt-5.1", reasoning_effort="high")
     _, merged = stream(llm, "why?")
     reasoning = merged.additional_kwargs["reasoning_content"]
-    assert reasoning.startswith("Thinking about: why?") and "Searching the web for: why?" in reasoning
+    assert (
+        reasoning == "Thinking about: why?\n\nSearching the web for: why?"
+    )  # each step's thought, a blank line between
     assert "Thinking" not in merged.text
     v1 = make(emu, model="openai/gpt-5.1", reasoning_effort="high", output_version="v1")
     _, merged_v1 = stream(v1, "why?")
     assert next(b["type"] for b in merged_v1.content if isinstance(b, dict)) == "reasoning"
+    assert [b["reasoning"] for b in merged_v1.content if isinstance(b, dict) and b["type"] == "reasoning"] == [
+        reasoning
+    ]
 
 
 def test_search_results_arrive_before_the_answer_ends(emu: PerplexityEmulator) -> None:

@@ -1,0 +1,209 @@
+"""What the published shapes of the built-in tools leave open, checked before sending.
+
+The shapes (`_builtin_tools`) say a field is an `int` or a `str`; these checks
+add the ranges and rules Perplexity documents beside them, so a value the
+server would refuse, or a request that would do something else than the app
+meant, fails on the client with the path, the value and what is accepted:
+
+- ranges of counts and coordinates, the MCP `server_label` pattern and an
+  HTTPS `server_url`;
+- a bound `web_search`'s `filters` under the model-level filters' own check
+  (`_parameters.check_parameters`: one rule for both);
+- a tool set with one tool per built-in type and unique server labels;
+- OpenAI's built-in tool forms, named with what Perplexity offers instead;
+- `tool_choice`, which can force a bound function only.
+
+Sources: docs/perplexity-rules.md ("Built-in tool ranges", "Built-in tools of one
+type once", "tool_choice").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlparse
+
+BUILTIN_TYPES = ("web_search", "fetch_url", "image_search", "people_search", "finance_search", "sandbox", "mcp",
+                 "connector")  # fmt: skip
+"""Perplexity's built-in tool types (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
+
+RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("fetch_url", "max_urls"): (1, 100, "an integer"),
+    ("image_search", "max_results"): (1, 20, "an integer"),
+    ("web_search", "max_tokens"): (1, 1_000_000, "an integer"),
+    ("web_search", "max_tokens_per_page"): (1, 1_000_000, "an integer"),
+    ("web_search", "user_location.latitude"): (-90, 90, "a number"),
+    ("web_search", "user_location.longitude"): (-180, 180, "a number"),
+}
+"""(tool type, field path) → (lowest, highest, what): docs/perplexity-rules.md, "Built-in tool ranges"."""
+
+SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""`McpToolInput.server_label`: "Unique per request, ^[a-zA-Z0-9_-]{1,64}$" (the SDK's docstring)."""
+
+OPENAI_TOOLS: dict[str, str] = {
+    "web_search_preview": "use {'type': 'web_search'} (web_search_tool())",
+    "web_search_preview_2025_03_11": "use {'type': 'web_search'} (web_search_tool())",
+    "web_search_2025_08_26": "use {'type': 'web_search'} (web_search_tool())",
+    "code_interpreter": "use {'type': 'sandbox'} (sandbox_tool()), Perplexity's code sandbox",
+    "custom": "use a function tool",
+}
+"""OpenAI's built-in tool types with a Perplexity counterpart (`ChatOpenAI.bind_tools` forms)."""
+
+_FUNCTION_FORMS = ("function", "object")  # a function dict, or a JSON schema for `convert_to_openai_tool`
+_CHOICE_WORDS = ("auto", "none", "required", "any")
+
+
+def foreign_tool_problem(tool: Any, path: str) -> str | None:
+    """Why `tool` is not a tool Perplexity takes, when it is a dict with another provider's `type` (else None).
+
+    Every `type` that is neither a function form nor a Perplexity built-in is refused by name, with
+    Perplexity's counterpart where there is one (OpenAI's `web_search_preview` → `web_search`,
+    `code_interpreter` → `sandbox`), so the error is not langchain-core's `KeyError: 'function'`.
+    """
+    if not isinstance(tool, Mapping) or not isinstance(tool.get("type"), str):
+        return None
+    kind = tool["type"]
+    if kind in _FUNCTION_FORMS or kind in BUILTIN_TYPES:
+        return None
+    instead = f"; {OPENAI_TOOLS[kind]}" if kind in OPENAI_TOOLS else ""
+    return (
+        f"{path}.type: {kind!r} is not a tool Perplexity offers{instead}. "
+        f"Perplexity's built-in tools: {', '.join(BUILTIN_TYPES)}; functions go as LangChain tools or function dicts."
+    )
+
+
+def check_values(tool: Mapping[str, Any], path: str) -> None:
+    """Raise `ValueError` naming the field when a built-in tool's value is out of its documented range.
+
+    Runs after the shape check, so each value already has its published type.
+    """
+    kind = tool.get("type")
+    for (owner, field), (low, high, what) in RANGES.items():
+        value = _at(tool, field) if owner == kind else None
+        if value is not None and not low <= value <= high:
+            raise ValueError(f"{path}.{field}: {value!r} is not accepted; expected {what} from {low} to {high}")
+    if kind in ("mcp", "connector"):
+        _check_server(tool, path)
+    if kind == "web_search" and isinstance(tool.get("filters"), Mapping):
+        check_search_filters(tool["filters"], f"{path}.filters")
+
+
+def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
+    """A `web_search` tool's `filters` under the model-level filters' own check (`check_parameters`).
+
+    The filter fields are the model's search parameters of the same names (domains, recency,
+    dates), so one rule serves both: at most 20 scheme-less domains, the date format, and a
+    recency or dates, not both. The error is the model-level one, under the tool's path.
+    """
+    # Imported here: `_parameters` imports `_builtin_tools` (the `skills` check), which imports this module.
+    from langchain_perplexity_strict._request._parameters import check_parameters
+
+    try:
+        check_parameters(dict(filters), "agent")
+    except ValueError as error:
+        raise ValueError(f"{path}.{error}") from None  # its messages start with the filter's `name=`
+
+
+def _check_server(tool: Mapping[str, Any], path: str) -> None:
+    label = tool.get("server_label")
+    if isinstance(label, str) and not SERVER_LABEL.match(label):
+        msg = f"{path}.server_label: {label!r} is not accepted; expected 1 to 64 letters, digits, '_' or '-'"
+        raise ValueError(msg)
+    url = tool.get("server_url")
+    if isinstance(url, str) and (urlparse(url).scheme != "https" or not urlparse(url).netloc):
+        raise ValueError(f"{path}.server_url: {url!r} is not accepted; expected an https:// URL of the MCP server")
+
+
+def check_tool_set(tools: Sequence[Mapping[str, Any]], path: str = "tools") -> None:
+    """Raise `ValueError` when a built-in type is bound twice, or two MCP servers or connectors share a label."""
+    seen: dict[Any, int] = {}
+    for i, tool in enumerate(tools):
+        kind = tool.get("type")
+        if kind not in BUILTIN_TYPES:
+            continue
+        labelled = kind in ("mcp", "connector")
+        key = ("server_label", tool.get("server_label")) if labelled else kind
+        if key in seen:
+            first = f"{path}[{seen[key]}]"
+            if labelled:
+                why = f"server_label {tool.get('server_label')!r} is already used by {first}; labels are unique"
+            else:
+                why = f"{kind!r} is already bound as {first}; each built-in tool is bound once"
+            raise ValueError(f"{path}[{i}]: {why} (merge their options into one)")
+        seen[key] = i
+
+
+def check_bound(tools: Sequence[Mapping[str, Any]], tool_choice: Any) -> None:
+    """The tool set (`check_tool_set`) and the `tool_choice` (`check_tool_choice`), bound or given per call."""
+    check_tool_set(tools)
+    check_tool_choice(tool_choice, tools)
+
+
+def check_tool_choice(choice: Any, tools: Sequence[Mapping[str, Any]]) -> None:
+    """Raise `ValueError` unless `tool_choice` is a word or names a bound function tool.
+
+    Perplexity's `tool_choice` object forces a function (`{"name": ...}`, docs/perplexity-rules.md);
+    a built-in tool cannot be forced, and a name must be one of the bound functions.
+    """
+    if isinstance(choice, bool) or choice is None or choice in _CHOICE_WORDS:
+        return
+    name = choice
+    if isinstance(choice, Mapping):
+        name = choice.get("name") or (choice.get("function") or {}).get("name")
+        if name is None and choice.get("type") in _CHOICE_WORDS:
+            return  # a word in Anthropic's dict form ({"type": "any"}): `tool_choice_for`'s to map
+    # As bound (`{"type": "function", "function": {...}}`) or in the Agent API's flat shape (`"name"` at the top).
+    functions = [str((t.get("function") or t).get("name")) for t in tools if t.get("type") == "function"]
+    builtins = [str(t.get("type")) for t in tools if t.get("type") in BUILTIN_TYPES]
+    if isinstance(name, str) and name in functions:
+        return
+    bound = f"bound functions: {', '.join(functions) or 'none'}; bound built-in tools: {', '.join(builtins) or 'none'}"
+    target = choice.get("type") if isinstance(choice, Mapping) and name is None else name
+    if target in BUILTIN_TYPES:
+        reason = f"{target!r} is a built-in tool; tool_choice can force only a function tool"
+        hint = " (to make the model use a tool, pass tool_choice='required')"
+    else:
+        reason = f"{target!r} names no bound function tool"
+        hint = "; pass 'auto', 'none', 'required' or a bound function's name"
+    raise ValueError(f"tool_choice={choice!r}: {reason}; {bound}{hint}.")
+
+
+def merged_search(tool: Mapping[str, Any], options: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """A bound `web_search` with the model's search options filling the fields it leaves unset.
+
+    The tool's own options (`search_context_size`, ...) win over the model's. A filter both set
+    to different values is refused: the app sets it in one place, rather than the tool's value
+    silently dropping the model's (a domain allow-list, say). The merged filters then pass the
+    filter checks (a model recency beside the tool's dates is refused).
+    """
+    merged = {**options, **tool}
+    model_filters, own = options.get("filters"), tool.get("filters")
+    if isinstance(model_filters, Mapping) and isinstance(own, Mapping):
+        for key, value in model_filters.items():
+            if key in own and own[key] != value:
+                raise ValueError(_conflict(f"{path}.filters.{key}", value, own[key]))
+        merged["filters"] = {**model_filters, **own}
+    if isinstance(merged.get("filters"), Mapping):
+        try:
+            check_search_filters(merged["filters"], f"{path}.filters")
+        except ValueError as error:
+            raise ValueError(
+                f"{error} (the bound web_search tool's filters with the model's search settings)"
+            ) from None
+    return merged
+
+
+def _conflict(path: str, model: Any, tool: Any) -> str:
+    return (
+        f"{path}: the model's search settings give {model!r} and the bound web_search tool gives {tool!r}; "
+        "set it in one place (the tool's options, or the model's), not both."
+    )
+
+
+def _at(value: Any, dotted: str) -> Any:
+    for key in dotted.split("."):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
