@@ -1,10 +1,11 @@
 """A 200-turn agent conversation with tool calls, with and without `use_previous_response_id`.
 
-Goals (issue 14): on the last turn, the bytes sent with continuations are at most
-5% of sending the whole conversation; and the client's CPU per turn is flat in
-the turn number (turn 200 at most 1.5x turn 20). The emulator runs in its own
-process, so the client's CPU time (process time) is the client's alone; each
-figure is the median over the five turns around it.
+Goals (issue 18, restating issue 14's): on the last turn, the bytes sent with
+continuations are at most 5% of sending the whole conversation, and a continued
+call never costs more client CPU than sending the whole conversation at the
+same turn. The growth from turn 20 to turn 200 is printed for reference. The
+emulator runs in its own process, so the client's CPU time (process time) is
+the client's alone; each figure is the median over the five turns around it.
 """
 
 from __future__ import annotations
@@ -66,17 +67,18 @@ def run() -> dict[str, Any]:
     calls = len(sent)
     bytes_ratio = sent[-1] / whole[-1]
     early, late = calls * 20 // TURNS, calls - 1
-    cpu_ratio = around(cpu, late) / around(cpu, early)
+    growth = around(cpu, late) / around(cpu, early)
+    cpu_ratio = around(cpu, late) / around(whole_cpu, late)
     print(f"{TURNS} turns, {calls} model calls (a tool call every other turn)")
     print(f"last call: {sent[-1]:,} bytes sent with continuations, {whole[-1]:,} sending the whole conversation; "
           f"ratio {bytes_ratio:.3f} (goal <= 0.05, {verdict(bytes_ratio, 0.05)})")  # fmt: skip
-    print(f"client CPU per call: turn 20 {around(cpu, early) * 1e3:.2f} ms, turn 200 {around(cpu, late) * 1e3:.2f} ms; "
-          f"ratio {cpu_ratio:.2f} (goal <= 1.5, {verdict(cpu_ratio, 1.5)})")  # fmt: skip
-    print(f"  for reference: sending the whole conversation, turn 200 takes {around(whole_cpu, late) * 1e3:.2f} ms "
-          f"of client CPU per call ({around(whole_cpu, late) / around(cpu, late):.2f}x the continuation); what "
+    print(f"client CPU per call at turn 200: {around(cpu, late) * 1e3:.2f} ms continued, "
+          f"{around(whole_cpu, late) * 1e3:.2f} ms sending the whole conversation; "
+          f"ratio {cpu_ratio:.2f} (goal <= 1.0, {verdict(cpu_ratio, 1.0)})")  # fmt: skip
+    print(f"  for reference: continued, turn 20 {around(cpu, early) * 1e3:.2f} ms, turn 200 {growth:.2f}x that; what "
           "grows with the turn number is normalizing the whole history and checking that the stored prefix is "
           "unchanged (both linear in its length)")  # fmt: skip
-    return {"bytes_ratio": bytes_ratio, "cpu_ratio": cpu_ratio}
+    return {"bytes_ratio": bytes_ratio, "cpu_ratio": cpu_ratio, "growth": growth}
 
 
 if __name__ == "__main__":

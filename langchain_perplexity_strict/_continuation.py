@@ -105,11 +105,18 @@ class Context:
     """The whole conversation's input items (None when the body is built from compacted messages instead)."""
     encode: ItemEncoder
     continuation: Continuation | None = None
+    held: int | None = None
+    """The tokens of the conversation the server holds for this call (by the model's counter; None
+    without a budget), so that the answer's record says what a continuation from it would start with."""
+    count: Callable[[list[BaseMessage]], int] | None = None
 
     def record(self, answer: AIMessage) -> dict[str, Any]:
         """The continuation record of `answer` (its items as they will be sent back, appended)."""
         digest, count = self.digest.with_message(self.answer_items(answer))
-        return {"digest": digest, "items": count, "target": self.target, "server": self.server}
+        record = {"digest": digest, "items": count, "target": self.target, "server": self.server}
+        if self.held is not None and self.count is not None:
+            record["tokens"] = self.held + self.count([answer])
+        return record
 
     def answer_items(self, answer: AIMessage) -> list[dict[str, Any]]:
         """The items `answer` becomes when it is sent back in a later request."""
@@ -176,15 +183,28 @@ class Planner:
         self.target, self.server, self.encode = target, server, encode
         self.budget, self.counter = budget, counter
         self._context: Context | None = None
+        self._held = 0
 
     def keep_whole(self, whole: NormalizationResult) -> bool:
-        """Plan on the whole normalized conversation; whether it goes out uncompacted, as a continuation."""
+        """Plan on the whole normalized conversation; whether it goes out uncompacted, as a continuation.
+
+        The budget bounds what the model sees: what the server holds (the stored response's record says
+        how much) plus what follows it. When that would not fit, the call compacts and starts a new chain.
+        """
         self._context = plan(whole.messages, self.target, self.server, self.encode)
         found = self._context.continuation
         if found is None:
             return False
-        tail = whole.messages[found.anchor + 1 :]
-        return not self.budget or count_tokens(tail, self.counter, None) <= self.budget
+        if not self.budget:
+            return True
+        stored = whole.messages[found.anchor].response_metadata.get(CONTEXT_KEY, {}).get("tokens")
+        if not isinstance(stored, int):  # a record from before records held a count: count the history
+            stored = self._count(whole.messages[: found.anchor + 1])
+        self._held = stored + self._count(whole.messages[found.anchor + 1 :])
+        return self._held <= self.budget
+
+    def _count(self, messages: Sequence[BaseMessage]) -> int:
+        return count_tokens(messages, self.counter, None)
 
     def context(self, prepared: Prepared) -> Context:
         """The call's context, once `normalize.prepare` has decided what is sent."""
@@ -192,9 +212,12 @@ class Planner:
         if context is None:
             msg = "Planner.context: call normalize.prepare(..., keep_whole=planner.keep_whole) first."
             raise RuntimeError(msg)
+        count = self._count if self.budget else None
         if prepared.kept_whole:
-            return context
-        return replace(context, continuation=None, items=None if prepared.compaction is not None else context.items)
+            return replace(context, held=self._held if self.budget else None, count=count)
+        held = self._count(prepared.messages) if self.budget else None
+        items = None if prepared.compaction is not None else context.items
+        return replace(context, continuation=None, items=items, held=held, count=count)
 
 
 def forgot_the_response(error: BaseException) -> bool:

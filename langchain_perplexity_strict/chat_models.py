@@ -32,8 +32,8 @@ from langchain_perplexity_strict._request._parameters import (
     ls_params,
     stop_list,
 )
-from langchain_perplexity_strict._request._structured_output import structured_runnable
-from langchain_perplexity_strict._request._tools import function_names, openai_tool, tool_choice_for
+from langchain_perplexity_strict._request._structured_output import response_format, structured_runnable
+from langchain_perplexity_strict._request._tools import NO_SONAR_TOOLS, function_names, openai_tool, tool_choice_for
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import merge_generation_chunks
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
@@ -231,6 +231,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         """Check the call's arguments, normalize, plan, and build the body once (as JSON and as bytes);
         nothing is sent."""
         call, kwargs = call_arguments(kwargs, self.api)
+        if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
+            call["response_format"] = response_format(call["response_format"])
         settings = {**self._settings(), **kwargs}
         if stop is not None:
             settings["stop"] = stop
@@ -238,7 +240,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             check_parameters(settings, self.api)
         surface = self.surface
         if call.get("tools") and not surface.function_tools:
-            raise ValueError(_NO_SONAR_TOOLS)
+            raise ValueError(NO_SONAR_TOOLS)
         stops = tuple(stop_list(settings.pop("stop", None)))
         n = int(settings.pop("n", 1))
         if stream and n > 1:
@@ -272,7 +274,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             warnings.warn(compaction_warning(conversation.compaction), UserWarning, stacklevel=5)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
-        answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context)
+        answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context,
+                        raise_on_length=self.raise_on_length)  # fmt: skip
         if prepared.compaction is not None:
             answer.note("compaction", prepared.compaction)
         if prepared.context is not None and prepared.context.continuation is not None:
@@ -417,16 +420,15 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
         Perplexity's built-in tools (`fetch_url_tool()`, `{"type": "fetch_url"}`, ...) are checked
         against their published shapes; binding one replaces the default `web_search` tool.
-        `tool_choice`: `"auto"`, `"none"`, `"required"` (or `"any"`), a
-        tool name, or `True` for the only tool. `parallel_tool_calls` is
-        accepted for compatibility and not sent: the published Agent API has no such field.
+        `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`
+        is accepted for compatibility and not sent: the published Agent API has no such field.
         """
-        if not self.supports_function_tools:
-            raise ValueError(_NO_SONAR_TOOLS)
         formatted = [openai_tool(tool, strict=strict, path=f"tools[{i}]") for i, tool in enumerate(tools)]
+        if not self.supports_function_tools and function_names(formatted):
+            raise ValueError(NO_SONAR_TOOLS)
         check_bound(formatted, tool_choice)
-        if tool_choice is not None:
-            kwargs["tool_choice"] = tool_choice_for(tool_choice, function_names(formatted))
+        if (choice := tool_choice_for(tool_choice, function_names(formatted))) is not None:
+            kwargs["tool_choice"] = choice
         return super().bind(tools=formatted, **kwargs)
 
     def with_structured_output(
@@ -441,10 +443,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         """Answer as an instance of `schema`: Perplexity's `response_format` (`json_schema`, the
         default, and `json_mode`, as Perplexity has no JSON mode but enforces a schema) or a forced
         tool call (`function_calling`; on chat completions, `json_schema` with a warning)."""
+        tools = kwargs.pop("tools", None)  # as ChatOpenAI takes them: bound beside the response format
         if kwargs:
-            msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}."
+            msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}; it takes tools= besides its own."
             raise ValueError(msg)
-        return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict)
-
-
-_NO_SONAR_TOOLS = "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default)."
+        return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict, tools=tools)

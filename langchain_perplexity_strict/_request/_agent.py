@@ -14,10 +14,11 @@ canonical content (`normalize._content`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
 from langchain_perplexity_strict._request._builtin_checks import check_bound
@@ -61,10 +62,10 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
             place(search, parameter.agent.removeprefix("web_search."), value)
         else:
             place(body, parameter.agent, value)
-    if "max_output_tokens" not in body and body.get("model"):
-        default = default_max_output_tokens(body["model"])
-        if default:
-            body["max_output_tokens"] = default
+    if "max_output_tokens" not in body:  # some models require it: any of the model and its fallbacks
+        needed = [default_max_output_tokens(m) for m in [body.get("model"), *(body.get("models") or [])] if m]
+        if any(needed):
+            body["max_output_tokens"] = min(n for n in needed if n)
     tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call.get("tools") or [])]
     check_bound(tools, call.get("tool_choice"))  # tools and tool_choice given per call are checked here
     if settings.get("web_search", True) is not False:
@@ -108,7 +109,8 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
     """The `input` items of each message (an assistant turn with tool calls is several items)."""
     out: list[list[dict[str, Any]]] = []
     call_names: dict[str, str] = {}
-    for message in messages:
+    newest = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    for index, message in enumerate(messages):
         items: list[dict[str, Any]] = []
         if isinstance(message, AIMessage):
             _assistant_items(message, items, call_names)
@@ -116,7 +118,7 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             item: dict[str, Any] = {
                 "type": "function_call_output",
                 "call_id": message.tool_call_id,
-                "output": _tool_output(message.content),
+                "output": _tool_output(without_videos(message.content, newest=False)),
             }
             name = message.name or call_names.get(message.tool_call_id)
             if name:
@@ -124,21 +126,21 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             items.append(item)
         elif isinstance(message, SystemMessage):
             role = "developer" if is_developer(message) else "system"
-            items.append({"role": role, "content": _parts(message.content)})
+            items.append({"role": role, "content": _parts(without_videos(message.content, newest=False))})
         else:
-            _user_items(message, items)
+            _user_items(message, items, newest=index == newest)
         out.append(items)
     return out
 
 
-def _user_items(message: BaseMessage, items: list[dict[str, Any]]) -> None:
+def _user_items(message: BaseMessage, items: list[dict[str, Any]], *, newest: bool) -> None:
     """A user turn: its message, or the MCP approval responses it holds.
 
     An `mcp_approval_response` item is the user's turn in itself, answering the
     assistant turn that asked; a message beside it would be a second user turn in a row.
     """
     responses = approval_responses(message.content)
-    parts = _parts(message.content)
+    parts = _parts(without_videos(message.content, newest=newest))
     if responses and parts:
         msg = (
             "a user message that answers MCP approval requests (mcp_approval_response blocks) holds other "
@@ -167,6 +169,28 @@ def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names
             item["thought_signature"] = signatures[call_id]
         call_names[call_id] = call["name"]
         items.append(item)
+
+
+def without_videos(content: Any, *, newest: bool) -> Any:
+    """Content without its videos (the Agent API has no video part; the normalizer's report names them).
+
+    The newest user turn warns when it loses one, and is refused when nothing else is left:
+    dropping it would make the model answer the previous question again.
+    """
+    if isinstance(content, str) or not any(b.get("type") == "video" for b in content):
+        return content
+    kinds = ", ".join(dict.fromkeys(repr(b["kind"]) for b in content if b.get("type") == "video"))
+    kept = [b for b in content if b.get("type") != "video"]
+    if newest and not kept:
+        msg = (
+            f"messages: content block(s) {kinds} left out of the newest user message (the Agent API takes no "
+            "video; api='chat_completions' does), and nothing is left to answer. Send text, an image or a file."
+        )
+        raise ValueError(msg)
+    if newest:
+        warnings.warn(f"The newest user message lost content block(s) {kinds}: the Agent API takes no video.",
+                      UserWarning, stacklevel=2)  # fmt: skip
+    return kept
 
 
 def _file(block: dict[str, Any]) -> dict[str, Any]:

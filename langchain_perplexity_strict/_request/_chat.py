@@ -75,8 +75,9 @@ PARTS: PartTable = {
     "text": lambda block: {"type": "text", "text": block["text"]},
     "image": lambda block: {"type": "image_url", "image_url": {"url": block["url"]}},
     "file": _file,
+    "video": lambda block: {"type": "video_url", "video_url": {"url": block["url"]}},
 }
-"""A string, or `text` / `image_url` / `file_url` chunks (a file as a URL or its base64)."""
+"""A string, or `text` / `image_url` / `file_url` / `video_url` chunks (a file as a URL or its base64)."""
 
 
 def _content(content: Any) -> str | list[dict[str, Any]]:

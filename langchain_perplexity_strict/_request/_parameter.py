@@ -34,7 +34,8 @@ RECENCY = ("hour", "day", "week", "month", "year")
 DATE_FILTERS = ("search_after_date_filter", "search_before_date_filter",
                 "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
 LOCATION_FIELDS = ("city", "country", "region", "latitude", "longitude")  # ToolUserLocationInput
-_DATE = re.compile(r"^(0[1-9]|1[0-2])/(0[1-9]|[12]\d|3[01])/\d{4}$")
+# MM/DD/YYYY, or M/D/YYYY as Perplexity's search-filter guide writes it ("3/1/2025").
+_DATE = re.compile(r"^(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])/\d{4}$")
 
 Check = Callable[[Any, Api], bool]
 

@@ -41,7 +41,7 @@ from langchain_perplexity_strict.normalize import DEFAULT_RULES
 NAME = "{name}"
 """In a path: the parameter's own name (for fields declared through a shared type)."""
 
-DateFilter = Annotated[str | None, Parameter("a date as MM/DD/YYYY", accepts.date, FILTERS + NAME, NAME)]
+DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY", accepts.date, FILTERS + NAME, NAME)]
 
 
 class PerplexityParameters(BaseModel):
@@ -63,10 +63,15 @@ class PerplexityParameters(BaseModel):
     """Answers per call, as `n` concurrent requests (Perplexity has no `n`)."""
     streaming: bool = False
     """Stream under `invoke` too (one answer only)."""
-    timeout: float | None = None
+    timeout: float | None = Field(default=None, gt=0)
     """Request timeout in seconds (`ChatOpenAI`'s)."""
-    max_retries: int = 2
+    max_retries: int = Field(default=2, ge=0)
     """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
+    raise_on_length: bool = False
+    """Raise `PerplexityIncompleteError` for an answer cut at the output limit, instead of returning
+    it with `finish_reason: "length"` (what `ChatOpenAI` does, the default)."""
+    stream_usage: bool | None = None
+    """Accepted as `ChatOpenAI` takes it; Perplexity reports usage in every stream unasked, so it always comes."""
     stream_chunk_timeout: float | None = Field(default=120.0, ge=0)
     """Seconds without a byte on a stream before it counts as stalled (`ChatOpenAI`'s name and default;
     None or 0: off). A stalled stream is resumed after its last event (see docs/long-runs.md)."""
@@ -74,7 +79,7 @@ class PerplexityParameters(BaseModel):
     """Resume requests in a row that may fail before `PerplexityResumeError` (see docs/long-runs.md)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are (Perplexity validates them)."""
-    max_input_tokens: int | None = None
+    max_input_tokens: int | None = Field(default=None, ge=0)
     """Token budget for the conversation: older turns are compacted to fit. Defaults to the model
     profile's input limit, off when unknown; 0 turns compaction off."""
     token_counter: Any = Field(default=None, exclude=True)
@@ -418,6 +423,8 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     if not isinstance(values, dict):
         return values
     values = dict(values)
+    if values.get("api") == "chat_completions" and not {"model", "model_name"} & set(values):
+        values["model"] = "sonar"  # the Agent API default is no chat-completions model
     for alias, name in ALIASES.items():
         if alias in values and name not in values:
             values[name] = values.pop(alias)

@@ -15,7 +15,7 @@ from typing import Any
 from langchain_perplexity_strict.normalize import canonical_blocks, text_of
 
 PartTable = Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]
-"""A surface's part for each canonical kind: `"text"`, `"image"` and `"file"`."""
+"""A surface's part for each canonical kind: `"text"`, `"image"`, `"file"` and `"video"`."""
 
 
 def content_parts(content: Any, parts: PartTable, *, text_as_string: bool) -> str | list[dict[str, Any]]:

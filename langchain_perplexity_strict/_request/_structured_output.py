@@ -1,9 +1,17 @@
 """`with_structured_output` for Perplexity: one `json_schema` response format, parsed as LangChain does.
 
 Perplexity's structured outputs take `response_format: {"type": "json_schema",
-"json_schema": {"name", "schema"}}` on both surfaces (never OpenAI's
-`text.format`, which the Agent API refuses); the name is 1 to 64
+"json_schema": {"name", "schema", "description", "strict"}}` on both surfaces
+(`ResponseFormatInput` / `JSONSchemaFormatInput` in the published models;
+never OpenAI's `text.format`, which the Agent API refuses); the name is 1 to 64
 alphanumeric characters (docs.perplexity.ai, "Structured Outputs").
+
+Every schema form `ChatOpenAI` takes is read the way langchain-openai reads it
+(`_convert_to_openai_response_format`; a Pydantic class through the openai
+SDK's own `type_to_response_format_param`), so the same schema goes out; the
+forms it refuses (an OpenAI tool dict, a whole `response_format` dict) are
+read too. `{"type": "json_object"}` has no Perplexity twin: it becomes a
+schema that admits any object, which Perplexity enforces.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ import warnings
 from operator import itemgetter
 from typing import Any, cast
 
+import pydantic
 from langchain_core.output_parsers import (
     JsonOutputKeyToolsParser,
     JsonOutputParser,
@@ -22,33 +31,81 @@ from langchain_core.output_parsers import (
 from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
 from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
+from langchain_openai.chat_models.base import _convert_to_openai_response_format
+from openai.lib._parsing._completions import type_to_response_format_param
 
 from langchain_perplexity_strict._request._tools import openai_tool
 
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
 
 
-def schema_name(schema: dict[str, Any]) -> str:
-    """A response-format name Perplexity takes: the schema's title, alphanumeric, 1 to 64 characters."""
-    name = re.sub(r"[^A-Za-z0-9]", "", str(schema.get("title") or ""))[:64]
-    return name or "response"
+def schema_name(name: Any) -> str:
+    """A response-format name Perplexity takes: alphanumeric, 1 to 64 characters."""
+    cleaned = re.sub(r"[^A-Za-z0-9]", "", str(name or ""))[:64]
+    return cleaned or "response"
 
 
-def response_format(schema: Any, strict: bool | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The `json_schema` response format for `schema` (None: any JSON object), and the JSON schema."""
-    json_schema = convert_to_json_schema(schema) if schema is not None else dict(ANY_OBJECT)
-    body_schema = {k: v for k, v in json_schema.items() if k not in ("title", "description")}
-    spec: dict[str, Any] = {"name": schema_name(json_schema), "schema": body_schema}
+def json_schema_spec(schema: Any, strict: bool | None = None) -> dict[str, Any]:
+    """`{"name", "schema", "description"?, "strict"?}` for any schema form `ChatOpenAI` takes (None: any object).
+
+    The description is the schema's own (a Pydantic docstring, a TypedDict's, a
+    JSON schema's `description`): Perplexity passes it to the model with the schema.
+    """
+    if schema is None or (isinstance(schema, dict) and schema.get("type") == "json_object"):
+        return {"name": "response", "schema": dict(ANY_OBJECT)}
+    if isinstance(schema, type) and issubclass(schema, pydantic.BaseModel):
+        spec = dict(cast(dict, type_to_response_format_param(schema))["json_schema"])
+    elif isinstance(schema, type) and is_basemodel_subclass(schema):  # pydantic.v1, which the SDK cannot read
+        spec = _spec_of(convert_to_openai_tool(schema, strict=strict)["function"])
+    elif isinstance(schema, dict) and schema.get("type") == "json_schema" and "json_schema" in schema:
+        spec = dict(schema["json_schema"])
+    elif isinstance(schema, dict) and schema.get("type") == "function" and "function" in schema:
+        spec = _spec_of(convert_to_openai_tool(schema, strict=strict)["function"])
+    else:
+        spec = dict(cast(dict, _convert_to_openai_response_format(schema, strict=strict))["json_schema"])
+    body = spec.get("schema")
+    if not isinstance(body, dict) or not body:
+        msg = f"schema={schema!r}: no JSON schema found in it; pass a Pydantic class, a TypedDict or a JSON schema."
+        raise ValueError(msg)
+    if not spec.get("description") and isinstance(body.get("description"), str):
+        spec["description"] = body["description"]
     if strict is not None:
         spec["strict"] = strict
-    return {"type": "json_schema", "json_schema": spec}, json_schema
+    return {k: v for k, v in spec.items() if v is not None}
 
 
-def output_parser(schema: Any, method: str) -> Runnable:
-    """The parser LangChain's own integrations use for `method` and `schema`."""
+def _spec_of(function: dict[str, Any]) -> dict[str, Any]:
+    spec = {"name": function["name"], "schema": function.get("parameters") or {}}
+    for key in ("description", "strict"):
+        if function.get(key) is not None:
+            spec[key] = function[key]
+    return spec
+
+
+def response_format(schema: Any, strict: bool | None = None) -> dict[str, Any]:
+    """The `json_schema` response format for `schema` (None or `{"type": "json_object"}`: any JSON object),
+    its name rewritten to one Perplexity takes."""
+    spec = json_schema_spec(schema, strict)
+    spec["name"] = schema_name(spec.get("name"))
+    return {"type": "json_schema", "json_schema": spec}
+
+
+def as_function_tool(schema: Any, strict: bool | None) -> dict[str, Any]:
+    """`schema` as an OpenAI function tool (`function_calling`): LangChain's conversion, or for OpenAI's
+    `{"name", "schema"}` spec forms (which it cannot read) the spec's own schema."""
+    is_spec = isinstance(schema, dict) and ("schema" in schema or schema.get("type") == "json_schema")
+    if not is_spec:
+        return openai_tool(schema, strict=strict)
+    spec = json_schema_spec(schema, strict)
+    function = {"name": spec["name"], "parameters": spec["schema"]}
+    function.update({k: spec[k] for k in ("description", "strict") if k in spec})
+    return {"type": "function", "function": function}
+
+
+def output_parser(schema: Any, method: str, name: str) -> Runnable:
+    """The parser LangChain's own integrations use for `method` and `schema` (`name`: the forced tool's)."""
     is_pydantic = isinstance(schema, type) and is_basemodel_subclass(schema)
     if method == "function_calling":
-        name = convert_to_openai_tool(schema)["function"]["name"]
         if is_pydantic:
             return PydanticToolsParser(tools=[cast(Any, schema)], first_tool_only=True)
         return JsonOutputKeyToolsParser(key_name=name, first_tool_only=True)
@@ -66,8 +123,13 @@ def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
     return RunnableMap(raw=llm) | parser_assign.with_fallbacks([parser_none], exception_key="parsing_error")
 
 
-def structured_runnable(model: Any, schema: Any, method: str, *, include_raw: bool, strict: bool | None) -> Runnable:
-    """`model.with_structured_output(schema, method=...)`: a response format or a forced tool, and its parser."""
+def structured_runnable(
+    model: Any, schema: Any, method: str, *, include_raw: bool, strict: bool | None, tools: list[Any] | None = None
+) -> Runnable:
+    """`model.with_structured_output(schema, method=...)`: a response format or a forced tool, and its parser.
+
+    `tools`, as `ChatOpenAI` takes them with `json_schema`, are bound beside the response format.
+    """
     function_tools = model.supports_function_tools
     if method not in ("json_schema", "function_calling", "json_mode"):
         msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."
@@ -75,7 +137,9 @@ def structured_runnable(model: Any, schema: Any, method: str, *, include_raw: bo
     if schema is None and method != "json_mode":
         msg = f"with_structured_output(method={method!r}) needs a schema; only json_mode works without one."
         raise ValueError(msg)
-    if method == "function_calling" and not function_tools:
+    if method == "function_calling" and function_tools:
+        return _forced_tool(model, schema, strict, tools, include_raw)
+    if method == "function_calling":
         warnings.warn(
             "with_structured_output(method='function_calling'): the Sonar chat-completions "
             "models have no function tools, so the schema is sent as a json_schema "
@@ -83,17 +147,35 @@ def structured_runnable(model: Any, schema: Any, method: str, *, include_raw: bo
             UserWarning,
             stacklevel=3,
         )
-        method = "json_schema"
-    llm: Runnable
-    if method == "function_calling":
-        tool = openai_tool(schema, strict=strict)
-        llm = model.bind_tools([tool], tool_choice=tool["function"]["name"], strict=strict).bind(
-            ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": tool},
-        )
+        # The schema goes as function calling would send it, so both surfaces ask for the same.
+        tool_spec = _spec_of(as_function_tool(schema, strict)["function"])
+        fmt = response_format({"type": "json_schema", "json_schema": tool_spec}, strict)
     else:
-        fmt, json_schema = response_format(schema, strict)
-        llm = model.bind(
-            response_format=fmt,
-            ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": json_schema},
-        )
-    return with_raw(llm, output_parser(schema, method), include_raw)
+        fmt = response_format(schema, strict)
+    name = fmt["json_schema"]["name"]
+    base = model.bind_tools(tools, strict=strict) if tools else model
+    llm = base.bind(
+        response_format=fmt,
+        ls_structured_output_format={"kwargs": {"method": method, "strict": strict},
+                                     "schema": _traced_schema(schema, fmt)},
+    )  # fmt: skip
+    return with_raw(llm, output_parser(schema, "json_schema", name), include_raw)
+
+
+def _traced_schema(schema: Any, fmt: dict[str, Any]) -> dict[str, Any]:
+    """The schema LangChain's tracing records: langchain-core's JSON schema of it, as the standard tests expect,
+    or for the forms that converter cannot read, the schema sent."""
+    try:
+        return convert_to_json_schema(schema)
+    except (ValueError, TypeError):
+        return fmt["json_schema"]["schema"]
+
+
+def _forced_tool(model: Any, schema: Any, strict: bool | None, tools: list[Any] | None, include_raw: bool) -> Runnable:
+    """`function_calling`: the schema as a tool the model must call."""
+    tool = as_function_tool(schema, strict)
+    name = tool["function"]["name"]
+    llm = model.bind_tools([*(tools or []), tool], tool_choice=name, strict=strict).bind(
+        ls_structured_output_format={"kwargs": {"method": "function_calling", "strict": strict}, "schema": tool},
+    )
+    return with_raw(llm, output_parser(schema, "function_calling", name), include_raw)

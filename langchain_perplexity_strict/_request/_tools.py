@@ -24,13 +24,19 @@ from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_
 BUILTIN_TOOLS = frozenset(TOOL_SHAPES)
 """`ToolInput` in perplexity.generated.api: the built-in tool types besides "function"."""
 _FUNCTION_FIELDS = ("type", "name", "description", "parameters", "strict")
+NO_SONAR_TOOLS = (
+    "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default). "
+    "For structured output, with_structured_output() or create_agent(response_format=ProviderStrategy(...)) "
+    "send a response format instead."
+)
 
 
 def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -> dict[str, Any]:
     """Any LangChain tool form as `{"type": "function", "function": {...}}`, or a built-in tool as given.
 
-    Raises `ValueError` for a built-in tool not in its published shape, and for a function named
-    like a built-in tool (Perplexity refuses those names); `path` names the tool in the error.
+    Raises `ValueError` for a built-in tool not in its published shape, for another provider's built-in
+    tool (OpenAI's `file_search`, ...), which Perplexity does not have, and for a function named like a
+    built-in tool (Perplexity refuses those names); `path` names the tool in the error.
     """
     if isinstance(tool, dict) and tool.get("type") in BUILTIN_TOOLS:
         check_builtin_tool(tool, path)
@@ -75,18 +81,34 @@ def agent_tool_choice(choice: Any) -> Any:
     return choice
 
 
+# The dict forms of other providers' `tool_choice` that name no tool (Anthropic's), as the published strings.
+_CHOICE_TYPES = {"any": "required", "auto": "auto", "none": "none", "required": "required"}
+
+
 def function_names(tools: list[dict[str, Any]]) -> list[str]:
     """The names of the function tools among `tools` (converted with `openai_tool`)."""
     return [t["function"]["name"] for t in tools if "function" in t]
 
 
-def tool_choice_for(choice: dict | str | bool, names: list[str]) -> Any:
-    """LangChain's `tool_choice` forms (a name, `True`, `"any"`) as a request value."""
+def tool_choice_for(choice: dict | str | bool | None, names: list[str]) -> Any:
+    """Every `tool_choice` form `ChatOpenAI.bind_tools` takes, as a request value (None: left out).
+
+    `False` is left out and `True` is `"required"`, as `ChatOpenAI` sends them; `"any"` is
+    `"required"`; a name or a dict naming a function (chat, Responses or Anthropic shape) forces
+    that function; Anthropic's `{"type": "any" | "auto" | "none"}` are the matching strings.
+    """
+    if choice is False or choice is None:
+        return None
     if choice is True:
-        if len(names) != 1:
-            msg = f"tool_choice=True needs exactly one tool, got {len(names)}: pass a tool name."
+        return "required"
+    if isinstance(choice, dict):
+        name = choice.get("name") or (choice.get("function") or {}).get("name")
+        if name is None and choice.get("type") in _CHOICE_TYPES:
+            return _CHOICE_TYPES[choice["type"]]
+        if name is None:
+            msg = f"tool_choice={choice!r}: a dict must name a function; use 'auto', 'none', 'required' or a name."
             raise ValueError(msg)
-        return {"type": "function", "function": {"name": names[0]}}
+        choice = name
     if choice == "any":
         return "required"
     if isinstance(choice, str) and choice not in ("auto", "none", "required"):

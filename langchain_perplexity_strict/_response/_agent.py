@@ -21,7 +21,7 @@ from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._server_items import is_server_item
-from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
+from langchain_perplexity_strict.errors import PerplexityResponseError
 
 # Separates the text of two message items of one response (a preamble, then the answer).
 ITEM_SEPARATOR = "\n\n"
@@ -36,25 +36,35 @@ TOOL_EVENTS = {
 }
 
 
-def read_output(answer: Answer, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int]) -> None:
-    """Fill `answer` from `output` items; message text only when `text` (a stream had it as deltas).
+def read_output(
+    answer: Answer, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int], stopped_at: int | None
+) -> None:
+    """Fill `answer` from `output` items; message text only when `text` (a stream had it already).
 
     `offsets` gives, per output index, where that message item's text starts in
-    the answer (annotations are shifted by it); reading text fills it in.
+    the answer (annotations are shifted by it); reading text fills it in. Once a
+    stop sequence has matched (in item `stopped_at`), later messages and function
+    calls are not part of the answer, as a stream that stopped there never reads them.
     """
     ordinals: dict[str, int] = {}
     for index, item in enumerate(output):
         kind = item.get("type")
+        if stopped_at is None and answer.stopped:
+            stopped_at = index - 1
+        if kind in ("message", "function_call") and stopped_at is not None and index > stopped_at:
+            continue
         if is_server_item(item):
             read_server_item(answer, item, ordinals)
         if kind == "message":
             if text:
                 start_message_item(answer, index, offsets)
+            offset = offsets.get(index, 0)  # a part's annotations count from its own start
             for part in item.get("content") or []:
                 if text and part.get("type") == "output_text":
                     answer.add_text(part.get("text", ""))
                 for annotation in part.get("annotations") or []:
-                    answer.add_annotation(_shifted(annotation, offsets.get(index, 0)))
+                    answer.add_annotation(_shifted(annotation, offset))
+                offset += len(part.get("text") or "")
         elif kind == "search_results":
             answer.add_queries(item.get("queries") or [])
             answer.add_search_results(item.get("results") or [])
@@ -89,7 +99,7 @@ def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
 
 def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
     """Fill `answer` from a whole response (invoke)."""
-    read_output(answer, response.get("output") or [], text=True, offsets={})
+    read_output(answer, response.get("output") or [], text=True, offsets={}, stopped_at=None)
     answer.flush_text()
     read_status(answer, response)
 
@@ -102,17 +112,16 @@ def read_status(answer: Answer, response: dict[str, Any]) -> None:
 
 
 def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
-    """Raise for a run that did not complete; `requires_action` with function calls or MCP approval
-    requests is an answer: the app runs the calls, or approves, and calls again."""
-    if status in ("completed", None) or answer.stopped or answer.waits_for_the_app:
+    """Raise for a run that did not complete. `requires_action` is an answer: the run waits for the
+    application (to run its function calls, or to approve MCP calls; the requests are in the message)."""
+    if status in ("completed", "requires_action", None) or answer.stopped or answer.waits_for_the_app:
         return
     if status == "incomplete" or error.get("code") == "max_output_tokens":
-        answer.cut_at_length()
-        msg = (
+        answer.cut_at_length(
             "Perplexity stopped the answer at max_output_tokens; the partial answer is on this "
             "error's .partial. Raise max_tokens."
         )
-        raise PerplexityIncompleteError(msg, answer.message())
+        return
     if status in ("queued", "in_progress"):
         msg = (
             f"Perplexity answered with status {status!r}: the run has not finished. A background run "
@@ -132,6 +141,8 @@ class AgentStreamReader:
         self.answer = answer
         self._offsets: dict[int, int] = {}
         self._items: dict[int, dict[str, Any]] = {}  # output_item.done, for a terminal event without output
+        self._received: dict[tuple[int, int], str] = {}  # the text of each (item, part) read so far
+        self._stopped_at: int | None = None  # the item in which a stop sequence matched
         self._done: dict[str, int] = {}  # output_item.done items read, per type
         self._thought: str | None = None  # the last thought read (a repeat is not a new step)
 
@@ -139,17 +150,22 @@ class AgentStreamReader:
         """Read one event; return the chunks it completes (text goes out per network read)."""
         kind = event.get("type", "")
         answer = self.answer
+        index = int(event.get("output_index") or 0)
         if kind == "response.output_text.delta":
-            start_message_item(answer, int(event.get("output_index") or 0), self._offsets)
-            answer.pend(*answer.add_text(event.get("delta", "")))
+            key = (index, int(event.get("content_index") or 0))
+            self._add(key, self._received.get(key, "") + str(event.get("delta") or ""))
+            return []
+        if kind == "response.output_text.done":  # the part's whole text: what no delta brought is added
+            self._add((index, int(event.get("content_index") or 0)), str(event.get("text") or ""))
             return []
         if kind.startswith("response.reasoning."):
             return self._reasoning(kind, event)
         if kind == "response.output_item.added" and (event.get("item") or {}).get("type") == "message":
-            start_message_item(answer, int(event.get("output_index") or 0), self._offsets)
+            start_message_item(answer, index, self._offsets)
         elif kind == "response.output_item.done":
             item = event.get("item") or {}
             self._items[int(event.get("output_index") or len(self._items))] = item
+            self._catch_up(int(event.get("output_index") or len(self._items) - 1), item)
             if item.get("type") == "search_results":
                 answer.add_search_results(item.get("results") or [])
             if is_server_item(item):
@@ -161,6 +177,8 @@ class AgentStreamReader:
         elif kind == "response.failed":
             answer.fail()
             raise_for_status(answer, "failed", event.get("error") or (event.get("response") or {}).get("error") or {})
+            answer.metadata["status"] = "failed"
+            return [answer.final_chunk()]  # cut at the output limit: the answer so far, with finish_reason "length"
         elif kind in ("response.incomplete", "response.cancelled"):  # OpenAI's terminals, should a gateway send them
             return self._terminal(event.get("response") or {})
         elif kind == "error":
@@ -190,11 +208,41 @@ class AgentStreamReader:
                 answer.server.finished(item_type, value)
         return []
 
+    def _add(self, key: tuple[int, int], text: str) -> None:
+        """The text of part `key` is now `text`: what extends what was read goes into the answer.
+
+        Text may arrive as deltas, only in `output_text.done`, only in the item's
+        `output_item.done`, or only in the terminal response: each part's text is
+        taken once, from wherever it first arrives, as invoke takes it from the response.
+        """
+        received = self._received.get(key, "")
+        if not text.startswith(received) or len(text) == len(received) or self._after_stop(key[0]):
+            return
+        answer = self.answer
+        start_message_item(answer, key[0], self._offsets)
+        self._received[key] = text
+        answer.pend(*answer.add_text(text[len(received) :]))
+        if answer.stopped and self._stopped_at is None:
+            self._stopped_at = key[0]
+
+    def _after_stop(self, index: int) -> bool:
+        return self._stopped_at is not None and index > self._stopped_at
+
+    def _catch_up(self, index: int, item: dict[str, Any]) -> None:
+        """A whole message item: the text of its parts that did not arrive as deltas."""
+        if item.get("type") != "message":
+            return
+        parts = [p for p in item.get("content") or [] if p.get("type") == "output_text"]
+        for part_index, part in enumerate(parts):
+            self._add((index, part_index), str(part.get("text") or ""))
+
     def _terminal(self, response: dict[str, Any]) -> list[AIMessageChunk]:
         answer = self.answer
-        answer.pend(*answer.flush_text())
         output = response.get("output") or [self._items[i] for i in sorted(self._items)]
-        read_output(answer, output, text=False, offsets=self._offsets)
+        for index, item in enumerate(output):
+            self._catch_up(index, item)
+        answer.pend(*answer.flush_text())
+        read_output(answer, output, text=False, offsets=self._offsets, stopped_at=self._stopped_at)
         read_status(answer, response)
         return [answer.final_chunk()]
 

@@ -22,7 +22,7 @@ from langchain_perplexity_strict._response._server_stream import ServerItems
 from langchain_perplexity_strict._response._stop import StopFilter
 from langchain_perplexity_strict._response._think import ThinkSplitter
 from langchain_perplexity_strict._response._usage import read_usage, usage_extras
-from langchain_perplexity_strict.errors import PerplexityStreamError
+from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityStreamError
 
 
 @dataclass
@@ -44,6 +44,8 @@ class Answer:
     usage: UsageMetadata | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
+    raise_on_length: bool = False
+    """Whether an answer cut at the output limit raises (`PerplexityIncompleteError`) instead of returning."""
     server: ServerItems = field(default_factory=ServerItems)
     """The server tools' and skills' output items, and their blocks not streamed yet."""
 
@@ -151,8 +153,13 @@ class Answer:
         return kwargs
 
     def add_tool_call(self, call_id: Any, name: Any, arguments: Any, thought_signature: Any = None) -> None:
-        """A function call, once per id; a thinking model's `thought_signature` is kept to echo back."""
-        if call_id is not None and call_id in self._call_ids:
+        """A function call, once per id; a thinking model's `thought_signature` is kept to echo back.
+
+        A call that comes without an id gets one by its position, so its result can answer it (and
+        invoke and stream name it alike).
+        """
+        call_id = call_id or f"call_without_id_{len(self.tool_calls)}"
+        if call_id in self._call_ids:
             return
         self._call_ids.add(call_id)
         self.tool_calls.append({"id": call_id, "name": name, "arguments": arguments or ""})
@@ -191,9 +198,12 @@ class Answer:
         self.pend(*self.flush_text())
         self.finished = True
 
-    def cut_at_length(self) -> None:
-        """The answer reached the token limit."""
+    def cut_at_length(self, message: str) -> None:
+        """The answer reached the token limit: `finish_reason: "length"`, as `ChatOpenAI` reports it, or
+        with `raise_on_length`, `PerplexityIncompleteError(message)` with the answer on `.partial`."""
         self.metadata["finish_reason"] = "length"
+        if self.raise_on_length:
+            raise PerplexityIncompleteError(message, self.message())
 
     def close_stream(self) -> list[AIMessageChunk]:
         """The stream ended: complete only after a terminal event or a matched stop."""

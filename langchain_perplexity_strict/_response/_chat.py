@@ -7,20 +7,30 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict.errors import PerplexityIncompleteError
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: a string, or the text of its parts (`ChatMessageContentTextChunk`);
+    the published schema also allows image, file and video parts, which carry no answer text."""
+    if isinstance(content, str):
+        return content
+    return "".join(str(p.get("text") or "") for p in content or [] if isinstance(p, dict) and p.get("type") == "text")
 
 
 def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
-    """Fill `answer` from a chat completion (`CompletionResponseOutput`)."""
+    """Fill `answer` from a chat completion (`CompletionResponseOutput`).
+
+    Tool calls after a matched stop sequence are not part of the answer, as a stream that stopped never reads them.
+    """
     choice = (completion.get("choices") or [{}])[0]
     message = choice.get("message") or {}
-    answer.add_text(message.get("content") or "")
+    answer.add_text(content_text(message.get("content")))
     answer.flush_text()
-    for call in message.get("tool_calls") or []:
+    for call in message.get("tool_calls") or [] if not answer.stopped else []:
         function = call.get("function") or {}
         answer.add_tool_call(call.get("id"), function.get("name"), function.get("arguments"))
     _read_chat_sources(answer, completion)
-    _read_chat_end(answer, completion, choice.get("finish_reason"))
+    _read_chat_end(answer, completion, "stop" if answer.stopped else choice.get("finish_reason"))
 
 
 def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
@@ -35,11 +45,10 @@ def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
 def _read_chat_end(answer: Answer, data: dict[str, Any], finish_reason: Any) -> None:
     answer.end(data, finish_reason)
     if finish_reason == "length" and not answer.stopped:
-        msg = (
+        answer.cut_at_length(
             "Perplexity stopped the answer at the token limit (finish_reason 'length'); "
             "the partial answer is on this error's .partial. Raise max_tokens."
         )
-        raise PerplexityIncompleteError(msg, answer.message())
 
 
 class ChatStreamReader:
@@ -55,17 +64,21 @@ class ChatStreamReader:
         self._last: dict[str, Any] = {}
         self._finish_reason: Any = None
         self._tool_parts: dict[int, dict[str, Any]] = {}
+        self._done = False
 
     def feed(self, data: dict[str, Any]) -> list[AIMessageChunk]:
         answer = self.answer
+        if data.get("type") == "[DONE]":  # `_transport`'s end mark: a chunk without a finish reason ended it
+            self._done = True
+            return []
         self._last = data
         _read_chat_sources(answer, data)
         for choice in data.get("choices") or []:
             delta = choice.get("delta") or {}
             if delta.get("content"):
-                answer.pend(*answer.add_text(delta["content"]))
-            for call in delta.get("tool_calls") or []:
-                part = self._tool_parts.setdefault(int(call.get("index", 0)), {"id": None, "name": "", "arguments": ""})
+                answer.pend(*answer.add_text(content_text(delta["content"])))
+            for call in delta.get("tool_calls") or [] if not answer.stopped else []:
+                part = self._tool_parts.setdefault(self._index(call), {"id": None, "name": "", "arguments": ""})
                 function = call.get("function") or {}
                 part["id"] = call.get("id") or part["id"]
                 part["name"] += function.get("name") or ""
@@ -74,9 +87,18 @@ class ChatStreamReader:
                 self._finish_reason = choice["finish_reason"]
         return []
 
+    def _index(self, call: dict[str, Any]) -> int:
+        """Which call a streamed piece belongs to: its `index` (OpenAI's pieces), else a call of its own
+        (the published `ToolCallOutput` has no `index`: each is a whole call)."""
+        if isinstance(call.get("index"), int):
+            return int(call["index"])
+        return max(self._tool_parts, default=-1) + 1
+
     def finish(self) -> list[AIMessageChunk]:
         answer = self.answer
-        if self._finish_reason is None:
+        if answer.stopped and self._last:  # ended early by a stop: the usage so far (every chunk carries it)
+            self._finish_reason, self._tool_parts = "stop", {}
+        if self._finish_reason is None and not self._done:
             return answer.close_stream()
         answer.pend(*answer.flush_text())
         for index in sorted(self._tool_parts):

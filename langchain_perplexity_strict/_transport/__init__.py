@@ -16,6 +16,7 @@ from langchain_perplexity_strict._transport._client import (
     aiterate_batches,
     iterate_batches,
     raise_perplexity_error,
+    server_root,
 )
 from langchain_perplexity_strict._transport._follow import AsyncStreamFollower, StreamFollower
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings
@@ -36,5 +37,6 @@ __all__ = [
     "encode_body",
     "iterate_batches",
     "raise_perplexity_error",
+    "server_root",
     "wait",
 ]

@@ -68,6 +68,12 @@ class Fallback:
     body: Callable[[], bytes]
 
 
+def server_root(base_url: str) -> str:
+    """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
+    guide gives (`https://api.perplexity.ai/v1`); every path (`/v1/responses`, ...) starts from the root."""
+    return base_url.rstrip("/").removesuffix("/v1")
+
+
 class Transport:
     """Requests to one Perplexity server through one `ChatOpenAI`: JSON or a stream, sync and async.
 
@@ -81,12 +87,11 @@ class Transport:
 
     @classmethod
     def build(cls, base_url: str, key: tuple[Any, ...], *, model: str) -> Transport:
-        """A transport over a new `ChatOpenAI` pointed at the server root `base_url` (key, retries and
-        timeout from `key`: `(base_url, api_key, timeout, max_retries)`)."""
+        """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (`server_root`; key,
+        retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`)."""
         _, api_key, timeout, max_retries = key
-        chat_openai = ChatOpenAI(
-            model=model, api_key=api_key, base_url=base_url, max_retries=max_retries, timeout=timeout
-        )
+        root = server_root(base_url)
+        chat_openai = ChatOpenAI(model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout)
         return cls(chat_openai, key)
 
     # A body is JSON already serialized (`encode_body`); the client posts `content` as it is,
@@ -183,8 +188,14 @@ async def _aonce_more(post: Callable[[bytes], Awaitable[T]], body: bytes, fallba
     return await post(fallback.body()), True
 
 
+DONE: dict[str, Any] = {"type": "[DONE]"}
+"""Ends the batch that held Sonar's `data: [DONE]`: the stream ended as it should, which a reader can
+then tell from a cut (readers of streams without it ignore an event type they do not know)."""
+
+
 def iterate_batches(stream: openai.Stream[Any], api: str | None = None) -> Iterator[tuple[list[dict[str, Any]], bool]]:
-    """The stream's JSON events, a batch per network read, each with whether the stream ended there.
+    """The stream's JSON events, a batch per network read, each with whether the stream ended there
+    (`DONE` last in the batch that held `[DONE]`).
 
     Transport failures become clear errors.
     """
@@ -192,10 +203,11 @@ def iterate_batches(stream: openai.Stream[Any], api: str | None = None) -> Itera
     with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
         for data in stream.response.iter_bytes():
             batch = batcher.feed(data)
-            if batch or batcher.done:
-                yield batch, batcher.done
             if batcher.done:
+                yield [*batch, DONE], True
                 return
+            if batch:
+                yield batch, False
         yield batcher.close(), True
 
 
@@ -207,10 +219,11 @@ async def aiterate_batches(
     with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
         async for data in stream.response.aiter_bytes():
             batch = batcher.feed(data)
-            if batch or batcher.done:
-                yield batch, batcher.done
             if batcher.done:
+                yield [*batch, DONE], True
                 return
+            if batch:
+                yield batch, False
         yield batcher.close(), True
 
 

@@ -21,7 +21,8 @@ _AGENT_COMMON: dict[str, Any] = {
     "tool_call_streaming": True,
     "structured_output": True,
     "mid_conversation_system_messages": False,
-    "reasoning_effort_levels": ["minimal", "low", "medium", "high", "xhigh", "max"],
+    # ReasoningConfigInput.effort, as the constructor accepts it (the published schema has no "max").
+    "reasoning_effort_levels": ["none", "minimal", "low", "medium", "high", "xhigh"],
 }
 
 _SONAR_COMMON: dict[str, Any] = {

@@ -8,6 +8,12 @@ rules and the request builders see only `SystemMessage`, `HumanMessage`,
 `AIMessage` and `ToolMessage`, with content from
 `normalize._content.canonical_content`.
 
+A tool call without an id (hand-written histories, some providers) gets
+a stable one, derived from its place in the history, its name and its
+arguments, so the same history always sends the same id, and a tool message
+with no `tool_call_id` right after it answers it; otherwise a later user
+message could be taken for its result.
+
 A message whose content converts to nothing (a reasoning-only or image-only
 assistant message without tool calls, an empty block list) is dropped here,
 before the turn rules run, so it cannot leave two user turns side by side.
@@ -15,6 +21,9 @@ before the turn rules run, so it cannot leave two user turns side by side.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +32,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
 from langchain_perplexity_strict.normalize._approvals import approval_requests, approval_responses
-from langchain_perplexity_strict.normalize._content import canonical_content
+from langchain_perplexity_strict.normalize._content import CanonicalContent, canonical_content
 from langchain_perplexity_strict.normalize._roles import is_developer
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
@@ -46,19 +55,25 @@ class CanonicalMessages:
             return entries if isinstance(entries, list) else list(entries), []
         out: list[Entry] = list(entries[:first])
         changes: list[Change] = []
-        for entry in entries[first:]:
+        unanswered: list[str] = []  # generated ids of the latest assistant turn, for tool messages without one
+        newest = max((i for i, entry in enumerate(entries) if entry.role == "user"), default=-1)
+        for index, entry in enumerate(entries[first:], start=first):
             if _canonical(entry):
                 out.append(entry)
+                if entry.role == "assistant":
+                    unanswered = []
                 continue
-            converted = self._convert(entry, changes)
+            converted = self._convert(entry, changes, unanswered, newest=index == newest)
             if converted is not None:
                 out.append(converted)
         return out, changes
 
-    def _convert(self, entry: Entry, changes: list[Change]) -> Entry | None:
+    def _convert(self, entry: Entry, changes: list[Change], unanswered: list[str], *, newest: bool) -> Entry | None:
         message = entry.message
         assistant = entry.role == "assistant"
         canonical = canonical_content(message.content, assistant=assistant)
+        if newest and canonical.dropped and not approval_responses(message.content):
+            _newest_turn_lost(canonical)
         notes = []
         if canonical.flattened:
             notes.append(f"{_kinds(canonical.flattened)} sent as text")
@@ -69,11 +84,21 @@ class CanonicalMessages:
                 f"content block(s) {_kinds(canonical.dropped)} left out (Perplexity takes text, images and files"
                 + (", and an assistant turn only text)" if assistant else ")")
             )
+        if canonical.videos:
+            notes.append(
+                f"video block(s) {_kinds(canonical.videos)} sent as video_url on chat completions; the Agent "
+                "API takes no video, so there each is left out (and a newest turn of videos alone is refused)"
+            )
         invalid = getattr(message, "invalid_tool_calls", None) or [] if assistant else []
         if invalid:
             names = ", ".join(repr(c.get("name") or c.get("id")) for c in invalid)
             notes.append(f"invalid tool call(s) {names} left out (their arguments are not JSON)")
         tool_calls = getattr(message, "tool_calls", None) or [] if assistant else []
+        if assistant:
+            tool_calls = _with_ids(tool_calls, entry.sources, unanswered)
+        tool_call_id = getattr(message, "tool_call_id", "") if entry.role == "tool" else ""
+        if entry.role == "tool" and not tool_call_id and unanswered:
+            tool_call_id = unanswered.pop(0)
         approvals = _approvals(message, entry.role)
         if canonical.empty and entry.role != "tool" and not tool_calls and not approvals:
             reason = "; ".join(notes) or "the message has no content"
@@ -81,12 +106,32 @@ class CanonicalMessages:
             return None
         if notes:
             changes.append(Change(self.name, entry.sources, "; ".join(notes)))
-        rebuilt = _rebuild(message, entry.role, canonical.content, tool_calls)
+        rebuilt = _rebuild(message, entry.role, canonical.content, tool_calls, tool_call_id)
         if approvals and assistant:  # one place for the requests, whichever form the answer held them in
             rebuilt.additional_kwargs[MCP_APPROVAL_REQUESTS] = approvals
         elif approvals:  # the app's responses stay in the turn, after what else it says
             rebuilt.content = [*rebuilt.content, *approvals]
         return Entry(rebuilt, entry.role, entry.sources)
+
+
+def _newest_turn_lost(canonical: CanonicalContent) -> None:
+    """The newest user turn lost blocks: a warning, or, when nothing is left to answer, a `ValueError`.
+
+    Dropping the whole turn would make the model answer the previous question again.
+    """
+    kinds = _kinds(canonical.dropped)
+    if canonical.empty:
+        msg = (
+            f"messages: content block(s) {kinds} left out of the newest user message (Perplexity takes text, "
+            "images and files), and nothing is left to answer. Send it as text, an image or a file."
+        )
+        raise ValueError(msg)
+    warnings.warn(
+        f"The newest user message lost content block(s) {kinds}: Perplexity takes text, images and files; "
+        "the rest of the message is sent.",
+        UserWarning,
+        stacklevel=2,
+    )
 
 
 def _approvals(message: BaseMessage, role: str) -> list[dict[str, Any]]:
@@ -101,16 +146,35 @@ def _canonical(entry: Entry) -> bool:
     message = entry.message
     if type(message.content) is not str or type(message) not in _PLAIN:
         return False
+    if entry.role == "tool":
+        return bool(getattr(message, "tool_call_id", None))
     if entry.role != "assistant":
         return True
-    return bool(message.content or message.tool_calls) and not message.invalid_tool_calls  # type: ignore[attr-defined]
+    calls = message.tool_calls  # type: ignore[attr-defined]
+    return bool(message.content or calls) and not message.invalid_tool_calls and all(c.get("id") for c in calls)  # type: ignore[attr-defined]
 
 
 def _kinds(kinds: list[str]) -> str:
     return ", ".join(repr(k) for k in dict.fromkeys(kinds))
 
 
-def _rebuild(message: BaseMessage, role: str, content: Any, tool_calls: list[Any]) -> BaseMessage:
+def _with_ids(calls: list[Any], sources: tuple[int, ...], generated: list[str]) -> list[Any]:
+    """`calls` with an id each: a missing one is derived from the message's position, the call's index,
+    name and arguments (stable across calls of the same history); the new ids are put in `generated`."""
+    generated.clear()
+    out = []
+    for index, call in enumerate(calls):
+        if not call.get("id"):
+            key = json.dumps([list(sources), index, call.get("name"), call.get("args")], sort_keys=True, default=str)
+            call = {**call, "id": "call_" + hashlib.sha256(key.encode()).hexdigest()[:24]}
+            generated.append(call["id"])
+        out.append(call)
+    return out
+
+
+def _rebuild(
+    message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str = ""
+) -> BaseMessage:
     """The message as its role's plain class, keeping id, name and provider metadata."""
     common: dict[str, Any] = {
         "content": content,
@@ -124,7 +188,7 @@ def _rebuild(message: BaseMessage, role: str, content: Any, tool_calls: list[Any
     if role == "tool":
         return ToolMessage(
             **common,
-            tool_call_id=getattr(message, "tool_call_id", ""),
+            tool_call_id=tool_call_id,
             artifact=getattr(message, "artifact", None),
             status=getattr(message, "status", "success"),
         )

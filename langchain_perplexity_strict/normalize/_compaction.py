@@ -22,6 +22,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
 
+from langchain_perplexity_strict.normalize._media_tokens import without_media
 from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, normalize_messages
 from langchain_perplexity_strict.normalize._roles import role_of
 from langchain_perplexity_strict.normalize._rule_types import Change
@@ -64,8 +65,10 @@ class MessageCounter:
             raise ValueError(msg)
 
     def __call__(self, message: BaseMessage) -> int:
+        """Tokens in `message`: its text by the counter, its images and files by their estimate."""
         self.calls += 1
-        return int(self._count(message))
+        text, media = without_media(message)
+        return int(self._count(text)) + media
 
 
 def _adapt(counter: Callable[..., int]) -> Callable[[BaseMessage], int]:

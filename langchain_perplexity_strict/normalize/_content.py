@@ -21,7 +21,9 @@ surfaces take without loss of the text.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import base64
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +46,8 @@ class CanonicalContent:
     content: str | list[dict[str, Any]]
     flattened: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+    videos: list[str] = field(default_factory=list)
+    """The kinds, as the caller wrote them, of the blocks that became videos."""
     reasoning: list[str] = field(default_factory=list)
 
     @property
@@ -71,15 +75,21 @@ def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
     blocks: list[dict[str, Any]] = []
     for block in content if isinstance(content, list) else [content]:
         converted = _block(block, result)
-        if converted is not None:
-            blocks.append(converted)
+        if converted is None:
+            continue
+        if assistant and converted["type"] != "text":
+            result.dropped.append(_kind(block))  # named as the caller wrote it
+            continue
+        blocks.append(converted)
     if assistant:
-        kept = [b for b in blocks if b["type"] == "text"]
-        result.dropped.extend(b["type"] for b in blocks if b["type"] != "text")
-        result.content = "".join(b["text"] for b in kept)
+        result.content = "".join(b["text"] for b in blocks)
     else:
         result.content = [b for b in blocks if b["type"] != "text" or b["text"]]
     return result
+
+
+def _kind(block: Any) -> str:
+    return str(block.get("type")) if isinstance(block, dict) else type(block).__name__
 
 
 def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
@@ -91,30 +101,127 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
     kind = block.get("type")
     if kind in TEXT_TYPES and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
-    if kind == "refusal":
-        result.flattened.append("refusal")
-        return {"type": "text", "text": str(block.get("refusal") or block.get("text") or "")}
     if kind in REASONING_TYPES:
         result.reasoning.append(kind)
         return None
     if kind in TOOL_CALL_TYPES or is_server_output(block) or is_approval_response(block):
         return None  # MCP approvals are kept by the canonical rule and sent as their own input items
+    if kind == "non_standard" and isinstance(block.get("value"), dict):  # LangChain's wrapper of a provider block
+        inner = CanonicalContent([])
+        converted = _block(block["value"], inner)
+        result.flattened += inner.flattened
+        result.videos += inner.videos
+        result.dropped += ["non_standard"] if converted is None else []
+        return converted
+    if kind in AS_TEXT:
+        text = AS_TEXT[kind](block)
+        if text is not None:
+            result.flattened.append(str(kind))
+            return {"type": "text", "text": text}
+    if kind == "media":  # Google's: an image, a video or a file, by its MIME type
+        mime = str(block.get("mime_type", ""))
+        kind = "image" if mime.startswith("image/") else "video" if mime.startswith("video/") else "file"
+        block = {**block, "url": block.get("file_uri"), "base64": block.get("data")}
+    if kind in ("video", "video_url"):
+        video = _video(block)
+        if video is not None and "kind" not in block:  # noted once: not again when normalized output comes back
+            result.videos.append(video["kind"])
+        if video is not None:
+            return video
     if kind in ("image_url", "input_image", "image"):
         image = _image(block)
         if image is not None:
             return image
-    if kind in ("file", "input_file", "document", "file_url", "pdf_url"):
+    if kind in ("file", "input_file", "document", "file_url", "pdf_url") and _sendable_file(block):
         file = _file(block)
         if file is not None:
             return file
     if kind is None and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
-    result.dropped.append(str(kind))
+    result.dropped.append(str(block.get("type")))
     return None
+
+
+def _sendable_file(block: dict[str, Any]) -> bool:
+    """Whether a file block is one Perplexity can read: not audio or video (those have their own blocks)."""
+    mime = str(block.get("mime_type") or (block.get("source") or {}).get("media_type") or "")
+    return not mime.startswith(("audio/", "video/"))
+
+
+def _joined(*parts: Any) -> str:
+    return "\n".join(str(p) for p in parts if p)
+
+
+def _texts(content: Any) -> str:
+    """The text of a nested content list (Anthropic's `document` and `search_result` hold one)."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(b.get("text", "")) for b in content or [] if isinstance(b, dict) and b.get("text"))
+
+
+def _plain_text(block: dict[str, Any]) -> str | None:
+    """LangChain's `text-plain` block: its text (or its base64, decoded), under its title."""
+    text = block.get("text")
+    if text is None and block.get("base64"):
+        text = base64.b64decode(block["base64"]).decode("utf-8", errors="replace")
+    return _joined(block.get("title"), block.get("context"), text) if text is not None else None
+
+
+def _document_text(block: dict[str, Any]) -> str | None:
+    """Anthropic's `document` with a text or content source: its title and text (a PDF stays a file)."""
+    source = block.get("source") or {}
+    if source.get("type") == "text":
+        return _joined(block.get("title"), block.get("context"), source.get("data"))
+    if source.get("type") == "content":
+        return _joined(block.get("title"), block.get("context"), _texts(source.get("content")))
+    return None
+
+
+def _search_result(block: dict[str, Any]) -> str:
+    """A cited passage (Anthropic's `search_result`, as RAG tools return them): title, source and text."""
+    return _joined(block.get("title"), block.get("source"), _texts(block.get("content")))
+
+
+def _tool_result(block: dict[str, Any]) -> str:
+    """Anthropic's `tool_result` inside a user turn: its text, with the call it answers."""
+    return _joined(f"Result of tool call {block.get('tool_use_id')}:", _texts(block.get("content")))
+
+
+def _json_block(block: dict[str, Any]) -> str:
+    """A `json` block (what tools return): the JSON itself."""
+    return json.dumps(block.get("json"), ensure_ascii=False, default=str)
+
+
+def _refusal(block: dict[str, Any]) -> str:
+    return str(block.get("refusal") or block.get("text") or "")
+
+
+# Blocks that become text that keeps their data (None from the function: not this shape, try the others).
+AS_TEXT: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "refusal": _refusal,
+    "text-plain": _plain_text,
+    "document": _document_text,
+    "search_result": _search_result,
+    "tool_result": _tool_result,
+    "json": _json_block,
+}
 
 
 def _data_url(mime_type: Any, data: Any) -> str:
     return f"data:{mime_type or 'application/octet-stream'};base64,{data}"
+
+
+def _video(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A video as `{"type": "video", "url", "kind"}` (a URL or a `data:` URL; `kind` the caller's block type):
+    chat completions take it as `video_url` (`ChatMessageContentVideoChunkInput`); the Agent API has no
+    video part, so its builder leaves it out."""
+    url = block.get("video_url") or block.get("url")
+    if isinstance(url, dict):
+        url = url.get("url")
+    if not url and block.get("base64"):
+        url = _data_url(block.get("mime_type"), block["base64"])
+    kind = str(block.get("kind") or block.get("type"))  # as the caller wrote it, for reports and errors
+    return {"type": "video", "url": url, "kind": kind} if isinstance(url, str) and url else None
 
 
 def _image(block: dict[str, Any]) -> dict[str, Any] | None:

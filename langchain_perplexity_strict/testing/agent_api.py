@@ -62,7 +62,7 @@ RESERVED_FUNCTION_NAMES = frozenset(
 )
 RECENCY_EXCLUSIVE = ("search_after_date_filter", "search_before_date_filter",
                      "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
-_DATE = re.compile(r"^(0[1-9]|1[0-2])/(0[1-9]|[12]\d|3[01])/\d{4}$")
+_DATE = re.compile(r"^(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])/\d{4}$")  # MM/DD/YYYY or M/D/YYYY
 
 
 def validate_request(body: Any, models: tuple[str, ...]) -> str:
@@ -125,7 +125,7 @@ def _check_tool(tool: dict[str, Any], path: str) -> None:
                       f"{path}.name")  # fmt: skip
     if kind != "web_search" or not tool.get("filters"):
         return
-    # docs.perplexity.ai, "Search filters": at most 20 scheme-less domains; dates as MM/DD/YYYY;
+    # docs.perplexity.ai, "Search filters": at most 20 scheme-less domains; dates as M/D/YYYY (zero-padded or not);
     # recency and dates exclusive.
     filters, where = tool["filters"], f"{path}.filters"
     domains = filters.get("search_domain_filter") or []

@@ -80,7 +80,6 @@ def test_bad_parameters_at_call_time(emu: PerplexityEmulator, kwargs: dict[str, 
         # A block Perplexity cannot take is left out; a message left empty is not sent, and the
         # error says why nothing is left.
         ([HumanMessage([{"type": "file", "file_id": "f1"}])], "'file' left out"),
-        ([HumanMessage([{"type": "video_url", "video_url": {"url": "https://v"}}])], "video_url"),
         ([HumanMessage("x" * (33 * 1024 * 1024))], "32 MiB"),
     ],
 )
@@ -90,6 +89,14 @@ def test_bad_conversations(emu: PerplexityEmulator, messages: list[Any], fragmen
     with pytest.raises(ValueError, match=fragment):
         make(emu, api, max_input_tokens=0).invoke(messages)  # compaction off: these are the checks after it
     assert messages == before
+    assert emu.requests == []
+
+
+def test_a_video_alone_is_refused_on_the_agent_api(emu: PerplexityEmulator) -> None:
+    """The Agent API has no video part (chat completions take `video_url`, issue 18)."""
+    messages = [HumanMessage([{"type": "video_url", "video_url": {"url": "https://v"}}])]
+    with pytest.raises(ValueError, match="video_url"):
+        make(emu, "agent", max_input_tokens=0).invoke(messages)
     assert emu.requests == []
 
 

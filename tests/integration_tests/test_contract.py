@@ -168,8 +168,8 @@ def test_bodies_over_application_histories_are_published(
         llm = model(emulator, api=api_, model=name, max_input_tokens=0)
         try:
             body = llm.request_body(history)
-        except ValueError as error:
-            assert "nothing but system messages" in str(error)
+        except ValueError as error:  # nothing to send, or a newest turn with nothing Perplexity takes (issue 18)
+            assert "nothing but system messages" in str(error) or "left out of the newest user message" in str(error)
             continue
         validate(body)
 

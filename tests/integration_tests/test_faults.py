@@ -101,9 +101,9 @@ async def test_status_failed_raises(emu: PerplexityEmulator, mode: str) -> None:
 @pytest.mark.parametrize("api", ["agent", "chat_completions"])
 @pytest.mark.parametrize("mode", MODES)
 async def test_incomplete_raises_with_the_partial_answer(emu: PerplexityEmulator, mode: str, api: str) -> None:
-    emu.inject(Fault("incomplete"))
+    emu.inject(Fault("incomplete"))  # raising is opt-in (issue 18): by default the answer comes with "length"
     with pytest.raises(PerplexityIncompleteError) as info:
-        await run(make(emu, api), mode)
+        await run(make(emu, api, raise_on_length=True), mode)
     assert info.value.partial is not None
     assert info.value.partial.content == COMPLETE
 

@@ -50,8 +50,8 @@ def read_stream(events: list[dict[str, Any]]) -> tuple[list[AIMessageChunk], AIM
     return chunks, merged
 
 
-def read_whole(response: dict[str, Any]) -> Any:
-    answer = Answer()
+def read_whole(response: dict[str, Any], *, raise_on_length: bool = True) -> Any:
+    answer = Answer(raise_on_length=raise_on_length)
     read_agent_response(answer, response)
     return answer.message()
 
@@ -111,6 +111,7 @@ def test_statuses(status: str, error: Any, outcome: Any) -> None:
     else:
         with pytest.raises(outcome):
             read_whole(response)
+        assert read_whole(response, raise_on_length=False).response_metadata["finish_reason"] == "length"
 
 
 def test_several_message_items_are_separated_and_citations_follow() -> None:

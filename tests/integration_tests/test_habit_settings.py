@@ -1,0 +1,96 @@
+"""Issue 18, class 6: settings as Perplexity documents them and as `ChatOpenAI` users type them.
+
+Each setting is accepted and sent as Perplexity's published request takes it,
+or refused at construction with an error naming the argument.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from tests.integration_tests.factory import KEY, make
+from tests.integration_tests.habits import MODES, SURFACES, run
+
+
+@pytest.mark.parametrize("suffix", ["/v1", "/v1/"])
+@pytest.mark.parametrize("api", SURFACES)
+def test_a_base_url_ending_in_v1(emu: PerplexityEmulator, api: str, suffix: str) -> None:
+    model = ChatPerplexityStrict(api=api, api_key=KEY, base_url=emu.base_url + suffix,  # type: ignore[arg-type]
+                                 model="perplexity/sonar" if api == "agent" else "sonar")  # fmt: skip
+    outcome = run(model, emu, api, "invoke", "Hello")
+    assert outcome.error is None, outcome.error
+    assert emu.requests[-1].path in ("/v1/responses", "/chat/completions")  # not /v1/v1/...
+
+
+DATES = ("search_after_date_filter", "search_before_date_filter",
+         "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("api", SURFACES)
+@pytest.mark.parametrize("name", DATES)
+@pytest.mark.parametrize("value", ["3/1/2025", "03/01/2025", "12/31/2025", "1/9/2025"])
+def test_date_filters_in_perplexitys_documented_form(emu: PerplexityEmulator, name: str, value: str, api: str,
+                                                     mode: str) -> None:  # fmt: skip
+    outcome = run(make(emu, api, **{name: value}), emu, api, mode, "News?")
+    assert outcome.error is None, outcome.error
+    assert value in outcome.text
+
+
+@pytest.mark.parametrize("value", ["2025-03-01", "13/1/2025", "3/32/2025", "yesterday"])
+def test_dates_in_another_form_are_refused_naming_the_filter(emu: PerplexityEmulator, value: str) -> None:
+    with pytest.raises(ValueError, match="search_after_date_filter"):
+        make(emu, search_after_date_filter=value)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_chat_completions_without_a_model_uses_a_sonar_model(emu: PerplexityEmulator, mode: str) -> None:
+    model = ChatPerplexityStrict(api="chat_completions", api_key=KEY, base_url=emu.base_url)  # type: ignore[arg-type]
+    outcome = run(model, emu, "chat_completions", mode, "Hello")
+    assert outcome.error is None, outcome.error
+    assert outcome.body is not None and outcome.body["model"] == "sonar"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_fallback_chain_gets_max_output_tokens_when_a_member_needs_it(emu: PerplexityEmulator, mode: str) -> None:
+    model = make(emu, models=["perplexity/sonar", "anthropic/claude-sonnet-4-5"])
+    outcome = run(model, emu, "agent", mode, "Hello")
+    assert outcome.error is None, outcome.error
+    assert outcome.body is not None and outcome.body.get("max_output_tokens")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("api", SURFACES)
+def test_stream_usage_is_accepted(emu: PerplexityEmulator, api: str, mode: str) -> None:
+    outcome = run(make(emu, api, stream_usage=True), emu, api, mode, "Hello")
+    assert outcome.error is None, outcome.error
+    assert outcome.answer.usage_metadata
+
+
+BAD_VALUES: list[tuple[str, Any]] = [
+    ("temperature", -0.5), ("top_p", -0.1), ("max_tokens", 0), ("max_tokens", -5), ("n", 0), ("n", -1),
+    ("max_retries", -1), ("timeout", 0), ("timeout", -3), ("max_input_tokens", -1), ("max_steps", 0),
+    ("search_max_tokens", 0), ("search_max_tokens_per_page", -1),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "value"), BAD_VALUES, ids=[f"{n}={v}" for n, v in BAD_VALUES])
+def test_negative_or_zero_values_are_refused_naming_the_argument(
+    emu: PerplexityEmulator, name: str, value: Any
+) -> None:
+    with pytest.raises(ValueError, match=name):
+        make(emu, **{name: value})
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_timeout_is_never_reported_as_invalid_json(emu: PerplexityEmulator, mode: str) -> None:
+    model = make(emu, timeout=0.05, max_retries=0)
+    emu.inject(Fault("delay", seconds=0.5))
+    with pytest.raises(Exception) as raised:
+        model.invoke("Hello") if mode == "invoke" else list(model.stream("Hello"))
+    assert "not valid JSON" not in str(raised.value)
+    assert "time" in str(raised.value).lower()
