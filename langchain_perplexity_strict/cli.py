@@ -17,6 +17,7 @@ from langchain_core.messages import BaseMessage, convert_to_messages, messages_f
 from pydantic import SecretStr
 
 from langchain_perplexity_strict import _background
+from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._surfaces import SURFACES
 from langchain_perplexity_strict._version import __version__
 
@@ -29,8 +30,6 @@ NO_KEY = (
     "Set one, or add --emulator to get an answer from the local emulator (canned answers, for trying things out)."
 )
 EMULATOR_LABEL = "[answered by the local Perplexity emulator, not by Perplexity]"
-# The model `--model` defaults to, per surface of the surface table (a test checks each surface has one).
-DEFAULT_MODELS = {"agent": "perplexity/sonar", "chat_completions": "sonar"}
 
 
 class CommandError(Exception):

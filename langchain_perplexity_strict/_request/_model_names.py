@@ -19,6 +19,10 @@ RESERVED_FUNCTION_NAMES = frozenset(
     }
 )
 
+# The model each surface sends when none is given (the Agent API's lightest
+# web-grounded model; Sonar's base model on chat completions).
+DEFAULT_MODELS = {"agent": "perplexity/sonar", "chat_completions": "sonar"}
+
 SONAR_MODELS = (
     "sonar",
     "sonar-pro",

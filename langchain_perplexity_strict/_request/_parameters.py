@@ -14,15 +14,16 @@ generated from its OpenAPI spec); chat completions are
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from langchain_perplexity_strict._arguments import unknown_argument
 from langchain_perplexity_strict._request import _parameter as accepts
 from langchain_perplexity_strict._request._builtin_tools import skills_accepted
+from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter import (
     CHAT_REASONING_EFFORTS,
     CLIENT,
@@ -423,8 +424,8 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     if not isinstance(values, dict):
         return values
     values = dict(values)
-    if values.get("api") == "chat_completions" and not {"model", "model_name"} & set(values):
-        values["model"] = "sonar"  # the Agent API default is no chat-completions model
+    if not {"model", "model_name"} & set(values) and values.get("api") in DEFAULT_MODELS:
+        values["model"] = DEFAULT_MODELS[values["api"]]  # each surface's own default model
     for alias, name in ALIASES.items():
         if alias in values and name not in values:
             values[name] = values.pop(alias)
@@ -432,12 +433,5 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     unknown = sorted(k for k in values if k not in accepted)
     if unknown:
         name = unknown[0]
-        close = difflib.get_close_matches(name, sorted(accepted), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        where = f" ({UNSUPPORTED[name]})" if name in UNSUPPORTED else ""
-        msg = (
-            f"{name}={values[name]!r} is not an argument of ChatPerplexityStrict{where}.{hint} "
-            f"Accepted: {', '.join(sorted(n for n in fields if not n.startswith('_')))}."
-        )
-        raise ValueError(msg)
+        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict", UNSUPPORTED.get(name, ""))
     return values

@@ -8,13 +8,12 @@ from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 KEY = "test-key"
-DEFAULT_MODELS = {"agent": "perplexity/sonar", "chat_completions": "sonar"}
 
 
 def make(emu: PerplexityEmulator, api: str = "agent", model: str | None = None, **kw: Any) -> ChatPerplexityStrict:
     """``ChatPerplexityStrict`` on ``api`` against ``emu`` (the surface's usual model unless ``model`` is given)."""
     return ChatPerplexityStrict(
-        model=model or DEFAULT_MODELS[api],
+        **({"model": model} if model else {}),  # else the surface's default model
         api=api,  # type: ignore[arg-type]
         api_key=KEY,  # type: ignore[arg-type]
         base_url=emu.base_url,
