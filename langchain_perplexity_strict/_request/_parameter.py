@@ -19,10 +19,11 @@ generated from its OpenAPI spec); chat completions are
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from langchain_perplexity_strict._request._filters import domains_problem, parse_date
 
 Api = Literal["agent", "chat_completions"]
 CLIENT = "client"
@@ -30,12 +31,9 @@ CLIENT = "client"
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")  # ReasoningConfigInput.effort
 CHAT_REASONING_EFFORTS = ("minimal", "low", "medium", "high")  # ApiChatCompletionsRequestInput.reasoning_effort
 SERVICE_TIERS = ("auto", "default", "flex", "priority", "fast")  # ResponsesRequestInput.service_tier
-RECENCY = ("hour", "day", "week", "month", "year")
 DATE_FILTERS = ("search_after_date_filter", "search_before_date_filter",
                 "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
 LOCATION_FIELDS = ("city", "country", "region", "latitude", "longitude")  # ToolUserLocationInput
-# MM/DD/YYYY, or M/D/YYYY as Perplexity's search-filter guide writes it ("3/1/2025").
-_DATE = re.compile(r"^(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])/\d{4}$")
 
 Check = Callable[[Any, Api], bool]
 
@@ -75,7 +73,7 @@ temperature = per_surface(
 
 
 def domains(v: Any, a: Api) -> bool:
-    return isinstance(v, list) and len(v) <= 20 and all(isinstance(d, str) and d and "://" not in d for d in v)
+    return domains_problem(v) is None
 
 
 def location(v: Any, a: Api) -> bool:
@@ -93,7 +91,7 @@ continue_flag = per_surface(agent=lambda v: isinstance(v, bool), chat_completion
 
 
 def date(v: Any, a: Api) -> bool:
-    return isinstance(v, str) and bool(_DATE.match(v))
+    return parse_date(v) is not None
 
 
 def models(v: Any, a: Api) -> bool:

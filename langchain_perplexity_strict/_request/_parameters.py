@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from langchain_perplexity_strict._arguments import unknown_argument
 from langchain_perplexity_strict._request import _parameter as accepts
 from langchain_perplexity_strict._request._builtin_tools import skills_accepted
+from langchain_perplexity_strict._request._filters import RECENCY
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter import (
     CHAT_REASONING_EFFORTS,
@@ -31,7 +32,6 @@ from langchain_perplexity_strict._request._parameter import (
     FILTERS,
     LOCATION_FIELDS,
     REASONING_EFFORTS,
-    RECENCY,
     SERVICE_TIERS,
     WS,
     Api,
@@ -136,7 +136,7 @@ class PerplexityParameters(BaseModel):
     search_domain_filter: Annotated[
         list[str] | None,
         Parameter(
-            "at most 20 scheme-less domains ('-' prefix denies)",
+            "at most 20 domains without a scheme, all allowed or all denied with a '-' prefix",
             accepts.domains,
             FILTERS + "search_domain_filter",
             "search_domain_filter",

@@ -8,7 +8,7 @@ and quickstart (docs.perplexity.ai/docs/search/quickstart: at most 5 queries
 per request). Every value is checked before anything is sent, by the
 constructor and per call alike, with no coercion (`k="3"` is refused as
 `k=3` would be accepted). The rules shared with the chat model's web search
-(date format, domains, ISO codes) are in `_filters`; where the two
+(date format, domains, ISO codes) are in `_request/_filters`; where the two
 differ is in docs/search-and-embeddings.md.
 """
 
@@ -21,8 +21,9 @@ from typing import Any, Literal
 from langchain_core.documents import Document
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 
-from langchain_perplexity_strict._search._filters import (
+from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
+    RECENCY,
     domains_problem,
     is_country,
     is_language,
@@ -33,7 +34,6 @@ from langchain_perplexity_strict.errors import PerplexityResponseError
 
 SEARCH_PATH = "/search"
 MAX_QUERIES = 5
-RECENCY = ("hour", "day", "week", "month", "year")
 SEARCH_MODES = ("web", "academic", "sec")
 CONTEXT_SIZES = ("low", "medium", "high")
 SEARCH_TYPES = ("web", "fast", "people")

@@ -39,7 +39,7 @@ KEY = "test-key"
 # A valid value for every parameter on each surface (the table's own entries, so a new one is covered).
 AGENT_VALUES: dict[str, Any] = {
     "temperature": 0.5, "top_p": 0.9, "max_tokens": 100, "n": 1, "stop": ["END"], "reasoning_effort": "low",
-    "language_preference": "fr", "search_domain_filter": ["nature.com", "-reddit.com"],
+    "language_preference": "fr", "search_domain_filter": ["nature.com", "arxiv.org"],
     "search_recency_filter": "week", "search_context_size": "high", "search_type": "fast",
     "user_location": {"city": "Paris", "country": "FR", "region": "IDF", "latitude": 48.8, "longitude": 2.3},
     "search_max_tokens": 1000, "search_max_tokens_per_page": 200, "web_search": True, "preset": "low",

@@ -67,7 +67,7 @@ STAGES: dict[str, set[str]] = {
     "chat_models": {"normalize", "_continuation", "_request", "_response", "_surfaces", "_transport"},
     # Beside the chat model, on the same transport: the Search API and the embeddings endpoints.
     "_connection": {"_transport"},
-    "_search": {"_connection", "_transport"},
+    "_search": {"_connection", "_request", "_transport"},  # _request: the search-filter rules it shares
     "_embeddings": {"_connection", "_transport"},
     # A callback that reads answers (their response_metadata), not a stage of the call.
     "_cost": set(),
@@ -200,6 +200,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
     ("integration_tests/test_real_api.py", "_endpoint"): "the guard that keeps live tests off any other server",
     ("smoke_preflight.py", "_endpoint"): "the same guard, for `make smoke`",
     ("unit_tests/test_search_embeddings_strict.py", "_connection"): "the connection checks both classes share",
+    ("unit_tests/test_search_embeddings_strict.py", "_request"): "the search-filter rules shared with the chat model",
     ("unit_tests/test_response_output_items.py", "_surfaces"): "read_batch feeds the reader event by event",
 }
 TESTS = ROOT / "tests"

@@ -1,7 +1,7 @@
 """Search-filter rules that Perplexity documents alike for the Search API and the chat model's web search.
 
-One place for the checks both can share (`_search.py` uses them; the chat
-model's parameter table can adopt them):
+One definition, used by the chat model's parameter table (`_parameter`) and
+by the Search API (`_search/_request`):
 
 - Dates are `%m/%d/%Y`, so `3/1/2025` and `03/01/2025` are both valid
   (docs.perplexity.ai/docs/search/filters/date-time-filters: "Specific date
@@ -19,8 +19,9 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from langchain_perplexity_strict._search._iso_codes import COUNTRIES, LANGUAGES
+from langchain_perplexity_strict._request._iso_codes import COUNTRIES, LANGUAGES
 
+RECENCY = ("hour", "day", "week", "month", "year")  # search_recency_filter, on every endpoint
 DATE_FORMAT = "%m/%d/%Y"
 DATE_ACCEPTED = "a date as M/D/YYYY or MM/DD/YYYY, such as '3/1/2025' or '03/01/2025'"
 MAX_DOMAINS = 20
