@@ -74,6 +74,10 @@ SURFACES: dict[str, Surface] = {
 }
 
 
+FOLLOW_NOTHING = RunSettings(stall=None, max_resumes=0, timeout=None)
+"""No stall detection, no resuming, no bound on polling."""
+
+
 @dataclass(frozen=True)
 class PreparedCall:
     """A checked, normalized call, ready to send: the body as JSON and as the bytes posted."""
@@ -90,9 +94,9 @@ class PreparedCall:
     """The conversation the server will hold (with `use_previous_response_id`), for the answer's record."""
     fallback: Fallback | None = None
     """A continuation's `Fallback`: the whole conversation, sent if the server no longer knows the stored response."""
-    run: RunSettings = RunSettings(None, 0, None)
+    run: RunSettings = FOLLOW_NOTHING
     """How the call follows its run: `stream_chunk_timeout`, `max_resumes` and `timeout` (the chat model always
-    passes them; the default follows nothing: no stall detection, no resuming, no bound)."""
+    passes them)."""
 
     @property
     def background(self) -> bool:
