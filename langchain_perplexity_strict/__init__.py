@@ -49,6 +49,7 @@ from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityResumeError,
     PerplexityRunTimeoutError,
+    PerplexityRunUnknownError,
     PerplexityStreamError,
 )
 from langchain_perplexity_strict.normalize import (
@@ -102,6 +103,7 @@ __all__ = [
     "PerplexityResponseError",
     "PerplexityResumeError",
     "PerplexityRunTimeoutError",
+    "PerplexityRunUnknownError",
     "PerplexitySearchResults",
     "PerplexitySearchRetriever",
     "PerplexityStreamError",

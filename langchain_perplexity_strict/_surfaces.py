@@ -56,6 +56,8 @@ class Surface:
     """Whether client-side function tools exist (the Sonar models have none)."""
     encode_items: ItemEncoder | None
     """The item encoder continuations digest, where the surface stores responses (`previous_response_id`)."""
+    resumable_streams: bool = False
+    """Whether its stream events carry `sequence_number`, so a broken stream is resumed, never re-posted."""
 
     def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
         """What a continuation record names as the model (the body's `model` and `preset`)."""
@@ -63,11 +65,17 @@ class Surface:
 
 
 SURFACES: dict[str, Surface] = {
-    "agent": Surface("agent", "/v1/responses", agent_body, read_agent_response, AgentStreamReader, True, agent_items),
+    "agent": Surface(
+        "agent", "/v1/responses", agent_body, read_agent_response, AgentStreamReader, True, agent_items, True
+    ),
     "chat_completions": Surface(
         "chat_completions", "/chat/completions", chat_body, read_chat_completion, ChatStreamReader, False, None
     ),
 }
+
+
+FOLLOW_NOTHING = RunSettings(stall=None, max_resumes=0, timeout=None)
+"""No stall detection, no resuming, no bound on polling."""
 
 
 @dataclass(frozen=True)
@@ -86,11 +94,19 @@ class PreparedCall:
     """The conversation the server will hold (with `use_previous_response_id`), for the answer's record."""
     fallback: Fallback | None = None
     """A continuation's `Fallback`: the whole conversation, sent if the server no longer knows the stored response."""
+    run: RunSettings = FOLLOW_NOTHING
+    """How the call follows its run: `stream_chunk_timeout`, `max_resumes` and `timeout` (the chat model always
+    passes them)."""
 
     @property
     def background(self) -> bool:
         """Whether the run is created with `background: true` (a setting, or `model_kwargs`)."""
         return self.body.get("background") is True
+
+    @property
+    def resumable(self) -> bool:
+        """Whether the stream's run is followed by its id once started: its create is never re-posted."""
+        return self.background or self.surface.resumable_streams
 
     def runs(self, transport: Transport, settings: RunSettings) -> Runs:
         return Runs(transport, self.surface.path, self.surface.name, settings.stall)
@@ -100,28 +116,30 @@ class PreparedCall:
     # across breaks (docs/long-runs.md).
 
     def send(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
-        data, fell_back = transport.send(self.surface.path, self.data, self.fallback, api=self.surface.name)
+        data, fell_back = transport.send(self.surface.path, self.data, self.fallback, api=self.surface.name,
+                                         run=self.background)  # fmt: skip
         if self.background:
             data = wait(self.runs(transport, settings), data, settings)
         return data, fell_back
 
     async def asend(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
-        data, fell_back = await transport.asend(self.surface.path, self.data, self.fallback, api=self.surface.name)
+        data, fell_back = await transport.asend(self.surface.path, self.data, self.fallback,
+                                                api=self.surface.name, run=self.background)  # fmt: skip
         if self.background:
             data = await await_run(self.runs(transport, settings), data, settings)
         return data, fell_back
 
     def open_stream(self, transport: Transport, settings: RunSettings) -> tuple[StreamFollower, bool]:
         runs = self.runs(transport, settings)
-        stream, fell_back = transport.open_stream(self.surface.path, self.data, self.fallback,
-                                                  api=self.surface.name, timeout=runs.stream_timeout)  # fmt: skip
+        stream, fell_back = transport.open_stream(self.surface.path, self.data, self.fallback, api=self.surface.name,
+                                                  timeout=runs.stream_timeout, run=self.resumable)  # fmt: skip
         return StreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes), fell_back
 
     async def aopen_stream(self, transport: Transport, settings: RunSettings) -> tuple[AsyncStreamFollower, bool]:
         runs = self.runs(transport, settings)
-        stream, fell_back = await transport.aopen_stream(
-            self.surface.path, self.data, self.fallback, api=self.surface.name, timeout=runs.stream_timeout
-        )
+        stream, fell_back = await transport.aopen_stream(self.surface.path, self.data, self.fallback,
+                                                         api=self.surface.name, timeout=runs.stream_timeout,
+                                                         run=self.resumable)  # fmt: skip
         follower = AsyncStreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
         return follower, fell_back
 

@@ -180,11 +180,6 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         return values
 
     @property
-    def run_settings(self) -> RunSettings:
-        """How calls follow their runs (docs/long-runs.md): stall timeout, resume limit, polling bound."""
-        return RunSettings(self.stream_chunk_timeout, self.max_resumes, self.timeout)
-
-    @property
     def transport(self) -> Transport:
         """The `ChatOpenAI` (pointed at Perplexity) that carries the requests; rebuilt when its settings
         change (`model_copy(update=...)` keeps private state, so a copy must not reuse another's)."""
@@ -264,8 +259,10 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         if context is not None and context.continuation is not None:
             # The whole conversation, built and encoded only should the server have forgotten the response.
             fallback = Fallback(forgot_the_response, lambda: encode_body(build(context.whole())))
+        # How the call follows its run (docs/long-runs.md): stall timeout, resume limit, polling bound.
+        run = RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], self.timeout)
         return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
-                            conversation.compaction, context, fallback)  # fmt: skip
+                            conversation.compaction, context, fallback, run)  # fmt: skip
 
     def _warn_once(self, conversation: Prepared) -> None:
         """Compaction dropped part of the conversation: say so once per model instance."""
@@ -317,7 +314,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         n = prepared.n
 
         def one(_: int) -> ChatGeneration:
-            return self._read(prepared, *prepared.send(self.transport, self.run_settings))
+            return self._read(prepared, *prepared.send(self.transport, prepared.run))
 
         if n == 1:
             return self._result([one(0)])
@@ -333,7 +330,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        events, fell_back = prepared.open_stream(self.transport, self.run_settings)
+        events, fell_back = prepared.open_stream(self.transport, prepared.run)
         answer = self._answer(prepared, fell_back)
         events.metadata = answer.metadata  # where resumes are noted
         mapper = prepared.surface.stream_reader(answer)
@@ -370,7 +367,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
-            return self._read(prepared, *await prepared.asend(self.transport, self.run_settings))
+            return self._read(prepared, *await prepared.asend(self.transport, prepared.run))
 
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
@@ -382,7 +379,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        events, fell_back = await prepared.aopen_stream(self.transport, self.run_settings)
+        events, fell_back = await prepared.aopen_stream(self.transport, prepared.run)
         answer = self._answer(prepared, fell_back)
         events.metadata = answer.metadata
         mapper = prepared.surface.stream_reader(answer)

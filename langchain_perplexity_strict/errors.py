@@ -30,6 +30,17 @@ class PerplexityStreamError(PerplexityResponseError):
     """The stream ended before its terminal event: the answer may be cut short."""
 
 
+class PerplexityRunUnknownError(PerplexityStreamError):
+    """A run may have started on Perplexity, and be billed, but no response id came back to follow it by.
+
+    Raised when the request creating a background run, or a stream the package
+    would resume, failed after it was sent (a read timeout, a reset, a 5xx), and
+    when such a stream broke before its first event. Posting it again could run,
+    and bill, it twice, so it was not; `max_retries` re-sends it only when no run
+    was started (docs/long-runs.md).
+    """
+
+
 class PerplexityResumeError(PerplexityStreamError):
     """A broken stream could not be resumed, or a background run could no longer be polled.
 

@@ -19,6 +19,7 @@ generated from its OpenAPI spec); chat completions are
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -58,6 +59,16 @@ def text(v: Any, a: Api) -> bool:
 
 def flag(v: Any, a: Api) -> bool:
     return isinstance(v, bool)
+
+
+def seconds(v: Any, a: Api) -> bool:
+    """A finite number of seconds >= 0 (0 turns the setting off; None, too, is never checked)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+
+
+STALL = "a number of seconds >= 0 (0 or None: no stall detection)"
+AS_GIVEN = ("background", "stream_chunk_timeout", "max_resumes")
+"""Constructor settings checked as given, before pydantic would coerce `"yes"` or `1` to True, `"10"` to 10.0."""
 
 
 def per_surface(agent: Callable[[Any], bool], chat_completions: Callable[[Any], bool]) -> Check:

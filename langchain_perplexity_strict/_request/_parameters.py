@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from langchain_perplexity_strict._arguments import unknown_argument
 from langchain_perplexity_strict._request import _parameter as accepts
@@ -73,10 +73,10 @@ class PerplexityParameters(BaseModel):
     it with `finish_reason: "length"` (what `ChatOpenAI` does, the default)."""
     stream_usage: bool | None = None
     """Accepted as `ChatOpenAI` takes it; Perplexity reports usage in every stream unasked, so it always comes."""
-    stream_chunk_timeout: float | None = Field(default=120.0, ge=0)
+    stream_chunk_timeout: Annotated[float | None, Parameter(accepts.STALL, accepts.seconds, CLIENT, CLIENT)] = 120.0
     """Seconds without a byte on a stream before it counts as stalled (`ChatOpenAI`'s name and default;
     None or 0: off). A stalled stream is resumed after its last event (see docs/long-runs.md)."""
-    max_resumes: int = Field(default=5, ge=0)
+    max_resumes: Annotated[int, Parameter("an integer >= 0 (0: off)", accepts.integer(0), CLIENT, CLIENT)] = 5
     """Resume requests in a row that may fail before `PerplexityResumeError` (see docs/long-runs.md)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are (Perplexity validates them)."""
@@ -101,6 +101,15 @@ class PerplexityParameters(BaseModel):
     """The normalizer's rules, in order (each a `langchain_perplexity_strict.Rule`)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _as_given(cls, values: Any) -> Any:
+        """Check `AS_GIVEN` settings before pydantic coerces them, as a call's arguments are checked."""
+        if isinstance(values, dict):
+            api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
+            check_parameters({name: values[name] for name in accepts.AS_GIVEN if name in values}, api)
+        return values
 
     temperature: Annotated[
         float | None,

@@ -2,7 +2,8 @@
 
 `_body` serializes and size-checks a body, `_client` posts, gets and streams
 (errors translated, a fallback body sent once), `_sse` turns a stream's bytes
-into batches of JSON events. For long runs, `_runs` retrieves, resumes and
+into batches of JSON events. For long runs, `_create` sends a run's create
+again only when no run was started, `_runs` retrieves, resumes and
 cancels a run, `_follow` follows a stream across breaks, and `_background`
 polls a background run to its end.
 """

@@ -24,6 +24,7 @@ from langchain_openai import ChatOpenAI
 
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
+from langchain_perplexity_strict._transport._create import ONCE, acreate, create
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
@@ -97,14 +98,26 @@ class Transport:
     # A body is JSON already serialized (`encode_body`); the client posts `content` as it is,
     # with its JSON content type.
 
-    def post(self, path: str, body: bytes, *, api: str | None = None) -> dict[str, Any]:
-        """POST `body` to `path`; Perplexity's JSON answer."""
-        with translated_errors(api):
-            return self.chat_openai.root_client.post(path, content=body, cast_to=object)
+    def post(self, path: str, body: bytes, *, api: str | None = None, run: bool = False) -> dict[str, Any]:
+        """POST `body` to `path`; Perplexity's JSON answer.
 
-    async def apost(self, path: str, body: bytes, *, api: str | None = None) -> dict[str, Any]:
+        `run`: the body creates a run that may outlive the request, so it is re-sent only when
+        no run was started (`_create`); otherwise the client's retries apply.
+        """
+        client = self.chat_openai.root_client
         with translated_errors(api):
-            return await self.chat_openai.root_async_client.post(path, content=body, cast_to=object)
+            if run:
+                return create(lambda: client.post(path, content=body, cast_to=object, options=ONCE),
+                              client.max_retries)  # fmt: skip
+            return client.post(path, content=body, cast_to=object)
+
+    async def apost(self, path: str, body: bytes, *, api: str | None = None, run: bool = False) -> dict[str, Any]:
+        client = self.chat_openai.root_async_client
+        with translated_errors(api):
+            if run:
+                return await acreate(lambda: client.post(path, content=body, cast_to=object, options=ONCE),
+                                     client.max_retries)  # fmt: skip
+            return await client.post(path, content=body, cast_to=object)
 
     def get(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         """GET `path` with query `params`; Perplexity's JSON answer."""
@@ -116,56 +129,67 @@ class Transport:
             return await self.chat_openai.root_async_client.get(path, cast_to=object, options=_query(params))
 
     def stream(self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None,
-               timeout: Any = None) -> openai.Stream[Any]:  # fmt: skip
+               timeout: Any = None, run: bool = False) -> openai.Stream[Any]:  # fmt: skip
         """Open a server-sent-event stream: POST `body` to `path`, or GET `path` with `params` when no body.
 
-        `timeout` replaces the client's for this request (the stall detection's read timeout).
+        `timeout` replaces the client's for this request (the stall detection's read timeout);
+        `run` as in `post`.
         """
-        client, options = self.chat_openai.root_client, _options(params, timeout)
+        client, options = self.chat_openai.root_client, _options(params, timeout, run)
         with translated_errors(api):
             if body is None:
                 return client.get(path, cast_to=object, options=options, stream=True,
                                   stream_cls=openai.Stream[object])  # fmt: skip
+            if run:
+                return create(lambda: client.post(path, content=body, cast_to=object, options=options, stream=True,
+                                                  stream_cls=openai.Stream[object]), client.max_retries)  # fmt: skip
             return client.post(path, content=body, cast_to=object, options=options, stream=True,
                                stream_cls=openai.Stream[object])  # fmt: skip
 
     async def astream(self, path: str, body: bytes | None = None, params: Params = None, *,
-                      api: str | None = None, timeout: Any = None) -> openai.AsyncStream[Any]:  # fmt: skip
-        client, options = self.chat_openai.root_async_client, _options(params, timeout)
+                      api: str | None = None, timeout: Any = None, run: bool = False
+                      ) -> openai.AsyncStream[Any]:  # fmt: skip
+        client, options = self.chat_openai.root_async_client, _options(params, timeout, run)
         with translated_errors(api):
             if body is None:
                 return await client.get(path, cast_to=object, options=options, stream=True,
                                         stream_cls=openai.AsyncStream[object])  # fmt: skip
+            if run:
+                return await acreate(lambda: client.post(path, content=body, cast_to=object, options=options,
+                                     stream=True, stream_cls=openai.AsyncStream[object]),
+                                     client.max_retries)  # fmt: skip
             return await client.post(path, content=body, cast_to=object, options=options, stream=True,
                                      stream_cls=openai.AsyncStream[object])  # fmt: skip
 
     # With a `fallback`, a refused first body is replaced by the fallback's, sent once.
     # The second value says whether it was.
 
-    def send(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None
-             ) -> tuple[dict[str, Any], bool]:  # fmt: skip
-        return _once_more(lambda data: self.post(path, data, api=api), body, fallback)
+    def send(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
+             run: bool = False) -> tuple[dict[str, Any], bool]:  # fmt: skip
+        return _once_more(lambda data: self.post(path, data, api=api, run=run), body, fallback)
 
     def open_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
-                    timeout: Any = None) -> tuple[openai.Stream[Any], bool]:  # fmt: skip
-        return _once_more(lambda data: self.stream(path, data, api=api, timeout=timeout), body, fallback)
+                    timeout: Any = None, run: bool = False) -> tuple[openai.Stream[Any], bool]:  # fmt: skip
+        return _once_more(lambda data: self.stream(path, data, api=api, timeout=timeout, run=run), body, fallback)
 
-    async def asend(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None
-                    ) -> tuple[dict[str, Any], bool]:  # fmt: skip
-        return await _aonce_more(lambda data: self.apost(path, data, api=api), body, fallback)
+    async def asend(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
+                    run: bool = False) -> tuple[dict[str, Any], bool]:  # fmt: skip
+        return await _aonce_more(lambda data: self.apost(path, data, api=api, run=run), body, fallback)
 
     async def aopen_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *,
-                           api: str | None = None, timeout: Any = None
+                           api: str | None = None, timeout: Any = None, run: bool = False
                            ) -> tuple[openai.AsyncStream[Any], bool]:  # fmt: skip
-        return await _aonce_more(lambda data: self.astream(path, data, api=api, timeout=timeout), body, fallback)
+        return await _aonce_more(lambda data: self.astream(path, data, api=api, timeout=timeout, run=run),
+                                 body, fallback)  # fmt: skip
 
 
 def _query(params: Params) -> Any:
     return {"params": dict(params)} if params else {}
 
 
-def _options(params: Params, timeout: Any) -> Any:
-    return {**_query(params), "timeout": timeout} if timeout is not None else _query(params)
+def _options(params: Params, timeout: Any, run: bool = False) -> Any:
+    options = {**_query(params), **(ONCE if run else {})}
+    return {**options, "timeout": timeout} if timeout is not None else options
 
 
 def _once_more(post: Callable[[bytes], T], body: bytes, fallback: Fallback | None) -> tuple[T, bool]:

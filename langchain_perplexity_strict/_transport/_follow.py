@@ -36,7 +36,7 @@ import openai
 
 from langchain_perplexity_strict._transport._client import aiterate_batches, iterate_batches
 from langchain_perplexity_strict._transport._runs import Runs
-from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityStreamError
+from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunUnknownError, PerplexityStreamError
 
 TERMINAL_EVENTS = frozenset(
     {"response.completed", "response.failed", "response.incomplete", "response.cancelled", "error"}
@@ -131,17 +131,19 @@ class _Follower:
             seconds = self.runs.stall or "the read timeout of"
             detail = f"Perplexity sent no bytes for {seconds} seconds (stream_chunk_timeout)"
         else:
-            detail = str(error).removesuffix("; the answer is incomplete")
+            cause = error.__cause__ or error
+            detail = f"the connection to Perplexity broke ({type(cause).__name__}: {cause})"
         raise self.unidentified(detail) from error
 
     def unidentified(self, detail: str) -> PerplexityStreamError:
-        """The error for a stream that broke before any event identified its run (nothing to resume)."""
+        """The error for a stream that broke before any event identified its run (nothing to resume);
+        `detail` says how it broke, as a clause."""
         if self.cursor.unnumbered:
             return PerplexityStreamError(f"{detail}; the answer is incomplete.")
-        msg = f"{detail}, before any event identified the run, so it cannot be resumed; the answer is incomplete."
-        if self.background:
-            msg += " The run may have started on Perplexity; it was not posted again."
-        return PerplexityStreamError(msg)
+        return PerplexityRunUnknownError(
+            f"{detail} before any event identified the run, so it cannot be resumed; the answer is incomplete. "
+            "The run may have started on Perplexity, and be billed; it was not posted again."
+        )
 
     def standing(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
         """After a connection that brought nothing: the run's terminal event if it is over and its last
@@ -243,6 +245,8 @@ class StreamFollower(_Follower):
                     if ended:
                         return
                 reason = "ended before the terminal event"
+            except PerplexityRunUnknownError:
+                raise
             except PerplexityStreamError as error:
                 reason = self.reason(error)
             self.stream.close()
@@ -299,6 +303,8 @@ class AsyncStreamFollower(_Follower):
                     if ended:
                         return
                 reason = "ended before the terminal event"
+            except PerplexityRunUnknownError:
+                raise
             except PerplexityStreamError as error:
                 reason = self.reason(error)
             await self.stream.close()

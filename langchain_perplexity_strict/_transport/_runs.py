@@ -86,7 +86,7 @@ class Runs:
         try:
             client.post(self._path(response_id, "/cancel"), cast_to=object, options=_CANCEL_OPTIONS)
         except Exception as error:  # best effort: the caller is already leaving
-            logger.warning("could not cancel Perplexity run %s: %s", response_id, error)
+            _log_failure(response_id, error)
             return False
         return True
 
@@ -107,15 +107,31 @@ class Runs:
         path = self._path(response_id, "/cancel")
         request = asyncio.ensure_future(client.post(path, cast_to=object, options=_CANCEL_OPTIONS))
         _PENDING.add(request)
-        request.add_done_callback(_PENDING.discard)
+        # The request's own outcome is read and logged once it ends, also when the caller stopped waiting,
+        # so its failure is one log line, never an unretrieved task exception.
+        request.add_done_callback(lambda done: _settled(response_id, done))
         try:
             await asyncio.wait_for(asyncio.shield(request), CANCEL_WAIT)
         except asyncio.CancelledError:
             raise  # the caller was cancelled again: stop waiting (the shielded request goes on)
-        except Exception as error:  # best effort, as in `cancel`
-            logger.warning("could not cancel Perplexity run %s: %s", response_id, error or type(error).__name__)
+        except Exception:  # best effort, as in `cancel`: a failed request is logged by `_settled`
             return False
         return True
+
+
+def _log_failure(response_id: str, error: BaseException) -> None:
+    logger.warning("could not cancel Perplexity run %s: %s: %s", response_id, type(error).__name__, error)
+
+
+def _settled(response_id: str, request: asyncio.Future[Any]) -> None:
+    """A cancel request ended: forget it, and log its failure (which also marks its exception retrieved)."""
+    _PENDING.discard(request)
+    if request.cancelled():  # the event loop closed before the server answered
+        logger.warning("could not cancel Perplexity run %s: no answer before the event loop closed", response_id)
+        return
+    error = request.exception()
+    if error is not None:
+        _log_failure(response_id, error)
 
 
 _CANCEL_OPTIONS: Any = {"timeout": CANCEL_WAIT, "max_retries": 0}

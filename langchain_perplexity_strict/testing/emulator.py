@@ -112,9 +112,11 @@ class PerplexityEmulator:
     # -- lifecycle -------------------------------------------------------------
 
     def start(self) -> PerplexityEmulator:
-        """Bind and serve in a background thread."""
+        """Bind and serve in a background thread. After `stop()`, it binds the port it had again (the
+        state is kept), so a test can take the server away and bring it back at the same `base_url`."""
         handler = type("_BoundHandler", (_Handler,), {"state": self._state})
         server = _Server((self._host, self._port), handler)
+        self._port = int(server.server_address[1])
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, name="perplexity-emulator", daemon=True)
         self._thread.start()

@@ -161,6 +161,8 @@ class BaseHandler(BaseHTTPRequestHandler):
             raise APIError(fault.status, kind, f"emulated {fault.status}")
         if fault.kind == "delay":
             time.sleep(fault.seconds)
+        if fault.kind == "drop":
+            self._reset()
 
     def _answer_json(self, payload: dict[str, Any], fault: Fault | None) -> None:
         if fault is not None and fault.kind == "malformed_json":

@@ -13,7 +13,7 @@ from langchain_perplexity_strict.testing.runs import RunStore
 
 FaultKind = Literal[
     "rate_limit", "server_error", "delay", "reset", "cut_stream",
-    "failed", "incomplete", "malformed_json", "stall", "idle_drop",
+    "failed", "incomplete", "malformed_json", "stall", "idle_drop", "drop",
 ]  # fmt: skip
 
 
@@ -35,7 +35,9 @@ class Fault:
     (the run goes on meanwhile), then the rest. `idle_drop`: close the
     stream cleanly once it has been silent for `seconds`, as a proxy with an
     idle timeout does; `set_fault_rates({Fault("idle_drop", seconds=s): 1.0})`
-    puts every connection behind such a proxy.
+    puts every connection behind such a proxy. `drop`: close the connection
+    with a TCP reset once the request is read, before any byte of the answer
+    (no status line: the client cannot tell whether the request was acted on).
     """
 
     kind: FaultKind

@@ -43,11 +43,18 @@ async def test_rate_limit_retry_after_is_honoured(emu: PerplexityEmulator, mode:
     assert len(emu.requests) == 2
 
 
+def ordinary(emu: PerplexityEmulator, mode: str, **kw: Any) -> ChatPerplexityStrict:
+    """A model whose requests start no run followed by its id, so the client's retries apply as they are: a plain
+    Agent API invoke, or a chat completions stream (an Agent API stream's create is never re-sent once it may have
+    started a run: tests/integration_tests/test_long_runs_creates.py)."""
+    return make(emu, "chat_completions" if "stream" in mode else "agent", **kw)
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("status", [500, 502, 503])
 async def test_server_errors_are_retried(emu: PerplexityEmulator, mode: str, status: int) -> None:
     emu.inject(Fault("server_error", status=status))
-    assert await run(make(emu), mode) == COMPLETE
+    assert await run(ordinary(emu, mode), mode) == COMPLETE
     assert len(emu.requests) == 2
 
 
@@ -55,7 +62,7 @@ async def test_server_errors_are_retried(emu: PerplexityEmulator, mode: str, sta
 async def test_server_errors_past_max_retries_raise(emu: PerplexityEmulator, mode: str) -> None:
     emu.inject(*[Fault("server_error", status=503)] * 2)
     with pytest.raises(openai.InternalServerError, match="503"):
-        await run(make(emu, max_retries=1), mode)
+        await run(ordinary(emu, mode, max_retries=1), mode)
     assert len(emu.requests) == 2
 
 
@@ -64,7 +71,7 @@ async def test_slow_server_times_out_without_hanging(emu: PerplexityEmulator, mo
     emu.inject(Fault("delay", seconds=3))
     started = time.monotonic()
     with pytest.raises(openai.APITimeoutError):
-        await run(make(emu, timeout=0.5, max_retries=0), mode)
+        await run(ordinary(emu, mode, timeout=0.5, max_retries=0), mode)
     assert time.monotonic() - started < 2.5
 
 

@@ -38,6 +38,7 @@ EXPECTED_ALL = [
     "PerplexityResponseError",
     "PerplexityResumeError",
     "PerplexityRunTimeoutError",
+    "PerplexityRunUnknownError",
     "PerplexitySearchResults",
     "PerplexitySearchRetriever",
     "PerplexityStreamError",

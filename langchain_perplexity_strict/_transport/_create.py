@@ -1,0 +1,140 @@
+"""Create a run that may outlive its request: sent again only when the server surely did not start it.
+
+A background create, or an Agent API stream the package would resume, starts a
+run that bills whether or not its answer arrives. The openai client retries a
+request on any connection error, a read timeout and a 5xx (`_base_client.py`:
+`request` and `_should_retry`), which would start and bill such a run twice, and
+Perplexity's `POST /v1/responses` takes no idempotency key. So the create is sent
+with the client's own retries off (`max_retries=0` in the request's options) and
+retried here, up to the client's `max_retries`, only when no run was started:
+
+- the connection was never made (`ConnectError`, `ConnectTimeout`, `PoolTimeout`: nothing was sent);
+- a 4xx refusal the client would retry (408, 409, 429) or one carrying `Retry-After`;
+- any status with `x-should-retry: true` (the server says retrying is safe).
+
+Anything else after the request was sent (a read timeout, a reset, a 5xx, which a
+gateway may return while the run goes on) may have started the run, and no
+response id came back to follow it by: `PerplexityRunUnknownError` says so, and
+the run is not posted again. Other 4xx are raised as usual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import openai
+
+from langchain_perplexity_strict.errors import PerplexityRunUnknownError
+
+T = TypeVar("T")
+
+ONCE: dict[str, Any] = {"max_retries": 0}
+"""Request options that turn the openai client's retries off for one request."""
+NOT_SENT = frozenset({"ConnectError", "ConnectTimeout", "PoolTimeout"})
+"""httpx's (and its fork's) errors raised before a request is written."""
+REFUSALS = frozenset({408, 409, 429})
+MAX_RETRY_AFTER = 60.0
+"""A longer `Retry-After` is not waited for (the openai client's bound)."""
+
+
+def _not_sent(error: openai.APIError) -> bool:
+    cause = error.__cause__
+    return isinstance(error, openai.APIConnectionError) and any(
+        kind.__name__ in NOT_SENT and kind.__module__.startswith("httpx") for kind in type(cause).__mro__
+    )
+
+
+def _retry_after(headers: Any) -> float | None:
+    """The server's `retry-after-ms` or `Retry-After` (seconds or an HTTP date), in seconds."""
+    try:
+        if headers.get("retry-after-ms"):
+            return float(headers["retry-after-ms"]) / 1000
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        try:
+            return float(value)
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            return when.timestamp() - time.time()
+    except (TypeError, ValueError):
+        return None
+
+
+def retry_delay(error: openai.APIError, attempt: int) -> float | None:
+    """Seconds to wait before posting the create again, or None when it must not be posted again."""
+    if isinstance(error, openai.APIStatusError):
+        headers = error.response.headers
+        after = _retry_after(headers)
+        if after is not None and after > MAX_RETRY_AFTER:
+            return None
+        safe = headers.get("x-should-retry")
+        refused = error.status_code < 500 and (error.status_code in REFUSALS or after is not None)
+        if safe == "false" or not (safe == "true" or refused):
+            return None
+        if after is not None and after > 0:
+            return after
+    elif not _not_sent(error):
+        return None
+    backoff = min(0.5 * 2.0**attempt, 8.0)  # the openai client's backoff and jitter
+    return backoff * (1 - 0.25 * random.random())
+
+
+def may_have_started(error: openai.APIError) -> bool:
+    """Whether the failed create may have started a run: it was sent, and no 4xx refused it."""
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code >= 500
+    return not _not_sent(error)
+
+
+def unknown_run(error: openai.APIError, max_retries: int) -> PerplexityRunUnknownError:
+    """The error for a create that failed after it was sent, without a response id."""
+    if isinstance(error, openai.APIStatusError):
+        what = f"HTTP {error.status_code}: {error.message}"
+    else:
+        cause = error.__cause__ or error
+        what = f"{type(cause).__name__}: {cause or error}"
+    msg = (
+        f"the request creating the Perplexity run failed after it was sent ({what}). The run may have started, "
+        "and be billed, but no response id came back to follow it by, so it was not posted again "
+        f"(max_retries={max_retries} re-sends such a request only when no run was started: the connection "
+        "failed before sending, or Perplexity refused it with HTTP 408, 409, 429 or a Retry-After)."
+    )
+    return PerplexityRunUnknownError(msg)
+
+
+def create(post: Callable[[], T], max_retries: int) -> T:
+    """`post()` (sent with `ONCE`), retried only while the server surely started no run."""
+    attempt = 0
+    while True:
+        try:
+            return post()
+        except openai.APIError as error:
+            delay = retry_delay(error, attempt) if attempt < max_retries else None
+            if delay is None:
+                if may_have_started(error):
+                    raise unknown_run(error, max_retries) from error
+                raise
+        attempt += 1
+        time.sleep(delay)
+
+
+async def acreate(post: Callable[[], Awaitable[T]], max_retries: int) -> T:
+    """Async twin of `create`."""
+    attempt = 0
+    while True:
+        try:
+            return await post()
+        except openai.APIError as error:
+            delay = retry_delay(error, attempt) if attempt < max_retries else None
+            if delay is None:
+                if may_have_started(error):
+                    raise unknown_run(error, max_retries) from error
+                raise
+        attempt += 1
+        await asyncio.sleep(delay)

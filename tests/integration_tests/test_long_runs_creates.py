@@ -1,0 +1,257 @@
+"""Long runs, continued: a run's create is never sent twice once it may have started; settings taken as given;
+a break before the first event said in one sentence; a failed cancel logged once, its task's error read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from pydantic import ValidationError
+
+from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
+from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from tests.integration_tests.factory import make
+from tests.integration_tests.test_long_runs import MODES, QUESTION, STREAMS, call, kinds
+
+ANSWER = "the sources found agree on the main points [1], and [2] gives the details."
+NOT_REPOSTED = "The run may have started, and be billed, but no response id came back to follow it by, so it was not"
+
+
+@pytest.fixture(scope="module")
+def timed() -> Iterator[PerplexityEmulator]:
+    with PerplexityEmulator(api_key="test-key", run_duration=0.6, queue_time=0.1) as emu:
+        yield emu
+
+
+@pytest.fixture
+def runs(timed: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+    timed.clear()
+    yield timed
+    timed.clear()
+
+
+def creates(emu: PerplexityEmulator) -> int:
+    return kinds(emu).count("create")
+
+
+# --- finding: a create that may have started a run is not re-posted --------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_create_that_timed_out_is_not_posted_again(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("delay", seconds=3))
+    with pytest.raises(PerplexityRunUnknownError, match=r"failed after it was sent \(ReadTimeout") as caught:
+        await call(make(runs, background=True, timeout=1), mode)
+    assert NOT_REPOSTED in str(caught.value)
+    assert "max_retries=2" in str(caught.value)
+    assert kinds(runs) == ["create"]  # no second create, no polling, nothing to cancel
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_reset_before_the_status_line_is_not_posted_again(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("drop"))
+    with pytest.raises(PerplexityRunUnknownError, match=NOT_REPOSTED):
+        await call(make(runs, background=True), mode)
+    assert creates(runs) == 1
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+async def test_a_reset_after_the_headers_is_not_posted_again(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("reset"))  # the 200 status line and headers are sent, then half the body
+    with pytest.raises(PerplexityRunUnknownError, match=NOT_REPOSTED):
+        await call(make(runs, background=True), mode)
+    assert creates(runs) == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_rate_limited_create_is_sent_again_as_the_server_started_no_run(
+    runs: PerplexityEmulator, mode: str
+) -> None:
+    runs.inject(Fault("rate_limit", seconds=0.1))
+    message, _ = await call(make(runs, background=True), mode)
+    assert message.text.endswith(ANSWER)
+    assert creates(runs) == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("status", [500, 503])
+async def test_a_server_error_on_create_may_have_started_the_run_and_is_not_posted_again(
+    runs: PerplexityEmulator, mode: str, status: int
+) -> None:
+    runs.inject(Fault("server_error", status=status))
+    with pytest.raises(PerplexityRunUnknownError, match=f"HTTP {status}"):
+        await call(make(runs, background=True), mode)
+    assert creates(runs) == 1
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_plain_agent_stream_is_a_run_the_package_would_resume_so_it_is_not_reposted_either(
+    runs: PerplexityEmulator, mode: str
+) -> None:
+    runs.inject(Fault("server_error", status=503))
+    with pytest.raises(PerplexityRunUnknownError, match="HTTP 503"):
+        await call(make(runs), mode)
+    assert creates(runs) == 1
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+async def test_a_plain_invoke_keeps_the_client_retries(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("server_error", status=503), Fault("drop"))
+    message, _ = await call(make(runs), mode)
+    assert message.text.endswith(ANSWER)
+    assert creates(runs) == 3
+
+
+def test_a_refused_connection_is_tried_again_as_nothing_was_sent() -> None:
+    with PerplexityEmulator(api_key="test-key") as emu:
+        llm = make(emu, background=True)
+        emu.stop()  # connections are refused until it is back, on the same port
+        restart = threading.Timer(0.2, emu.start)
+        restart.start()
+        assert llm.invoke(QUESTION).text.endswith(ANSWER)
+        restart.join()
+        assert creates(emu) == 1
+
+
+def test_a_refusal_past_max_retries_raises_the_refusal(runs: PerplexityEmulator) -> None:
+    runs.inject(*[Fault("rate_limit", seconds=0.1)] * 2)
+    with pytest.raises(openai.RateLimitError):
+        make(runs, background=True, max_retries=1).invoke(QUESTION)
+    assert creates(runs) == 2
+
+
+# --- finding: the long-run settings are taken as given, as per call ---------------------------------
+
+BAD = [
+    ("background", "yes", "True or False"),
+    ("background", 1, "True or False"),
+    ("background", "false", "True or False"),
+    ("stream_chunk_timeout", "10", "a number of seconds >= 0"),
+    ("stream_chunk_timeout", True, "a number of seconds >= 0"),
+    ("stream_chunk_timeout", float("inf"), "a number of seconds >= 0"),
+    ("stream_chunk_timeout", float("nan"), "a number of seconds >= 0"),
+    ("stream_chunk_timeout", -1, "a number of seconds >= 0"),
+    ("max_resumes", "3", "an integer >= 0"),
+    ("max_resumes", True, "an integer >= 0"),
+    ("max_resumes", 1.5, "an integer >= 0"),
+    ("max_resumes", -1, "an integer >= 0"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "accepted"), BAD)
+def test_a_long_run_setting_is_refused_at_construction_as_given(
+    runs: PerplexityEmulator, name: str, value: Any, accepted: str
+) -> None:
+    with pytest.raises(ValidationError) as caught:
+        make(runs, **{name: value})
+    assert f"{name}={value!r}" in str(caught.value)
+    assert accepted in str(caught.value)
+
+
+@pytest.mark.parametrize(("name", "value", "accepted"), BAD)
+def test_a_long_run_setting_is_refused_per_call_with_the_same_check(
+    runs: PerplexityEmulator, name: str, value: Any, accepted: str
+) -> None:
+    with pytest.raises(ValueError, match=f"expected {accepted}"):
+        make(runs).invoke(QUESTION, **{name: value})
+    assert runs.requests == []
+
+
+@pytest.mark.parametrize(("name", "value"), [("stream_chunk_timeout", 0), ("stream_chunk_timeout", None),
+                                             ("stream_chunk_timeout", 5), ("max_resumes", 0)])  # fmt: skip
+def test_the_documented_values_are_accepted(runs: PerplexityEmulator, name: str, value: Any) -> None:
+    assert getattr(make(runs, **{name: value}), name) == value
+
+
+def test_the_stall_timeout_and_resume_limit_apply_per_call(runs: PerplexityEmulator) -> None:
+    runs.inject(Fault("reset", after_events=5))
+    with pytest.raises(PerplexityStreamError, match="max_resumes=0"):
+        list(make(runs, background=True).stream(QUESTION, max_resumes=0))
+    runs.clear()
+    runs.inject(Fault("stall", seconds=1.5, after_events=5))
+    chunks = list(make(runs, background=True, stream_chunk_timeout=None).stream(QUESTION, stream_chunk_timeout=0.3))
+    assert "resume" in kinds(runs)
+    assert "".join(c.text for c in chunks).endswith(ANSWER)
+
+
+# --- finding: a break before the first event, in one sentence ---------------------------------------
+
+AFTER = (
+    " before any event identified the run, so it cannot be resumed; the answer is incomplete. "
+    "The run may have started on Perplexity, and be billed; it was not posted again."
+)
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_cut_before_the_first_event_says_so_once(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("cut_stream", after_events=0))
+    with pytest.raises(PerplexityRunUnknownError) as caught:
+        await call(make(runs, background=True), mode)
+    assert str(caught.value) == "the Perplexity stream ended" + AFTER
+    assert creates(runs) == 1
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_stall_before_the_first_event_says_so_once(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("stall", seconds=1.5, after_events=0))
+    with pytest.raises(PerplexityRunUnknownError) as caught:
+        await call(make(runs, background=True, stream_chunk_timeout=0.3), mode)
+    assert str(caught.value) == "Perplexity sent no bytes for 0.3 seconds (stream_chunk_timeout)" + AFTER
+    assert creates(runs) == 1
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_reset_before_the_first_event_says_so_once(runs: PerplexityEmulator, mode: str) -> None:
+    runs.inject(Fault("reset", after_events=0))
+    with pytest.raises(PerplexityRunUnknownError) as caught:
+        await call(make(runs, background=True), mode)
+    cause = caught.value.__cause__.__cause__  # the HTTP library's error, under the broken-stream error
+    assert str(caught.value) == f"the connection to Perplexity broke ({type(cause).__name__}: {cause})" + AFTER
+    assert creates(runs) == 1
+
+
+# --- finding: a cancel that fails is one log line, and its task's error is read -----------------------
+
+
+async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
+    runs: PerplexityEmulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    unhandled: list[dict[str, Any]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _, context: unhandled.append(context))
+    started = asyncio.Event()
+
+    class Started(BaseCallbackHandler):
+        def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
+            started.set()
+
+    caplog.set_level(logging.WARNING, logger="langchain_perplexity_strict")
+    llm = make(runs, background=True, streaming=True)
+    task = asyncio.create_task(llm.ainvoke(QUESTION, config={"callbacks": [Started()]}))
+    await started.wait()
+    runs.inject(Fault("delay", seconds=3))  # the next request is the cancel: slower than the caller waits
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    while len(asyncio.all_tasks()) > 1:  # the cancel request, left running, gives up at its own timeout
+        await asyncio.sleep(0.05)
+    gc.collect()  # a task whose error is unread reports it when collected ("Task exception was never retrieved")
+    await asyncio.sleep(0)
+    assert unhandled == []
+    assert [task for task in gc.get_objects() if isinstance(task, asyncio.Task) and task._log_traceback] == []
+    assert [r.getMessage() for r in caplog.records] == [
+        f"could not cancel Perplexity run {_cancelled_id(runs)}: APITimeoutError: Request timed out."
+    ]
+
+
+def _cancelled_id(emu: PerplexityEmulator) -> str:
+    path = next(r.path for r in emu.requests if r.kind == "cancel")
+    return path.removesuffix("/cancel").rsplit("/", 1)[-1]

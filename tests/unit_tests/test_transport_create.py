@@ -1,0 +1,96 @@
+"""When a run's create may be sent again: only when the server surely started no run (no server needed)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import httpx
+import openai
+import pytest
+
+from langchain_perplexity_strict._transport._create import create, may_have_started, retry_delay
+from langchain_perplexity_strict.errors import PerplexityRunUnknownError
+
+REQUEST = httpx.Request("POST", "https://api.perplexity.ai/v1/responses")
+LIBRARIES = [httpx] + ([importlib.import_module("httpx2")] if importlib.util.find_spec("httpx2") else [])
+
+
+def connection_error(cause: BaseException) -> openai.APIError:
+    error: openai.APIError = (
+        openai.APITimeoutError(request=REQUEST)
+        if "Timeout" in type(cause).__name__
+        else openai.APIConnectionError(request=REQUEST)
+    )
+    error.__cause__ = cause
+    return error
+
+
+def status_error(status: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
+    response = httpx.Response(status, headers=headers, request=REQUEST)
+    return openai.APIStatusError(f"HTTP {status}", response=response, body=None)
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("name", ["ConnectError", "ConnectTimeout", "PoolTimeout"])
+def test_a_connection_never_made_is_tried_again(library: object, name: str) -> None:
+    error = connection_error(getattr(library, name)("no connection"))
+    assert retry_delay(error, 0) is not None
+    assert not may_have_started(error)
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("name", ["ReadTimeout", "ReadError", "RemoteProtocolError", "WriteError"])
+def test_a_failure_after_sending_is_not_tried_again(library: object, name: str) -> None:
+    error = connection_error(getattr(library, name)("gone"))
+    assert retry_delay(error, 0) is None
+    assert may_have_started(error)
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "again"),
+    [
+        (429, {}, True),
+        (408, {}, True),
+        (409, {}, True),
+        (403, {"Retry-After": "1"}, True),
+        (400, {}, False),
+        (404, {}, False),
+        (429, {"x-should-retry": "false"}, False),
+        (429, {"Retry-After": "3600"}, False),
+        (500, {}, False),
+        (503, {"Retry-After": "1"}, False),
+        (503, {"x-should-retry": "true"}, True),
+    ],
+)
+def test_a_status_is_sent_again_only_when_it_refused(status: int, headers: dict[str, str], again: bool) -> None:
+    assert (retry_delay(status_error(status, headers), 0) is not None) is again
+    assert may_have_started(status_error(status, headers)) is (status >= 500)
+
+
+def test_retry_after_is_honoured() -> None:
+    assert retry_delay(status_error(429, {"Retry-After": "1.5"}), 0) == 1.5
+    assert retry_delay(status_error(429, {"retry-after-ms": "250"}), 0) == 0.25
+
+
+def test_create_sends_again_within_max_retries_and_then_raises_the_refusal() -> None:
+    sent: list[int] = []
+
+    def post() -> dict[str, str]:
+        sent.append(1)
+        raise status_error(429, {"Retry-After": "0.01"})
+
+    with pytest.raises(openai.APIStatusError):
+        create(post, max_retries=2)
+    assert len(sent) == 3
+
+
+def test_create_raises_run_unknown_once_the_run_may_have_started() -> None:
+    sent: list[int] = []
+
+    def post() -> dict[str, str]:
+        sent.append(1)
+        raise connection_error(httpx.ReadTimeout("timed out"))
+
+    with pytest.raises(PerplexityRunUnknownError, match=r"\(ReadTimeout: timed out\).*max_retries=2"):
+        create(post, max_retries=2)
+    assert len(sent) == 1
