@@ -15,17 +15,26 @@ NEED_PYTHON := 3.10
 
 install: $(STAMP)
 
+# Rebuild when .venv was made by another Python, or is broken (its interpreter gone).
 ifneq ($(PYTHON_ID),$(shell cat $(VENV)/.python-id 2>/dev/null))
+$(STAMP): FORCE
+endif
+ifeq ($(wildcard $(PY)),)
 $(STAMP): FORCE
 endif
 FORCE:
 
 $(STAMP): pyproject.toml
+	@[ -n "$(PYTHON_ID)" ] || { \
+		echo "make: PYTHON=$(PYTHON) does not run here; run again with PYTHON= the path of a Python 3.10 or newer"; \
+		exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
-		echo "make: $(PYTHON) is not Python $(NEED_PYTHON) or newer, which this package needs; run again with PYTHON=python3.12 (or another 3.10+)"; \
+		echo "make: $(PYTHON) is not Python $(NEED_PYTHON) or newer, which this package needs; run again with PYTHON= a 3.10+ interpreter"; \
 		exit 1; }
 	@if [ -d $(VENV) ] && [ "$$(cat $(VENV)/.python-id 2>/dev/null)" != "$(PYTHON_ID)" ]; then \
 		echo "make: $(VENV) was built by another Python; rebuilding it with $(PYTHON)"; rm -rf $(VENV); fi
+	@if [ -d $(VENV) ] && [ ! -x $(PY) ]; then \
+		echo "make: $(VENV) is broken (no $(PY)); rebuilding it"; rm -rf $(VENV); fi
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip || { rm -rf $(VENV); exit 1; }
 	$(PY) -m pip install --quiet -e ".[test,lint]" || { rm -rf $(VENV); exit 1; }

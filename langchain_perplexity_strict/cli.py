@@ -45,10 +45,16 @@ def has_key() -> bool:
     return bool(os.environ.get("PPLX_API_KEY") or os.environ.get("PERPLEXITY_API_KEY"))
 
 
+def model_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """`--api`, and `--model` / `--preset` when given (else the surface's default model, or the preset's choice)."""
+    chosen = {"model": getattr(args, "model", None), "preset": getattr(args, "preset", None)}
+    return {"api": args.api, **{name: value for name, value in chosen.items() if value}}
+
+
 @contextlib.contextmanager
 def model_settings(args: argparse.Namespace, *, emulator: bool) -> Iterator[dict[str, Any]]:
     """Keyword arguments for ChatPerplexityStrict: the real API, or (``emulator``) an embedded emulator."""
-    settings: dict[str, Any] = {"model": args.model, "api": args.api}
+    settings = model_arguments(args)
     if not emulator:
         yield settings
         return
@@ -138,7 +144,7 @@ def _check(args: argparse.Namespace) -> int:
     try:
         messages = read_conversation(args.file)
         key = SecretStr(os.environ.get("PPLX_API_KEY") or "unused")  # nothing is sent
-        llm = ChatPerplexityStrict(model=args.model, api=args.api, api_key=key)
+        llm = ChatPerplexityStrict(**model_arguments(args), api_key=key)
         report = llm.normalize(messages)
         body = llm.request_body(messages)
     except (OSError, ValueError, KeyError, TypeError, NotImplementedError) as error:
@@ -228,7 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     def model_options(p: argparse.ArgumentParser) -> None:
         p.add_argument(
-            "--model", default=None, help="model slug (default: perplexity/sonar; sonar with --api chat_completions)"
+            "--model",
+            default=None,
+            help=f"model slug (default: {DEFAULT_MODELS['agent']}; {DEFAULT_MODELS['chat_completions']} with --api "
+            "chat_completions)",
+        )
+        p.add_argument(
+            "--preset", default=None, help="an Agent API preset (fast, low, medium, ...): it picks the model"
         )
         p.add_argument(
             "--api",
@@ -270,8 +282,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status. Errors are one line, never a traceback."""
     args = build_parser().parse_args(argv)
-    if getattr(args, "model", "unset") is None:
-        args.model = DEFAULT_MODELS[args.api]
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning(args.command)

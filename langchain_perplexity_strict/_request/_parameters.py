@@ -433,8 +433,9 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     if not isinstance(values, dict):
         return values
     values = dict(values)
-    if not {"model", "model_name"} & set(values) and values.get("api") in DEFAULT_MODELS:
-        values["model"] = DEFAULT_MODELS[values["api"]]  # each surface's own default model
+    surface_default = DEFAULT_MODELS.get(values.get("api"), fields["model"].default)
+    if not {"model", "model_name"} & set(values) and surface_default != fields["model"].default:
+        values["model"] = surface_default  # the surface's own model; the field's default stays implicit (presets)
     for alias, name in ALIASES.items():
         if alias in values and name not in values:
             values[name] = values.pop(alias)

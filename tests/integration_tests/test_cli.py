@@ -183,6 +183,17 @@ def test_a_sonar_name_is_one_notice_line_not_a_python_warning() -> None:
     assert result.stderr.count("\n") == 1 and ".py:" not in result.stderr and "UserWarning" not in result.stderr
 
 
+def test_the_preset_the_sonar_notice_suggests_can_be_passed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--preset low` is what the notice for `sonar-pro` suggests; `check` shows it sent, with no model chosen."""
+    path = tmp_path / "conversation.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    assert main(["check", str(path), "--preset", "low"]) == 0
+    out = capsys.readouterr().out
+    body = json.loads(out[out.index("{") :])
+    assert body["preset"] == "low" and "model" not in body
+    assert run("chat", "hi", "--preset", "low", "--emulator").returncode == 0
+
+
 def test_an_unknown_host_is_not_called_a_busy_port(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["emulator", "--host", "no-such-host.invalid", "--port", "0"]) == 2
     err = capsys.readouterr().err
