@@ -254,7 +254,7 @@ def test_tools_on_sonar_are_refused_clearly(emu: PerplexityEmulator) -> None:
 def test_search_filters_reach_the_web_search_tool(emu: PerplexityEmulator) -> None:
     llm = make(
         emu,
-        search_domain_filter=["nature.com", "-reddit.com"],
+        search_domain_filter=["nature.com", "arxiv.org"],
         search_recency_filter="week",
         search_max_tokens=500,
         search_max_tokens_per_page=100,
@@ -263,7 +263,7 @@ def test_search_filters_reach_the_web_search_tool(emu: PerplexityEmulator) -> No
     )
     llm.invoke("news")
     tool_ = emu.requests[-1].body["tools"][-1]
-    filters = {"search_domain_filter": ["nature.com", "-reddit.com"], "search_recency_filter": "week"}
+    filters = {"search_domain_filter": ["nature.com", "arxiv.org"], "search_recency_filter": "week"}
     assert tool_ == {
         "type": "web_search",
         "filters": filters,
