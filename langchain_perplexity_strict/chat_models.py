@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal
+from contextlib import aclosing, closing
+from typing import Any, Literal, cast
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
@@ -48,6 +49,7 @@ from langchain_perplexity_strict.normalize import (
 )
 
 _SETTING_NAMES = tuple(PARAMETERS)
+Batch = tuple[list[dict[str, Any]], bool]  # a network read's events, and whether the stream ended there
 
 
 class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
@@ -286,20 +288,11 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         answer = self._answer(prepared, fell_back)
         prepared.surface.read_response(answer, data)
         message = answer.message()
-        return ChatGeneration(
-            message=message,
-            generation_info={"finish_reason": answer.metadata.get("finish_reason")},
-        )
+        return ChatGeneration(message=message, generation_info={"finish_reason": answer.metadata.get("finish_reason")})
 
     def _result(self, generations: list[ChatGeneration]) -> ChatResult:
-        first = generations[0].message
-        return ChatResult(
-            generations=generations,
-            llm_output={
-                "model_name": first.response_metadata.get("model_name"),
-                "model_provider": "perplexity",
-            },
-        )
+        llm_output = {"model_name": generations[0].message.response_metadata.get("model_name")}
+        return ChatResult(generations=generations, llm_output={**llm_output, "model_provider": "perplexity"})
 
     # -- sync --------------------------------------------------------------------------------------
 
@@ -338,11 +331,15 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         events.metadata = answer.metadata  # where resumes are noted
         mapper = prepared.surface.stream_reader(answer)
         try:
-            for batch, ended in events.batches():
-                for chunk in read_batch(mapper, batch, ended):
-                    yield self._emit(chunk, run_manager)
-                if answer.stopped:
-                    break  # the stop matched: the rest is unwanted (a background run is cancelled below)
+            with closing(cast(Generator[Batch, None, None], events.batches())) as batches:
+                for batch, ended in batches:
+                    for chunk in read_batch(mapper, batch, ended):
+                        yield self._emit(chunk, run_manager)
+                    # A matched stop ends the text, not the reading: the rest brings usage, sources and
+                    # metadata, as invoke reads them (and is generated and billed either way). A
+                    # background run is cancelled instead (below), so it stops costing.
+                    if answer.stopped and prepared.background:
+                        break
             for chunk in mapper.finish():
                 yield self._emit(chunk, run_manager)
         finally:
@@ -387,11 +384,12 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         events.metadata = answer.metadata
         mapper = prepared.surface.stream_reader(answer)
         try:
-            async for batch, ended in events.batches():
-                for chunk in read_batch(mapper, batch, ended):
-                    yield await self._aemit(chunk, run_manager)
-                if answer.stopped:
-                    break
+            async with aclosing(cast(AsyncGenerator[Batch, None], events.batches())) as batches:  # not left to the gc
+                async for batch, ended in batches:
+                    for chunk in read_batch(mapper, batch, ended):
+                        yield await self._aemit(chunk, run_manager)
+                    if answer.stopped and prepared.background:
+                        break
             for chunk in mapper.finish():
                 yield await self._aemit(chunk, run_manager)
         finally:
