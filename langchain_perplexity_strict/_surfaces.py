@@ -86,6 +86,8 @@ class PreparedCall:
     """The conversation the server will hold (with `use_previous_response_id`), for the answer's record."""
     fallback: Fallback | None = None
     """A continuation's `Fallback`: the whole conversation, sent if the server no longer knows the stored response."""
+    parse_as: type | None = None
+    """A call's `response_format` Pydantic class: the answer carries an instance (`additional_kwargs["parsed"]`)."""
 
     @property
     def background(self) -> bool:

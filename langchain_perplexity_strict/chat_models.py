@@ -33,7 +33,7 @@ from langchain_perplexity_strict._request._parameters import (
     ls_params,
     stop_list,
 )
-from langchain_perplexity_strict._request._structured_output import response_format, structured_runnable
+from langchain_perplexity_strict._request._structured_output import pydantic_class, response_format, structured_runnable
 from langchain_perplexity_strict._request._tools import NO_SONAR_TOOLS, function_names, openai_tool, tool_choice_for
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import merge_generation_chunks
@@ -233,6 +233,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         """Check the call's arguments, normalize, plan, and build the body once (as JSON and as bytes);
         nothing is sent."""
         call, kwargs = call_arguments(kwargs, self.api)
+        parse_as = pydantic_class(call.get("response_format"))  # answered as an instance, as ChatOpenAI does
         if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
             call["response_format"] = response_format(call["response_format"])
         settings = {**self._settings(), **kwargs}
@@ -267,7 +268,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             # The whole conversation, built and encoded only should the server have forgotten the response.
             fallback = Fallback(forgot_the_response, lambda: encode_body(build(context.whole())))
         return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
-                            conversation.compaction, context, fallback)  # fmt: skip
+                            conversation.compaction, context, fallback, parse_as)  # fmt: skip
 
     def _warn_once(self, conversation: Prepared) -> None:
         """Compaction dropped part of the conversation: say so once per model instance."""
@@ -277,7 +278,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
         answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context,
-                        raise_on_length=self.raise_on_length)  # fmt: skip
+                        raise_on_length=self.raise_on_length, parse_as=prepared.parse_as)  # fmt: skip
         if prepared.compaction is not None:
             answer.note("compaction", prepared.compaction)
         if prepared.context is not None and prepared.context.continuation is not None:
