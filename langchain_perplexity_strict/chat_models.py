@@ -21,6 +21,7 @@ from langchain_core.utils import from_env, secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
+import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
 from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
@@ -127,11 +128,11 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             )
             raise ValueError(msg)
         check_parameters(self._settings(), self.api)
+        _timeouts.check_timeout(self.timeout)  # the same check as search's and embeddings'
         if self.n > 1 and self.streaming:
             msg = f"n={self.n} cannot be streamed (streaming=True returns one answer); set streaming=False or n=1."
             raise ValueError(msg)
-        # Built now, as ChatOpenAI builds its clients: creating the HTTP client loads the
-        # TLS trust store (tens of ms, blocking), which must not happen inside a request.
+        # Built now, as ChatOpenAI does: its HTTP client loads the TLS trust store (blocking), never in a request.
         _ = self.transport
         return self
 
@@ -184,13 +185,13 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     @property
     def run_settings(self) -> RunSettings:
         """How calls follow their runs (docs/long-runs.md): stall timeout, resume limit, polling bound."""
-        return RunSettings(self.stream_chunk_timeout, self.max_resumes, self.timeout)
+        return RunSettings(self.stream_chunk_timeout, self.max_resumes, _timeouts.timeout_seconds(self.timeout))
 
     @property
     def transport(self) -> Transport:
         """The `ChatOpenAI` (pointed at Perplexity) that carries the requests; rebuilt when its settings
         change (`model_copy(update=...)` keeps private state, so a copy must not reuse another's)."""
-        key = (self.base_url, self.api_key, self.timeout, self.max_retries)
+        key = (self.base_url, self.api_key, _timeouts.client_timeout(self.timeout), self.max_retries)
         if self._transport is None or self._transport.key != key:
             self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model)
         return self._transport
