@@ -8,7 +8,6 @@ client stack, key, retries, timeouts and error translation for every endpoint.
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -17,7 +16,7 @@ from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, SecretStr, fie
 from typing_extensions import Self
 
 from langchain_perplexity_strict._arguments import check_known
-from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
+from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport, check_timeout, client_timeout
 
 _PLACEHOLDER_MODEL = "perplexity/sonar"
 """`ChatOpenAI` needs a model name to exist; these endpoints take theirs from the body."""
@@ -47,10 +46,7 @@ def check_connection_setting(name: str, value: Any) -> None:
             )
             raise ValueError(msg)
     elif name == "timeout":
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if value is not None and not (number and math.isfinite(value) and value > 0):
-            msg = f"timeout={value!r}: expected a number of seconds > 0, or None for the client's default."
-            raise ValueError(msg)
+        check_timeout(value)
     elif name == "max_retries" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
         msg = f"max_retries={value!r}: expected an integer >= 0."
         raise ValueError(msg)
@@ -66,8 +62,9 @@ class PerplexityConnection(BaseModel):
     """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given; `pplx_api_key=` also works)."""
     base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL))
     """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`)."""
-    timeout: float | None = Field(default=None, validation_alias=AliasChoices("timeout", "request_timeout"))
-    """Request timeout in seconds (`ChatOpenAI`'s; `request_timeout=` also works)."""
+    timeout: Any = Field(default=None, validation_alias=AliasChoices("timeout", "request_timeout"))
+    """Request timeout (`ChatOpenAI`'s forms: seconds, a (connect, read) pair, an httpx.Timeout;
+    `request_timeout=` also works)."""
     max_retries: int = 2
     """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
 
@@ -108,7 +105,7 @@ class PerplexityConnection(BaseModel):
     @property
     def transport(self) -> Transport:
         """The chat model's transport, pointed at the server root; paths are the endpoints' own."""
-        key: tuple[Any, ...] = (self.base_url, self.api_key, self.timeout, self.max_retries)
+        key: tuple[Any, ...] = (self.base_url, self.api_key, client_timeout(self.timeout), self.max_retries)
         if self._transport is None or self._transport.key != key:
             self._transport = Transport.build(self.base_url.rstrip("/"), key, model=_PLACEHOLDER_MODEL)
         return self._transport

@@ -97,6 +97,8 @@ class PreparedCall:
     run: RunSettings = FOLLOW_NOTHING
     """How the call follows its run: `stream_chunk_timeout`, `max_resumes` and `timeout` (the chat model always
     passes them)."""
+    parse_as: type | None = None
+    """A call's `response_format` Pydantic class: the answer carries an instance (`additional_kwargs["parsed"]`)."""
 
     @property
     def background(self) -> bool:

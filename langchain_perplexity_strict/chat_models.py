@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal
+from contextlib import aclosing, closing
+from typing import Any, Literal, cast
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
@@ -20,6 +21,7 @@ from langchain_core.utils import from_env, secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
+import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
 from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
@@ -32,7 +34,7 @@ from langchain_perplexity_strict._request._parameters import (
     ls_params,
     stop_list,
 )
-from langchain_perplexity_strict._request._structured_output import response_format, structured_runnable
+from langchain_perplexity_strict._request._structured_output import pydantic_class, response_format, structured_runnable
 from langchain_perplexity_strict._request._tools import NO_SONAR_TOOLS, function_names, openai_tool, tool_choice_for
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import merge_generation_chunks
@@ -48,6 +50,7 @@ from langchain_perplexity_strict.normalize import (
 )
 
 _SETTING_NAMES = tuple(PARAMETERS)
+Batch = tuple[list[dict[str, Any]], bool]  # a network read's events, and whether the stream ended there
 
 
 class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
@@ -125,11 +128,11 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             )
             raise ValueError(msg)
         check_parameters(self._settings(), self.api)
+        _timeouts.check_timeout(self.timeout)  # the same check as search's and embeddings'
         if self.n > 1 and self.streaming:
             msg = f"n={self.n} cannot be streamed (streaming=True returns one answer); set streaming=False or n=1."
             raise ValueError(msg)
-        # Built now, as ChatOpenAI builds its clients: creating the HTTP client loads the
-        # TLS trust store (tens of ms, blocking), which must not happen inside a request.
+        # Built now, as ChatOpenAI does: its HTTP client loads the TLS trust store (blocking), never in a request.
         _ = self.transport
         return self
 
@@ -183,7 +186,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     def transport(self) -> Transport:
         """The `ChatOpenAI` (pointed at Perplexity) that carries the requests; rebuilt when its settings
         change (`model_copy(update=...)` keeps private state, so a copy must not reuse another's)."""
-        key = (self.base_url, self.api_key, self.timeout, self.max_retries)
+        key = (self.base_url, self.api_key, _timeouts.client_timeout(self.timeout), self.max_retries)
         if self._transport is None or self._transport.key != key:
             self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model)
         return self._transport
@@ -226,6 +229,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         """Check the call's arguments, normalize, plan, and build the body once (as JSON and as bytes);
         nothing is sent."""
         call, kwargs = call_arguments(kwargs, self.api)
+        parse_as = pydantic_class(call.get("response_format"))  # answered as an instance, as ChatOpenAI does
         if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
             call["response_format"] = response_format(call["response_format"])
         settings = {**self._settings(), **kwargs}
@@ -260,9 +264,11 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             # The whole conversation, built and encoded only should the server have forgotten the response.
             fallback = Fallback(forgot_the_response, lambda: encode_body(build(context.whole())))
         # How the call follows its run (docs/long-runs.md): stall timeout, resume limit, polling bound.
-        run = RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], self.timeout)
+        run = RunSettings(
+            settings.get("stream_chunk_timeout"), settings["max_resumes"], _timeouts.timeout_seconds(self.timeout)
+        )
         return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
-                            conversation.compaction, context, fallback, run)  # fmt: skip
+                            conversation.compaction, context, fallback, run, parse_as)  # fmt: skip
 
     def _warn_once(self, conversation: Prepared) -> None:
         """Compaction dropped part of the conversation: say so once per model instance."""
@@ -272,7 +278,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
         answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context,
-                        raise_on_length=self.raise_on_length)  # fmt: skip
+                        raise_on_length=self.raise_on_length, parse_as=prepared.parse_as)  # fmt: skip
         if prepared.compaction is not None:
             answer.note("compaction", prepared.compaction)
         if prepared.context is not None and prepared.context.continuation is not None:
@@ -283,20 +289,11 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         answer = self._answer(prepared, fell_back)
         prepared.surface.read_response(answer, data)
         message = answer.message()
-        return ChatGeneration(
-            message=message,
-            generation_info={"finish_reason": answer.metadata.get("finish_reason")},
-        )
+        return ChatGeneration(message=message, generation_info={"finish_reason": answer.metadata.get("finish_reason")})
 
     def _result(self, generations: list[ChatGeneration]) -> ChatResult:
-        first = generations[0].message
-        return ChatResult(
-            generations=generations,
-            llm_output={
-                "model_name": first.response_metadata.get("model_name"),
-                "model_provider": "perplexity",
-            },
-        )
+        llm_output = {"model_name": generations[0].message.response_metadata.get("model_name")}
+        return ChatResult(generations=generations, llm_output={**llm_output, "model_provider": "perplexity"})
 
     # -- sync --------------------------------------------------------------------------------------
 
@@ -335,11 +332,15 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         events.metadata = answer.metadata  # where resumes are noted
         mapper = prepared.surface.stream_reader(answer)
         try:
-            for batch, ended in events.batches():
-                for chunk in read_batch(mapper, batch, ended):
-                    yield self._emit(chunk, run_manager)
-                if answer.stopped:
-                    break  # the stop matched: the rest is unwanted (a background run is cancelled below)
+            with closing(cast(Generator[Batch, None, None], events.batches())) as batches:
+                for batch, ended in batches:
+                    for chunk in read_batch(mapper, batch, ended):
+                        yield self._emit(chunk, run_manager)
+                    # A matched stop ends the text, not the reading: the rest brings usage, sources and
+                    # metadata, as invoke reads them (and is generated and billed either way). A
+                    # background run is cancelled instead (below), so it stops costing.
+                    if answer.stopped and prepared.background:
+                        break
             for chunk in mapper.finish():
                 yield self._emit(chunk, run_manager)
         finally:
@@ -384,11 +385,12 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         events.metadata = answer.metadata
         mapper = prepared.surface.stream_reader(answer)
         try:
-            async for batch, ended in events.batches():
-                for chunk in read_batch(mapper, batch, ended):
-                    yield await self._aemit(chunk, run_manager)
-                if answer.stopped:
-                    break
+            async with aclosing(cast(AsyncGenerator[Batch, None], events.batches())) as batches:  # not left to the gc
+                async for batch, ended in batches:
+                    for chunk in read_batch(mapper, batch, ended):
+                        yield await self._aemit(chunk, run_manager)
+                    if answer.stopped and prepared.background:
+                        break
             for chunk in mapper.finish():
                 yield await self._aemit(chunk, run_manager)
         finally:

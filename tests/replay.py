@@ -24,6 +24,8 @@ class Replay:
         self.response: Any = {}
         self.events: list[dict[str, Any]] = []
         self.done_marker = False
+        self.split_reads = False
+        """In-process: each event is its own network read (as a slow server delivers them), not one read."""
         self.bodies: list[dict[str, Any]] = []
         self.base_url = ""
 
@@ -74,18 +76,18 @@ def replay_server() -> Iterator[Replay]:
 
 
 class _Bytes:
-    """What the package reads of an HTTP response while streaming: its bytes, in one read."""
+    """What the package reads of an HTTP response while streaming: its bytes, one read per piece."""
 
-    def __init__(self, data: bytes) -> None:
-        self._data = data
+    def __init__(self, pieces: list[bytes]) -> None:
+        self._pieces = pieces
 
     def iter_bytes(self) -> Iterator[bytes]:
-        yield self._data
+        yield from self._pieces
 
 
 class _Stream:
-    def __init__(self, data: bytes) -> None:
-        self.response = _Bytes(data)
+    def __init__(self, pieces: list[bytes]) -> None:
+        self.response = _Bytes(pieces)
 
     def close(self) -> None:
         return None
@@ -113,7 +115,7 @@ class ReplayTransport:
         chunks = [b"data: " + json.dumps(e).encode() + b"\n\n" for e in self.replay.events]
         if self.replay.done_marker:
             chunks.append(b"data: [DONE]\n\n")
-        return _Stream(b"".join(chunks)), False
+        return _Stream(chunks if self.replay.split_reads else [b"".join(chunks)]), False
 
 
 def in_process(model: Any, replay: Replay) -> Any:

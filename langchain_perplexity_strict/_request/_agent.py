@@ -110,6 +110,7 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
     out: list[list[dict[str, Any]]] = []
     call_names: dict[str, str] = {}
     newest = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    answered = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
     for index, message in enumerate(messages):
         items: list[dict[str, Any]] = []
         if isinstance(message, AIMessage):
@@ -120,6 +121,8 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
                 "call_id": message.tool_call_id,
                 "output": _tool_output(without_videos(message.content, newest=False)),
             }
+            if index > answered and index > newest:  # a result the model answers now: say what it cannot see
+                _warn_of_files(item["output"])
             name = message.name or call_names.get(message.tool_call_id)
             if name:
                 item["name"] = name
@@ -207,7 +210,18 @@ def _file(block: dict[str, Any]) -> dict[str, Any]:
 
 def _file_not_sent(block: dict[str, Any]) -> dict[str, Any]:
     name = block.get("filename") or block.get("url") or "a file"
-    return {"type": "input_text", "text": f"({name}: a file the tool returned is not sent)"}
+    return {"type": "input_text", "text": f"({name}: {NOT_SENT})"}
+
+
+NOT_SENT = "a file the tool returned is not sent"
+
+
+def _warn_of_files(output: str | list[dict[str, Any]]) -> None:
+    text = output if isinstance(output, str) else " ".join(str(p.get("text", "")) for p in output)
+    if NOT_SENT in text:
+        warnings.warn("The newest tool result lost its file(s), named in its text instead: the Agent API's function "
+                      "output takes text and images only. Return the file's text, or use api='chat_completions'.",
+                      UserWarning, stacklevel=2)  # fmt: skip
 
 
 PARTS: PartTable = {

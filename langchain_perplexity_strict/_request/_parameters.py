@@ -64,8 +64,8 @@ class PerplexityParameters(BaseModel):
     """Answers per call, as `n` concurrent requests (Perplexity has no `n`)."""
     streaming: bool = False
     """Stream under `invoke` too (one answer only)."""
-    timeout: float | None = Field(default=None, gt=0)
-    """Request timeout in seconds (`ChatOpenAI`'s)."""
+    timeout: Any = None
+    """Request timeout, in `ChatOpenAI`'s forms: seconds, a `(connect, read)` pair, or an `httpx.Timeout`."""
     max_retries: int = Field(default=2, ge=0)
     """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
     raise_on_length: bool = False

@@ -82,6 +82,11 @@ def _spec_of(function: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
+def pydantic_class(schema: Any) -> type | None:
+    """`schema` when it is a Pydantic class (a call's `response_format` then gives a parsed instance), else None."""
+    return schema if isinstance(schema, type) and is_basemodel_subclass(schema) else None
+
+
 def response_format(schema: Any, strict: bool | None = None) -> dict[str, Any]:
     """The `json_schema` response format for `schema` (None or `{"type": "json_object"}`: any JSON object),
     its name rewritten to one Perplexity takes."""

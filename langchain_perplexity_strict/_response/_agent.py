@@ -114,7 +114,9 @@ def read_status(answer: Answer, response: dict[str, Any]) -> None:
 def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
     """Raise for a run that did not complete. `requires_action` is an answer: the run waits for the
     application (to run its function calls, or to approve MCP calls; the requests are in the message)."""
-    if status in ("completed", "requires_action", None) or answer.stopped or answer.waits_for_the_app:
+    if status in ("completed", "requires_action", None) or answer.waits_for_the_app:
+        return
+    if answer.stopped and status != "failed":  # the answer ended at its stop, before the limit or the run's end
         return
     if status == "incomplete" or error.get("code") == "max_output_tokens":
         answer.cut_at_length(

@@ -46,6 +46,8 @@ class Answer:
     finished: bool = False
     raise_on_length: bool = False
     """Whether an answer cut at the output limit raises (`PerplexityIncompleteError`) instead of returning."""
+    parse_as: type | None = None
+    """A Pydantic class the finished answer's text is parsed into (`additional_kwargs["parsed"]`)."""
     server: ServerItems = field(default_factory=ServerItems)
     """The server tools' and skills' output items, and their blocks not streamed yet."""
 

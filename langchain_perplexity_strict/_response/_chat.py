@@ -96,7 +96,7 @@ class ChatStreamReader:
 
     def finish(self) -> list[AIMessageChunk]:
         answer = self.answer
-        if answer.stopped and self._last:  # ended early by a stop: the usage so far (every chunk carries it)
+        if answer.stopped and self._last:  # cut by a stop: no tool calls, as invoke; the last chunk's usage
             self._finish_reason, self._tool_parts = "stop", {}
         if self._finish_reason is None and not self._done:
             return answer.close_stream()

@@ -103,7 +103,17 @@ def additional_kwargs(answer: Answer) -> dict[str, Any]:
     if answer.thought_signatures:
         kwargs[THOUGHT_SIGNATURES] = dict(answer.thought_signatures)
     kwargs.update(answer.extras)
+    if answer.parse_as is not None and answer.finished:
+        kwargs["parsed"] = parsed(answer)
     return kwargs
+
+
+def parsed(answer: Answer) -> Any:
+    """The answer's text as an instance of `parse_as`, as `ChatOpenAI` gives a call's `response_format` class:
+    None when the answer is tool calls or has no text; text that does not fit raises pydantic's error."""
+    if answer.tool_calls or not answer.text.strip():
+        return None
+    return answer.parse_as.model_validate_json(answer.text)  # type: ignore[union-attr]
 
 
 def response_metadata(answer: Answer) -> dict[str, Any]:

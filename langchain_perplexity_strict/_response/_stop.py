@@ -3,8 +3,8 @@
 The Agent API has no `stop` parameter, and stopping on the client works the
 same on both surfaces. A `StopFilter` buffers only what could still be the
 start of a stop sequence, never returns the stop text itself, and reports
-when a stop has matched so the caller can end the stream and close the
-connection.
+when a stop has matched: the stream then yields no more text but reads on
+for the usage and metadata (a background run is cancelled instead).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 into batches of JSON events. For long runs, `_create` sends a run's create
 again only when no run was started, `_runs` retrieves, resumes and
 cancels a run, `_follow` follows a stream across breaks, and `_background`
-polls a background run to its end.
+polls a background run to its end. `_timeouts` reads the timeout forms `ChatOpenAI` takes.
 """
 
 from langchain_perplexity_strict._transport._background import await_run, wait
@@ -22,6 +22,7 @@ from langchain_perplexity_strict._transport._client import (
 from langchain_perplexity_strict._transport._follow import AsyncStreamFollower, StreamFollower
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings
 from langchain_perplexity_strict._transport._sse import SSEBatcher
+from langchain_perplexity_strict._transport._timeouts import check_timeout, client_timeout, timeout_seconds
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -35,9 +36,12 @@ __all__ = [
     "Transport",
     "aiterate_batches",
     "await_run",
+    "check_timeout",
+    "client_timeout",
     "encode_body",
     "iterate_batches",
     "raise_perplexity_error",
     "server_root",
+    "timeout_seconds",
     "wait",
 ]

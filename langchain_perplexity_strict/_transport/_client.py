@@ -14,7 +14,7 @@ names (a continuation whose stored response the server forgot).
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -237,7 +237,7 @@ def iterate_batches(stream: openai.Stream[Any], api: str | None = None) -> Itera
 
 async def aiterate_batches(
     stream: openai.AsyncStream[Any], api: str | None = None
-) -> AsyncIterator[tuple[list[dict[str, Any]], bool]]:
+) -> AsyncGenerator[tuple[list[dict[str, Any]], bool], None]:
     """Async twin of `iterate_batches`."""
     batcher = SSEBatcher()
     with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):

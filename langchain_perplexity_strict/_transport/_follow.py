@@ -27,6 +27,7 @@ run is cancelled on the server; a plain stream only closes its connection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -128,8 +129,10 @@ class _Follower:
         if self.cursor.unnumbered and not stall:
             raise error
         if stall:
-            seconds = self.runs.stall or "the read timeout of"
-            detail = f"Perplexity sent no bytes for {seconds} seconds (stream_chunk_timeout)"
+            read = getattr(self.runs.stream_timeout, "read", None)
+            # The read timeout is the lower of `timeout` and `stream_chunk_timeout`: name the one that fired.
+            setting = "stream_chunk_timeout" if self.runs.stall and read == self.runs.stall else "timeout"
+            detail = f"Perplexity sent no bytes for {read or 'the read timeout of'} seconds ({setting})"
         else:
             cause = error.__cause__ or error
             detail = f"the connection to Perplexity broke ({type(cause).__name__}: {cause})"
@@ -290,18 +293,20 @@ class AsyncStreamFollower(_Follower):
         """(events, ended) per network read, as `aiterate_batches` gives them, without breaks."""
         while True:
             try:
-                async for batch, ended in aiterate_batches(self.stream, self.api):
-                    fresh = self.cursor.take(batch)
-                    if ended and not self.cursor.finished and self.cursor.resumable:
-                        if fresh:
-                            yield fresh, False
-                        break
-                    if ended and self.background and not self.cursor.finished:
-                        raise self.unidentified("the Perplexity stream ended")
-                    if fresh or ended:
-                        yield fresh, ended
-                    if ended:
-                        return
+                # Closed here, not left to the garbage collector ("Task was destroyed but it is pending").
+                async with contextlib.aclosing(aiterate_batches(self.stream, self.api)) as reads:
+                    async for batch, ended in reads:
+                        fresh = self.cursor.take(batch)
+                        if ended and not self.cursor.finished and self.cursor.resumable:
+                            if fresh:
+                                yield fresh, False
+                            break
+                        if ended and self.background and not self.cursor.finished:
+                            raise self.unidentified("the Perplexity stream ended")
+                        if fresh or ended:
+                            yield fresh, ended
+                        if ended:
+                            return
                 reason = "ended before the terminal event"
             except PerplexityRunUnknownError:
                 raise

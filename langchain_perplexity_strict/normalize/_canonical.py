@@ -72,7 +72,7 @@ class CanonicalMessages:
         message = entry.message
         assistant = entry.role == "assistant"
         canonical = canonical_content(message.content, assistant=assistant)
-        if newest and canonical.dropped and not approval_responses(message.content):
+        if newest and (canonical.dropped or canonical.reasoning) and not approval_responses(message.content):
             _newest_turn_lost(canonical)
         notes = []
         if canonical.flattened:
@@ -88,6 +88,11 @@ class CanonicalMessages:
             notes.append(
                 f"video block(s) {_kinds(canonical.videos)} sent as video_url on chat completions; the Agent "
                 "API takes no video, so there each is left out (and a newest turn of videos alone is refused)"
+            )
+        if entry.role == "tool" and (files := _file_names(canonical.content)):
+            notes.append(
+                f"file(s) {files} in a tool result named in its text on the Agent API (a function output takes "
+                "text and images only) and sent as file_url on chat completions"
             )
         invalid = getattr(message, "invalid_tool_calls", None) or [] if assistant else []
         if invalid:
@@ -119,7 +124,7 @@ def _newest_turn_lost(canonical: CanonicalContent) -> None:
 
     Dropping the whole turn would make the model answer the previous question again.
     """
-    kinds = _kinds(canonical.dropped)
+    kinds = _kinds([*canonical.dropped, *canonical.reasoning])  # reasoning is not sent back either
     if canonical.empty:
         msg = (
             f"messages: content block(s) {kinds} left out of the newest user message (Perplexity takes text, "
@@ -152,6 +157,12 @@ def _canonical(entry: Entry) -> bool:
         return True
     calls = message.tool_calls  # type: ignore[attr-defined]
     return bool(message.content or calls) and not message.invalid_tool_calls and all(c.get("id") for c in calls)  # type: ignore[attr-defined]
+
+
+def _file_names(content: str | list[dict[str, Any]]) -> str:
+    """The files among canonical blocks, by name (their filename, else URL, else "a file"); "" when none."""
+    files = [b for b in content if isinstance(b, dict) and b.get("type") == "file"] if isinstance(content, list) else []
+    return _kinds([str(b.get("filename") or b.get("url") or "a file") for b in files])
 
 
 def _kinds(kinds: list[str]) -> str:

@@ -176,6 +176,8 @@ def test_every_content_form_in_every_role(
         assert not missing, f"{name} as {role}: {missing} not sent"
     elif expected == "named":  # the output says a file was returned and not sent, naming it when it has a name
         assert "a file the tool returned is not sent" in outcome.text
+        assert "in a tool result named in its text" in report_text(model, messages)
+        assert any("The newest tool result lost its file(s)" in w for w in outcome.warnings)
     else:
         assert _named(block, report_text(model, messages)), f"{name} as {role}: left out without a report"
         if role == "user":
@@ -197,6 +199,21 @@ def test_a_newest_turn_with_nothing_sendable_is_refused_naming_the_block(
     outcome = run(make(emu, api), emu, api, mode, messages)
     assert outcome.error is not None, "the newest turn was dropped: the model would answer the previous question"
     assert _named(block, str(outcome.error))
+
+
+@pytest.mark.parametrize("role", ["user", "system"])
+def test_a_thinking_block_in_the_newest_turn_warns_and_alone_is_refused_naming_it(
+    emu: PerplexityEmulator, role: str
+) -> None:
+    thinking = {"type": "thinking", "thinking": "Let me think", "signature": "sig"}
+    with_text = [HumanMessage("Earlier"), AIMessage("Answer"), HumanMessage([{"type": "text", "text": "Q"}, thinking])]
+    if role == "system":  # a thinking block anywhere else is reported, not warned of
+        with_text = [SystemMessage([{"type": "text", "text": "Be brief"}, thinking]), HumanMessage("Q")]
+    outcome = run(make(emu), emu, "agent", "invoke", with_text)
+    assert outcome.error is None and "'thinking'" in report_text(make(emu), with_text)
+    assert any("'thinking'" in w for w in outcome.warnings) == (role == "user")
+    alone = run(make(emu), emu, "agent", "invoke", [HumanMessage([thinking])])
+    assert alone.error is not None and "'thinking'" in str(alone.error)
 
 
 @pytest.mark.parametrize("api", SURFACES)

@@ -6,11 +6,13 @@ or refused at construction with an error naming the argument.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import httpx
 import pytest
 
-from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict import ChatPerplexityStrict, PerplexitySearchRetriever
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.habits import MODES, SURFACES, run
@@ -84,6 +86,32 @@ def test_negative_or_zero_values_are_refused_naming_the_argument(
 ) -> None:
     with pytest.raises(ValueError, match=name):
         make(emu, **{name: value})
+
+
+TIMEOUTS: list[Any] = [3, 2.5, (5, 10), (2.0, 30.0), httpx.Timeout(10, connect=2), httpx.Timeout(None, read=5)]
+BAD_TIMEOUTS: list[Any] = [(5,), (5, 10, 20), (0, 10), (5, -1), (5, math.inf), httpx.Timeout(10, connect=-1),
+                           httpx.Timeout(math.nan), "10", True, math.inf]  # fmt: skip
+
+
+@pytest.mark.parametrize("timeout", TIMEOUTS, ids=repr)
+def test_every_timeout_form_chatopenai_takes_is_accepted_and_reaches_the_client(
+    emu: PerplexityEmulator, timeout: Any
+) -> None:
+    """ChatOpenAI's `timeout: float | tuple[float, float] | Any` (an httpx.Timeout), on the chat model and
+    the search and embeddings classes alike (one check)."""
+    model = make(emu, timeout=timeout)
+    assert model.invoke("Hello").content
+    expected = httpx.Timeout(timeout) if isinstance(timeout, tuple) else timeout  # a pair as httpx reads one
+    assert model.transport.chat_openai.root_client.timeout == expected
+    assert PerplexitySearchRetriever(api_key="k", base_url=emu.base_url, timeout=timeout).timeout == timeout
+
+
+@pytest.mark.parametrize("timeout", BAD_TIMEOUTS, ids=repr)
+def test_a_bad_timeout_is_refused_naming_it_on_every_class(emu: PerplexityEmulator, timeout: Any) -> None:
+    for build in (lambda: make(emu, timeout=timeout),
+                  lambda: PerplexitySearchRetriever(api_key="k", base_url=emu.base_url, timeout=timeout)):  # fmt: skip
+        with pytest.raises(ValueError, match=r"timeout=.*\(connect, read\) pair"):
+            build()
 
 
 @pytest.mark.parametrize("mode", MODES)

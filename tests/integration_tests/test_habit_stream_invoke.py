@@ -8,13 +8,18 @@ metadata). The property over every valid response is
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import gc
 import json
+import operator
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests import published_schema
 from tests.integration_tests.habits import message_view, streamed_message
 from tests.replay import Replay, replay_server
@@ -160,3 +165,57 @@ def test_chat_completions_stream_equals_invoke(replay: Replay, name: str, comple
     assert message_view(streamed) == message_view(invoked)
     assert invoked.usage_metadata is not None and invoked.usage_metadata["input_tokens"] == 11
     assert "Hello" in invoked.text or "Let me check" in invoked.text
+
+
+def _without_thoughts(view: dict[str, Any]) -> dict[str, Any]:
+    """The view but the response id (each call is its own run) and the search thought only a stream carries."""
+    kwargs = {k: v for k, v in view["additional_kwargs"].items() if k != "reasoning_content"}
+    metadata = {k: v for k, v in view["response_metadata"].items() if k != "id"}
+    return {**view, "additional_kwargs": kwargs, "response_metadata": metadata}
+
+
+@pytest.mark.parametrize("api", ["agent", "chat_completions"])
+def test_a_stop_before_the_last_read_keeps_usage_sources_and_metadata(api: str) -> None:
+    """The answer arrives over many reads and the stop matches early: the stream reads on to the end."""
+    with PerplexityEmulator(event_delay=0.01) as emu:
+        model = ChatPerplexityStrict(api=api, api_key="k", base_url=emu.base_url,  # type: ignore[arg-type]
+                                     model="perplexity/sonar" if api == "agent" else "sonar")  # fmt: skip
+        question = "Do experts agree on coffee?"
+        invoked = model.invoke(question, stop=["agree"])
+        streamed = streamed_message(model, question, stop=["agree"])
+
+        async def astreamed() -> Any:
+            return functools.reduce(operator.add, [c async for c in model.astream(question, stop=["agree"])])
+
+        asynced = asyncio.run(astreamed())
+    assert invoked.response_metadata["stop_sequence"] == "agree" and invoked.usage_metadata is not None
+    assert invoked.additional_kwargs["search_results"]
+    for other in (streamed, asynced):
+        assert _without_thoughts(message_view(other)) == _without_thoughts(message_view(invoked))
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_a_stopped_astream_closes_its_events_itself(background: bool) -> None:
+    """The follower's `batches()` async generator is closed by the stream when a stop ends it, not left to
+    the garbage collector, whose close is a task the loop may destroy pending ("Task was destroyed but it is
+    pending!")."""
+    left_to_the_collector: list[str] = []
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        if type(coro).__name__ == "async_generator_athrow":  # what the loop's finalizer hook schedules
+            left_to_the_collector.extend(g.__qualname__ for g in gc.get_referents(coro) if hasattr(g, "ag_frame"))
+        return asyncio.Task(coro, loop=loop, **kwargs)
+
+    with PerplexityEmulator(event_delay=0.01) as emu:
+        model = ChatPerplexityStrict(api_key="k", base_url=emu.base_url, background=background)  # type: ignore[arg-type]
+
+        async def calls() -> list[Any]:
+            asyncio.get_running_loop().set_task_factory(factory)
+            chunks = [c async for c in model.astream("Do experts agree on coffee?", stop=["agree"])]
+            gc.collect()
+            await asyncio.sleep(0)
+            return chunks
+
+        chunks = asyncio.run(calls())
+    assert functools.reduce(operator.add, chunks).response_metadata["stop_sequence"] == "agree"
+    assert [name for name in left_to_the_collector if name.endswith("Follower.batches")] == []

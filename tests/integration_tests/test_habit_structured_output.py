@@ -128,6 +128,12 @@ def test_response_format_as_a_call_argument(emu: PerplexityEmulator, name: str, 
         assert sent.get("type") == "object"
     else:
         assert set(sent["properties"]) == {"city", "celsius"}
+    parsed = outcome.answer.additional_kwargs.get("parsed")  # ChatOpenAI parses into a class, nothing else
+    if fmt is Weather:
+        assert isinstance(parsed, Weather)
+        assert parsed == Weather.model_validate_json(outcome.answer.text)
+    else:
+        assert parsed is None
 
 
 @pytest.mark.parametrize("api", SURFACES)

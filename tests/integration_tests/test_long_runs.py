@@ -267,6 +267,16 @@ async def test_a_stall_on_a_stream_without_sequence_numbers_raises_naming_the_se
 
 
 @pytest.mark.parametrize("mode", STREAMS)
+async def test_a_stall_cut_by_the_shorter_timeout_names_timeout(emulator: PerplexityEmulator, mode: str) -> None:
+    """`timeout` below `stream_chunk_timeout` is the read timeout that fires: the error names it, not the other."""
+    emulator.clear()
+    emulator.inject(Fault("stall", seconds=1.0, after_events=2))
+    with pytest.raises(PerplexityStreamError, match=r"no bytes for 0\.2 seconds \(timeout\)"):
+        await call(make(emulator, "chat_completions", timeout=0.2, stream_chunk_timeout=120), mode)
+    emulator.clear()
+
+
+@pytest.mark.parametrize("mode", STREAMS)
 async def test_a_plain_stream_is_resumed_where_the_server_allows(runs: PerplexityEmulator, mode: str) -> None:
     expected = await plain(runs, mode, "v0")
     runs.inject(Fault("reset", after_events=5))
