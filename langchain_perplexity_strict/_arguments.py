@@ -1,8 +1,7 @@
 """Unknown constructor arguments: refused with the closest accepted name ("Did you mean 'dimensions'?").
 
-Shared by the search and embeddings classes; `ChatPerplexityStrict`'s
-`known_arguments` (in its settings module) gives the same hint and can call
-`unknown_argument` for its message.
+Shared by the search and embeddings classes and by `ChatPerplexityStrict`
+(`known_arguments` in `_request/_parameters.py` raises `unknown_argument`).
 """
 
 from __future__ import annotations
