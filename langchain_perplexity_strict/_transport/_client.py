@@ -14,7 +14,7 @@ names (a continuation whose stored response the server forgot).
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -217,7 +217,9 @@ DONE: dict[str, Any] = {"type": "[DONE]"}
 then tell from a cut (readers of streams without it ignore an event type they do not know)."""
 
 
-def iterate_batches(stream: openai.Stream[Any], api: str | None = None) -> Iterator[tuple[list[dict[str, Any]], bool]]:
+def iterate_batches(
+    stream: openai.Stream[Any], api: str | None = None
+) -> Generator[tuple[list[dict[str, Any]], bool], None, None]:
     """The stream's JSON events, a batch per network read, each with whether the stream ended there
     (`DONE` last in the batch that held `[DONE]`).
 

@@ -108,6 +108,17 @@ def unknown_run(error: openai.APIError, max_retries: int) -> PerplexityRunUnknow
     return PerplexityRunUnknownError(msg)
 
 
+def next_delay(error: openai.APIError, attempt: int, max_retries: int) -> float:
+    """Seconds before sending the create again after `error`; raised instead when it may not be sent again
+    (as `PerplexityRunUnknownError` when the run may have started)."""
+    delay = retry_delay(error, attempt) if attempt < max_retries else None
+    if delay is not None:
+        return delay
+    if may_have_started(error):
+        raise unknown_run(error, max_retries) from error
+    raise error
+
+
 def create(post: Callable[[], T], max_retries: int) -> T:
     """`post()` (sent with `ONCE`), retried only while the server surely started no run."""
     attempt = 0
@@ -115,11 +126,7 @@ def create(post: Callable[[], T], max_retries: int) -> T:
         try:
             return post()
         except openai.APIError as error:
-            delay = retry_delay(error, attempt) if attempt < max_retries else None
-            if delay is None:
-                if may_have_started(error):
-                    raise unknown_run(error, max_retries) from error
-                raise
+            delay = next_delay(error, attempt, max_retries)
         attempt += 1
         time.sleep(delay)
 
@@ -131,10 +138,6 @@ async def acreate(post: Callable[[], Awaitable[T]], max_retries: int) -> T:
         try:
             return await post()
         except openai.APIError as error:
-            delay = retry_delay(error, attempt) if attempt < max_retries else None
-            if delay is None:
-                if may_have_started(error):
-                    raise unknown_run(error, max_retries) from error
-                raise
+            delay = next_delay(error, attempt, max_retries)
         attempt += 1
         await asyncio.sleep(delay)

@@ -48,6 +48,8 @@ RESUME_BACKOFF = 0.25
 RESUME_BACKOFF_MAX = 4.0
 
 Batch = tuple[list[dict[str, Any]], bool]
+READ_ON, COMPLETE, RESUME = "read on", "complete", "resume"
+"""What follows one network read (`_Follower.read`)."""
 
 
 @dataclass
@@ -120,6 +122,16 @@ class _Follower:
     @property
     def api(self) -> str:
         return self.runs.api
+
+    def read(self, batch: list[dict[str, Any]], ended: bool) -> tuple[Batch | None, str]:
+        """One network read of the current connection: what goes to the caller (None: nothing new), then
+        READ_ON, COMPLETE (the answer is complete) or RESUME (the connection ended before the answer did)."""
+        fresh = self.cursor.take(batch)
+        if ended and not self.cursor.finished and self.cursor.resumable:
+            return ((fresh, False) if fresh else None), RESUME
+        if ended and self.background and not self.cursor.finished:
+            raise self.unidentified("the Perplexity stream ended")
+        return ((fresh, ended) if fresh or ended else None), COMPLETE if ended else READ_ON
 
     def reason(self, error: PerplexityStreamError) -> str:
         """Why the stream broke, when it can be resumed; otherwise the error to raise, raised."""
@@ -235,18 +247,15 @@ class StreamFollower(_Follower):
         """(events, ended) per network read, as `iterate_batches` gives them, without breaks."""
         while True:
             try:
-                for batch, ended in iterate_batches(self.stream, self.api):
-                    fresh = self.cursor.take(batch)
-                    if ended and not self.cursor.finished and self.cursor.resumable:
-                        if fresh:
-                            yield fresh, False
-                        break
-                    if ended and self.background and not self.cursor.finished:
-                        raise self.unidentified("the Perplexity stream ended")
-                    if fresh or ended:
-                        yield fresh, ended
-                    if ended:
-                        return
+                with contextlib.closing(iterate_batches(self.stream, self.api)) as reads:
+                    for batch, ended in reads:
+                        out, then = self.read(batch, ended)
+                        if out is not None:
+                            yield out
+                        if then == COMPLETE:
+                            return
+                        if then == RESUME:
+                            break
                 reason = "ended before the terminal event"
             except PerplexityRunUnknownError:
                 raise
@@ -296,17 +305,13 @@ class AsyncStreamFollower(_Follower):
                 # Closed here, not left to the garbage collector ("Task was destroyed but it is pending").
                 async with contextlib.aclosing(aiterate_batches(self.stream, self.api)) as reads:
                     async for batch, ended in reads:
-                        fresh = self.cursor.take(batch)
-                        if ended and not self.cursor.finished and self.cursor.resumable:
-                            if fresh:
-                                yield fresh, False
-                            break
-                        if ended and self.background and not self.cursor.finished:
-                            raise self.unidentified("the Perplexity stream ended")
-                        if fresh or ended:
-                            yield fresh, ended
-                        if ended:
+                        out, then = self.read(batch, ended)
+                        if out is not None:
+                            yield out
+                        if then == COMPLETE:
                             return
+                        if then == RESUME:
+                            break
                 reason = "ended before the terminal event"
             except PerplexityRunUnknownError:
                 raise

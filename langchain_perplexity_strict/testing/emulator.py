@@ -38,11 +38,12 @@ starting_after=N` for its events after `sequence_number` N) and `POST
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from http.server import ThreadingHTTPServer
 from typing import Any
 
@@ -215,7 +216,7 @@ class _Handler(RunRoutes):
     def do_GET(self) -> None:
         path, _, query = self.path.partition("?")
         self._record("GET", path, None).query = query
-        try:
+        with self._answered():
             if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
                 models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
                 # The serving process, so `perplexity-strict emulator --background` can reuse this one.
@@ -224,16 +225,10 @@ class _Handler(RunRoutes):
                 self._retrieve(path, query)
             else:
                 raise APIError(404, "not_found", f"no route for GET {path}")
-        except APIError as error:
-            self._send_error(error)
-        except Reset:
-            pass
-        except (BrokenPipeError, ConnectionResetError):
-            self._client_left()
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
-        try:
+        with self._answered():
             body = self._read_body(path)
             if path in AGENT_PATHS:
                 self._agent(body, self._last_record)
@@ -248,6 +243,12 @@ class _Handler(RunRoutes):
                 self._answer_json(answer, fault)  # malformed_json and reset act here as on chat answers
             else:
                 raise APIError(404, "not_found", f"no route for POST {path}")
+
+    @contextlib.contextmanager
+    def _answered(self) -> Iterator[None]:
+        """Around one route: a refusal is answered in Perplexity's error shape; a reset or a client gone is not."""
+        try:
+            yield
         except APIError as error:
             self._send_error(error)
         except Reset:
