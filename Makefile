@@ -41,12 +41,17 @@ $(STAMP): pyproject.toml
 	echo "$(PYTHON_ID)" > $(VENV)/.python-id
 	touch $(STAMP)
 
-test: unit integration
+# One pytest run over unit and integration tests, on four worker processes (pytest-xdist) that steal
+# work from each other: many integration tests wait on the emulator's clock rather than compute, so
+# more workers than cores keeps both cores busy. WORKERS=0 runs everything in this process.
+# Every test but the real-API ones may connect to loopback only (tests/conftest.py).
+WORKERS ?= 4
+PYTEST := $(PY) -m pytest -q -n $(WORKERS) --dist worksteal
 
-# Tests run on two worker processes (pytest-xdist); WORKERS=0 runs them in this process.
-WORKERS ?= 2
+test: $(STAMP)
+	$(PYTEST) tests/unit_tests tests/integration_tests
 
-# The quick loop while iterating (under a minute; `make test` is the gate): every unit test, and the
+# The quick loop while iterating (`make test` is the gate): every unit test, and the
 # integration tests that take the main paths through the emulator (invoke and stream on both surfaces,
 # application histories, continuations, bad input, provider registration, search and embeddings), with
 # 100 examples per property instead of 2,000. Not in it: the contract corpus, faults and streams on the
@@ -55,15 +60,13 @@ WORKERS ?= 2
 FAST_INTEGRATION := chat_model histories continuations transport bad_input provider vocabulary secrets \
 	search_embeddings
 test-fast: $(STAMP)
-	HYPOTHESIS_PROFILE=dev $(PY) -m pytest tests/unit_tests $(FAST_INTEGRATION:%=tests/integration_tests/test_%.py) \
-		-q -n $(WORKERS) --disable-socket --allow-hosts=127.0.0.1,localhost
+	HYPOTHESIS_PROFILE=dev $(PYTEST) tests/unit_tests $(FAST_INTEGRATION:%=tests/integration_tests/test_%.py)
 
-# Unit tests run with sockets disabled except loopback (the emulator).
 unit: $(STAMP)
-	$(PY) -m pytest tests/unit_tests -q -n $(WORKERS) --disable-socket --allow-hosts=127.0.0.1,localhost
+	$(PYTEST) tests/unit_tests
 
 integration: $(STAMP)
-	$(PY) -m pytest tests/integration_tests -q -n $(WORKERS)
+	$(PYTEST) tests/integration_tests
 
 lint: $(STAMP)
 	$(PY) -m ruff check langchain_perplexity_strict tests benchmarks
@@ -113,7 +116,7 @@ test-lowest: $(STAMP)
 	.venv-lowest/bin/python -m pip install --quiet --upgrade pip
 	.venv-lowest/bin/python -m pip install --quiet -c .lowest-constraints.txt -e ".[test]"
 	.venv-lowest/bin/python -m pip check
-	HYPOTHESIS_PROFILE=dev .venv-lowest/bin/python -m pytest tests -q -n $(WORKERS) \
+	HYPOTHESIS_PROFILE=dev .venv-lowest/bin/python -m pytest tests -q -n $(WORKERS) --dist worksteal \
 		-W "error:Unrecognized keys in model profile:UserWarning"
 
 # Each README Python block in a fresh venv holding only what the README installs for it.

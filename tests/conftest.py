@@ -35,6 +35,20 @@ PROVIDER_ENV = (
 )
 
 
+LOOPBACK = ["127.0.0.1", "localhost"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test but the real-API ones may connect to loopback only (the emulator), via pytest-socket.
+
+    A marker rather than `--allow-hosts` on the command line, so one pytest run covers unit and
+    integration tests while the real-API tests still reach Perplexity.
+    """
+    for item in items:
+        if item.get_closest_marker("real_api") is None:
+            item.add_marker(pytest.mark.allow_hosts(LOOPBACK))
+
+
 @pytest.fixture(autouse=True)
 def _hermetic_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Unit and emulator tests never see the provider's real keys."""
