@@ -9,14 +9,19 @@ client stack, key, retries, timeouts and error translation for every endpoint.
 from __future__ import annotations
 
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
 from langchain_core.utils import from_env, secret_from_env
 from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, SecretStr, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._arguments import check_known
-from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport, check_timeout, client_timeout
+from langchain_perplexity_strict._transport import (
+    DEFAULT_BASE_URL,
+    Transport,
+    check_base_url,
+    check_timeout,
+    client_timeout,
+)
 
 _PLACEHOLDER_MODEL = "perplexity/sonar"
 """`ChatOpenAI` needs a model name to exist; these endpoints take theirs from the body."""
@@ -38,13 +43,7 @@ def check_connection_setting(name: str, value: Any) -> None:
     not at the first request as an unrelated-looking connection or JSON error. Nothing is coerced.
     """
     if name == "base_url":
-        parts = urlsplit(value) if isinstance(value, str) else None
-        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-            msg = (
-                f"base_url={value!r} is not a URL: expected http:// or https://, a host, and an optional path, "
-                "such as 'https://api.perplexity.ai'."
-            )
-            raise ValueError(msg)
+        check_base_url(value)
     elif name == "timeout":
         check_timeout(value)
     elif name == "max_retries" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):

@@ -17,6 +17,7 @@ import sys
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 import openai
@@ -69,6 +70,21 @@ class Fallback:
     body: Callable[[], bytes]
 
 
+def check_base_url(base_url: Any) -> None:
+    """Raise `ValueError` naming `base_url` unless it is an http(s) URL with a host.
+
+    Checked when a transport is built, so that `base_url="not a url"` fails there, not at the
+    first request as an unrelated-looking connection error. Nothing is coerced.
+    """
+    parts = urlsplit(base_url) if isinstance(base_url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        msg = (
+            f"base_url={base_url!r} is not a URL: expected http:// or https://, a host, and an optional path, "
+            "such as 'https://api.perplexity.ai'."
+        )
+        raise ValueError(msg)
+
+
 def server_root(base_url: str) -> str:
     """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
     guide gives (`https://api.perplexity.ai/v1`); every path (`/v1/responses`, ...) starts from the root."""
@@ -91,6 +107,7 @@ class Transport:
         """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (`server_root`; key,
         retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`)."""
         _, api_key, timeout, max_retries = key
+        check_base_url(base_url)
         root = server_root(base_url)
         chat_openai = ChatOpenAI(model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout)
         return cls(chat_openai, key)

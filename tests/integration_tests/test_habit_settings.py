@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from langchain_perplexity_strict import ChatPerplexityStrict, PerplexitySearchRetriever
+from langchain_perplexity_strict import ChatPerplexityStrict, PerplexityEmbeddings, PerplexitySearchRetriever
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.habits import MODES, SURFACES, run
@@ -111,6 +111,19 @@ def test_a_bad_timeout_is_refused_naming_it_on_every_class(emu: PerplexityEmulat
     for build in (lambda: make(emu, timeout=timeout),
                   lambda: PerplexitySearchRetriever(api_key="k", base_url=emu.base_url, timeout=timeout)):  # fmt: skip
         with pytest.raises(ValueError, match=r"timeout=.*\(connect, read\) pair"):
+            build()
+
+
+BAD_BASE_URLS = ["not a url", "", "ftp://host", "http://", "api.perplexity.ai", "/v1"]
+
+
+@pytest.mark.parametrize("base_url", BAD_BASE_URLS, ids=repr)
+def test_a_base_url_that_is_not_a_url_is_refused_naming_it_on_every_class(base_url: str) -> None:
+    """One check for the chat model, search and embeddings: at construction, not as a connection error later."""
+    for build in (lambda: ChatPerplexityStrict(api_key="k", base_url=base_url),
+                  lambda: PerplexitySearchRetriever(api_key="k", base_url=base_url),
+                  lambda: PerplexityEmbeddings(api_key="k", base_url=base_url)):  # fmt: skip
+        with pytest.raises(ValueError, match=r"base_url=.* is not a URL: expected http:// or https://"):
             build()
 
 
