@@ -5,7 +5,8 @@
 into batches of JSON events. For long runs, `_create` sends a run's create
 again only when no run was started, `_runs` retrieves, resumes and
 cancels a run, `_follow` follows a stream across breaks, and `_background`
-polls a background run to its end. `_timeouts` reads the timeout forms `ChatOpenAI` takes.
+polls a background run to its end. `_timeouts` reads the timeout forms `ChatOpenAI` takes;
+`_loops` gives async requests a connection pool of the running event loop.
 """
 
 from langchain_perplexity_strict._transport._background import await_run, wait

@@ -26,6 +26,7 @@ from langchain_openai import ChatOpenAI
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
+from langchain_perplexity_strict._transport._loops import LoopClients, trust_store
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
@@ -101,6 +102,12 @@ class Transport:
         self.chat_openai = chat_openai
         self.key = key
         """The settings this transport was built from (the chat model rebuilds it when they change)."""
+        self._loop_clients = LoopClients(chat_openai.root_async_client)
+        trust_store()  # made here, outside any event loop
+
+    def async_client(self) -> Any:  # an openai.AsyncOpenAI, typed as ChatOpenAI types its root_async_client
+        """The async client for the running event loop (`_loops`: `ChatOpenAI`'s own is shared across loops)."""
+        return self._loop_clients.current()
 
     @classmethod
     def build(cls, base_url: str, key: tuple[Any, ...], *, model: str) -> Transport:
@@ -129,7 +136,7 @@ class Transport:
             return client.post(path, content=body, cast_to=object)
 
     async def apost(self, path: str, body: bytes, *, api: str | None = None, run: bool = False) -> dict[str, Any]:
-        client = self.chat_openai.root_async_client
+        client = self.async_client()
         with translated_errors(api):
             if run:
                 return await acreate(lambda: client.post(path, content=body, cast_to=object, options=ONCE),
@@ -143,7 +150,7 @@ class Transport:
 
     async def aget(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         with translated_errors(api):
-            return await self.chat_openai.root_async_client.get(path, cast_to=object, options=_query(params))
+            return await self.async_client().get(path, cast_to=object, options=_query(params))
 
     def stream(self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None,
                timeout: Any = None, run: bool = False) -> openai.Stream[Any]:  # fmt: skip
@@ -166,7 +173,7 @@ class Transport:
     async def astream(self, path: str, body: bytes | None = None, params: Params = None, *,
                       api: str | None = None, timeout: Any = None, run: bool = False
                       ) -> openai.AsyncStream[Any]:  # fmt: skip
-        client, options = self.chat_openai.root_async_client, _options(params, timeout, run)
+        client, options = self.async_client(), _options(params, timeout, run)
         with translated_errors(api):
             if body is None:
                 return await client.get(path, cast_to=object, options=options, stream=True,

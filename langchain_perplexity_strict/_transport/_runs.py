@@ -103,7 +103,7 @@ class Runs:
 
     async def acancel(self, response_id: str) -> bool:
         """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""
-        client = self.transport.chat_openai.root_async_client
+        client = self.transport.async_client()
         path = self._path(response_id, "/cancel")
         request = asyncio.ensure_future(client.post(path, cast_to=object, options=_CANCEL_OPTIONS))
         _PENDING.add(request)

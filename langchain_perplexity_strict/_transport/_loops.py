@@ -1,0 +1,68 @@
+"""An async client per event loop, so that `asyncio.run(model.ainvoke(...))` works every time.
+
+`ChatOpenAI`'s async HTTP client is cached process-wide (`lru_cache` on base URL and
+timeout in langchain-openai), but an `httpx.AsyncClient`'s pooled connections belong
+to the event loop that opened them. A second `asyncio.run`, a thread with its own
+loop, or a task queue worker then reuses a connection of a closed loop and fails with
+`RuntimeError: Event loop is closed` (langchain-ai/langchain#35783, open). Here the
+async requests go through a client of the running loop: one connection pool per loop
+and server settings, shared by every model on that loop, dropped with the loop.
+
+The TLS context is made once per process, outside any loop (`trust_store`), so a new
+loop's client loads no certificates inside the loop (a blocking read). It is made by the
+HTTP library openai's clients are built on (httpx2 from openai 3, httpx before), as that
+library's own default would be.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import sys
+import threading
+from functools import cache
+from typing import Any
+from weakref import WeakKeyDictionary
+
+import openai
+
+_LOCK = threading.Lock()
+# Loop -> (server, timeout) -> pool; an entry goes when its loop is garbage-collected.
+_POOLS: WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], Any]] = WeakKeyDictionary()
+
+
+@cache
+def trust_store() -> ssl.SSLContext:
+    """The process's TLS context, as httpx makes it by default (certifi, `SSL_CERT_FILE`/`SSL_CERT_DIR`).
+
+    Called first from synchronous code (a transport's construction), so that no event loop waits on the read.
+    """
+    library = sys.modules[openai.DefaultAsyncHttpxClient.__mro__[1].__module__.partition(".")[0]]
+    context: ssl.SSLContext = library.create_ssl_context()
+    return context
+
+
+def _pool(client: openai.AsyncOpenAI, loop: asyncio.AbstractEventLoop) -> Any:
+    """The running loop's connection pool for `client`'s server and timeout, made on first use."""
+    key = (str(client.base_url), repr(client.timeout))
+    with _LOCK:
+        pools = _POOLS.setdefault(loop, {})
+        if key not in pools:
+            pools[key] = openai.DefaultAsyncHttpxClient(verify=trust_store(), timeout=client.timeout)
+        return pools[key]
+
+
+class LoopClients:
+    """`client` (a `ChatOpenAI`'s root async client) rebound to the running loop's connection pool."""
+
+    def __init__(self, client: openai.AsyncOpenAI) -> None:
+        self._client = client
+        self._bound: WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = WeakKeyDictionary()
+
+    def current(self) -> openai.AsyncOpenAI:
+        """The client for the running loop: same key, server, timeout, retries and headers."""
+        loop = asyncio.get_running_loop()
+        bound = self._bound.get(loop)
+        if bound is None:
+            bound = self._bound[loop] = self._client.copy(http_client=_pool(self._client, loop))
+        return bound
