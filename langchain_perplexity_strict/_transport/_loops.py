@@ -22,18 +22,18 @@ import sys
 import threading
 from functools import cache
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import openai
 
-_LOCK = threading.Lock()
-# Loop -> (server, timeout) -> pool; an entry goes when its loop is garbage-collected.
-_POOLS: WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], Any]] = WeakKeyDictionary()
+_LOCK = threading.RLock()
+# Loop -> (server, timeout) -> pool. A pool's connections hold their loop, so a weak mapping would
+# never let go; the entries of closed loops are dropped instead whenever a new loop comes (`_drop_closed`).
+_POOLS: dict[asyncio.AbstractEventLoop, dict[tuple[str, str], Any]] = {}
 
 
 @cache
 def trust_store() -> ssl.SSLContext:
-    """The process's TLS context, as httpx makes it by default (certifi, `SSL_CERT_FILE`/`SSL_CERT_DIR`).
+    """The process's TLS context, as the HTTP library under openai makes it by default.
 
     Called first from synchronous code (a transport's construction), so that no event loop waits on the read.
     """
@@ -46,10 +46,18 @@ def _pool(client: openai.AsyncOpenAI, loop: asyncio.AbstractEventLoop) -> Any:
     """The running loop's connection pool for `client`'s server and timeout, made on first use."""
     key = (str(client.base_url), repr(client.timeout))
     with _LOCK:
+        if loop not in _POOLS:
+            _drop_closed(_POOLS)
         pools = _POOLS.setdefault(loop, {})
         if key not in pools:
             pools[key] = openai.DefaultAsyncHttpxClient(verify=trust_store(), timeout=client.timeout)
         return pools[key]
+
+
+def _drop_closed(by_loop: dict[asyncio.AbstractEventLoop, Any]) -> None:
+    """Forget what belongs to closed loops (its connections cannot be used or closed any more)."""
+    for loop in [loop for loop in by_loop if loop.is_closed()]:
+        by_loop.pop(loop, None)
 
 
 class LoopClients:
@@ -57,12 +65,14 @@ class LoopClients:
 
     def __init__(self, client: openai.AsyncOpenAI) -> None:
         self._client = client
-        self._bound: WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = WeakKeyDictionary()
+        self._bound: dict[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = {}
 
     def current(self) -> openai.AsyncOpenAI:
         """The client for the running loop: same key, server, timeout, retries and headers."""
         loop = asyncio.get_running_loop()
         bound = self._bound.get(loop)
         if bound is None:
-            bound = self._bound[loop] = self._client.copy(http_client=_pool(self._client, loop))
+            with _LOCK:  # threads, each with its own loop, may share one model
+                _drop_closed(self._bound)
+                bound = self._bound[loop] = self._client.copy(http_client=_pool(self._client, loop))
         return bound

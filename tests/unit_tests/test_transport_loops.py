@@ -1,0 +1,62 @@
+"""`_transport/_loops.py`: a client per running event loop, and nothing kept for loops that closed."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import openai
+
+from langchain_perplexity_strict._transport import _loops
+
+SERVER = openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", timeout=12.0, max_retries=3)
+
+
+def test_one_client_per_loop_with_the_servers_settings() -> None:
+    clients = _loops.LoopClients(SERVER)
+
+    async def twice() -> tuple[Any, Any]:
+        return clients.current(), clients.current()
+
+    first, again = asyncio.run(twice())
+    assert first is again, "one loop, one client"
+    second, _ = asyncio.run(twice())
+    assert second is not first and second._client is not first._client, "a new loop gets its own pool"
+    for client in (first, second):
+        assert (client.api_key, str(client.base_url), client.timeout, client.max_retries) == (
+            "k", "http://127.0.0.1:9/v1/", 12.0, 3)  # fmt: skip
+
+
+def test_models_on_one_loop_share_its_pool() -> None:
+    async def both() -> tuple[Any, Any]:
+        return _loops.LoopClients(SERVER).current()._client, _loops.LoopClients(SERVER).current()._client
+
+    one, other = asyncio.run(both())
+    assert one is other
+
+
+def test_nothing_is_kept_for_closed_loops() -> None:
+    clients = _loops.LoopClients(SERVER)
+
+    async def held() -> tuple[int, bool]:
+        clients.current()
+        return len(clients._bound), any(loop.is_closed() for loop in _loops._POOLS)
+
+    for _ in range(5):
+        assert asyncio.run(held()) == (1, False)
+
+
+def test_threads_each_with_a_loop_get_their_own_client() -> None:
+    """Four loops alive at once in four threads, one model: four clients, each on its own pool."""
+    clients = _loops.LoopClients(SERVER)
+    together = threading.Barrier(4)
+
+    async def mine() -> Any:
+        together.wait(timeout=30)  # every thread's loop is running when each asks
+        return clients.current()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda _: asyncio.run(mine()), range(4)))
+    assert len({id(c) for c in got}) == 4 and len({id(c._client) for c in got}) == 4
