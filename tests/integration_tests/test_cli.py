@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,18 +16,18 @@ from langchain_perplexity_strict.testing import PerplexityEmulator
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
-    """`main(args)` in this process (no provider keys: the environment is hermetic), as `run` reports it.
+    """`main(args)` in this process (no provider keys: the environment is hermetic), reported as a process run.
 
     Importing the client costs a new process seconds of CPU; calling `main` in this process tests the
     same code. What only a fresh process shows keeps a subprocess: the `python -m` entry point with
     nothing printed on import and a closed pipe (`test_a_closed_pipe_ends_quietly`), and the detached
-    emulator `--background` starts.
+    emulator `--background` starts (the `exports` fixture, test_background.py).
     """
     capsys.readouterr()
     try:
         status = main(list(args))
     except SystemExit as exit_:  # argparse's --version, --help and usage errors
-        status = exit_.code if isinstance(exit_.code, int) else 2
+        status = int(exit_.code or 0)
     out, err = capsys.readouterr()
     return subprocess.CompletedProcess(list(args), status, out, err)
 
@@ -162,24 +163,14 @@ def test_a_busy_port_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "--port 0" in result.stderr
 
 
-def test_port_zero_prints_the_real_address_and_background_env_serves(capsys: pytest.CaptureFixture[str]) -> None:
-    import os
-    import re
-    import signal
+def test_port_zero_prints_the_real_address_and_background_env_serves(exports: dict[str, str]) -> None:
+    """`emulator --port 0 --background --env`, as the `exports` fixture (conftest.py) runs it and checks it exits 0."""
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+", exports["PPLX_BASE_URL"])
+    assert not exports["PPLX_BASE_URL"].endswith(":0")
+    from langchain_perplexity_strict import ChatPerplexityStrict
 
-    result = cli(capsys, "emulator", "--port", "0", "--background", "--env")
-    assert result.returncode == 0, result.stderr
-    env = dict(re.findall(r"^export (\w+)=(\S+)$", result.stdout, re.MULTILINE))
-    try:
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", env["PPLX_BASE_URL"]) and not env["PPLX_BASE_URL"].endswith(
-            ":0"
-        )
-        from langchain_perplexity_strict import ChatPerplexityStrict
-
-        answer = ChatPerplexityStrict(api_key=env["PPLX_API_KEY"], base_url=env["PPLX_BASE_URL"]).invoke("hi")
-        assert answer.text
-    finally:
-        os.kill(int(env["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)
+    answer = ChatPerplexityStrict(api_key=exports["PPLX_API_KEY"], base_url=exports["PPLX_BASE_URL"]).invoke("hi")
+    assert answer.text
 
 
 # -- edges a new user meets: each is one line, or the right behaviour ------------------------------
