@@ -58,16 +58,17 @@ def test_live_needs_a_key_perplexitys_url_and_no_emulator_header(
     assert why_not_perplexity() is None
 
 
-def _with_emulator_env(emu: PerplexityEmulator) -> dict[str, str]:
-    return {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PPLX_API_KEY": "test-key", "PPLX_BASE_URL": emu.base_url}
+def _export_emulator(emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key, and PPLX_BASE_URL at the emulator: what the README's offline step leaves in a shell."""
+    monkeypatch.setenv("PPLX_API_KEY", "test-key")
+    monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
 
 
 def test_smoke_refuses_the_emulator(
     emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`make smoke`'s first step, `python tests/smoke_preflight.py`, run as a script in this process."""
-    for name, value in _with_emulator_env(emu).items():
-        monkeypatch.setenv(name, value)
+    _export_emulator(emu, monkeypatch)
     with pytest.raises(SystemExit) as exit_:
         runpy.run_path(str(ROOT / "tests" / "smoke_preflight.py"), run_name="__main__")
     out, err = capsys.readouterr()
@@ -91,8 +92,7 @@ def test_the_real_api_tests_skip_the_emulator_even_with_a_key(
     del sys.modules[module]
     for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):  # a run as `make smoke` starts it: no options from outside
         monkeypatch.delenv(name, raising=False)
-    for name, value in _with_emulator_env(emu).items():
-        monkeypatch.setenv(name, value)
+    _export_emulator(emu, monkeypatch)
     monkeypatch.chdir(ROOT)
     status = pytest.main(["tests/integration_tests/test_real_api.py", "-q", "-rs", "-p", "no:randomly"])
     out = capsys.readouterr().out
