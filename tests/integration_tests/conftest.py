@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import re
+import signal
 from collections.abc import Iterator
 
 import pytest
 
+from langchain_perplexity_strict.cli import main
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 
@@ -24,3 +30,22 @@ def emu(emulator: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
     emulator.sonar_retired = False
     yield emulator
     emulator.clear()
+
+
+@pytest.fixture(scope="session")
+def exports() -> Iterator[dict[str, str]]:
+    """What the README's one offline step, `eval "$(perplexity-strict emulator --background --env)"`, exports.
+
+    One background emulator (a process of its own, as the step starts it) for the session's README and
+    docs examples, stopped at the end. The command itself runs by `main` in this process: a new process
+    would only add the seconds it takes to import the client.
+    """
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["emulator", "--port", "0", "--background", "--env"])
+    assert status == 0, err.getvalue()
+    values = dict(re.findall(r"^export (\w+)=(\S+)$", out.getvalue(), re.MULTILINE))
+    try:
+        yield values
+    finally:
+        os.kill(int(values["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,22 +15,31 @@ from langchain_perplexity_strict.cli import EMULATOR_LABEL, NO_KEY, main
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "langchain_perplexity_strict", *args],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[2])},
-    )  # fmt: skip
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`main(args)` in this process (no provider keys: the environment is hermetic), reported as a process run.
+
+    Importing the client costs a new process seconds of CPU; calling `main` in this process tests the
+    same code. What only a fresh process shows keeps a subprocess: the `python -m` entry point with
+    nothing printed on import and a closed pipe (`test_a_closed_pipe_ends_quietly`), and the detached
+    emulator `--background` starts (the `exports` fixture, test_background.py).
+    """
+    capsys.readouterr()
+    try:
+        status = main(list(args))
+    except SystemExit as exit_:  # argparse's --version, --help and usage errors
+        status = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), status, out, err)
 
 
-def test_chat_without_a_key_refuses_and_offers_the_emulator() -> None:
-    result = run("chat", "What is LangChain?")
+def test_chat_without_a_key_refuses_and_offers_the_emulator(capsys: pytest.CaptureFixture[str]) -> None:
+    result = cli(capsys, "chat", "What is LangChain?")
     assert result.returncode == 2
     assert result.stdout == "" and result.stderr.strip() == f"perplexity-strict chat: {NO_KEY}"
 
 
-def test_chat_streams_with_numbered_sources_from_the_emulator() -> None:
-    result = run("chat", "What is LangChain?", "--system", "Be brief.", "--emulator")
+def test_chat_streams_with_numbered_sources_from_the_emulator(capsys: pytest.CaptureFixture[str]) -> None:
+    result = cli(capsys, "chat", "What is LangChain?", "--system", "Be brief.", "--emulator")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert result.stdout.startswith(EMULATOR_LABEL)
@@ -37,8 +47,8 @@ def test_chat_streams_with_numbered_sources_from_the_emulator() -> None:
     assert "[1] Source 1 on What is LangChain? - https://source1.example.com/what-is-langchain" in result.stdout
 
 
-def test_chat_on_chat_completions() -> None:
-    result = run("chat", "Hello", "--api", "chat_completions", "--model", "sonar-pro", "--emulator")
+def test_chat_on_chat_completions(capsys: pytest.CaptureFixture[str]) -> None:
+    result = cli(capsys, "chat", "Hello", "--api", "chat_completions", "--model", "sonar-pro", "--emulator")
     assert result.returncode == 0, result.stderr
     assert "Sources:" in result.stdout
 
@@ -104,8 +114,8 @@ def test_check_missing_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert "No such file" in capsys.readouterr().err
 
 
-def test_demo_runs_the_tour() -> None:
-    result = run("demo")
+def test_demo_runs_the_tour(capsys: pytest.CaptureFixture[str]) -> None:
+    result = cli(capsys, "demo")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Answers in this tour come from the local Perplexity emulator")
     for step in (
@@ -120,20 +130,20 @@ def test_demo_runs_the_tour() -> None:
         assert step in result.stdout
 
 
-def test_version() -> None:
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     from langchain_perplexity_strict import __version__
 
-    result = run("--version")
+    result = cli(capsys, "--version")
     assert result.returncode == 0 and result.stdout.strip() == f"perplexity-strict {__version__}"
 
 
-def test_help_is_plain_words() -> None:
-    result = run("--help")
+def test_help_is_plain_words(capsys: pytest.CaptureFixture[str]) -> None:
+    result = cli(capsys, "--help")
     assert result.returncode == 0 and "`" not in result.stdout
 
 
-def test_an_unknown_model_is_one_line_with_the_right_hint() -> None:
-    result = run("chat", "hi", "--model", "gpt-4o", "--emulator")
+def test_an_unknown_model_is_one_line_with_the_right_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    result = cli(capsys, "chat", "hi", "--model", "gpt-4o", "--emulator")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert "unknown model 'gpt-4o'" in result.stderr and "GET /v1/models" not in result.stderr  # not a CLI call
@@ -141,43 +151,33 @@ def test_an_unknown_model_is_one_line_with_the_right_hint() -> None:
     assert "Sonar" not in result.stderr
 
 
-def test_a_busy_port_is_one_line() -> None:
+def test_a_busy_port_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     import socket
 
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = run("emulator", "--port", str(port))
+        result = cli(capsys, "emulator", "--port", str(port))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr and "--port 0" in result.stderr
 
 
-def test_port_zero_prints_the_real_address_and_background_env_serves() -> None:
-    import os
-    import re
-    import signal
+def test_port_zero_prints_the_real_address_and_background_env_serves(exports: dict[str, str]) -> None:
+    """`emulator --port 0 --background --env`, as the `exports` fixture (conftest.py) runs it and checks it exits 0."""
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+", exports["PPLX_BASE_URL"])
+    assert not exports["PPLX_BASE_URL"].endswith(":0")
+    from langchain_perplexity_strict import ChatPerplexityStrict
 
-    result = run("emulator", "--port", "0", "--background", "--env")
-    assert result.returncode == 0, result.stderr
-    env = dict(re.findall(r"^export (\w+)=(\S+)$", result.stdout, re.MULTILINE))
-    try:
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", env["PPLX_BASE_URL"]) and not env["PPLX_BASE_URL"].endswith(
-            ":0"
-        )
-        from langchain_perplexity_strict import ChatPerplexityStrict
-
-        answer = ChatPerplexityStrict(api_key=env["PPLX_API_KEY"], base_url=env["PPLX_BASE_URL"]).invoke("hi")
-        assert answer.text
-    finally:
-        os.kill(int(env["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)
+    answer = ChatPerplexityStrict(api_key=exports["PPLX_API_KEY"], base_url=exports["PPLX_BASE_URL"]).invoke("hi")
+    assert answer.text
 
 
 # -- edges a new user meets: each is one line, or the right behaviour ------------------------------
 
 
-def test_a_sonar_name_is_one_notice_line_not_a_python_warning() -> None:
-    result = run("chat", "hi", "--model", "sonar-pro", "--emulator")
+def test_a_sonar_name_is_one_notice_line_not_a_python_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    result = cli(capsys, "chat", "hi", "--model", "sonar-pro", "--emulator")
     assert result.returncode == 0, result.stderr
     assert result.stderr.startswith("perplexity-strict chat: note: model 'sonar-pro' is a Sonar chat-completions name")
     assert result.stderr.count("\n") == 1 and ".py:" not in result.stderr and "UserWarning" not in result.stderr
@@ -191,7 +191,7 @@ def test_the_preset_the_sonar_notice_suggests_can_be_passed(tmp_path: Path, caps
     out = capsys.readouterr().out
     body = json.loads(out[out.index("{") :])
     assert body["preset"] == "low" and "model" not in body
-    assert run("chat", "hi", "--preset", "low", "--emulator").returncode == 0
+    assert cli(capsys, "chat", "hi", "--preset", "low", "--emulator").returncode == 0
 
 
 def test_an_unknown_host_is_not_called_a_busy_port(capsys: pytest.CaptureFixture[str]) -> None:

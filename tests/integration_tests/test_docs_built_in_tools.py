@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration_tests.test_readme import STEP, exports  # noqa: F401  (the emulator the README starts)
+from tests.integration_tests.test_readme import STEP
 
 PAGE = Path(__file__).parents[2] / "docs" / "built-in-tools.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.DOTALL)
@@ -23,7 +23,7 @@ def test_the_page_starts_the_emulator_and_has_an_example_per_tool_family() -> No
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"example-{i}" for i in range(len(BLOCKS))])
-def test_example_runs(exports: dict[str, str], monkeypatch: pytest.MonkeyPatch, block: str) -> None:  # noqa: F811
+def test_example_runs(exports: dict[str, str], monkeypatch: pytest.MonkeyPatch, block: str) -> None:
     for name, value in exports.items():
         monkeypatch.setenv(name, value)
     exec(compile(block, str(PAGE), "exec"), {"__name__": "docs_example"})

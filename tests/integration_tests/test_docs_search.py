@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration_tests.test_readme import exports  # noqa: F401  (the README's offline step, as a fixture)
-
 DOC = Path(__file__).parents[2] / "docs" / "search-and-embeddings.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
 
@@ -19,7 +17,7 @@ def test_the_doc_has_examples() -> None:
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"example-{i}" for i in range(len(BLOCKS))])
 def test_doc_example_runs(
-    exports: dict[str, str],  # noqa: F811
+    exports: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     block: str,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
+import runpy
 import sys
 import urllib.request
 from pathlib import Path
@@ -58,30 +58,47 @@ def test_live_needs_a_key_perplexitys_url_and_no_emulator_header(
     assert why_not_perplexity() is None
 
 
-def _with_emulator_env(emu: PerplexityEmulator) -> dict[str, str]:
-    return {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PPLX_API_KEY": "test-key", "PPLX_BASE_URL": emu.base_url}
+def _export_emulator(emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key, and PPLX_BASE_URL at the emulator: what the README's offline step leaves in a shell."""
+    monkeypatch.setenv("PPLX_API_KEY", "test-key")
+    monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
 
 
-def test_smoke_refuses_the_emulator(emu: PerplexityEmulator) -> None:
-    result = subprocess.run(
-        [sys.executable, "tests/smoke_preflight.py"], cwd=ROOT, env=_with_emulator_env(emu),
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
-    assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.strip() == (
+def test_smoke_refuses_the_emulator(
+    emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make smoke`'s first step, `python tests/smoke_preflight.py`, run as a script in this process."""
+    _export_emulator(emu, monkeypatch)
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(ROOT / "tests" / "smoke_preflight.py"), run_name="__main__")
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == ""
+    assert err.strip() == (
         "make smoke: refused, it runs only against Perplexity's live API: "
         f"PPLX_BASE_URL is {emu.base_url}, not Perplexity's API ({PERPLEXITY_BASE_URL})"
     )
 
 
-def test_the_real_api_tests_skip_the_emulator_even_with_a_key(emu: PerplexityEmulator) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/integration_tests/test_real_api.py", "-q", "-rs", "-p", "no:randomly"],
-        cwd=ROOT, env=_with_emulator_env(emu), capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout
-    assert "2 skipped" in result.stdout and "passed" not in result.stdout
-    assert f"not Perplexity's live API: PPLX_BASE_URL is {emu.base_url}" in result.stdout
+def test_the_real_api_tests_skip_the_emulator_even_with_a_key(
+    emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make smoke`'s pytest run of test_real_api.py, run by `pytest.main` in this process.
+
+    The module decides at import whether Perplexity is live, so it is imported afresh under the
+    emulator's environment (and this session's copy put back afterwards).
+    """
+    module = "tests.integration_tests.test_real_api"
+    monkeypatch.setitem(sys.modules, module, sys.modules.get(module))  # restored after the test
+    del sys.modules[module]
+    for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):  # a run as `make smoke` starts it: no options from outside
+        monkeypatch.delenv(name, raising=False)
+    _export_emulator(emu, monkeypatch)
+    monkeypatch.chdir(ROOT)
+    status = pytest.main(["tests/integration_tests/test_real_api.py", "-q", "-rs", "-p", "no:randomly"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "2 skipped" in out and "passed" not in out
+    assert f"not Perplexity's live API: PPLX_BASE_URL is {emu.base_url}" in out
     assert not emu.requests  # nothing was asked
 
 

@@ -1,19 +1,14 @@
 """Every Python example in README.md, and in the docs pages it sends readers to, runs offline.
 
 The README's one step is `eval "$(perplexity-strict emulator --background --env)"`;
-this test runs that command, takes the exports it prints into the environment,
-and executes every block, then stops the emulator. docs/search-and-embeddings.md
+the session's `exports` fixture (conftest.py) runs that command, this test takes the
+exports it prints into the environment and executes every block. docs/search-and-embeddings.md
 has its own test (test_docs_search.py), which checks what its examples print.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,22 +26,13 @@ DOC_BLOCKS = [
 STEP = 'eval "$(perplexity-strict emulator --background --env)"'
 
 
-@pytest.fixture(scope="module")
-def exports() -> Iterator[dict[str, str]]:
-    assert STEP in README.read_text(encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--port", "0", "--background", "--env"],
-        capture_output=True, text=True, timeout=60, check=True,
-    )  # fmt: skip
-    values = dict(re.findall(r"^export (\w+)=(\S+)$", result.stdout, re.MULTILINE))
-    try:
-        yield values
-    finally:
-        os.kill(int(values["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)
-
-
 def test_the_readme_has_examples() -> None:
     assert len(BLOCKS) >= 8
+
+
+def test_the_readme_starts_the_emulator_as_the_exports_fixture_does() -> None:
+    """The `exports` fixture (conftest.py) runs this step, with `--port 0` so it never meets a busy port."""
+    assert STEP in README.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"example-{i}" for i in range(len(BLOCKS))])
