@@ -65,8 +65,8 @@ def _agent_body_or_none(messages: list[BaseMessage]) -> dict[str, Any] | None:
         return None
 
 
-def check_every_history_is_valid_on_both_surfaces(draw: Drawn) -> None:
-    result, agent = draw.result, draw.agent
+def check_every_history_is_valid_on_both_surfaces(drawn: Drawn) -> None:
+    result, agent = drawn.result, drawn.agent
     if result is None or agent is None:
         return
     check_schema(agent)
@@ -84,8 +84,8 @@ def _texts(message: BaseMessage) -> list[str]:
     return [p for p in pieces if p]
 
 
-def check_nothing_is_lost_but_what_the_report_names(draw: Drawn) -> None:
-    history, result = draw.history, draw.result
+def check_nothing_is_lost_but_what_the_report_names(drawn: Drawn) -> None:
+    history, result = drawn.history, drawn.result
     if result is None:
         return
     dropped = {s for c in result.changes if "not sent" in c.reason for s in c.sources}
@@ -111,8 +111,8 @@ def check_nothing_is_lost_but_what_the_report_names(draw: Drawn) -> None:
                 assert call["id"] in call_ids, f"lost tool call {call['id']!r}"
 
 
-def check_untouched_messages_are_not_copied(draw: Drawn) -> None:
-    history, result = draw.history, draw.result
+def check_untouched_messages_are_not_copied(drawn: Drawn) -> None:
+    history, result = drawn.history, drawn.result
     if result is None:
         return
     touched = {i for change in result.changes for i in change.sources}
@@ -123,8 +123,8 @@ def check_untouched_messages_are_not_copied(draw: Drawn) -> None:
             assert id(message) in out_ids, f"message {i} was copied though no rule touched it"
 
 
-def check_idempotent(draw: Drawn) -> None:
-    result = draw.result
+def check_idempotent(drawn: Drawn) -> None:
+    result = drawn.result
     if result is None:
         return
     again = normalize_messages(result.messages)
@@ -153,13 +153,13 @@ def _sent_input(messages: list[BaseMessage]) -> list[dict[str, Any]] | None:
     return None if agent is None else agent["input"]
 
 
-def check_turn_stable(draw: Drawn) -> None:
+def check_turn_stable(drawn: Drawn) -> None:
     """Every earlier item goes out again unchanged, under the same role, as the conversation grows.
 
     Compared at the points where an application calls the model, and up to the
     last turn of the shorter history (a user turn may still merge with the next).
     """
-    history, whole = draw.history, None if draw.agent is None else draw.agent["input"]
+    history, whole = drawn.history, None if drawn.agent is None else drawn.agent["input"]
     inputs = [whole if end == len(history) else _sent_input(history[:end]) for end in _call_points(history)]
     sent = [i for i in inputs if i is not None]
     for before, after in itertools.pairwise(sent):
@@ -188,8 +188,8 @@ def test_properties_of_any_history(history: list[BaseMessage]) -> None:
     """
     before = copy.deepcopy(history)
     result = _normalize_or_none(history)
-    assert history == before, "the caller's messages were mutated"
     drawn = Drawn(history, result, None if result is None else _agent_body_or_none(result.messages))
+    assert history == before, "the caller's messages were mutated"  # by the normalizer or the body built from it
     for check in PROPERTIES:
         check(drawn)
 
