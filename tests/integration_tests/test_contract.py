@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any, TypedDict, get_args
 
 import httpx
@@ -24,6 +25,7 @@ from langchain_core.tools import tool
 from perplexity.generated import api
 from pydantic import BaseModel
 
+from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict._request._parameters import PARAMETERS
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from langchain_perplexity_strict.testing.agent_schema import schema_verdict
@@ -156,16 +158,21 @@ class _nothing:
         return None
 
 
+@pytest.fixture(scope="module")
+def history_models(emulator: PerplexityEmulator) -> list[tuple[ChatPerplexityStrict, Any]]:
+    """Each surface's model, built once for every drawn history, with the published model that judges its body."""
+    return [
+        (model(emulator, api="agent", model="perplexity/sonar", max_input_tokens=0), published_schema.agent_request),
+        (model(emulator, api="chat_completions", model="sonar", max_input_tokens=0), published_schema.chat_request),
+    ]
+
+
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=app_histories())
 def test_bodies_over_application_histories_are_published(
-    emulator: PerplexityEmulator, history: list[BaseMessage]
+    history_models: list[tuple[ChatPerplexityStrict, Any]], history: list[BaseMessage]
 ) -> None:
-    for api_, name, validate in (
-        ("agent", "perplexity/sonar", published_schema.agent_request),
-        ("chat_completions", "sonar", published_schema.chat_request),
-    ):
-        llm = model(emulator, api=api_, model=name, max_input_tokens=0)
+    for llm, validate in history_models:
         try:
             body = llm.request_body(history)
         except ValueError as error:  # nothing to send, or a newest turn with nothing Perplexity takes (issue 18)
@@ -222,15 +229,22 @@ REQUESTS: dict[str, dict[str, Any]] = {
 FAULTS = [None, Fault("failed"), Fault("incomplete")]
 
 
-def _post(emu: PerplexityEmulator, body: dict[str, Any]) -> httpx.Response:
-    return httpx.post(f"{emu.base_url}/v1/responses", json=body, headers={"Authorization": f"Bearer {KEY}"})
+@pytest.fixture(scope="module")
+def http() -> Iterator[httpx.Client]:
+    """One client for every request here: an httpx client costs tens of milliseconds to build (its TLS context)."""
+    with httpx.Client(headers={"Authorization": f"Bearer {KEY}"}) as client:
+        yield client
+
+
+def _post(http: httpx.Client, emu: PerplexityEmulator, body: dict[str, Any]) -> httpx.Response:
+    return http.post(f"{emu.base_url}/v1/responses", json=body)
 
 
 def _events(response: httpx.Response) -> list[dict[str, Any]]:
     return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
 
 
-def test_emulator_responses_and_events_are_published(emu: PerplexityEmulator) -> None:
+def test_emulator_responses_and_events_are_published(http: httpx.Client, emu: PerplexityEmulator) -> None:
     seen: set[str] = set()
     checked = 0
     for name, request in REQUESTS.items():
@@ -238,12 +252,12 @@ def test_emulator_responses_and_events_are_published(emu: PerplexityEmulator) ->
         for fault in FAULTS:
             if fault:
                 emu.inject(fault)
-            whole = _post(emu, request)
+            whole = _post(http, emu, request)
             assert whole.status_code == 200, (name, whole.text)
             published_schema.agent_response(whole.json())
             if fault:
                 emu.inject(fault)
-            streamed = _post(emu, {**request, "stream": True})
+            streamed = _post(http, emu, {**request, "stream": True})
             for event in _events(streamed):
                 published_schema.agent_event(event)
                 seen.add(event["type"])
@@ -259,23 +273,23 @@ def _published_item_types() -> set[str]:
     return {get_args(model.model_fields["type"].annotation)[0] for model in models}
 
 
-def test_the_emulator_produces_every_published_output_item_and_status() -> None:
+def test_the_emulator_produces_every_published_output_item_and_status(http: httpx.Client) -> None:
     items: set[str] = set()
     statuses: set[str] = set()
     with PerplexityEmulator(api_key=KEY, unknown_output_items=True, run_duration=30.0, queue_time=10.0) as emu:
         for request in REQUESTS.values():
-            whole = _post(emu, request)
+            whole = _post(http, emu, request)
             assert whole.status_code == 200, whole.text
             published_schema.agent_response(whole.json())
             items |= {o["type"] for o in whole.json()["output"]}
             statuses.add(whole.json()["status"])
         emu.inject(Fault("failed"))
-        statuses.add(_post(emu, REQUESTS["plain"]).json()["status"])
-        running = _post(emu, {**REQUESTS["plain"], "background": True}).json()
+        statuses.add(_post(http, emu, REQUESTS["plain"]).json()["status"])
+        running = _post(http, emu, {**REQUESTS["plain"], "background": True}).json()
         path = f"{emu.base_url}/v1/responses/{running['id']}"
-        statuses.add(httpx.get(path, headers={"Authorization": f"Bearer {KEY}"}).json()["status"])
-        httpx.post(path + "/cancel", headers={"Authorization": f"Bearer {KEY}"})
-        cancelled = httpx.get(path, headers={"Authorization": f"Bearer {KEY}"}).json()
+        statuses.add(http.get(path).json()["status"])
+        http.post(path + "/cancel")
+        cancelled = http.get(path).json()
         published_schema.agent_response(cancelled)
         statuses.add(cancelled["status"])
     assert items == _published_item_types(), _published_item_types() ^ items
@@ -283,9 +297,9 @@ def test_the_emulator_produces_every_published_output_item_and_status() -> None:
     assert statuses == set(get_args(api.StatusOutput)) - {"in_progress"}
 
 
-def test_openai_only_events_are_off_by_default_and_opt_in() -> None:
+def test_openai_only_events_are_off_by_default_and_opt_in(http: httpx.Client) -> None:
     with PerplexityEmulator(api_key=KEY, openai_events=True) as emu:
-        events = _events(_post(emu, {**REQUESTS["reasoning"], "stream": True}))
+        events = _events(_post(http, emu, {**REQUESTS["reasoning"], "stream": True}))
         extra = {e["type"] for e in events} - set(get_args(api.EventTypeOutput))
         assert extra == {"response.content_part.added", "response.reasoning.delta"}
         streamed = model(emu, model="openai/gpt-5.1", reasoning_effort="high")

@@ -40,6 +40,12 @@ def replay() -> Iterator[Replay]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def models(replay: Replay) -> dict[str, ChatPerplexityStrict]:
+    """One model per surface for every example (building a model and its client cost more than a replay)."""
+    return {api: _model(replay, api) for api in ("agent", "chat_completions")}
+
+
 def _model(replay: Replay, api: str) -> ChatPerplexityStrict:
     model = ChatPerplexityStrict(api=api, api_key="k", base_url=replay.base_url, max_retries=0,  # type: ignore[arg-type]
                                  model="perplexity/sonar" if api == "agent" else "sonar")  # fmt: skip
@@ -230,12 +236,16 @@ CHAT_CASES = st.tuples(from_model("CompletionResponseOutput").map(_object_argume
     split_reads=st.booleans(),
 )
 def test_stream_equals_invoke_for_every_valid_response(
-    replay: Replay, case: tuple[str, Any], where: tuple[int, float, int] | None, split_reads: bool
+    replay: Replay,
+    models: dict[str, ChatPerplexityStrict],
+    case: tuple[str, Any],
+    where: tuple[int, float, int] | None,
+    split_reads: bool,
 ) -> None:
     """With and without a stop sequence, the stream read in one network read or one per event (a stop that
     matches before the last read must not lose the usage, sources or metadata that come after it)."""
     api, drawn = case
-    model = _model(replay, api)
+    model = models[api]
     replay.split_reads = split_reads
     if api == "agent":
         response, cuts, deltas = drawn

@@ -95,36 +95,56 @@ tool_content = st.one_of(
 )  # fmt: skip
 
 
+# Strategies are built once, here, not at every draw: a strategy built inside a draw (a `sampled_from` of a
+# list is never cached by hypothesis) is checked afresh each time, which cost a third of the draw's time.
+booleans = st.booleans()
+user_kinds = st.sampled_from(["human", "human", "chunk", "chat"])
+user_roles = st.sampled_from(["user", "human", "User", "HUMAN"])
+assistant_kinds = st.sampled_from(["ai", "ai", "chunk", "chat", "v1"])
+assistant_roles = st.sampled_from(["ai", "assistant", "Assistant"])
+one_in_ten = st.integers(0, 9)
+one_to_three = st.integers(1, 3)
+defects = st.sampled_from(["none", "none", "injected", "missing", "orphan", "reversed"])
+turn_kinds = st.sampled_from(["user", "user", "ai", "tools", "system"])
+system_counts = st.integers(0, 2)
+one_in_five = st.integers(0, 4)
+
+
 @st.composite
 def user_message(draw: st.DrawFn) -> BaseMessage:
     content = draw(user_content)
-    kind = draw(st.sampled_from(["human", "human", "chunk", "chat"]))
+    kind = draw(user_kinds)
     if kind == "chunk":
         return HumanMessageChunk(content=content)
     if kind == "chat":
-        return ChatMessage(content=content, role=draw(st.sampled_from(["user", "human", "User", "HUMAN"])))
+        return ChatMessage(content=content, role=draw(user_roles))
     return HumanMessage(content)
 
 
-@st.composite
-def assistant_message(draw: st.DrawFn, tool_calls: list[dict[str, Any]] | None = None) -> BaseMessage:
+def _assistant(draw: st.DrawFn, tool_calls: list[dict[str, Any]] | None) -> BaseMessage:
     content = draw(ai_content)
-    kind = draw(st.sampled_from(["ai", "ai", "chunk", "chat", "v1"]))
+    kind = draw(assistant_kinds)
     if tool_calls or kind == "ai":
         invalid = (
             [{"type": "invalid_tool_call", "name": "f", "args": "{not json", "id": f"bad_{next(_ids)}", "error": "x"}]
-            if draw(st.integers(0, 9)) == 0
+            if draw(one_in_ten) == 0
             else []
         )
         return AIMessage(content, tool_calls=tool_calls or [], invalid_tool_calls=invalid)
     if kind == "chunk":
         return AIMessageChunk(content=content)
     if kind == "chat":
-        return ChatMessage(content=content, role=draw(st.sampled_from(["ai", "assistant", "Assistant"])))
+        return ChatMessage(content=content, role=draw(assistant_roles))
     return AIMessage(  # the package's own output_version="v1" answer
         [{"type": "reasoning", "reasoning": "r"}, {"type": "text", "text": draw(words), "annotations": []}],
         response_metadata={"output_version": "v1", "model_provider": "perplexity"},
     )
+
+
+@st.composite
+def assistant_message(draw: st.DrawFn) -> BaseMessage:
+    """An assistant turn without tool calls, in any of the forms applications hand back."""
+    return _assistant(draw, None)
 
 
 def system_message(text: str, developer: bool) -> BaseMessage:
@@ -136,11 +156,11 @@ def system_message(text: str, developer: bool) -> BaseMessage:
 @st.composite
 def tool_round(draw: st.DrawFn) -> list[BaseMessage]:
     """An assistant turn with calls and its results, possibly broken as real applications break it."""
-    ids = [f"call_{next(_ids)}" for _ in range(draw(st.integers(1, 3)))]
+    ids = [f"call_{next(_ids)}" for _ in range(draw(one_to_three))]
     calls = [{"name": "lookup", "args": {"q": draw(words)}, "id": i, "type": "tool_call"} for i in ids]
-    messages: list[BaseMessage] = [draw(assistant_message(calls))]
+    messages: list[BaseMessage] = [_assistant(draw, calls)]
     results = [ToolMessage(draw(tool_content), tool_call_id=i, name="lookup") for i in ids]
-    defect = draw(st.sampled_from(["none", "none", "injected", "missing", "orphan", "reversed"]))
+    defect = draw(defects)
     if defect == "missing":
         results = results[:-1]
     if defect == "reversed":
@@ -152,24 +172,27 @@ def tool_round(draw: st.DrawFn) -> list[BaseMessage]:
     return messages + results
 
 
+user_messages = user_message()
+assistant_messages = assistant_message()
+tool_rounds = tool_round()
+
+
 @st.composite
 def app_histories(draw: st.DrawFn, max_turns: int = 10) -> list[BaseMessage]:
     """A history as an application hands it to a chat model."""
-    messages: list[BaseMessage] = [
-        system_message(draw(words), draw(st.booleans())) for _ in range(draw(st.integers(0, 2)))
-    ]
+    messages: list[BaseMessage] = [system_message(draw(words), draw(booleans)) for _ in range(draw(system_counts))]
     for _ in range(draw(st.integers(1, max_turns))):
-        kind = draw(st.sampled_from(["user", "user", "ai", "tools", "system"]))
+        kind = draw(turn_kinds)
         if kind == "user":
-            messages.append(draw(user_message()))
+            messages.append(draw(user_messages))
         elif kind == "ai":
-            messages.append(draw(assistant_message()))
+            messages.append(draw(assistant_messages))
         elif kind == "system":
-            messages.append(system_message(draw(words), draw(st.booleans())))
+            messages.append(system_message(draw(words), draw(booleans)))
         else:
-            messages.extend(draw(tool_round()))
-    if draw(st.integers(0, 4)) == 0:  # cut at the front, as trim_messages leaves a history
+            messages.extend(draw(tool_rounds))
+    if draw(one_in_five) == 0:  # cut at the front, as trim_messages leaves a history
         messages = messages[draw(st.integers(0, len(messages) - 1)) :]
-    if draw(st.booleans()):
-        messages.append(draw(user_message()))
+    if draw(booleans):
+        messages.append(draw(user_messages))
     return messages

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import itertools
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,6 +39,14 @@ AGENT = ChatPerplexityStrict(model="perplexity/sonar", api="agent", api_key="unu
 CHAT = ChatPerplexityStrict(model="sonar", api="chat_completions", api_key="unused", max_input_tokens=0)
 
 
+class Drawn(NamedTuple):
+    """One drawn history, what the normalizer made of it and its Agent API body (None where refused)."""
+
+    history: list[BaseMessage]
+    result: NormalizationResult | None
+    agent: dict[str, Any] | None
+
+
 def _normalize_or_none(messages: list[BaseMessage]) -> NormalizationResult | None:
     try:
         return normalize_messages(messages)
@@ -57,12 +65,9 @@ def _agent_body_or_none(messages: list[BaseMessage]) -> dict[str, Any] | None:
         return None
 
 
-def check_every_history_is_valid_on_both_surfaces(history: list[BaseMessage]) -> None:
-    result = _normalize_or_none(history)
-    if result is None:
-        return
-    agent = _agent_body_or_none(result.messages)
-    if agent is None:
+def check_every_history_is_valid_on_both_surfaces(drawn: Drawn) -> None:
+    result, agent = drawn.result, drawn.agent
+    if result is None or agent is None:
         return
     check_schema(agent)
     check_conversation(turns_from_agent_input(agent["input"]), ConversationRules(), "invalid_request")
@@ -79,8 +84,8 @@ def _texts(message: BaseMessage) -> list[str]:
     return [p for p in pieces if p]
 
 
-def check_nothing_is_lost_but_what_the_report_names(history: list[BaseMessage]) -> None:
-    result = _normalize_or_none(history)
+def check_nothing_is_lost_but_what_the_report_names(drawn: Drawn) -> None:
+    history, result = drawn.history, drawn.result
     if result is None:
         return
     dropped = {s for c in result.changes if "not sent" in c.reason for s in c.sources}
@@ -106,10 +111,8 @@ def check_nothing_is_lost_but_what_the_report_names(history: list[BaseMessage]) 
                 assert call["id"] in call_ids, f"lost tool call {call['id']!r}"
 
 
-def check_callers_messages_are_never_mutated(history: list[BaseMessage]) -> None:
-    before = copy.deepcopy(history)
-    result = _normalize_or_none(history)
-    assert history == before
+def check_untouched_messages_are_not_copied(drawn: Drawn) -> None:
+    history, result = drawn.history, drawn.result
     if result is None:
         return
     touched = {i for change in result.changes for i in change.sources}
@@ -120,8 +123,8 @@ def check_callers_messages_are_never_mutated(history: list[BaseMessage]) -> None
             assert id(message) in out_ids, f"message {i} was copied though no rule touched it"
 
 
-def check_idempotent(history: list[BaseMessage]) -> None:
-    result = _normalize_or_none(history)
+def check_idempotent(drawn: Drawn) -> None:
+    result = drawn.result
     if result is None:
         return
     again = normalize_messages(result.messages)
@@ -143,20 +146,23 @@ def _call_points(history: list[BaseMessage]) -> list[int]:
     return points
 
 
-def _wire(messages: list[BaseMessage]) -> list[dict[str, Any]]:
-    return AGENT.request_body(messages)["input"]
+def _sent_input(messages: list[BaseMessage]) -> list[dict[str, Any]] | None:
+    """The Agent API input an application's call sends for `messages` (None if refused)."""
+    result = _normalize_or_none(messages)
+    agent = None if result is None else _agent_body_or_none(result.messages)
+    return None if agent is None else agent["input"]
 
 
-def check_turn_stable(history: list[BaseMessage]) -> None:
+def check_turn_stable(drawn: Drawn) -> None:
     """Every earlier item goes out again unchanged, under the same role, as the conversation grows.
 
     Compared at the points where an application calls the model, and up to the
     last turn of the shorter history (a user turn may still merge with the next).
     """
-    results = [(end, _normalize_or_none(history[:end])) for end in _call_points(history)]
-    sent = [(end, r) for end, r in results if r is not None and _agent_body_or_none(r.messages) is not None]
-    for (_, earlier), (_, later) in itertools.pairwise(sent):
-        before, after = _wire(earlier.messages), _wire(later.messages)
+    history, whole = drawn.history, None if drawn.agent is None else drawn.agent["input"]
+    inputs = [whole if end == len(history) else _sent_input(history[:end]) for end in _call_points(history)]
+    sent = [i for i in inputs if i is not None]
+    for before, after in itertools.pairwise(sent):
         settled = before[: _last_assistant(before) + 1]
         assert after[: len(settled)] == settled
 
@@ -166,7 +172,7 @@ def _last_assistant(items: list[dict[str, Any]]) -> int:
 
 
 PROPERTIES = (
-    check_callers_messages_are_never_mutated,  # first: it must see the caller's history untouched
+    check_untouched_messages_are_not_copied,
     check_every_history_is_valid_on_both_surfaces,
     check_nothing_is_lost_but_what_the_report_names,
     check_idempotent,
@@ -176,9 +182,16 @@ PROPERTIES = (
 
 @given(app_histories())
 def test_properties_of_any_history(history: list[BaseMessage]) -> None:
-    """Each property on the same history; a failure's traceback names the property that broke."""
+    """Each property on the same history; a failure's traceback names the property that broke.
+
+    The history is normalized, and its Agent API body built, once: every property reads that.
+    """
+    before = copy.deepcopy(history)
+    result = _normalize_or_none(history)
+    drawn = Drawn(history, result, None if result is None else _agent_body_or_none(result.messages))
+    assert history == before, "the caller's messages were mutated"  # by the normalizer or the body built from it
     for check in PROPERTIES:
-        check(history)
+        check(drawn)
 
 
 @given(app_histories(), st.integers(min_value=40, max_value=400))
