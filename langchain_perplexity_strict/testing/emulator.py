@@ -123,7 +123,7 @@ class PerplexityEmulator:
         self._port = int(server.server_address[1])
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL}, name="perplexity-emulator", daemon=True
+            target=server.serve_forever, args=(SHUTDOWN_POLL,), name="perplexity-emulator", daemon=True
         )
         self._thread.start()
         return self
