@@ -49,3 +49,12 @@ def exports() -> Iterator[dict[str, str]]:
         yield values
     finally:
         os.kill(int(values["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)
+
+
+@pytest.fixture
+def quick_client_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The openai client's back-off between retries (0.5 s, then doubled) cut to 0.02 s, for tests that
+    check what is retried, not how long it waits. A server's Retry-After is still honoured as sent."""
+    import openai._base_client
+
+    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.02)

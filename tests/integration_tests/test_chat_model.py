@@ -185,7 +185,7 @@ async def test_stop_in_every_call_mode(emu: PerplexityEmulator, api: str, model:
 def test_stop_ends_the_text_and_reads_the_rest_for_usage_and_metadata(emu: PerplexityEmulator) -> None:
     """A plain stream reads on after its stop (the run is generated and billed anyway), as invoke does;
     a background run is cancelled instead (test_long_runs.test_a_matched_stop_cancels_the_rest_of_a_background_run)."""
-    slow = PerplexityEmulator(api_key="test-key", event_delay=0.005)
+    slow = PerplexityEmulator(api_key="test-key", event_delay=0.002)
     with slow:
         llm = make(slow)
         question = "word " * 300

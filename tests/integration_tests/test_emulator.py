@@ -426,19 +426,14 @@ def test_fault_rates_are_seeded() -> None:
 
 
 def test_200_concurrent_streams() -> None:
-    """Bounded: 200 threads, one stream each, on loopback."""
+    """Bounded: 200 threads, one stream each, on loopback (one client: its pool opens a connection per stream)."""
     with PerplexityEmulator(api_key=KEY) as emu:
         errors: list[BaseException] = []
         done: list[int] = []
+        client = openai.OpenAI(api_key=KEY, base_url=emu.base_url + "/v1", max_retries=0, timeout=30)
 
         def one(i: int) -> None:
             try:
-                client = openai.OpenAI(
-                    api_key=KEY,
-                    base_url=emu.base_url + "/v1",
-                    max_retries=0,
-                    timeout=30,
-                )
                 events = list(client.responses.create(model="perplexity/sonar", input=f"q {i}", stream=True))
                 assert events[-1].type == "response.completed"
                 done.append(i)

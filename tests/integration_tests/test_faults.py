@@ -19,6 +19,7 @@ from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import make
 
 MODES = ["invoke", "stream", "ainvoke", "astream"]
+pytestmark = pytest.mark.usefixtures("quick_client_retries")  # what is retried is checked here, not the back-off
 
 
 async def run(llm: ChatPerplexityStrict, mode: str, text: str = "fault test") -> str:

@@ -47,9 +47,9 @@ def creates(emu: PerplexityEmulator) -> int:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_create_that_timed_out_is_not_posted_again(runs: PerplexityEmulator, mode: str) -> None:
-    runs.inject(Fault("delay", seconds=3))
+    runs.inject(Fault("delay", seconds=1.5))
     with pytest.raises(PerplexityRunUnknownError, match=r"failed after it was sent \(ReadTimeout") as caught:
-        await call(make(runs, background=True, timeout=1), mode)
+        await call(make(runs, background=True, timeout=0.5), mode)
     assert NOT_REPOSTED in str(caught.value)
     assert "max_retries=2" in str(caught.value)
     assert kinds(runs) == ["create"]  # no second create, no polling, nothing to cancel
@@ -103,6 +103,7 @@ async def test_a_plain_agent_stream_is_a_run_the_package_would_resume_so_it_is_n
 
 
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+@pytest.mark.usefixtures("quick_client_retries")
 async def test_a_plain_invoke_keeps_the_client_retries(runs: PerplexityEmulator, mode: str) -> None:
     runs.inject(Fault("server_error", status=503), Fault("drop"))
     message, _ = await call(make(runs), mode)
@@ -129,6 +130,28 @@ def test_a_refusal_past_max_retries_raises_the_refusal(runs: PerplexityEmulator)
 
 
 # --- finding: the long-run settings are taken as given, as per call ---------------------------------
+
+
+def test_background_is_sent_when_set_at_construction_or_per_call(emulator: PerplexityEmulator) -> None:
+    assert make(emulator, background=True).request_body(QUESTION)["background"] is True
+    assert make(emulator).request_body(QUESTION, background=True)["background"] is True
+    assert "background" not in make(emulator).request_body(QUESTION)
+
+
+def test_background_is_refused_where_it_cannot_work(emulator: PerplexityEmulator) -> None:
+    with pytest.raises(ValueError, match=r"background=True is not available on api='chat_completions'"):
+        make(emulator, "chat_completions", background=True)
+    with pytest.raises(ValueError, match="store=False"):
+        make(emulator, background=True, store=False)
+    with pytest.raises(ValueError, match="store=False"):
+        make(emulator, store=False).invoke(QUESTION, background=True)
+
+
+@pytest.mark.parametrize(("field", "value"), [("stream_chunk_timeout", -1), ("max_resumes", -1)])
+def test_long_run_settings_refuse_negative_values(emulator: PerplexityEmulator, field: str, value: Any) -> None:
+    with pytest.raises(ValidationError, match=field):
+        make(emulator, **{field: value})
+
 
 BAD = [
     ("background", "yes", "True or False"),
@@ -246,7 +269,8 @@ async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
     gc.collect()  # a task whose error is unread reports it when collected ("Task exception was never retrieved")
     await asyncio.sleep(0)
     assert unhandled == []
-    assert [task for task in gc.get_objects() if isinstance(task, asyncio.Task) and task._log_traceback] == []
+    # type(), not isinstance(): isinstance asks each object's __class__, which wakes openai's lazy proxies (~1.5 s).
+    assert [task for task in gc.get_objects() if issubclass(type(task), asyncio.Task) and task._log_traceback] == []
     assert [r.getMessage() for r in caplog.records] == [
         f"could not cancel Perplexity run {_cancelled_id(runs)}: APITimeoutError: Request timed out."
     ]

@@ -153,9 +153,10 @@ def test_http_errors_are_the_chat_models() -> None:
         embeddings.embed_query("q")
 
 
+@pytest.mark.usefixtures("quick_client_retries")
 def test_rate_limits_and_server_errors_are_retried_as_for_the_chat_model() -> None:
     assert _emulator is not None
-    _emulator.inject(Fault("rate_limit", seconds=1), Fault("server_error", status=503))
+    _emulator.inject(Fault("rate_limit", seconds=0.1), Fault("server_error", status=503))
     before = len(_emulator.requests)
     assert len(PerplexitySearchRetriever(**_connection(), k=1).invoke("q")) == 1
     assert len(_emulator.requests) - before == 3
