@@ -59,6 +59,20 @@ def runs(timed: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
     timed.clear()
 
 
+@pytest.fixture(scope="module")
+def lasting() -> Iterator[PerplexityEmulator]:
+    """Runs long enough (2 s, cut short) that a test acting on a run still going is never too late when loaded."""
+    with PerplexityEmulator(api_key=KEY, run_duration=2.0, queue_time=0.1) as emu:
+        yield emu
+
+
+@pytest.fixture
+def running(lasting: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+    lasting.clear()
+    yield lasting
+    lasting.clear()
+
+
 async def call(llm: Any, mode: str, text: str = QUESTION, **kwargs: Any) -> tuple[BaseMessage, list[str]]:
     """The answer as one message, and the text of each chunk (streams; one entry for invoke)."""
     if mode == "invoke":
@@ -142,18 +156,18 @@ async def test_a_failed_background_run_raises(runs: PerplexityEmulator, mode: st
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_background_run_cancelled_elsewhere_raises(runs: PerplexityEmulator, mode: str) -> None:
+async def test_a_background_run_cancelled_elsewhere_raises(running: PerplexityEmulator, mode: str) -> None:
     def cancel_once_created() -> None:
-        while not runs.requests:
+        while not running.requests:
             threading.Event().wait(0.01)
-        response_id = _response_id(runs)
-        HTTP.post(f"{runs.base_url}/v1/responses/{response_id}/cancel")
+        response_id = _response_id(running)
+        HTTP.post(f"{running.base_url}/v1/responses/{response_id}/cancel")
 
     canceller = threading.Thread(target=cancel_once_created)
     canceller.start()
     try:
         with pytest.raises(PerplexityResponseError, match="cancelled"):
-            await call(make(runs, background=True), mode)
+            await call(make(running, background=True), mode)
     finally:
         canceller.join()
 
@@ -335,16 +349,16 @@ async def test_resuming_can_be_turned_off(runs: PerplexityEmulator, mode: str) -
 # --- cancellation -------------------------------------------------------------------------------------
 
 
-def test_closing_a_background_stream_early_cancels_the_run(runs: PerplexityEmulator) -> None:
-    stream = make(runs, background=True).stream(QUESTION)
+def test_closing_a_background_stream_early_cancels_the_run(running: PerplexityEmulator) -> None:
+    stream = make(running, background=True).stream(QUESTION)
     next(stream)
     next(stream)
     stream.close()
-    assert len(cancel_requests(runs)) == 1
-    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+    assert len(cancel_requests(running)) == 1
+    assert _status(running, cancel_requests(running)[0]) == "cancelled"
 
 
-def test_a_keyboard_interrupt_in_a_sync_stream_cancels_the_run(runs: PerplexityEmulator) -> None:
+def test_a_keyboard_interrupt_in_a_sync_stream_cancels_the_run(running: PerplexityEmulator) -> None:
     class Interrupt(BaseCallbackHandler):
         raise_error = True
 
@@ -352,15 +366,15 @@ def test_a_keyboard_interrupt_in_a_sync_stream_cancels_the_run(runs: PerplexityE
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        for _ in make(runs, background=True).stream(QUESTION, config={"callbacks": [Interrupt()]}):
+        for _ in make(running, background=True).stream(QUESTION, config={"callbacks": [Interrupt()]}):
             pass
-    assert len(cancel_requests(runs)) == 1
-    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+    assert len(cancel_requests(running)) == 1
+    assert _status(running, cancel_requests(running)[0]) == "cancelled"
 
 
-def test_a_keyboard_interrupt_while_polling_cancels_the_run(runs: PerplexityEmulator) -> None:
+def test_a_keyboard_interrupt_while_polling_cancels_the_run(running: PerplexityEmulator) -> None:
     def interrupt_once_polled() -> None:
-        while "retrieve" not in kinds(runs):
+        while "retrieve" not in kinds(running):
             threading.Event().wait(0.01)
         _thread.interrupt_main()  # what Ctrl-C does
 
@@ -368,44 +382,44 @@ def test_a_keyboard_interrupt_while_polling_cancels_the_run(runs: PerplexityEmul
     interrupter.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            make(runs, background=True).invoke(QUESTION)
+            make(running, background=True).invoke(QUESTION)
     finally:
         interrupter.join()
-    assert len(cancel_requests(runs)) == 1
-    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+    assert len(cancel_requests(running)) == 1
+    assert _status(running, cancel_requests(running)[0]) == "cancelled"
 
 
-async def test_closing_a_background_async_stream_early_cancels_the_run(runs: PerplexityEmulator) -> None:
-    stream = make(runs, background=True).astream(QUESTION)
+async def test_closing_a_background_async_stream_early_cancels_the_run(running: PerplexityEmulator) -> None:
+    stream = make(running, background=True).astream(QUESTION)
     await anext(stream)
     await stream.aclose()
     # LangChain's astream does not close the model's own generator: asyncio's finalizer does, a moment later.
-    while not cancel_requests(runs):
+    while not cancel_requests(running):
         await asyncio.sleep(0.01)
-    assert len(cancel_requests(runs)) == 1
-    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+    assert len(cancel_requests(running)) == 1
+    assert _status(running, cancel_requests(running)[0]) == "cancelled"
 
 
 @pytest.mark.parametrize("mode", ["ainvoke", "astream"])
-async def test_a_cancelled_task_cancels_the_run(runs: PerplexityEmulator, mode: str) -> None:
+async def test_a_cancelled_task_cancels_the_run(running: PerplexityEmulator, mode: str) -> None:
     started = asyncio.Event()
 
     class Started(BaseCallbackHandler):
         def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
             started.set()
 
-    llm = make(runs, background=True, streaming=mode == "astream")
+    llm = make(running, background=True, streaming=mode == "astream")
     task = asyncio.create_task(llm.ainvoke(QUESTION, config={"callbacks": [Started()]}))
-    while not (started.is_set() or "retrieve" in kinds(runs)):
+    while not (started.is_set() or "retrieve" in kinds(running)):
         await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     # Cancelled between two chunks, the stream generator is closed by asyncio's finalizer a moment later.
-    while not cancel_requests(runs):
+    while not cancel_requests(running):
         await asyncio.sleep(0.01)
-    assert len(cancel_requests(runs)) == 1
-    assert _status(runs, cancel_requests(runs)[0]) == "cancelled"
+    assert len(cancel_requests(running)) == 1
+    assert _status(running, cancel_requests(running)[0]) == "cancelled"
 
 
 def test_a_matched_stop_cancels_the_rest_of_a_background_run(runs: PerplexityEmulator) -> None:
