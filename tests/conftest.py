@@ -38,15 +38,45 @@ PROVIDER_ENV = (
 LOOPBACK = ["127.0.0.1", "localhost"]
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test but the real-API ones may connect to loopback only (the emulator), via pytest-socket.
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Loopback only for every test but the real-API ones; each worker starts with its share of the property tests.
 
-    A marker rather than `--allow-hosts` on the command line, so one pytest run covers unit and
-    integration tests while the real-API tests still reach Perplexity.
+    Sockets: a pytest-socket marker rather than `--allow-hosts` on the command line, so one pytest
+    run covers unit and integration tests while the real-API tests still reach Perplexity.
     """
     for item in items:
         if item.get_closest_marker("real_api") is None:
             item.add_marker(pytest.mark.allow_hosts(LOOPBACK))
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)
+    items[:] = property_tests_first_on_each_worker(items, workers)
+
+
+def property_tests_first_on_each_worker(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
+    """The order for `make test` (pytest-xdist, `--dist worksteal`): the dozen property tests (2,000
+    examples, 5-25 s each) dealt out one by one, the integration ones first, to the front of each worker's
+    initial share, so that none starts last and runs alone while the other workers are idle.
+
+    Worksteal hands worker i the next `remaining // (workers - i)` tests of the collection, then lets
+    an idle worker take the back half of a busy one's queue; what is at the front of a share stays
+    there. Within the short tests the collection order (and with it each module's fixtures) is kept.
+    """
+    if workers < 2:
+        return items
+    longest = sorted((i for i in items if _is_property_test(i)), key=lambda i: "integration_tests" not in i.path.parts)
+    short = [i for i in items if not _is_property_test(i)]
+    ordered: list[pytest.Item] = []
+    remaining = len(items)
+    for worker in range(workers):
+        size = remaining // (workers - worker)
+        remaining -= size
+        mine = longest[worker::workers]
+        ordered += mine + short[: size - len(mine)]
+        del short[: size - len(mine)]
+    return ordered + short
+
+
+def _is_property_test(item: pytest.Item) -> bool:
+    return bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
 
 
 @pytest.fixture(autouse=True)
