@@ -7,7 +7,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # Which interpreter $(PYTHON) is (path and version); .venv records the one it was built with.
-PYTHON_ID := $(shell $(PYTHON) -c 'import os, sys; print(os.path.realpath(sys.executable), *sys.version_info[:3])' 2>/dev/null)
+# (Written so that Python 2 runs it too, and is then told it is too old rather than that it does not run.)
+PYTHON_ID := $(shell $(PYTHON) -c 'import os, sys; sys.stdout.write("%s %d %d %d" % ((os.path.realpath(sys.executable),) + tuple(sys.version_info[:3])))' 2>/dev/null)
 NEED_PYTHON := 3.10
 
 .PHONY: install test test-fast unit integration lint format demo bench smoke dist test-pythons test-lowest \

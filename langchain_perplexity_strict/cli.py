@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import BaseMessage, convert_to_messages, messages_from_dict
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from langchain_perplexity_strict import _background
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
@@ -292,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except CommandError as error:
-        print(f"perplexity-strict {args.command}: {error}", file=sys.stderr)
+        print(f"perplexity-strict {args.command}: {_one_line(error)}", file=sys.stderr)
         return error.status
     except KeyboardInterrupt:
         return 130
@@ -311,5 +311,13 @@ def _one_line_warning(command: str) -> Any:
 
 
 def _one_line(error: BaseException) -> str:
-    text = " ".join(str(error).split()) or type(error).__name__
+    """The error's own words on one line: pydantic's messages without its input dump and link, LangChain's
+    without its troubleshooting link, and where a bad `base_url` came from when it was `PPLX_BASE_URL`."""
+    if isinstance(error, ValidationError):
+        text = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())
+    else:
+        text = str(error).split("\nFor troubleshooting, visit:")[0]
+    text = " ".join(text.split()) or type(error).__name__
+    if "base_url=" in text and os.environ.get("PPLX_BASE_URL"):
+        text += " (base_url is read from PPLX_BASE_URL)"
     return text if len(text) <= 400 else text[:397] + "..."

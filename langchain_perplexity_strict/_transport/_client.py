@@ -48,7 +48,9 @@ def raise_perplexity_error(error: openai.APIError, api: str | None) -> NoReturn:
         detail = body.get("error", body) if isinstance(body, dict) else {}
         kind = detail.get("type") if isinstance(detail, dict) else None
         text = detail.get("message") if isinstance(detail, dict) else None
-        message = f"Perplexity {api + ' ' if api else ''}API answered HTTP {error.status_code}"
+        # The emulator (langchain_perplexity_strict.testing) names itself in a header on every answer.
+        who = "Perplexity emulator" if error.response.headers.get("x-perplexity-emulator") else "Perplexity"
+        message = f"{who} {api + ' ' if api else ''}API answered HTTP {error.status_code}"
         message += f" ({kind}): {text or error.message}" if kind else f": {text or error.message}"
         if kind == "chat_completions_not_available":
             message += RETIRED_HINT

@@ -81,8 +81,8 @@ class CanonicalMessages:
             notes.append(f"reasoning block(s) {_kinds(canonical.reasoning)} left out (reasoning is not sent back)")
         if canonical.dropped:
             notes.append(
-                f"content block(s) {_kinds(canonical.dropped)} left out (Perplexity takes text, images and files"
-                + (", and an assistant turn only text)" if assistant else ")")
+                f"content block(s) {_kinds(canonical.dropped)} left out (Perplexity takes text, and images and files "
+                "by URL or inline data" + (", and an assistant turn only text)" if assistant else ")")
             )
         if canonical.videos:
             notes.append(
@@ -127,13 +127,14 @@ def _newest_turn_lost(canonical: CanonicalContent) -> None:
     kinds = _kinds([*canonical.dropped, *canonical.reasoning])  # reasoning is not sent back either
     if canonical.empty:
         msg = (
-            f"messages: content block(s) {kinds} left out of the newest user message (Perplexity takes text, "
-            "images and files), and nothing is left to answer. Send it as text, an image or a file."
+            f"messages: content block(s) {kinds} left out of the newest user message (Perplexity takes text, and "
+            "images and files by URL or inline data), and nothing is left to answer. Send it as text, or an image "
+            "or a file by URL or inline data."
         )
         raise ValueError(msg)
     warnings.warn(
-        f"The newest user message lost content block(s) {kinds}: Perplexity takes text, images and files; "
-        "the rest of the message is sent.",
+        f"The newest user message lost content block(s) {kinds}: Perplexity takes text, and images and files "
+        "by URL or inline data (not by a provider's file id); the rest of the message is sent.",
         UserWarning,
         stacklevel=2,
     )

@@ -238,6 +238,33 @@ def test_check_dash_reads_standard_input(monkeypatch: pytest.MonkeyPatch, capsys
     assert out.startswith("2 message(s) read from standard input; nothing is sent.")
 
 
+@pytest.mark.parametrize(
+    ("conversation", "says"),
+    [([{"role": "wizard", "content": "x"}], "Unexpected message type: 'wizard'"),
+     ([{"role": "user"}], "Message dict must contain 'role' and 'content' keys")],
+)  # fmt: skip
+def test_a_bad_conversation_is_one_line_without_langchains_link(
+    conversation: list[dict[str, str]], says: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(conversation)))
+    result = cli(capsys, "check", "-")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and says in result.stderr and "troubleshooting" not in result.stderr
+
+
+def test_a_bad_base_url_from_the_environment_is_one_line_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PPLX_API_KEY", "k")
+    monkeypatch.setenv("PPLX_BASE_URL", "api.perplexity.ai")
+    result = cli(capsys, "chat", "hi")
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert "base_url='api.perplexity.ai' is not a URL" in result.stderr and "read from PPLX_BASE_URL" in result.stderr
+    assert "pydantic" not in result.stderr and "input_value" not in result.stderr
+
+
 def test_a_closed_pipe_ends_quietly() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "langchain_perplexity_strict", "chat", "What is LangChain?", "--emulator"],

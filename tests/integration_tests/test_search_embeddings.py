@@ -146,10 +146,10 @@ def test_bad_per_call_value_is_refused_before_sending() -> None:
 def test_http_errors_are_the_chat_models() -> None:
     assert _emulator is not None
     retriever = PerplexitySearchRetriever(api_key="wrong", base_url=_emulator.base_url, max_retries=0)
-    with pytest.raises(openai.AuthenticationError, match=r"Perplexity search API answered HTTP 401"):
+    with pytest.raises(openai.AuthenticationError, match=r"Perplexity emulator search API answered HTTP 401"):
         retriever.invoke("q")
     embeddings = PerplexityEmbeddings(api_key="wrong", base_url=_emulator.base_url, max_retries=0)
-    with pytest.raises(openai.AuthenticationError, match=r"Perplexity embeddings API answered HTTP 401"):
+    with pytest.raises(openai.AuthenticationError, match=r"Perplexity emulator embeddings API answered HTTP 401"):
         embeddings.embed_query("q")
 
 

@@ -36,7 +36,7 @@ def test_a_stream_is_opened_on_the_path_given(emu: PerplexityEmulator) -> None:
 
 
 def test_errors_name_the_api_and_perplexitys_message(emu: PerplexityEmulator) -> None:
-    with pytest.raises(openai.BadRequestError, match=r"Perplexity agent API answered HTTP 400"):
+    with pytest.raises(openai.BadRequestError, match=r"Perplexity emulator agent API answered HTTP 400"):
         _transport(emu).post("/v1/responses", encode_body({**BODY, "not_a_field": 1}), api="agent")
 
 

@@ -9,9 +9,22 @@ import pytest
 from langchain_perplexity_strict._transport import raise_perplexity_error
 
 
-def _status_error(cls: type[openai.APIStatusError], status: int, body: dict) -> openai.APIStatusError:
+def _status_error(
+    cls: type[openai.APIStatusError], status: int, body: dict, headers: dict[str, str] | None = None
+) -> openai.APIStatusError:
     request = httpx.Request("POST", "http://x/v1/responses")
-    return cls("raw", response=httpx.Response(status, request=request, json=body), body=body)
+    return cls("raw", response=httpx.Response(status, request=request, json=body, headers=headers), body=body)
+
+
+@pytest.mark.parametrize(
+    ("headers", "who"), [({}, "Perplexity"), ({"x-perplexity-emulator": "1"}, "Perplexity emulator")]
+)
+def test_an_error_names_who_answered(headers: dict[str, str], who: str) -> None:
+    """Perplexity's own errors say Perplexity; the emulator's (which names itself in a header) say the emulator."""
+    body = {"error": {"message": "unknown model 'x'", "type": "invalid_model"}}
+    with pytest.raises(openai.BadRequestError) as info:
+        raise_perplexity_error(_status_error(openai.BadRequestError, 400, body, headers), "agent")
+    assert str(info.value).startswith(f"{who} agent API answered HTTP 400 (invalid_model): unknown model 'x'")
 
 
 def test_errors_carry_perplexitys_type_and_message() -> None:
