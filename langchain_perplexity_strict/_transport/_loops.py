@@ -8,10 +8,10 @@ loop, or a task queue worker then reuses a connection of a closed loop and fails
 async requests go through a client of the running loop: one connection pool per loop
 and server settings, shared by every model on that loop, dropped with the loop.
 
-The TLS context is made once per process, outside any loop (`trust_store`), so a new
-loop's client loads no certificates inside the loop (a blocking read). It is made by the
-HTTP library openai's clients are built on (httpx2 from openai 3, httpx before), as that
-library's own default would be.
+`asyncio.run` closes a loop's pools when it ends (`_closed_at_shutdown`). The TLS context
+is made once per process, outside any loop (`trust_store`), so a new loop's client loads no
+certificates inside the loop (a blocking read). It is made by the HTTP library openai's
+clients are built on (httpx2 from openai 3, httpx before), as that library's own default would be.
 """
 
 from __future__ import annotations
@@ -20,15 +20,17 @@ import asyncio
 import ssl
 import sys
 import threading
+from collections.abc import AsyncGenerator
 from functools import cache
 from typing import Any
 
 import openai
 
 _LOCK = threading.RLock()
-# Loop -> (server, timeout) -> pool. A pool's connections hold their loop, so a weak mapping would
-# never let go; the entries of closed loops are dropped instead whenever a new loop comes (`_drop_closed`).
-_POOLS: dict[asyncio.AbstractEventLoop, dict[tuple[str, str], Any]] = {}
+# Loop -> (server, timeout) -> (pool, the generator that closes it at the loop's shutdown). A pool's
+# connections hold their loop, so a weak mapping would never let go; the entries of closed loops are
+# dropped instead whenever a new loop comes (`_drop_closed`).
+_POOLS: dict[asyncio.AbstractEventLoop, dict[tuple[str, str], tuple[Any, AsyncGenerator[None, None]]]] = {}
 
 
 @cache
@@ -50,8 +52,32 @@ def _pool(client: openai.AsyncOpenAI, loop: asyncio.AbstractEventLoop) -> Any:
             _drop_closed(_POOLS)
         pools = _POOLS.setdefault(loop, {})
         if key not in pools:
-            pools[key] = openai.DefaultAsyncHttpxClient(verify=trust_store(), timeout=client.timeout)
-        return pools[key]
+            pool = openai.DefaultAsyncHttpxClient(verify=trust_store(), timeout=client.timeout)
+            pools[key] = (pool, _closed_at_shutdown(pool, loop))
+        return pools[key][0]
+
+
+def _closed_at_shutdown(pool: Any, loop: asyncio.AbstractEventLoop) -> AsyncGenerator[None, None]:
+    """An async generator, started on `loop`, that closes `pool` when the loop shuts its generators down.
+
+    `asyncio.run` (and any runner calling `loop.shutdown_asyncgens()`) closes every async generator
+    still suspended before it closes the loop: this is the one hook it offers, so the pool's
+    connections are closed on their own loop, not left to the garbage collector (a `ResourceWarning`
+    each). The caller keeps the generator: the loop holds it only weakly.
+    """
+
+    async def closer() -> AsyncGenerator[None, None]:
+        try:
+            yield
+        finally:
+            await pool.aclose()
+
+    async def start() -> None:
+        await anext(generator)  # first iterated on the loop: registered with it
+
+    generator = closer()
+    loop.create_task(start())
+    return generator
 
 
 def _drop_closed(by_loop: dict[asyncio.AbstractEventLoop, Any]) -> None:

@@ -37,6 +37,17 @@ def test_models_on_one_loop_share_its_pool() -> None:
     assert one is other
 
 
+def test_a_loops_pool_is_closed_when_asyncio_run_ends() -> None:
+    """Its connections are closed on their own loop, not left to the garbage collector (ResourceWarning)."""
+
+    async def pool() -> Any:
+        client = _loops.LoopClients(SERVER).current()._client
+        assert not client.is_closed
+        return client
+
+    assert asyncio.run(pool()).is_closed
+
+
 def test_nothing_is_kept_for_closed_loops() -> None:
     clients = _loops.LoopClients(SERVER)
 
