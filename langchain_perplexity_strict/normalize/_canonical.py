@@ -134,7 +134,7 @@ def _newest_turn_lost(canonical: CanonicalContent) -> None:
         raise ValueError(msg)
     warnings.warn(
         f"The newest user message lost content block(s) {kinds}: Perplexity takes text, and images and files "
-        "by URL or inline data (not by a provider's file id); the rest of the message is sent.",
+        "by URL or inline data; the rest of the message is sent.",
         UserWarning,
         stacklevel=2,
     )

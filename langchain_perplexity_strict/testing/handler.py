@@ -78,7 +78,9 @@ class BaseHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _send_error(self, error: APIError) -> None:
-        self._send_json(error.status, error.envelope(), error.headers)
+        # A client that stopped waiting (a cancel sent on the way out) is gone: nobody to tell, nothing to log.
+        with contextlib.suppress(ConnectionError):
+            self._send_json(error.status, error.envelope(), error.headers)
 
     def _reset(self) -> None:
         self.wfile.flush()
