@@ -104,7 +104,7 @@ test-pythons:
 
 # Build the sdist and wheel, check them with twine, and check the wheel ships py.typed and the licence.
 dist: $(STAMP)
-	$(PY) -m pip install --quiet ".[dist]"
+	$(PY) -m pip install --quiet -e ".[dist]"  # editable, as make install left it: a plain install would shadow the working tree
 	rm -rf dist
 	$(PY) -m build --quiet --outdir dist .
 	$(PY) -m twine check --strict dist/*

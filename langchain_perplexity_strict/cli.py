@@ -121,13 +121,21 @@ def _with_cli_hint(error: Exception, *, emulator: bool) -> Exception:
     )
 
 
+def _source(path: str) -> str:
+    return "standard input" if path == "-" else path
+
+
 def read_conversation(path: str) -> list[BaseMessage]:
     """A conversation from JSON: LangChain message dicts or OpenAI `{"role", "content"}` dicts.
 
     The file holds a list, or an object with a `messages` list; `-` reads standard input.
     """
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        msg = f"not JSON ({error}); expected a list of messages or an object with a 'messages' list"
+        raise ValueError(msg) from error
     if isinstance(data, dict) and "messages" in data:
         data = data["messages"]
     if not isinstance(data, list):
@@ -148,8 +156,8 @@ def _check(args: argparse.Namespace) -> int:
         report = llm.normalize(messages)
         body = llm.request_body(messages)
     except (OSError, ValueError, KeyError, TypeError, NotImplementedError) as error:
-        raise CommandError(f"{args.file}: {error}", status=2) from error
-    source = "standard input" if args.file == "-" else args.file
+        raise CommandError(f"{_source(args.file)}: {error}", status=2) from error
+    source = _source(args.file)
     print(f"{len(messages)} message(s) read from {source}; nothing is sent.")
     print("\nWhat the rules changed:" if report.changes else "\nNo rule changed anything.")
     for change in report.changes:

@@ -1,7 +1,7 @@
 """`make test-readme`: run every README Python block in a fresh venv holding only what the README installs.
 
 The README installs the package with `pip install .`; a block that needs more says
-so on its first line (`# needs: pip install ".[agents]"`, `# needs: pip install numpy`)
+so on its first line (`# needs: pip install ".[agents]"`, `# needs: pip install ".[rag]"`)
 and runs in a venv with exactly that added. The emulator is started the README's way (`perplexity-strict emulator
 --background --env`) and its exports are the blocks' only environment, besides PATH.
 Each block runs as a script from an empty directory, so the repository's source is

@@ -57,6 +57,11 @@ def raise_perplexity_error(error: openai.APIError, api: str | None) -> NoReturn:
         error = type(error)(message, response=error.response, body=error.body)
         if isinstance(error, openai.BadRequestError):
             _handle_openai_bad_request(error)
+    elif type(error) is openai.APIConnectionError:  # openai says only "Connection error.": say where, and why
+        url = error.request.url
+        cause = f": {error.__cause__}" if error.__cause__ and str(error.__cause__) else ""
+        message = f"Could not connect to the Perplexity {api + ' ' if api else ''}API at {url.scheme}://{url.netloc.decode()}{cause}"
+        error = openai.APIConnectionError(message=message, request=error.request)
     _handle_openai_api_error(error)
     raise error  # _handle_openai_api_error re-raises everything; this satisfies type checkers
 

@@ -265,6 +265,18 @@ def test_a_bad_base_url_from_the_environment_is_one_line_naming_the_variable(
     assert "pydantic" not in result.stderr and "input_value" not in result.stderr
 
 
+@pytest.mark.parametrize("text", ["", "not json"])
+def test_standard_input_that_is_not_json_is_named_so(
+    text: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    result = cli(capsys, "check", "-")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("perplexity-strict check: standard input: not JSON (")
+
+
 def test_a_closed_pipe_ends_quietly() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "langchain_perplexity_strict", "chat", "What is LangChain?", "--emulator"],

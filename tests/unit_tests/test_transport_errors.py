@@ -38,3 +38,22 @@ def test_the_retired_surface_says_what_to_do() -> None:
     body = {"error": {"message": "Sonar is now the Agent API.", "type": "chat_completions_not_available"}}
     with pytest.raises(openai.PermissionDeniedError, match="use ChatPerplexityStrict\\(api='agent'\\)"):
         raise_perplexity_error(_status_error(openai.PermissionDeniedError, 403, body), "chat_completions")
+
+
+def test_a_connection_error_says_where_and_why() -> None:
+    """openai says only "Connection error."; the message names the server and the cause, the type is kept."""
+    request = httpx.Request("POST", "http://127.0.0.1:1/v1/responses")
+    try:
+        raise openai.APIConnectionError(request=request) from httpx.ConnectError("[Errno 111] Connection refused")
+    except openai.APIConnectionError as error:
+        with pytest.raises(openai.APIConnectionError) as info:
+            raise_perplexity_error(error, "agent")
+    assert str(info.value) == (
+        "Could not connect to the Perplexity agent API at http://127.0.0.1:1: [Errno 111] Connection refused"
+    )
+
+
+def test_a_timeout_keeps_its_type_and_message() -> None:
+    request = httpx.Request("POST", "http://127.0.0.1:1/v1/responses")
+    with pytest.raises(openai.APITimeoutError, match="timed out"):
+        raise_perplexity_error(openai.APITimeoutError(request=request), "agent")
