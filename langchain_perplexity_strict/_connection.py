@@ -56,11 +56,15 @@ class PerplexityConnection(BaseModel):
 
     api_key: SecretStr | None = Field(
         default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
-        validation_alias=AliasChoices("api_key", "pplx_api_key", "perplexity_api_key"),
+        validation_alias=AliasChoices("api_key", "pplx_api_key", "perplexity_api_key", "openai_api_key"),
     )
-    """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given; `pplx_api_key=` also works)."""
-    base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL))
-    """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`)."""
+    """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given; `pplx_api_key=` and
+    `openai_api_key=` also work)."""
+    base_url: str = Field(
+        default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL),
+        validation_alias=AliasChoices("base_url", "openai_api_base"),
+    )
+    """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`; `openai_api_base=` also works)."""
     timeout: Any = Field(default=None, validation_alias=AliasChoices("timeout", "request_timeout"))
     """Request timeout (`ChatOpenAI`'s forms: seconds, a (connect, read) pair, an httpx.Timeout;
     `request_timeout=` also works)."""

@@ -425,6 +425,8 @@ ALIASES = {
     "pplx_api_key": "api_key",
     "perplexity_api_key": "api_key",
     "request_timeout": "timeout",
+    "openai_api_key": "api_key",  # ChatOpenAI's own aliases, for an app that pointed it at Perplexity
+    "openai_api_base": "base_url",
 }
 
 

@@ -135,3 +135,16 @@ def test_a_timeout_is_never_reported_as_invalid_json(emu: PerplexityEmulator, mo
         model.invoke("Hello") if mode == "invoke" else list(model.stream("Hello"))
     assert "not valid JSON" not in str(raised.value)
     assert "time" in str(raised.value).lower()
+
+
+def test_chatopenais_argument_names_are_taken_on_every_class(emu: PerplexityEmulator) -> None:
+    """An app that pointed ChatOpenAI (or OpenAIEmbeddings) at Perplexity keeps its argument names."""
+    habits = {"openai_api_key": KEY, "openai_api_base": emu.base_url, "request_timeout": 7.0}
+    model = ChatPerplexityStrict(model_name="perplexity/sonar", **habits)  # type: ignore[call-arg]
+    assert (model.model, model.base_url, model.timeout) == ("perplexity/sonar", emu.base_url, 7.0)
+    assert model.api_key is not None and model.api_key.get_secret_value() == KEY
+    assert model.invoke("Hello").content
+    for other in (PerplexitySearchRetriever(**habits), PerplexityEmbeddings(**habits)):  # type: ignore[call-arg]
+        assert (other.base_url, other.timeout) == (emu.base_url, 7.0)
+        assert other.api_key is not None and other.api_key.get_secret_value() == KEY
+    assert PerplexityEmbeddings(**habits).embed_query("Hello")  # type: ignore[call-arg]
