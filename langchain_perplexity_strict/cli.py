@@ -121,10 +121,6 @@ def _with_cli_hint(error: Exception, *, emulator: bool) -> Exception:
     )
 
 
-def _source(path: str) -> str:
-    return "standard input" if path == "-" else path
-
-
 def read_conversation(path: str) -> list[BaseMessage]:
     """A conversation from JSON: LangChain message dicts or OpenAI `{"role", "content"}` dicts.
 
@@ -149,6 +145,7 @@ def read_conversation(path: str) -> list[BaseMessage]:
 def _check(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict import ChatPerplexityStrict
 
+    source = "standard input" if args.file == "-" else args.file
     try:
         messages = read_conversation(args.file)
         key = SecretStr(os.environ.get("PPLX_API_KEY") or "unused")  # nothing is sent
@@ -156,8 +153,7 @@ def _check(args: argparse.Namespace) -> int:
         report = llm.normalize(messages)
         body = llm.request_body(messages)
     except (OSError, ValueError, KeyError, TypeError, NotImplementedError) as error:
-        raise CommandError(f"{_source(args.file)}: {error}", status=2) from error
-    source = _source(args.file)
+        raise CommandError(f"{source}: {error}", status=2) from error
     print(f"{len(messages)} message(s) read from {source}; nothing is sent.")
     print("\nWhat the rules changed:" if report.changes else "\nNo rule changed anything.")
     for change in report.changes:

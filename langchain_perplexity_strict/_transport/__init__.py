@@ -6,7 +6,8 @@ into batches of JSON events. For long runs, `_create` sends a run's create
 again only when no run was started, `_runs` retrieves, resumes and
 cancels a run, `_follow` follows a stream across breaks, and `_background`
 polls a background run to its end. `_timeouts` reads the timeout forms `ChatOpenAI` takes;
-`_loops` gives async requests a connection pool of the running event loop.
+`_loops` gives async requests a connection pool of the running event loop; `_http` knows which
+HTTP library openai is built on (its error class, its TLS context).
 """
 
 from langchain_perplexity_strict._transport._background import await_run, wait

@@ -13,7 +13,6 @@ names (a continuation whose stored response the server forgot).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -26,7 +25,8 @@ from langchain_openai import ChatOpenAI
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
-from langchain_perplexity_strict._transport._loops import LoopClients, trust_store
+from langchain_perplexity_strict._transport._http import http_errors, trust_store
+from langchain_perplexity_strict._transport._loops import LoopClients
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
@@ -282,13 +282,6 @@ async def aiterate_batches(
             if batch:
                 yield batch, False
         yield batcher.close(), True
-
-
-def http_errors(response: Any) -> tuple[type[BaseException], ...]:
-    """The HTTP library's own error class for `response` (httpx, or the httpx2 fork newer openai uses)."""
-    library = sys.modules.get(type(response).__module__.partition(".")[0])
-    error = getattr(library, "HTTPError", None)
-    return (error,) if isinstance(error, type) and issubclass(error, BaseException) else ()
 
 
 class translated_errors:

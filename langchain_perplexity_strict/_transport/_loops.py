@@ -9,39 +9,26 @@ async requests go through a client of the running loop: one connection pool per 
 and server settings, shared by every model on that loop, dropped with the loop.
 
 `asyncio.run` closes a loop's pools when it ends (`_closed_at_shutdown`). The TLS context
-is made once per process, outside any loop (`trust_store`), so a new loop's client loads no
-certificates inside the loop (a blocking read). It is made by the HTTP library openai's
-clients are built on (httpx2 from openai 3, httpx before), as that library's own default would be.
+is made once per process, outside any loop (`_http.trust_store`), so a new loop's client
+loads no certificates inside the loop (a blocking read).
 """
 
 from __future__ import annotations
 
 import asyncio
-import ssl
-import sys
 import threading
 from collections.abc import AsyncGenerator
-from functools import cache
 from typing import Any
 
 import openai
+
+from langchain_perplexity_strict._transport._http import trust_store
 
 _LOCK = threading.RLock()
 # Loop -> (server, timeout) -> (pool, the generator that closes it at the loop's shutdown). A pool's
 # connections hold their loop, so a weak mapping would never let go; the entries of closed loops are
 # dropped instead whenever a new loop comes (`_drop_closed`).
 _POOLS: dict[asyncio.AbstractEventLoop, dict[tuple[str, str], tuple[Any, AsyncGenerator[None, None]]]] = {}
-
-
-@cache
-def trust_store() -> ssl.SSLContext:
-    """The process's TLS context, as the HTTP library under openai makes it by default.
-
-    Called first from synchronous code (a transport's construction), so that no event loop waits on the read.
-    """
-    library = sys.modules[openai.DefaultAsyncHttpxClient.__mro__[1].__module__.partition(".")[0]]
-    context: ssl.SSLContext = library.create_ssl_context()
-    return context
 
 
 def _pool(client: openai.AsyncOpenAI, loop: asyncio.AbstractEventLoop) -> Any:
