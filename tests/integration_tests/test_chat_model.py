@@ -6,15 +6,14 @@ import copy
 import json
 from typing import Any
 
-import httpx
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 from pydantic import BaseModel
 
-from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
+from tests.integration_tests.reads import recorded_reads, replay
 from tests.integration_tests.tools import add, get_weather
 
 SURFACES = [("agent", "perplexity/sonar"), ("chat_completions", "sonar")]
@@ -336,39 +335,6 @@ def test_agent_request_has_only_documented_fields(emu: PerplexityEmulator) -> No
 # --- stream chunks follow network reads --------------------------------------------------------
 
 
-class _Reads:
-    """A stream whose bytes arrive in the given network reads (sync and async)."""
-
-    def __init__(self, reads: list[bytes]) -> None:
-        self.response = self
-        self.reads = reads
-
-    def iter_bytes(self) -> Any:
-        return iter(self.reads)
-
-    async def aiter_bytes(self) -> Any:
-        for read in self.reads:
-            yield read
-
-    def close(self) -> None:
-        pass
-
-
-class _AsyncReads(_Reads):
-    async def close(self) -> None:  # type: ignore[override]
-        pass
-
-
-def _streams(llm: ChatPerplexityStrict, question: str) -> dict[str, list[bytes]]:
-    """Perplexity's stream bytes for ``question``: all in one read, and one event per read."""
-    body = llm.request_body(question, stream=True)
-    path = "/v1/responses" if llm.api == "agent" else "/chat/completions"
-    raw = httpx.post(llm.base_url + path, json=body, headers={"Authorization": "Bearer test-key"}).content
-    events = [part + b"\n\n" for part in raw.split(b"\n\n") if part]
-    assert len(events) > 5
-    return {"one read": [raw], "one event per read": events}
-
-
 @pytest.mark.parametrize(
     ("api", "model", "extra"),
     [
@@ -385,9 +351,8 @@ async def test_what_arrives_together_is_one_chunk(
     llm = make(emu, api, model, output_version=output_version, **extra)
     invoked = llm.invoke("Why is the sky blue?")
     merged = []
-    for label, reads in _streams(llm, "Why is the sky blue?").items():
-        llm.transport.stream = lambda path, payload, reads=reads, **_: _Reads(reads)  # type: ignore[method-assign]
-        llm.transport.astream = _async(lambda path, payload, reads=reads: _AsyncReads(reads))  # type: ignore[method-assign]
+    for label, reads in recorded_reads(llm, "Why is the sky blue?").items():
+        replay(llm, reads)
         question = "Why is the sky blue?"
         for chunks in (list(llm.stream(question)), [c async for c in llm.astream(question)]):
             if label == "one read":
@@ -403,13 +368,6 @@ async def test_what_arrives_together_is_one_chunk(
     assert all(m == merged[0] for m in merged)  # however the bytes arrived, the same message
     assert {**merged[0][1], "reasoning_content": None} == {**invoked.additional_kwargs, "reasoning_content": None}
     # (the Agent API's response object has no reasoning items: only its stream carries reasoning)
-
-
-def _async(make_stream: Any) -> Any:
-    async def astream(path: str, payload: Any, **_: Any) -> Any:
-        return make_stream(path, payload)
-
-    return astream
 
 
 @pytest.mark.parametrize(("api", "model"), SURFACES)

@@ -10,6 +10,7 @@ from langchain_core.tools import tool
 
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
+from tests.integration_tests.reads import recorded_reads, replay
 
 
 def stream(llm: Any, prompt: Any) -> tuple[list[AIMessageChunk], AIMessageChunk]:
@@ -40,11 +41,12 @@ def test_thought_is_reasoning_never_answer(emu: PerplexityEmulator) -> None:
 def test_search_results_arrive_before_the_answer_ends(emu: PerplexityEmulator) -> None:
     """response.reasoning.search_queries / .search_results: sources in a chunk before the last, once each.
 
-    What one network read brings is one chunk, so the events are paced to arrive in reads of their own:
-    unpaced, a loaded machine can read the whole stream at once and rightly send it as one final chunk.
+    One network read is one chunk, so the stream arrives an event per read, as a slow server sends it.
     """
-    with PerplexityEmulator(api_key="test-key", event_delay=0.005) as paced:
-        chunks, merged = stream(make(paced), "why is the sky blue")
+    emu.clear()
+    llm = make(emu)
+    replay(llm, recorded_reads(llm, "why is the sky blue")["one event per read"])
+    chunks, merged = stream(llm, "why is the sky blue")
     first_with_sources = next(i for i, c in enumerate(chunks) if c.additional_kwargs.get("search_results"))
     assert first_with_sources < len(chunks) - 1
     invoked = make(emu).invoke("why is the sky blue")
