@@ -134,13 +134,13 @@ class PreparedCall:
     def open_stream(self, transport: Transport, settings: RunSettings) -> tuple[StreamFollower, bool]:
         runs = self.runs(transport, settings)
         stream, fell_back = transport.open_stream(self.surface.path, self.data, self.fallback, api=self.surface.name,
-                                                  timeout=runs.stream_timeout, run=self.resumable)  # fmt: skip
+                                                  read_timeout=runs.read_timeout, run=self.resumable)  # fmt: skip
         return StreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes), fell_back
 
     async def aopen_stream(self, transport: Transport, settings: RunSettings) -> tuple[AsyncStreamFollower, bool]:
         runs = self.runs(transport, settings)
         stream, fell_back = await transport.aopen_stream(self.surface.path, self.data, self.fallback,
-                                                         api=self.surface.name, timeout=runs.stream_timeout,
+                                                         api=self.surface.name, read_timeout=runs.read_timeout,
                                                          run=self.resumable)  # fmt: skip
         follower = AsyncStreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
         return follower, fell_back

@@ -67,6 +67,7 @@ def raise_perplexity_error(error: openai.APIError, api: str | None) -> NoReturn:
 
 
 T = TypeVar("T")
+S = TypeVar("S", openai.Stream[Any], openai.AsyncStream[Any])
 Params = Mapping[str, Any] | None
 
 
@@ -160,37 +161,42 @@ class Transport:
             return await self.async_client().get(path, cast_to=object, options=_query(params))
 
     def stream(self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None,
-               timeout: Any = None, run: bool = False) -> openai.Stream[Any]:  # fmt: skip
+               read_timeout: float | None = None, run: bool = False) -> openai.Stream[Any]:  # fmt: skip
         """Open a server-sent-event stream: POST `body` to `path`, or GET `path` with `params` when no body.
 
-        `timeout` replaces the client's for this request (the stall detection's read timeout);
-        `run` as in `post`.
+        `read_timeout` bounds each read of the body (the stall detection); the head waits the client's
+        timeout. `run` as in `post`.
         """
-        client, options = self.chat_openai.root_client, _options(params, timeout, run)
+        client, options = self.chat_openai.root_client, _options(params, run)
         with translated_errors(api):
             if body is None:
-                return client.get(path, cast_to=object, options=options, stream=True,
-                                  stream_cls=openai.Stream[object])  # fmt: skip
-            if run:
-                return create(lambda: client.post(path, content=body, cast_to=object, options=options, stream=True,
-                                                  stream_cls=openai.Stream[object]), client.max_retries)  # fmt: skip
-            return client.post(path, content=body, cast_to=object, options=options, stream=True,
-                               stream_cls=openai.Stream[object])  # fmt: skip
+                stream = client.get(path, cast_to=object, options=options, stream=True,
+                                    stream_cls=openai.Stream[object])  # fmt: skip
+            elif run:
+                stream = create(lambda: client.post(path, content=body, cast_to=object, options=options,
+                                                    stream=True, stream_cls=openai.Stream[object]),
+                                client.max_retries)  # fmt: skip
+            else:
+                stream = client.post(path, content=body, cast_to=object, options=options, stream=True,
+                                     stream_cls=openai.Stream[object])  # fmt: skip
+        return bound_body_reads(stream, read_timeout)
 
     async def astream(self, path: str, body: bytes | None = None, params: Params = None, *,
-                      api: str | None = None, timeout: Any = None, run: bool = False
+                      api: str | None = None, read_timeout: float | None = None, run: bool = False
                       ) -> openai.AsyncStream[Any]:  # fmt: skip
-        client, options = self.async_client(), _options(params, timeout, run)
+        client, options = self.async_client(), _options(params, run)
         with translated_errors(api):
             if body is None:
-                return await client.get(path, cast_to=object, options=options, stream=True,
-                                        stream_cls=openai.AsyncStream[object])  # fmt: skip
-            if run:
-                return await acreate(lambda: client.post(path, content=body, cast_to=object, options=options,
-                                     stream=True, stream_cls=openai.AsyncStream[object]),
-                                     client.max_retries)  # fmt: skip
-            return await client.post(path, content=body, cast_to=object, options=options, stream=True,
-                                     stream_cls=openai.AsyncStream[object])  # fmt: skip
+                stream = await client.get(path, cast_to=object, options=options, stream=True,
+                                          stream_cls=openai.AsyncStream[object])  # fmt: skip
+            elif run:
+                stream = await acreate(lambda: client.post(path, content=body, cast_to=object, options=options,
+                                       stream=True, stream_cls=openai.AsyncStream[object]),
+                                       client.max_retries)  # fmt: skip
+            else:
+                stream = await client.post(path, content=body, cast_to=object, options=options, stream=True,
+                                           stream_cls=openai.AsyncStream[object])  # fmt: skip
+        return bound_body_reads(stream, read_timeout)
 
     # With a `fallback`, a refused first body is replaced by the fallback's, sent once.
     # The second value says whether it was.
@@ -200,27 +206,42 @@ class Transport:
         return _once_more(lambda data: self.post(path, data, api=api, run=run), body, fallback)
 
     def open_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
-                    timeout: Any = None, run: bool = False) -> tuple[openai.Stream[Any], bool]:  # fmt: skip
-        return _once_more(lambda data: self.stream(path, data, api=api, timeout=timeout, run=run), body, fallback)
+                    read_timeout: float | None = None, run: bool = False
+                    ) -> tuple[openai.Stream[Any], bool]:  # fmt: skip
+        return _once_more(lambda data: self.stream(path, data, api=api, read_timeout=read_timeout, run=run),
+                          body, fallback)  # fmt: skip
 
     async def asend(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
                     run: bool = False) -> tuple[dict[str, Any], bool]:  # fmt: skip
         return await _aonce_more(lambda data: self.apost(path, data, api=api, run=run), body, fallback)
 
     async def aopen_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *,
-                           api: str | None = None, timeout: Any = None, run: bool = False
+                           api: str | None = None, read_timeout: float | None = None, run: bool = False
                            ) -> tuple[openai.AsyncStream[Any], bool]:  # fmt: skip
-        return await _aonce_more(lambda data: self.astream(path, data, api=api, timeout=timeout, run=run),
-                                 body, fallback)  # fmt: skip
+        return await _aonce_more(lambda data: self.astream(path, data, api=api, read_timeout=read_timeout,
+                                                           run=run), body, fallback)  # fmt: skip
 
 
 def _query(params: Params) -> Any:
     return {"params": dict(params)} if params else {}
 
 
-def _options(params: Params, timeout: Any, run: bool = False) -> Any:
-    options = {**_query(params), **(ONCE if run else {})}
-    return {**options, "timeout": timeout} if timeout is not None else options
+def _options(params: Params, run: bool = False) -> Any:
+    return {**_query(params), **(ONCE if run else {})}
+
+
+def bound_body_reads(stream: S, seconds: float | None) -> S:
+    """`stream` with each read of its body bounded at `seconds`, its head having arrived within the client's
+    timeout: a stall between events is detected early, a slow head (a queued run) is waited for.
+
+    httpx has one read timeout for head and body alike. httpcore (and httpcore2) take the body's from the
+    request's `timeout` extension when the body is first read, so setting its `read` now, after the head and
+    before any body read, bounds the body alone. `test_long_runs_creates` checks both sides on httpx and httpx2.
+    """
+    timeouts = stream.response.request.extensions.get("timeout") if seconds is not None else None
+    if isinstance(timeouts, dict):
+        timeouts["read"] = seconds
+    return stream
 
 
 def _once_more(post: Callable[[bytes], T], body: bytes, fallback: Fallback | None) -> tuple[T, bool]:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-import httpx
 import openai
 
 from langchain_perplexity_strict._transport._client import Transport
@@ -26,17 +25,13 @@ CANCEL_WAIT = 2.0
 """Seconds a cancelled call waits, at most, for the server to acknowledge the cancel request."""
 
 
-def stall_timeout(client_timeout: Any, stall: float | None) -> Any:
-    """The client's timeout with its read part capped at `stall` seconds (no bytes for that long: a stall)."""
+def body_read_timeout(client_timeout: Any, stall: float | None) -> float | None:
+    """Seconds each read of a stream's body may wait before the stream counts as stalled: `stall`, or the
+    client's read timeout when that is shorter; None (no stall detection) leaves the client's own."""
     if not stall:
-        return client_timeout
-    if isinstance(client_timeout, httpx.Timeout):
-        read = client_timeout.read
-        return httpx.Timeout(connect=client_timeout.connect, read=min(read, stall) if read else stall,
-                             write=client_timeout.write, pool=client_timeout.pool)  # fmt: skip
-    if isinstance(client_timeout, (int, float)):
-        return httpx.Timeout(client_timeout, read=min(client_timeout, stall))
-    return httpx.Timeout(None, read=stall)
+        return None
+    read = getattr(client_timeout, "read", client_timeout)  # seconds, an httpx.Timeout, or None
+    return min(read, stall) if isinstance(read, (int, float)) and read else stall
 
 
 @dataclass(frozen=True)
@@ -61,9 +56,9 @@ class Runs:
         return f"{self.path}/{quote(response_id, safe='')}{suffix}"
 
     @property
-    def stream_timeout(self) -> Any:
-        """The timeout of a streamed request: the client's, its read part capped by the stall timeout."""
-        return stall_timeout(self.transport.chat_openai.root_client.timeout, self.stall)
+    def read_timeout(self) -> float | None:
+        """The bound on each read of a stream's body (its head waits the client's timeout)."""
+        return body_read_timeout(self.transport.chat_openai.root_client.timeout, self.stall)
 
     @staticmethod
     def _after(after: int) -> dict[str, Any]:
@@ -77,8 +72,8 @@ class Runs:
 
     def resume(self, response_id: str, after: int) -> openai.Stream[Any]:
         """The run's events after sequence number `after`, as a stream."""
-        path, timeout = self._path(response_id), self.stream_timeout
-        return self.transport.stream(path, None, self._after(after), api=self.api, timeout=timeout)
+        path, read_timeout = self._path(response_id), self.read_timeout
+        return self.transport.stream(path, None, self._after(after), api=self.api, read_timeout=read_timeout)
 
     def cancel(self, response_id: str) -> bool:
         """Ask the server to cancel the run; never raises, and waits `CANCEL_WAIT` seconds at most."""
@@ -98,8 +93,9 @@ class Runs:
 
     async def aresume(self, response_id: str, after: int) -> openai.AsyncStream[Any]:
         """Async twin of `resume`."""
-        path, timeout = self._path(response_id), self.stream_timeout
-        return await self.transport.astream(path, None, self._after(after), api=self.api, timeout=timeout)
+        path, read_timeout = self._path(response_id), self.read_timeout
+        return await self.transport.astream(path, None, self._after(after), api=self.api,
+                                            read_timeout=read_timeout)  # fmt: skip
 
     async def acancel(self, response_id: str) -> bool:
         """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""

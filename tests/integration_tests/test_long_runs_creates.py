@@ -205,6 +205,23 @@ def test_the_stall_timeout_and_resume_limit_apply_per_call(runs: PerplexityEmula
     assert "".join(c.text for c in chunks).endswith(ANSWER)
 
 
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_the_stall_timeout_bounds_the_silences_between_events_not_the_wait_for_the_head(
+    runs: PerplexityEmulator, mode: str
+) -> None:
+    """A slow response head (a busy server, a queued run) is waited for, on the create and on a resume:
+    httpx has one read timeout, and the stall bound is applied to the body alone once the head arrived."""
+    runs.inject(Fault("delay", seconds=0.6))  # the create's head
+    message, _ = await call(make(runs, background=True, stream_chunk_timeout=0.3), mode)
+    assert message.text.endswith(ANSWER)
+    assert kinds(runs) == ["create"]
+    runs.clear()
+    runs.inject(Fault("stall", seconds=1.5, after_events=5), Fault("delay", seconds=0.6))  # the resume's head
+    message, _ = await call(make(runs, background=True, stream_chunk_timeout=0.3), mode)
+    assert message.text.endswith(ANSWER)
+    assert kinds(runs) == ["create", "resume"]  # the stall resumed once, its slow head not a second stall
+
+
 # --- finding: a break before the first event, in one sentence ---------------------------------------
 
 AFTER = (

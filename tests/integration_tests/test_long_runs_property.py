@@ -26,8 +26,8 @@ from tests.integration_tests.tools import add, get_weather
 QUESTIONS = {False: "Why is the sky blue?", True: 'Use get_weather for "Paris" and add 2 and 3'}
 STALL = 0.05
 """`stream_chunk_timeout` here; a stall fault lasts several times longer. A slow machine may stall where
-no fault is, which only adds resumes: the property must hold all the same. It also bounds the wait for the
-create's response head (httpx has one read timeout), so it stays well above a loaded machine's latency."""
+no fault is, which only adds resumes: the property must hold all the same. A slow response head is not a
+stall (test_long_runs_creates), so a loaded machine's latency on the create cannot fail it."""
 
 EVENTS = {False: 30, True: 13}
 """Events in each answer's stream: a break is drawn at any of them but the last (after it, nothing is missing)."""

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from langchain_perplexity_strict._transport._follow import Cursor, stalled
-from langchain_perplexity_strict._transport._runs import stall_timeout
+from langchain_perplexity_strict._transport._runs import body_read_timeout
 from langchain_perplexity_strict.errors import PerplexityStreamError
 
 
@@ -42,14 +42,14 @@ def test_an_event_without_a_number_passes_and_leaves_the_cursor() -> None:
     assert cursor.after == 3
 
 
-def test_the_stall_timeout_caps_only_the_read_part() -> None:
-    client = httpx.Timeout(600, connect=5)
-    capped = stall_timeout(client, 2.5)
-    assert (capped.connect, capped.read, capped.write, capped.pool) == (5, 2.5, 600, 600)
-    assert stall_timeout(client, None) is client
-    assert stall_timeout(client, 0) is client
-    assert stall_timeout(1.0, 2.5).read == 1.0  # a shorter client timeout stays
-    assert stall_timeout(None, 2.5).read == 2.5
+def test_the_stall_timeout_bounds_body_reads_unless_the_client_read_timeout_is_shorter() -> None:
+    assert body_read_timeout(httpx.Timeout(600, connect=5), 2.5) == 2.5
+    assert body_read_timeout(httpx.Timeout(600, connect=5), None) is None  # no stall detection: the client's
+    assert body_read_timeout(httpx.Timeout(600), 0) is None
+    assert body_read_timeout(httpx.Timeout(5, read=1.0), 2.5) == 1.0  # a shorter client timeout stays
+    assert body_read_timeout(httpx.Timeout(5, read=None), 2.5) == 2.5
+    assert body_read_timeout(1.0, 2.5) == 1.0
+    assert body_read_timeout(None, 2.5) == 2.5
 
 
 def test_a_read_timeout_is_a_stall_and_a_reset_is_not() -> None:
