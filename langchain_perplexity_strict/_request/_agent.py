@@ -24,7 +24,8 @@ from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
 from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
-from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._request._parameter import place
+from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
 from langchain_perplexity_strict.normalize import (

@@ -16,7 +16,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._request._input import BodyInput
-from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, place
+from langchain_perplexity_strict._request._parameter import place
+from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict.normalize import canonical_text
 

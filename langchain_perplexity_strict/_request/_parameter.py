@@ -129,6 +129,8 @@ class Parameter:
     agent: str | None
     chat: str | None
     name: str = ""
+    nullable: bool = True
+    """Whether None is a value (unset, or off); filled in from the field's type."""
 
     def path(self, api: Api) -> str | None:
         """Where the value goes on `api` (`CLIENT`: handled by the package; None: not available)."""
@@ -137,3 +139,12 @@ class Parameter:
 
 WS = "web_search."
 FILTERS = WS + "filters."
+
+
+def place(body: dict[str, Any], path: str, value: Any) -> None:
+    """Set `value` at the dotted `path` of `body` (a parameter's path), creating the objects on the way."""
+    *parents, leaf = path.split(".")
+    target = body
+    for key in parents:
+        target = target.setdefault(key, {})
+    target[leaf] = value

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.fields import FieldInfo
 
 from langchain_perplexity_strict._arguments import unknown_argument
 from langchain_perplexity_strict._request import _parameter as accepts
@@ -271,15 +272,16 @@ class PerplexityParameters(BaseModel):
     """Chat completions only (on the Agent API, `web_search=False`)."""
 
 
-def _named(row: Parameter, name: str) -> Parameter:
+def _named(row: Parameter, name: str, info: FieldInfo) -> Parameter:
     def fill(path: str | None) -> str | None:
         return path.replace(NAME, name) if path else path
 
-    return replace(row, name=name, agent=fill(row.agent), chat=fill(row.chat))
+    nullable = type(None) in get_args(info.annotation) or info.annotation is Any
+    return replace(row, name=name, agent=fill(row.agent), chat=fill(row.chat), nullable=nullable)
 
 
 PARAMETERS: dict[str, Parameter] = {
-    name: _named(row, name)
+    name: _named(row, name, info)
     for name, info in PerplexityParameters.model_fields.items()
     for row in info.metadata
     if isinstance(row, Parameter)
@@ -321,12 +323,15 @@ UNSUPPORTED = {
 def check_parameters(values: Mapping[str, Any], api: Api) -> None:
     """Raise `ValueError` naming the field, the value and what is accepted."""
     for name, value in values.items():
+        parameter = PARAMETERS.get(name)
         if value is None:
+            if parameter is not None and not parameter.nullable:  # a call's None would silently mean 0 or off
+                msg = f"{name}=None is not accepted on api={api!r}: expected {parameter.accepted}."
+                raise ValueError(msg)
             continue
         if name in UNSUPPORTED:
             msg = f"{name}={value!r}: {UNSUPPORTED[name]}; remove it."
             raise ValueError(msg)
-        parameter = PARAMETERS.get(name)
         if parameter is None:
             continue
         if parameter.path(api) is None:
@@ -357,15 +362,6 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
             f"with {', '.join(dates)}: use a recency or dates, not both."
         )
         raise ValueError(msg)
-
-
-def place(body: dict[str, Any], path: str, value: Any) -> None:
-    """Set `value` at the dotted `path` of `body`, creating the objects on the way."""
-    *parents, leaf = path.split(".")
-    target = body
-    for key in parents:
-        target = target.setdefault(key, {})
-    target[leaf] = value
 
 
 def stop_list(stop: Any) -> list[str]:

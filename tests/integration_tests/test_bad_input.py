@@ -40,6 +40,7 @@ from tests.integration_tests.factory import make
         ("agent", {"preset": ""}, "preset=''"),
         ("agent", {"reasoning_effort": "max"}, "reasoning_effort='max'"),  # not in ReasoningConfigInput
         ("agent", {"models": ["a/b"] * 6}, "models="),
+        ("agent", {"max_resumes": None}, "max_resumes=None is not accepted on api='agent'"),
     ],
 )
 def test_bad_parameters_at_construction(
@@ -59,6 +60,10 @@ def test_bad_parameters_at_construction(
         ({"logit_bias": {"1": 2}}, "logit_bias"),
         ({"seed": 1}, "seed=1"),
         ({"bogus": 1}, "bogus=1 is not a parameter"),
+        # None where the setting has no None (it would silently mean 0 or off)
+        ({"max_resumes": None}, "max_resumes=None is not accepted on api='agent': expected an integer >= 0"),
+        ({"n": None}, "n=None is not accepted on api='agent': expected an integer >= 1"),
+        ({"use_previous_response_id": None}, "use_previous_response_id=None is not accepted"),
     ],
 )
 @pytest.mark.parametrize("mode", ["invoke", "stream"])

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from langchain_perplexity_strict._request._parameter import place
 from langchain_perplexity_strict._request._parameters import (
     CLIENT,
     PARAMETERS,
     PerplexityParameters,
     call_arguments,
     check_parameters,
-    place,
 )
 
 
