@@ -69,6 +69,10 @@ class Run:
             if self._events is None:
                 self._events = self.make_events()
                 self._offsets = [self.queued_for + o for o in schedule(self._events, self.duration)]
+                if self.queued_for and self._offsets:
+                    # `response.created` (status `queued`) goes out when the run is accepted, as a
+                    # non-streamed background create answers at once; the run's work waits for the queue.
+                    self._offsets[0] = 0.0
             return self._events
 
     def due(self, now: float | None = None) -> int:

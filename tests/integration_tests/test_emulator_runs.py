@@ -206,3 +206,14 @@ def test_a_background_stream_starts_queued(emu: PerplexityEmulator) -> None:
     streamed, _ = create_stream(emu, {**RESEARCH, "background": True})
     assert [e["response"]["status"] for e in streamed[:2]] == ["queued", "in_progress"]
     assert streamed[-1]["response"]["background"] is True
+
+
+def test_a_queued_run_says_so_at_once(slow: PerplexityEmulator) -> None:
+    """`response.created` (status `queued`) goes out when the run is accepted, before the queue's wait:
+    a client learns the run's id, to resume or cancel it, however long the queue."""
+    body = json.dumps({**RESEARCH, "background": True, "stream": True})
+    with HTTP.stream("POST", slow.base_url + "/v1/responses", headers=HEADERS, content=body, timeout=3.0) as response:
+        first = next(line for line in response.iter_lines() if line.startswith("data:"))
+    created = json.loads(first.removeprefix("data:"))
+    assert (created["type"], created["response"]["status"]) == ("response.created", "queued")
+    assert post(slow, f"/v1/responses/{created['response']['id']}/cancel").status_code == 200

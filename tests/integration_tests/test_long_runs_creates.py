@@ -9,11 +9,13 @@ import gc
 import logging
 import threading
 from collections.abc import Iterator
+from contextlib import closing
 from typing import Any
 
 import openai
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.output_parsers import StrOutputParser
 from pydantic import ValidationError
 
 from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
@@ -220,6 +222,28 @@ async def test_the_stall_timeout_bounds_the_silences_between_events_not_the_wait
     message, _ = await call(make(runs, background=True, stream_chunk_timeout=0.3), mode)
     assert message.text.endswith(ANSWER)
     assert kinds(runs) == ["create", "resume"]  # the stall resumed once, its slow head not a second stall
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_run_queued_longer_than_the_stall_timeout_is_followed_to_its_answer(mode: str) -> None:
+    """The queue's silence after `response.created` is a stall like any other: resumed, never a lost run."""
+    with PerplexityEmulator(api_key="test-key", queue_time=1.0) as queued:
+        message, _ = await call(make(queued, background=True, stream_chunk_timeout=0.3), mode)
+        assert message.text.endswith(ANSWER)
+        assert creates(queued) == 1
+
+
+def test_leaving_a_chain_that_ends_with_the_model_cancels_and_one_with_a_step_after_it_reads_on(
+    runs: PerplexityEmulator,
+) -> None:
+    """docs/long-runs.md, guarantee 4: langchain-core reads the rest of a model's stream for its trace when a
+    chain with a step after the model is closed early, so that run is read to its end (this pins it)."""
+    llm = make(runs, background=True)
+    for chain, expected in ((llm, ["create", "cancel"]), (llm | StrOutputParser(), ["create"])):
+        runs.clear()
+        with closing(chain.stream(QUESTION)) as stream:
+            next(stream)
+        assert [kind for kind in kinds(runs) if kind != "retrieve"] == expected
 
 
 # --- finding: a break before the first event, in one sentence ---------------------------------------
