@@ -27,6 +27,7 @@ from langchain_perplexity_strict._transport import (
     StreamFollower,
     Transport,
     await_run,
+    opened,
     wait,
 )
 
@@ -143,7 +144,7 @@ class PreparedCall:
                                                          api=self.surface.name, read_timeout=runs.read_timeout,
                                                          run=self.resumable)  # fmt: skip
         follower = AsyncStreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
-        return follower, fell_back
+        return opened(follower), fell_back  # closed when the caller closes the model's astream (_leaving)
 
 
 def read_batch(reader: StreamReader, batch: list[dict[str, Any]], ended: bool) -> list[Any]:

@@ -15,7 +15,7 @@ from langchain_core.language_models.chat_models import BaseChatModel, LangSmithP
 from langchain_core.language_models.model_profile import ModelProfile
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils import from_env, secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
@@ -37,9 +37,11 @@ from langchain_perplexity_strict._request._parameters import (
 from langchain_perplexity_strict._request._structured_output import pydantic_class, response_format, structured_runnable
 from langchain_perplexity_strict._request._tools import NO_SONAR_TOOLS, function_names, openai_tool, tool_choice_for
 from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._render import merge_generation_chunks
+from langchain_perplexity_strict._response._render import aemit, emit, merge_generation_chunks
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
+from langchain_perplexity_strict._transport._follow import Batch
+from langchain_perplexity_strict._transport._leaving import closing_streams
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
     NormalizationResult,
@@ -50,7 +52,6 @@ from langchain_perplexity_strict.normalize import (
 )
 
 _SETTING_NAMES = tuple(PARAMETERS)
-Batch = tuple[list[dict[str, Any]], bool]  # a network read's events, and whether the stream ended there
 
 
 class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
@@ -335,23 +336,16 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             with closing(cast(Generator[Batch, None, None], events.batches())) as batches:
                 for batch, ended in batches:
                     for chunk in read_batch(mapper, batch, ended):
-                        yield self._emit(chunk, run_manager)
+                        yield emit(chunk, run_manager)
                     # A matched stop ends the text, not the reading: the rest brings usage, sources and
                     # metadata, as invoke reads them (and is generated and billed either way). A
                     # background run is cancelled instead (below), so it stops costing.
                     if answer.stopped and prepared.background:
                         break
             for chunk in mapper.finish():
-                yield self._emit(chunk, run_manager)
+                yield emit(chunk, run_manager)
         finally:
             events.close()  # also when the caller leaves early: a background run is then cancelled
-
-    @staticmethod
-    def _emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
-        generation = ChatGenerationChunk(message=chunk)
-        if run_manager:
-            run_manager.on_llm_new_token(generation.text, chunk=generation)
-        return generation
 
     # -- async -------------------------------------------------------------------------------------
 
@@ -372,6 +366,20 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
+    async def astream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
+        """`BaseChatModel.astream`, whose stream closes (cancelling a background run) when the caller closes
+        it, not later when the event loop finalizes langchain-core's inner generator (`_transport._leaving`)."""
+        async with closing_streams():
+            async for chunk in super().astream(input, config, stop=stop, **kwargs):
+                yield chunk
+
     async def _astream(
         self,
         messages: list[BaseMessage],
@@ -388,20 +396,13 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             async with aclosing(cast(AsyncGenerator[Batch, None], events.batches())) as batches:  # not left to the gc
                 async for batch, ended in batches:
                     for chunk in read_batch(mapper, batch, ended):
-                        yield await self._aemit(chunk, run_manager)
+                        yield await aemit(chunk, run_manager)
                     if answer.stopped and prepared.background:
                         break
             for chunk in mapper.finish():
-                yield await self._aemit(chunk, run_manager)
+                yield await aemit(chunk, run_manager)
         finally:
             await events.close()
-
-    @staticmethod
-    async def _aemit(chunk: AIMessageChunk, run_manager: AsyncCallbackManagerForLLMRun | None) -> ChatGenerationChunk:
-        generation = ChatGenerationChunk(message=chunk)
-        if run_manager:
-            await run_manager.on_llm_new_token(generation.text, chunk=generation)
-        return generation
 
     # -- tools and structured output ----------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import ToolCallChunk, tool_call_chunk
 from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, parse_tool_call
@@ -243,3 +244,19 @@ def merge_generation_chunks(chunks: list[ChatGenerationChunk]) -> ChatGeneration
         ),
         generation_info=merged.generation_info,
     )
+
+
+def emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
+    """`chunk` as the generation chunk a stream yields, its text given to the callbacks first."""
+    generation = ChatGenerationChunk(message=chunk)
+    if run_manager:
+        run_manager.on_llm_new_token(generation.text, chunk=generation)
+    return generation
+
+
+async def aemit(chunk: AIMessageChunk, run_manager: AsyncCallbackManagerForLLMRun | None) -> ChatGenerationChunk:
+    """Async twin of `emit`."""
+    generation = ChatGenerationChunk(message=chunk)
+    if run_manager:
+        await run_manager.on_llm_new_token(generation.text, chunk=generation)
+    return generation

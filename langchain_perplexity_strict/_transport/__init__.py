@@ -7,7 +7,8 @@ again only when no run was started, `_runs` retrieves, resumes and
 cancels a run, `_follow` follows a stream across breaks, and `_background`
 polls a background run to its end. `_timeouts` reads the timeout forms `ChatOpenAI` takes;
 `_loops` gives async requests a connection pool of the running event loop; `_http` knows which
-HTTP library openai is built on (its error class, its TLS context).
+HTTP library openai is built on (its error class, its TLS context); `_leaving` closes an async
+stream as soon as its caller closes the model's `astream`.
 """
 
 from langchain_perplexity_strict._transport._background import await_run, wait
@@ -23,6 +24,7 @@ from langchain_perplexity_strict._transport._client import (
     server_root,
 )
 from langchain_perplexity_strict._transport._follow import AsyncStreamFollower, StreamFollower
+from langchain_perplexity_strict._transport._leaving import closing_streams, opened
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict._transport._timeouts import check_timeout, client_timeout, timeout_seconds
@@ -42,8 +44,10 @@ __all__ = [
     "check_base_url",
     "check_timeout",
     "client_timeout",
+    "closing_streams",
     "encode_body",
     "iterate_batches",
+    "opened",
     "raise_perplexity_error",
     "server_root",
     "timeout_seconds",

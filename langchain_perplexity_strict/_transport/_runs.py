@@ -116,6 +116,9 @@ class Runs:
 
 
 def _log_failure(response_id: str, error: BaseException) -> None:
+    if isinstance(error, openai.BadRequestError):  # refused: the run ended before the cancel reached it
+        logger.info("Perplexity run %s was over before its cancel arrived: %s", response_id, error)
+        return
     logger.warning("could not cancel Perplexity run %s: %s: %s", response_id, type(error).__name__, error)
 
 

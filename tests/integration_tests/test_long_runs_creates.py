@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import make
+from tests.integration_tests.reads import recorded_reads, replay
 from tests.integration_tests.test_long_runs import MODES, QUESTION, STREAMS, call, kinds
 
 ANSWER = "the sources found agree on the main points [1], and [2] gives the details."
@@ -320,3 +321,49 @@ async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
 def _cancelled_id(emu: PerplexityEmulator) -> str:
     path = next(r.path for r in emu.requests if r.kind == "cancel")
     return path.removesuffix("/cancel").rsplit("/", 1)[-1]
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_cancel_refused_because_the_run_had_ended_is_no_warning(
+    emu: PerplexityEmulator, caplog: pytest.LogCaptureFixture, mode: str
+) -> None:
+    """The caller left as its run ended on the server: the cancel is refused (400), and nothing was lost."""
+    caplog.set_level(logging.INFO, logger="langchain_perplexity_strict")
+    llm = make(emu, background=True)
+    replay(llm, recorded_reads(llm, QUESTION)["one event per read"])  # a run already over on the server
+    if mode == "stream":
+        with closing(llm.stream(QUESTION)) as stream:
+            next(stream)
+    else:
+        stream = llm.astream(QUESTION)
+        await anext(stream)
+        await stream.aclose()
+    assert [r.kind for r in emu.requests][-1] == "cancel"
+    [record] = caplog.records
+    assert record.levelno == logging.INFO and "was over before its cancel arrived" in record.getMessage()
+
+
+def test_closing_astream_cancels_the_run_before_asyncio_run_ends() -> None:
+    """langchain-core leaves `_astream` to the loop's finalizer, whose task `asyncio.run` cancels as it ends;
+    the model's `astream` closes its own stream instead, so the cancel goes out before `aclose` returns."""
+    with PerplexityEmulator(api_key="test-key", run_duration=2.0) as timed:
+
+        async def leave() -> list[str]:
+            stream = make(timed, background=True).astream(QUESTION)
+            await anext(stream)
+            await stream.aclose()
+            return kinds(timed)
+
+        assert asyncio.run(leave()) == ["create", "cancel"]
+
+
+async def test_a_task_started_while_an_astream_waits_keeps_its_own_stream(runs: PerplexityEmulator) -> None:
+    """A task copies the context, and with it the open `astream`'s scope: its stream is not that scope's."""
+    llm = make(runs, background=True)
+    first = llm.astream(QUESTION)
+    await anext(first)  # suspended inside its scope
+    streaming = make(runs, background=True, streaming=True)  # ainvoke through _astream, not astream
+    other = asyncio.create_task(streaming.ainvoke(QUESTION))  # under the copied context, scope included
+    await first.aclose()
+    assert (await other).text.endswith(ANSWER)
+    assert kinds(runs).count("cancel") == 1

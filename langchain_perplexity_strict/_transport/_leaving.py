@@ -1,0 +1,45 @@
+"""Close an async call's stream when its caller closes the model's `astream`, not when the loop gets to it.
+
+langchain-core's `BaseChatModel.astream` iterates `_astream` with `async for` and does not close it when its
+own caller calls `aclose()`: the inner generator is closed later by the event loop's async-generator
+finalizer, in a task of its own. A background run's cancel then goes out only once that task runs, and
+never when `asyncio.run` ends first (it cancels every task before it closes async generators). So the chat
+model's `astream` opens a scope here; the first stream opened within it is recorded and closed (its run
+cancelled) as the scope ends. Closing twice is harmless: a follower cancels once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from contextvars import ContextVar
+
+from langchain_perplexity_strict._transport._follow import AsyncStreamFollower
+
+_SCOPE: ContextVar[list[AsyncStreamFollower] | None] = ContextVar("perplexity_stream_scope", default=None)
+
+
+def opened(follower: AsyncStreamFollower) -> AsyncStreamFollower:
+    """Record `follower` in the current scope, unless that scope has its stream already.
+
+    Only the first is taken: a task started while an `astream` is suspended copies its context, scope
+    included, and must not have its own stream closed by that `astream`.
+    """
+    scope = _SCOPE.get()
+    if scope is not None and not scope:
+        scope.append(follower)
+    return follower
+
+
+@contextlib.asynccontextmanager
+async def closing_streams() -> AsyncIterator[None]:
+    """A scope whose stream is closed as it ends, however it ends."""
+    scope: list[AsyncStreamFollower] = []
+    token = _SCOPE.set(scope)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
+            _SCOPE.reset(token)
+        for follower in scope:
+            await follower.close()
