@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -206,3 +207,21 @@ def test_a_background_stream_starts_queued(emu: PerplexityEmulator) -> None:
     streamed, _ = create_stream(emu, {**RESEARCH, "background": True})
     assert [e["response"]["status"] for e in streamed[:2]] == ["queued", "in_progress"]
     assert streamed[-1]["response"]["background"] is True
+
+
+SONAR = {"model": "sonar", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.parametrize(("path", "body"), [("/v1/responses", RESEARCH), ("/chat/completions", SONAR)])
+def test_a_streams_head_comes_in_one_write_with_its_first_event(emu: PerplexityEmulator, path: str, body: Any) -> None:
+    """No wait between a head and an event the server had ready: a client bounding the silences after the head
+    (`stream_chunk_timeout`) then never sees one the server did not mean. The stall keeps the rest out of the read."""
+    emu.inject(Fault("stall", seconds=5.0, after_events=1))
+    payload = json.dumps({**body, "stream": True}).encode()
+    with socket.create_connection(("127.0.0.1", emu.port), timeout=10) as connection:
+        connection.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n".encode()
+                           + f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode()
+                           + payload)  # fmt: skip
+        head, _, rest = connection.recv(1 << 16).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head
+    assert rest.startswith(b"data: {") and rest.endswith(b"\n\n") and rest.count(b"\n\n") == 1
