@@ -245,32 +245,16 @@ async def test_a_reset_mid_stream_is_resumed_after_the_last_event(
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("mode", STREAMS)
-async def test_a_stall_triggers_the_resume(
-    runs: PerplexityEmulator, emu: PerplexityEmulator, mode: str, version: str
-) -> None:
+async def test_a_stall_triggers_the_resume(emu: PerplexityEmulator, mode: str, version: str) -> None:
+    """The stall follows the first event, which comes with the head (the emulator has no clock here): no silence
+    before it can be a loaded machine's; one after it only adds resumes."""
     expected = await plain(emu, mode, version)
-    runs.inject(Fault("stall", seconds=1.0, after_events=4))
-    message, texts = await call(make(runs, output_version=version, background=True, stream_chunk_timeout=0.2), mode)
+    emu.clear()
+    emu.inject(Fault("stall", seconds=2.0, after_events=1))
+    message, texts = await call(make(emu, output_version=version, background=True, stream_chunk_timeout=0.2), mode)
     assert essentials(message) == expected and "".join(texts) == expected["text"]
-    assert message.response_metadata["resumes"][0] == {"starting_after": 4, "reason": "stall"}
-    assert kinds(runs).count("create") == 1
-
-
-@pytest.mark.parametrize("mode", STREAMS)
-async def test_a_stall_on_a_stream_without_sequence_numbers_raises_naming_the_setting(
-    emu: PerplexityEmulator, mode: str
-) -> None:
-    emu.inject(Fault("stall", seconds=1.0, after_events=2))
-    with pytest.raises(PerplexityStreamError, match=r"no bytes for 0\.2 seconds \(stream_chunk_timeout\)"):
-        await call(make(emu, "chat_completions", stream_chunk_timeout=0.2), mode)
-
-
-@pytest.mark.parametrize("mode", STREAMS)
-async def test_a_stall_cut_by_the_shorter_timeout_names_timeout(emu: PerplexityEmulator, mode: str) -> None:
-    """`timeout` below `stream_chunk_timeout` is the read timeout that fires: the error names it, not the other."""
-    emu.inject(Fault("stall", seconds=1.0, after_events=2))
-    with pytest.raises(PerplexityStreamError, match=r"no bytes for 0\.2 seconds \(timeout\)"):
-        await call(make(emu, "chat_completions", timeout=0.2, stream_chunk_timeout=120), mode)
+    assert message.response_metadata["resumes"][0] == {"starting_after": 1, "reason": "stall"}
+    assert kinds(emu).count("create") == 1
 
 
 @pytest.mark.parametrize("mode", STREAMS)
