@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import make
+from tests.integration_tests.reads import recorded_reads, replay
 from tests.integration_tests.test_long_runs import MODES, QUESTION, STREAMS, call, kinds
 
 ANSWER = "the sources found agree on the main points [1], and [2] gives the details."
@@ -289,8 +290,10 @@ async def test_a_reset_before_the_first_event_says_so_once(runs: PerplexityEmula
 
 
 async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
-    runs: PerplexityEmulator, caplog: pytest.LogCaptureFixture
+    emu: PerplexityEmulator, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The run's stream arrives an event per read, so the task is cancelled before its end: over a socket, a
+    loaded machine may read the first token and the terminal event together, and a finished run is not cancelled."""
     unhandled: list[dict[str, Any]] = []
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(lambda _, context: unhandled.append(context))
@@ -301,10 +304,11 @@ async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
             started.set()
 
     caplog.set_level(logging.WARNING, logger="langchain_perplexity_strict")
-    llm = make(runs, background=True, streaming=True)
+    llm = make(emu, background=True, streaming=True)
+    replay(llm, recorded_reads(llm, QUESTION)["one event per read"])
     task = asyncio.create_task(llm.ainvoke(QUESTION, config={"callbacks": [Started()]}))
     await started.wait()
-    runs.inject(Fault("delay", seconds=3))  # the next request is the cancel: slower than the caller waits
+    emu.inject(Fault("delay", seconds=3))  # the next request is the cancel: slower than the caller waits
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -316,7 +320,7 @@ async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
     # type(), not isinstance(): isinstance asks each object's __class__, which wakes openai's lazy proxies (~1.5 s).
     assert [task for task in gc.get_objects() if issubclass(type(task), asyncio.Task) and task._log_traceback] == []
     assert [r.getMessage() for r in caplog.records] == [
-        f"could not cancel Perplexity run {_cancelled_id(runs)}: APITimeoutError: Request timed out."
+        f"could not cancel Perplexity run {_cancelled_id(emu)}: APITimeoutError: Request timed out."
     ]
 
 
