@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import threading
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs
@@ -19,6 +18,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from pydantic import ValidationError
 
 from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
+from langchain_perplexity_strict._transport import _create
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.reads import recorded_reads, replay
@@ -114,14 +114,21 @@ async def test_a_plain_invoke_keeps_the_client_retries(runs: PerplexityEmulator,
     assert creates(runs) == 3
 
 
-def test_a_refused_connection_is_tried_again_as_nothing_was_sent() -> None:
+def test_a_refused_connection_is_tried_again_as_nothing_was_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The emulator is back once the client has decided to send again (not on a timer a loaded machine may let
+    run past the client's last try)."""
+    decide = _create.next_delay
+
+    def then_back(error: openai.APIError, attempt: int, max_retries: int) -> float:
+        delay = decide(error, attempt, max_retries)  # raises if the create may not be sent again
+        emu.start()
+        return delay
+
     with PerplexityEmulator(api_key="test-key") as emu:
         llm = make(emu, background=True)
         emu.stop()  # connections are refused until it is back, on the same port
-        restart = threading.Timer(0.2, emu.start)
-        restart.start()
+        monkeypatch.setattr(_create, "next_delay", then_back)
         assert llm.invoke(QUESTION).text.endswith(ANSWER)
-        restart.join()
         assert creates(emu) == 1
 
 
