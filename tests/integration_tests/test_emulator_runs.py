@@ -185,7 +185,8 @@ def test_a_stall_sends_nothing_then_the_rest(emu: PerplexityEmulator) -> None:
 
 def test_an_idle_dropping_proxy_cuts_a_long_run_and_resuming_completes_it(emu: PerplexityEmulator) -> None:
     whole, _ = create_stream(emu, RESEARCH)  # the same run on no clock: what the resumed one must add up to
-    with PerplexityEmulator(api_key=KEY, run_duration=1.0) as timed:
+    # 2 s: an emulator paused up to a second by a loaded machine still meets silences after it (to 1.7 s in).
+    with PerplexityEmulator(api_key=KEY, run_duration=2.0) as timed:
         timed.set_fault_rates({Fault("idle_drop", seconds=0.05): 1.0})
         got, _ = create_stream(timed, RESEARCH)
         response_id = got[0]["response"]["id"]

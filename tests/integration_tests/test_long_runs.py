@@ -47,8 +47,9 @@ def timed() -> Iterator[PerplexityEmulator]:
 
 @pytest.fixture(scope="module")
 def research() -> Iterator[PerplexityEmulator]:
-    """Runs with silent research steps longer than an idle-dropping proxy waits (time-compressed)."""
-    with PerplexityEmulator(api_key=KEY, run_duration=1.0) as emu:
+    """Runs with silent research steps longer than an idle-dropping proxy waits (time-compressed). 2 s long:
+    an emulator paused up to a second by a loaded machine still meets silences after it (0.3-0.6 s, to 1.7 s in)."""
+    with PerplexityEmulator(api_key=KEY, run_duration=2.0) as emu:
         yield emu
 
 
