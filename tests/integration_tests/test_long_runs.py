@@ -9,6 +9,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import json
+import signal
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -370,6 +371,7 @@ def test_a_keyboard_interrupt_while_polling_cancels_the_run(running: PerplexityE
             threading.Event().wait(0.01)
         _thread.interrupt_main()  # what Ctrl-C does
 
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # ignored in a `make test &` shell
     interrupter = threading.Thread(target=interrupt_once_polled)
     interrupter.start()
     try:
@@ -377,6 +379,7 @@ def test_a_keyboard_interrupt_while_polling_cancels_the_run(running: PerplexityE
             make(running, background=True).invoke(QUESTION)
     finally:
         interrupter.join()
+        signal.signal(signal.SIGINT, previous)
     assert len(cancel_requests(running)) == 1
     assert _status(running, cancel_requests(running)[0]) == "cancelled"
 
