@@ -6,7 +6,9 @@ event by event, waiting for each to happen. The `Fault`s that act on a
 stream: `reset` (a TCP reset) and `cut_stream` (a clean close) after
 `after_events` events; `stall` (no bytes for `seconds` after `after_events`
 events, then the rest); `idle_drop` (closed cleanly, as an idle-timeout
-proxy does, once the connection has been silent for `seconds`).
+proxy does, once the connection has been silent for `seconds`). A stream's
+head goes out in one write with its first event when that event is ready,
+else alone, before the stream goes quiet.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class BaseHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     state: EmulatorState
     server_version = "PerplexityEmulator/1"
+    _headers_buffer: list[bytes]
+    """http.server's buffer of the response head, which its `flush_headers()` writes and empties."""
 
     def setup(self) -> None:
         super().setup()
@@ -90,27 +94,37 @@ class BaseHandler(BaseHTTPRequestHandler):
         raise Reset
 
     def _start_stream(self) -> None:
+        """Begin a stream. Its head is held, to go out in one write with the first event when that event
+        is ready (`_send_event`), or alone (`flush_headers`) just before the stream goes quiet, breaks or
+        ends: a client never waits between a head and an event the server already had."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
-        self.end_headers()
+        self._headers_buffer.append(b"\r\n")  # what end_headers() adds, without its flush
         self.close_connection = True
+
+    def _send_event(self, data: bytes) -> None:
+        """Write one event, with the stream's head if it is still held."""
+        self._headers_buffer.append(data)
+        self.flush_headers()
+        self.wfile.flush()
 
     def _stream(self, events: Iterator[bytes], fault: Fault | None) -> None:
         self._start_stream()
         for n, data in enumerate(events):
             if fault is not None and n == fault.after_events:
+                self.flush_headers()  # a reset, cut or stall follows: the head goes out first
                 if fault.kind == "reset":
                     self._reset()
                 if fault.kind == "cut_stream":
                     break
                 if fault.kind == "stall":
                     time.sleep(fault.seconds)
-            self.wfile.write(data)
-            self.wfile.flush()
+            self._send_event(data)
             if self.state.event_delay:
                 time.sleep(self.state.event_delay)
+        self.flush_headers()  # a stream cut before its first event still has its head
 
     def _stream_run(self, run: Run, after: int, fault: Fault | None) -> None:
         """Stream `run`'s events after `sequence_number` `after`, as they happen on the run's clock."""
@@ -120,6 +134,7 @@ class BaseHandler(BaseHTTPRequestHandler):
         stalled = False
         while True:
             if fault is not None and sent == fault.after_events:
+                self.flush_headers()  # a reset, cut or stall follows: the head goes out first
                 if fault.kind == "reset":
                     self._reset()
                 if fault.kind == "cut_stream":
@@ -127,16 +142,17 @@ class BaseHandler(BaseHTTPRequestHandler):
                 if fault.kind == "stall" and not stalled:
                     stalled = True
                     time.sleep(fault.seconds)  # no bytes; the run goes on meanwhile
-            idle_limit = fault.seconds if fault is not None and fault.kind == "idle_drop" else None
-            deadline = time.monotonic() + (idle_limit if idle_limit is not None else 3600.0)
-            if not run.wait_until(index, deadline):
-                if index >= len(run.events()):
-                    return  # the whole run was sent
-                if idle_limit is not None:
-                    return  # an idle-timeout proxy closes the connection
-                continue
-            self.wfile.write(self._sse(run.events()[index], fault))
-            self.wfile.flush()
+            if not run.wait_until(index, deadline=0.0):  # not happened yet (or the run was all sent)
+                self.flush_headers()  # the stream goes quiet or ends: the head goes out alone
+                idle_limit = fault.seconds if fault is not None and fault.kind == "idle_drop" else None
+                deadline = time.monotonic() + (idle_limit if idle_limit is not None else 3600.0)
+                if not run.wait_until(index, deadline):
+                    if index >= len(run.events()):
+                        return  # the whole run was sent
+                    if idle_limit is not None:
+                        return  # an idle-timeout proxy closes the connection
+                    continue
+            self._send_event(self._sse(run.events()[index], fault))
             sent += 1
             index += 1
             if self.state.event_delay:

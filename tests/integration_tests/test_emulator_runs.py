@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -184,7 +185,8 @@ def test_a_stall_sends_nothing_then_the_rest(emu: PerplexityEmulator) -> None:
 
 def test_an_idle_dropping_proxy_cuts_a_long_run_and_resuming_completes_it(emu: PerplexityEmulator) -> None:
     whole, _ = create_stream(emu, RESEARCH)  # the same run on no clock: what the resumed one must add up to
-    with PerplexityEmulator(api_key=KEY, run_duration=1.0) as timed:
+    # 2 s: an emulator paused up to a second by a loaded machine still meets silences after it (to 1.7 s in).
+    with PerplexityEmulator(api_key=KEY, run_duration=2.0) as timed:
         timed.set_fault_rates({Fault("idle_drop", seconds=0.05): 1.0})
         got, _ = create_stream(timed, RESEARCH)
         response_id = got[0]["response"]["id"]
@@ -217,3 +219,21 @@ def test_a_queued_run_says_so_at_once(slow: PerplexityEmulator) -> None:
     created = json.loads(first.removeprefix("data:"))
     assert (created["type"], created["response"]["status"]) == ("response.created", "queued")
     assert post(slow, f"/v1/responses/{created['response']['id']}/cancel").status_code == 200
+
+
+SONAR = {"model": "sonar", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.parametrize(("path", "body"), [("/v1/responses", RESEARCH), ("/chat/completions", SONAR)])
+def test_a_streams_head_comes_in_one_write_with_its_first_event(emu: PerplexityEmulator, path: str, body: Any) -> None:
+    """No wait between a head and an event the server had ready: a client bounding the silences after the head
+    (`stream_chunk_timeout`) then never sees one the server did not mean. The stall keeps the rest out of the read."""
+    emu.inject(Fault("stall", seconds=5.0, after_events=1))
+    payload = json.dumps({**body, "stream": True}).encode()
+    with socket.create_connection(("127.0.0.1", emu.port), timeout=10) as connection:
+        connection.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n".encode()
+                           + f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode()
+                           + payload)  # fmt: skip
+        head, _, rest = connection.recv(1 << 16).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head
+    assert rest.startswith(b"data: {") and rest.endswith(b"\n\n") and rest.count(b"\n\n") == 1

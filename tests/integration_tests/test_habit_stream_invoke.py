@@ -21,6 +21,8 @@ import pytest
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests import published_schema
+from tests.integration_tests import reads
+from tests.integration_tests.factory import make
 from tests.integration_tests.habits import message_view, streamed_message
 from tests.replay import Replay, replay_server
 
@@ -175,19 +177,19 @@ def _without_thoughts(view: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("api", ["agent", "chat_completions"])
-def test_a_stop_before_the_last_read_keeps_usage_sources_and_metadata(api: str) -> None:
-    """The answer arrives over many reads and the stop matches early: the stream reads on to the end."""
-    with PerplexityEmulator(event_delay=0.01) as emu:
-        model = ChatPerplexityStrict(api=api, api_key="k", base_url=emu.base_url,  # type: ignore[arg-type]
-                                     model="perplexity/sonar" if api == "agent" else "sonar")  # fmt: skip
-        question = "Do experts agree on coffee?"
-        invoked = model.invoke(question, stop=["agree"])
-        streamed = streamed_message(model, question, stop=["agree"])
+def test_a_stop_before_the_last_read_keeps_usage_sources_and_metadata(emu: PerplexityEmulator, api: str) -> None:
+    """The answer arrives an event per read (`reads`: a paced socket may be read at once on a loaded machine)
+    and the stop matches early: the stream reads on to the end."""
+    model = make(emu, api, "perplexity/sonar" if api == "agent" else "sonar")
+    question = "Do experts agree on coffee?"
+    invoked = model.invoke(question, stop=["agree"])
+    reads.replay(model, reads.recorded_reads(model, question)["one event per read"])
+    streamed = streamed_message(model, question, stop=["agree"])
 
-        async def astreamed() -> Any:
-            return functools.reduce(operator.add, [c async for c in model.astream(question, stop=["agree"])])
+    async def astreamed() -> Any:
+        return functools.reduce(operator.add, [c async for c in model.astream(question, stop=["agree"])])
 
-        asynced = asyncio.run(astreamed())
+    asynced = asyncio.run(astreamed())
     assert invoked.response_metadata["stop_sequence"] == "agree" and invoked.usage_metadata is not None
     assert invoked.additional_kwargs["search_results"]
     for other in (streamed, asynced):
@@ -195,7 +197,7 @@ def test_a_stop_before_the_last_read_keeps_usage_sources_and_metadata(api: str) 
 
 
 @pytest.mark.parametrize("background", [False, True])
-def test_a_stopped_astream_closes_its_events_itself(background: bool) -> None:
+def test_a_stopped_astream_closes_its_events_itself(emu: PerplexityEmulator, background: bool) -> None:
     """The follower's `batches()` async generator is closed by the stream when a stop ends it, not left to
     the garbage collector, whose close is a task the loop may destroy pending ("Task was destroyed but it is
     pending!")."""
@@ -206,16 +208,17 @@ def test_a_stopped_astream_closes_its_events_itself(background: bool) -> None:
             left_to_the_collector.extend(g.__qualname__ for g in gc.get_referents(coro) if hasattr(g, "ag_frame"))
         return asyncio.Task(coro, loop=loop, **kwargs)
 
-    with PerplexityEmulator(event_delay=0.01) as emu:
-        model = ChatPerplexityStrict(api_key="k", base_url=emu.base_url, background=background)  # type: ignore[arg-type]
+    question = "Do experts agree on coffee?"
+    model = make(emu, background=background)
+    reads.replay(model, reads.recorded_reads(model, question)["one event per read"])  # the stop before the end
 
-        async def calls() -> list[Any]:
-            asyncio.get_running_loop().set_task_factory(factory)
-            chunks = [c async for c in model.astream("Do experts agree on coffee?", stop=["agree"])]
-            gc.collect()
-            await asyncio.sleep(0)
-            return chunks
+    async def calls() -> list[Any]:
+        asyncio.get_running_loop().set_task_factory(factory)
+        chunks = [c async for c in model.astream(question, stop=["agree"])]
+        gc.collect()
+        await asyncio.sleep(0)
+        return chunks
 
-        chunks = asyncio.run(calls())
+    chunks = asyncio.run(calls())
     assert functools.reduce(operator.add, chunks).response_metadata["stop_sequence"] == "agree"
     assert [name for name in left_to_the_collector if name.endswith("Follower.batches")] == []

@@ -1,5 +1,6 @@
 """Long runs, continued: a run's create is never sent twice once it may have started; settings taken as given;
-a break before the first event said in one sentence; a failed cancel logged once, its task's error read.
+what the stall timeout bounds, and which setting its error names; a break before the first event said in one
+sentence; a failed cancel logged once, its task's error read.
 """
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import threading
 from collections.abc import Iterator
 from contextlib import closing
 from typing import Any
+from urllib.parse import parse_qs
 
 import openai
 import pytest
@@ -19,6 +20,7 @@ from langchain_core.output_parsers import StrOutputParser
 from pydantic import ValidationError
 
 from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
+from langchain_perplexity_strict._transport import _create
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.reads import recorded_reads, replay
@@ -114,14 +116,21 @@ async def test_a_plain_invoke_keeps_the_client_retries(runs: PerplexityEmulator,
     assert creates(runs) == 3
 
 
-def test_a_refused_connection_is_tried_again_as_nothing_was_sent() -> None:
+def test_a_refused_connection_is_tried_again_as_nothing_was_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The emulator is back once the client has decided to send again (not on a timer a loaded machine may let
+    run past the client's last try)."""
+    decide = _create.next_delay
+
+    def then_back(error: openai.APIError, attempt: int, max_retries: int) -> float:
+        delay = decide(error, attempt, max_retries)  # raises if the create may not be sent again
+        emu.start()
+        return delay
+
     with PerplexityEmulator(api_key="test-key") as emu:
         llm = make(emu, background=True)
         emu.stop()  # connections are refused until it is back, on the same port
-        restart = threading.Timer(0.2, emu.start)
-        restart.start()
+        monkeypatch.setattr(_create, "next_delay", then_back)
         assert llm.invoke(QUESTION).text.endswith(ANSWER)
-        restart.join()
         assert creates(emu) == 1
 
 
@@ -197,32 +206,57 @@ def test_the_documented_values_are_accepted(runs: PerplexityEmulator, name: str,
     assert getattr(make(runs, **{name: value}), name) == value
 
 
-def test_the_stall_timeout_and_resume_limit_apply_per_call(runs: PerplexityEmulator) -> None:
-    runs.inject(Fault("reset", after_events=5))
+# The stall tests below use the session emulator, which has no clock: a stream's head comes with its first event
+# and the rest follows at once, so the only silences are the faults' (a loaded machine's may add resumes).
+
+
+def test_the_stall_timeout_and_resume_limit_apply_per_call(emu: PerplexityEmulator) -> None:
+    emu.inject(Fault("reset", after_events=5))
     with pytest.raises(PerplexityStreamError, match="max_resumes=0"):
-        list(make(runs, background=True).stream(QUESTION, max_resumes=0))
-    runs.clear()
-    runs.inject(Fault("stall", seconds=1.5, after_events=5))
-    chunks = list(make(runs, background=True, stream_chunk_timeout=None).stream(QUESTION, stream_chunk_timeout=0.3))
-    assert "resume" in kinds(runs)
+        list(make(emu, background=True).stream(QUESTION, max_resumes=0))
+    emu.clear()
+    emu.inject(Fault("stall", seconds=2.0, after_events=1))
+    chunks = list(make(emu, background=True, stream_chunk_timeout=None).stream(QUESTION, stream_chunk_timeout=0.3))
+    assert "resume" in kinds(emu)
     assert "".join(c.text for c in chunks).endswith(ANSWER)
 
 
 @pytest.mark.parametrize("mode", STREAMS)
 async def test_the_stall_timeout_bounds_the_silences_between_events_not_the_wait_for_the_head(
-    runs: PerplexityEmulator, mode: str
+    emu: PerplexityEmulator, mode: str
 ) -> None:
     """A slow response head (a busy server, a queued run) is waited for, on the create and on a resume:
-    httpx has one read timeout, and the stall bound is applied to the body alone once the head arrived."""
-    runs.inject(Fault("delay", seconds=0.6))  # the create's head
-    message, _ = await call(make(runs, background=True, stream_chunk_timeout=0.3), mode)
+    httpx has one read timeout, and the stall bound is applied to the body alone once the head arrived.
+    Bounded, the create's head would fail the run as unknown; a resume's would be asked for again."""
+    emu.inject(Fault("delay", seconds=0.6))  # the create's head
+    message, _ = await call(make(emu, background=True, stream_chunk_timeout=0.3), mode)
     assert message.text.endswith(ANSWER)
-    assert kinds(runs) == ["create"]
-    runs.clear()
-    runs.inject(Fault("stall", seconds=1.5, after_events=5), Fault("delay", seconds=0.6))  # the resume's head
-    message, _ = await call(make(runs, background=True, stream_chunk_timeout=0.3), mode)
+    assert kinds(emu).count("create") == 1
+    emu.clear()
+    emu.inject(Fault("stall", seconds=2.0, after_events=1), Fault("delay", seconds=0.6))  # the resume's head
+    message, _ = await call(make(emu, background=True, stream_chunk_timeout=0.3), mode)
     assert message.text.endswith(ANSWER)
-    assert kinds(runs) == ["create", "resume"]  # the stall resumed once, its slow head not a second stall
+    assert kinds(emu).count("create") == 1
+    afters = [int(parse_qs(r.query)["starting_after"][0]) for r in emu.requests if r.kind == "resume"]
+    assert afters[0] == 1 and afters == sorted(set(afters))  # its slow head was waited for, not asked for twice
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_stall_on_a_stream_without_sequence_numbers_raises_naming_the_setting(
+    emu: PerplexityEmulator, mode: str
+) -> None:
+    emu.inject(Fault("stall", seconds=1.0, after_events=2))
+    with pytest.raises(PerplexityStreamError, match=r"no bytes for 0\.2 seconds \(stream_chunk_timeout\)"):
+        await call(make(emu, "chat_completions", stream_chunk_timeout=0.2), mode)
+
+
+@pytest.mark.parametrize("mode", STREAMS)
+async def test_a_stall_cut_by_the_shorter_timeout_names_timeout(emu: PerplexityEmulator, mode: str) -> None:
+    """`timeout` below `stream_chunk_timeout` is the read timeout that fires: the error names it, not the other.
+    (`timeout` bounds the wait for the head too: a second, for a loaded machine.)"""
+    emu.inject(Fault("stall", seconds=3.0, after_events=2))
+    with pytest.raises(PerplexityStreamError, match=r"no bytes for 1\.0 seconds \(timeout\)"):
+        await call(make(emu, "chat_completions", timeout=1.0, stream_chunk_timeout=120), mode)
 
 
 @pytest.mark.parametrize("mode", STREAMS)
@@ -287,8 +321,10 @@ async def test_a_reset_before_the_first_event_says_so_once(runs: PerplexityEmula
 
 
 async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
-    runs: PerplexityEmulator, caplog: pytest.LogCaptureFixture
+    emu: PerplexityEmulator, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The run's stream arrives an event per read, so the task is cancelled before its end: over a socket, a
+    loaded machine may read the first token and the terminal event together, and a finished run is not cancelled."""
     unhandled: list[dict[str, Any]] = []
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(lambda _, context: unhandled.append(context))
@@ -299,10 +335,11 @@ async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
             started.set()
 
     caplog.set_level(logging.WARNING, logger="langchain_perplexity_strict")
-    llm = make(runs, background=True, streaming=True)
+    llm = make(emu, background=True, streaming=True)
+    replay(llm, recorded_reads(llm, QUESTION)["one event per read"])
     task = asyncio.create_task(llm.ainvoke(QUESTION, config={"callbacks": [Started()]}))
     await started.wait()
-    runs.inject(Fault("delay", seconds=3))  # the next request is the cancel: slower than the caller waits
+    emu.inject(Fault("delay", seconds=3))  # the next request is the cancel: slower than the caller waits
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -314,7 +351,7 @@ async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
     # type(), not isinstance(): isinstance asks each object's __class__, which wakes openai's lazy proxies (~1.5 s).
     assert [task for task in gc.get_objects() if issubclass(type(task), asyncio.Task) and task._log_traceback] == []
     assert [r.getMessage() for r in caplog.records] == [
-        f"could not cancel Perplexity run {_cancelled_id(runs)}: APITimeoutError: Request timed out."
+        f"could not cancel Perplexity run {_cancelled_id(emu)}: APITimeoutError: Request timed out."
     ]
 
 

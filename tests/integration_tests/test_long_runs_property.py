@@ -27,7 +27,8 @@ QUESTIONS = {False: "Why is the sky blue?", True: 'Use get_weather for "Paris" a
 STALL = 0.05
 """`stream_chunk_timeout` here; a stall fault lasts several times longer. A slow machine may stall where
 no fault is, which only adds resumes: the property must hold all the same. A slow response head is not a
-stall (test_long_runs_creates), so a loaded machine's latency on the create cannot fail it."""
+stall (test_long_runs_creates), and the first event, which identifies the run, comes with the head (the
+emulator writes them together), so a loaded machine cannot stall a run before it can be resumed."""
 
 EVENTS = {False: 30, True: 13}
 """Events in each answer's stream: a break is drawn at any of them but the last (after it, nothing is missing)."""
