@@ -41,7 +41,7 @@ from langchain_perplexity_strict._response._render import aemit, emit, merge_gen
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
 from langchain_perplexity_strict._transport._follow import Batch
-from langchain_perplexity_strict._transport._leaving import closing_streams
+from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
     NormalizationResult,
@@ -366,19 +366,16 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
-    async def astream(
-        self,
-        input: LanguageModelInput,
-        config: RunnableConfig | None = None,
-        *,
-        stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[AIMessageChunk]:
+    async def astream(self, input: LanguageModelInput, config: RunnableConfig | None = None, *,
+                      stop: list[str] | None = None, **kwargs: Any) -> AsyncIterator[AIMessageChunk]:  # fmt: skip
         """`BaseChatModel.astream`, whose stream closes (cancelling a background run) when the caller closes
         it, not later when the event loop finalizes langchain-core's inner generator (`_transport._leaving`)."""
-        async with closing_streams():
+        scope = StreamScope()
+        try:
             async for chunk in super().astream(input, config, stop=stop, **kwargs):
                 yield chunk
+        finally:
+            await scope.close()
 
     async def _astream(
         self,

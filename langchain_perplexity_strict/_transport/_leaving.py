@@ -11,7 +11,6 @@ cancelled) as the scope ends. Closing twice is harmless: a follower cancels once
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
 from contextvars import ContextVar
 
 from langchain_perplexity_strict._transport._follow import AsyncStreamFollower
@@ -31,15 +30,20 @@ def opened(follower: AsyncStreamFollower) -> AsyncStreamFollower:
     return follower
 
 
-@contextlib.asynccontextmanager
-async def closing_streams() -> AsyncIterator[None]:
-    """A scope whose stream is closed as it ends, however it ends."""
-    scope: list[AsyncStreamFollower] = []
-    token = _SCOPE.set(scope)
-    try:
-        yield
-    finally:
+class StreamScope:
+    """The stream one `astream` call opens: entered before the call's first step, closed as it ends.
+
+    A plain object, not an async context manager: it is closed from the `finally` of the model's
+    `astream`, also when the event loop finalizes that generator at shutdown.
+    """
+
+    def __init__(self) -> None:
+        self.followers: list[AsyncStreamFollower] = []
+        self.token = _SCOPE.set(self.followers)
+
+    async def close(self) -> None:
+        """Close the stream opened in this scope (cancelling a background run the caller left)."""
         with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
-            _SCOPE.reset(token)
-        for follower in scope:
+            _SCOPE.reset(self.token)
+        for follower in self.followers:
             await follower.close()

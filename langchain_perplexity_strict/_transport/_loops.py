@@ -44,6 +44,19 @@ def _pool(client: openai.AsyncOpenAI, loop: asyncio.AbstractEventLoop) -> Any:
         return pools[key][0]
 
 
+_HELD: set[asyncio.Future[Any]] = set()
+
+
+def hold_open(request: asyncio.Future[Any]) -> None:
+    """Keep `request` referenced until it ends, and its loop's pools open at shutdown until then.
+
+    A background run's cancel may be sent while `asyncio.run` closes the caller's generators, at the same
+    time as the pools: the pool then waits for it rather than cut it (a run left running, and billed).
+    """
+    _HELD.add(request)
+    request.add_done_callback(_HELD.discard)
+
+
 def _closed_at_shutdown(pool: Any, loop: asyncio.AbstractEventLoop) -> AsyncGenerator[None, None]:
     """An async generator, started on `loop`, that closes `pool` when the loop shuts its generators down.
 
@@ -57,6 +70,9 @@ def _closed_at_shutdown(pool: Any, loop: asyncio.AbstractEventLoop) -> AsyncGene
         try:
             yield
         finally:
+            held = [request for request in _HELD if request.get_loop() is loop]
+            if held:  # a cancel sent as the caller's generators close: its own timeout bounds the wait
+                await asyncio.wait(held)
             await pool.aclose()
 
     async def start() -> None:

@@ -18,6 +18,7 @@ from urllib.parse import quote
 import openai
 
 from langchain_perplexity_strict._transport._client import Transport
+from langchain_perplexity_strict._transport._loops import hold_open
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +101,11 @@ class Runs:
     async def acancel(self, response_id: str) -> bool:
         """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""
         client = self.transport.async_client()
+        if client.is_closed():  # the loop is shutting down (`_loops` closed its pool): send it the sync way
+            return await asyncio.to_thread(self.cancel, response_id)
         path = self._path(response_id, "/cancel")
         request = asyncio.ensure_future(client.post(path, cast_to=object, options=_CANCEL_OPTIONS))
-        _PENDING.add(request)
+        hold_open(request)  # kept referenced, and the loop's pool open at shutdown until it ends
         # The request's own outcome is read and logged once it ends, also when the caller stopped waiting,
         # so its failure is one log line, never an unretrieved task exception.
         request.add_done_callback(lambda done: _settled(response_id, done))
@@ -123,8 +126,7 @@ def _log_failure(response_id: str, error: BaseException) -> None:
 
 
 def _settled(response_id: str, request: asyncio.Future[Any]) -> None:
-    """A cancel request ended: forget it, and log its failure (which also marks its exception retrieved)."""
-    _PENDING.discard(request)
+    """A cancel request ended: log its failure (which also marks its exception retrieved)."""
     if request.cancelled():  # the event loop closed before the server answered
         logger.warning("could not cancel Perplexity run %s: no answer before the event loop closed", response_id)
         return
@@ -134,5 +136,3 @@ def _settled(response_id: str, request: asyncio.Future[Any]) -> None:
 
 
 _CANCEL_OPTIONS: Any = {"timeout": CANCEL_WAIT, "max_retries": 0}
-_PENDING: set[asyncio.Future[Any]] = set()
-"""Cancel requests still under way, kept referenced so they are not garbage-collected mid-flight."""

@@ -17,6 +17,7 @@ import openai
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
 from pydantic import ValidationError
 
 from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
@@ -380,18 +381,24 @@ async def test_a_cancel_refused_because_the_run_had_ended_is_no_warning(
     assert record.levelno == logging.INFO and "was over before its cancel arrived" in record.getMessage()
 
 
-def test_closing_astream_cancels_the_run_before_asyncio_run_ends() -> None:
-    """langchain-core leaves `_astream` to the loop's finalizer, whose task `asyncio.run` cancels as it ends;
-    the model's `astream` closes its own stream instead, so the cancel goes out before `aclose` returns."""
+@pytest.mark.parametrize("chained", [False, True])
+def test_closing_astream_as_asyncio_run_ends_cancels_the_run(chained: bool) -> None:
+    """langchain-core leaves `_astream` to the loop's finalizer, whose task `asyncio.run` cancels as it ends.
+    The model's own `astream` closes its stream before `aclose` returns; in a chain, where langchain-core's
+    generators are finalized at shutdown, the cancel goes out the sync way once the loop's pool is closed."""
     with PerplexityEmulator(api_key="test-key", run_duration=2.0) as timed:
+        model = make(timed, background=True)
 
         async def leave() -> list[str]:
-            stream = make(timed, background=True).astream(QUESTION)
+            stream = (ChatPromptTemplate.from_template("{q}") | model).astream({"q": QUESTION}) if chained else (
+                model.astream(QUESTION))  # fmt: skip
             await anext(stream)
             await stream.aclose()
             return kinds(timed)
 
-        assert asyncio.run(leave()) == ["create", "cancel"]
+        seen_at_close = asyncio.run(leave())
+        assert kinds(timed) == ["create", "cancel"]
+        assert chained or seen_at_close == ["create", "cancel"]
 
 
 async def test_a_task_started_while_an_astream_waits_keeps_its_own_stream(runs: PerplexityEmulator) -> None:
