@@ -41,6 +41,9 @@ from tests.integration_tests.factory import make
         ("agent", {"reasoning_effort": "max"}, "reasoning_effort='max'"),  # not in ReasoningConfigInput
         ("agent", {"models": ["a/b"] * 6}, "models="),
         ("agent", {"max_resumes": None}, "max_resumes=None is not accepted on api='agent'"),
+        ("agent", {"n": "2"}, "n='2' is not accepted on api='agent'"),  # taken as given, not coerced to 2
+        ("agent", {"n": True}, "n=True is not accepted"),
+        ("agent", {"n": None}, "n=None is not accepted"),
     ],
 )
 def test_bad_parameters_at_construction(
