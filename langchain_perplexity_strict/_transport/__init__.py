@@ -24,7 +24,7 @@ from langchain_perplexity_strict._transport._client import (
     server_root,
 )
 from langchain_perplexity_strict._transport._follow import AsyncStreamFollower, StreamFollower
-from langchain_perplexity_strict._transport._leaving import StreamScope, opened
+from langchain_perplexity_strict._transport._leaving import opened
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict._transport._timeouts import check_timeout, client_timeout, timeout_seconds
@@ -38,7 +38,6 @@ __all__ = [
     "Runs",
     "SSEBatcher",
     "StreamFollower",
-    "StreamScope",
     "Transport",
     "aiterate_batches",
     "await_run",

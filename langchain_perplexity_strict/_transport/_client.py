@@ -232,7 +232,7 @@ def _options(params: Params, run: bool = False) -> Any:
 
 def bound_body_reads(stream: S, seconds: float | None) -> S:
     """`stream` with each read of its body bounded at `seconds`, its head having arrived within the client's
-    timeout: a stall between events is detected early, a slow head (a queued run) is waited for.
+    timeout: a stall between events is detected early, a slow head (a busy server) is waited for.
 
     httpx has one read timeout for head and body alike. httpcore (and httpcore2) take the body's from the
     request's `timeout` extension when the body is first read, so setting its `read` now, after the head and
