@@ -11,19 +11,21 @@ from langchain_core.messages import AIMessage
 
 
 class PerplexityResponseError(ModelAPIError):
-    """Perplexity reported a failed or cancelled run, or an `error` stream event."""
+    """Perplexity reported a failed or cancelled run, or an `error` stream event.
 
-
-class PerplexityIncompleteError(PerplexityResponseError):
-    """The answer stopped early (`status: incomplete` / `finish_reason: length`).
-
-    `partial` holds what was produced, so nothing is lost, but it is never
-    returned as if it were complete.
+    `partial` holds what the run produced before it ended (text, citations,
+    usage: a cancelled run may carry a partial message), so nothing is lost,
+    but it is never returned as if it were a complete answer; `None` when
+    there was nothing to read.
     """
 
     def __init__(self, message: str, partial: AIMessage | None = None) -> None:
         super().__init__(message)
         self.partial = partial
+
+
+class PerplexityIncompleteError(PerplexityResponseError):
+    """The answer stopped early (`status: incomplete` / `finish_reason: length`); `partial` holds it."""
 
 
 class PerplexityStreamError(PerplexityResponseError):

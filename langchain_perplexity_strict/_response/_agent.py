@@ -23,8 +23,9 @@ from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._server_items import is_server_item
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
-# Separates the text of two message items of one response (a preamble, then the answer).
-ITEM_SEPARATOR = "\n\n"
+# Separates the text of two message items of one response (a preamble, then the answer), and of two
+# `output_text` parts of one item: each is a paragraph of its own, and run together they would read as one.
+PART_SEPARATOR = "\n\n"
 # The `response.reasoning.*` events of a server tool: (item type, whether it starts, the field carried).
 TOOL_EVENTS = {
     "response.reasoning.search_queries": ("search_results", True, "queries"),
@@ -37,12 +38,18 @@ TOOL_EVENTS = {
 
 
 def read_output(
-    answer: Answer, output: Sequence[dict[str, Any]], *, text: bool, offsets: dict[int, int], stopped_at: int | None
+    answer: Answer,
+    output: Sequence[dict[str, Any]],
+    *,
+    text: bool,
+    offsets: dict[tuple[int, int], int],
+    stopped_at: int | None,
 ) -> None:
     """Fill `answer` from `output` items; message text only when `text` (a stream had it already).
 
-    `offsets` gives, per output index, where that message item's text starts in
-    the answer (annotations are shifted by it); reading text fills it in. Once a
+    `offsets` gives, per (output index, content index), where that text part
+    starts in the answer: Perplexity counts a part's annotation offsets from the
+    part's own start, so they are shifted by it; reading text fills it in. Once a
     stop sequence has matched (in item `stopped_at`), later messages and function
     calls are not part of the answer, as a stream that stopped there never reads them.
     """
@@ -56,15 +63,12 @@ def read_output(
         if is_server_item(item):
             read_server_item(answer, item, ordinals)
         if kind == "message":
-            if text:
-                start_message_item(answer, index, offsets)
-            offset = offsets.get(index, 0)  # a part's annotations count from its own start
-            for part in item.get("content") or []:
-                if text and part.get("type") == "output_text":
-                    answer.add_text(part.get("text", ""))
+            for part_index, part in enumerate(item.get("content") or []):
+                if text and part.get("type") == "output_text" and part.get("text"):
+                    start_text_part(answer, (index, part_index), offsets)
+                    answer.add_text(part["text"])
                 for annotation in part.get("annotations") or []:
-                    answer.add_annotation(_shifted(annotation, offset))
-                offset += len(part.get("text") or "")
+                    answer.add_annotation(_shifted(annotation, offsets.get((index, part_index), 0)))
         elif kind == "search_results":
             answer.add_queries(item.get("queries") or [])
             answer.add_search_results(item.get("results") or [])
@@ -81,13 +85,14 @@ def read_server_item(answer: Answer, item: dict[str, Any], ordinals: dict[str, i
     answer.server.add(item, n)
 
 
-def start_message_item(answer: Answer, index: int, offsets: dict[int, int]) -> None:
-    """A message item begins: separate it from the text before, and note where it starts."""
-    if index in offsets:
+def start_text_part(answer: Answer, key: tuple[int, int], offsets: dict[tuple[int, int], int]) -> None:
+    """A text part (`key`: output index, content index) begins: separate it from the text before, and
+    note where it starts."""
+    if key in offsets:
         return
     if answer.text:
-        answer.pend(*answer.add_text(ITEM_SEPARATOR))
-    offsets[index] = len(answer.text)
+        answer.pend(*answer.add_text(PART_SEPARATOR))
+    offsets[key] = len(answer.text)
 
 
 def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
@@ -133,7 +138,9 @@ def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None
     msg = f"Perplexity reported the run as {status!r}: {error.get('message') or 'no message'}"
     if error.get("code"):
         msg += f" (code {error['code']})"
-    raise PerplexityResponseError(msg)
+    if answer.text or answer.tool_calls:
+        msg += "; what it produced before it ended is on this error's .partial"
+    raise PerplexityResponseError(msg, answer.message())
 
 
 class AgentStreamReader:
@@ -141,7 +148,7 @@ class AgentStreamReader:
 
     def __init__(self, answer: Answer) -> None:
         self.answer = answer
-        self._offsets: dict[int, int] = {}
+        self._offsets: dict[tuple[int, int], int] = {}
         self._items: dict[int, dict[str, Any]] = {}  # output_item.done, for a terminal event without output
         self._received: dict[tuple[int, int], str] = {}  # the text of each (item, part) read so far
         self._stopped_at: int | None = None  # the item in which a stop sequence matched
@@ -162,9 +169,7 @@ class AgentStreamReader:
             return []
         if kind.startswith("response.reasoning."):
             return self._reasoning(kind, event)
-        if kind == "response.output_item.added" and (event.get("item") or {}).get("type") == "message":
-            start_message_item(answer, index, self._offsets)
-        elif kind == "response.output_item.done":
+        if kind == "response.output_item.done":
             item = event.get("item") or {}
             self._items[int(event.get("output_index") or len(self._items))] = item
             self._catch_up(int(event.get("output_index") or len(self._items) - 1), item)
@@ -221,7 +226,7 @@ class AgentStreamReader:
         if not text.startswith(received) or len(text) == len(received) or self._after_stop(key[0]):
             return
         answer = self.answer
-        start_message_item(answer, key[0], self._offsets)
+        start_text_part(answer, key, self._offsets)
         self._received[key] = text
         answer.pend(*answer.add_text(text[len(received) :]))
         if answer.stopped and self._stopped_at is None:
@@ -234,9 +239,9 @@ class AgentStreamReader:
         """A whole message item: the text of its parts that did not arrive as deltas."""
         if item.get("type") != "message":
             return
-        parts = [p for p in item.get("content") or [] if p.get("type") == "output_text"]
-        for part_index, part in enumerate(parts):
-            self._add((index, part_index), str(part.get("text") or ""))
+        for part_index, part in enumerate(item.get("content") or []):  # content_index counts every part
+            if part.get("type") == "output_text":
+                self._add((index, part_index), str(part.get("text") or ""))
 
     def _terminal(self, response: dict[str, Any]) -> list[AIMessageChunk]:
         answer = self.answer

@@ -129,3 +129,94 @@ def test_several_message_items_are_separated_and_citations_follow() -> None:
     message = answer.message()
     assert message.content == "Searching.\n\nParis is [1]."
     assert citation_annotations(answer)[0]["cited_text"] == "[1]"
+
+
+TWO_PARTS = {
+    "id": "resp_two_parts",
+    "status": "completed",
+    "output": [
+        {
+            "type": "message",
+            "content": [
+                {"type": "output_text", "text": "Summary first."},
+                {
+                    "type": "output_text",
+                    "text": "Paris [1] is big.",
+                    "annotations": [
+                        {"type": "url_citation", "url": "https://a", "title": "A", "start_index": 6, "end_index": 9}
+                    ],
+                },
+            ],
+        }
+    ],
+}
+
+
+def two_part_events(response: dict[str, Any], *, deltas: bool) -> list[dict[str, Any]]:
+    """The stream of `response`: each part as one delta (or, without `deltas`, only in the item's done event)."""
+    item = response["output"][0]
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": None}},
+    ]
+    if deltas:
+        for part_index, part in enumerate(item["content"]):
+            events.append(
+                {
+                    "type": "response.output_text.delta",
+                    "output_index": 0,
+                    "content_index": part_index,
+                    "delta": part["text"],
+                }
+            )
+    events.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+    events.append({"type": "response.completed", "response": response})
+    return events
+
+
+def test_two_text_parts_of_one_message_are_separated_and_each_cites_from_its_own_start() -> None:
+    """Perplexity counts a part's annotation offsets from the part's start; the answer separates the parts as
+    it separates message items, and shifts the second part's citation past the first part and the separator."""
+    message = read_whole(TWO_PARTS)
+    assert message.content == "Summary first.\n\nParis [1] is big."
+    answer = Answer()
+    read_agent_response(answer, TWO_PARTS)
+    (citation,) = citation_annotations(answer)
+    assert citation["cited_text"] == "[1]"
+    assert message.content[citation["start_index"] : citation["end_index"]] == "[1]"
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["as-deltas", "only-in-the-item"])
+def test_two_text_parts_stream_as_they_are_invoked(deltas: bool) -> None:
+    chunks, merged = read_stream(two_part_events(TWO_PARTS, deltas=deltas))
+    whole = read_whole(TWO_PARTS)
+    assert merged.content == whole.content
+    assert merged.additional_kwargs.get("annotations") == whole.additional_kwargs.get("annotations")
+
+
+CANCELLED_WITH_TEXT = {**TWO_PARTS, "status": "cancelled", "error": {"message": "cancelled by the user"}}
+
+
+def test_a_cancelled_run_keeps_its_partial_message_on_the_error() -> None:
+    with pytest.raises(PerplexityResponseError, match="'cancelled': cancelled by the user.*partial") as info:
+        read_whole(CANCELLED_WITH_TEXT)
+    assert info.value.partial is not None
+    assert info.value.partial.content == "Summary first.\n\nParis [1] is big."
+
+
+def test_a_cancelled_stream_has_yielded_its_partial_text_and_keeps_it_on_the_error() -> None:
+    reader = AgentStreamReader(Answer())
+    chunks: list[AIMessageChunk] = []
+    with pytest.raises(PerplexityResponseError) as info:
+        for event in two_part_events(CANCELLED_WITH_TEXT, deltas=True):
+            chunks += reader.feed(event)
+            chunks += reader.answer.take_text()
+    assert "".join(str(c.content) for c in chunks) == "Summary first.\n\nParis [1] is big."
+    assert info.value.partial is not None and info.value.partial.content == "Summary first.\n\nParis [1] is big."
+
+
+def test_a_failed_run_without_output_has_an_empty_partial() -> None:
+    with pytest.raises(PerplexityResponseError) as info:
+        read_whole({"status": "failed", "output": [], "error": {"message": "boom"}})
+    assert "partial" not in str(info.value)
+    assert info.value.partial is not None and info.value.partial.content == ""
