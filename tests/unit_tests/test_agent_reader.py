@@ -188,7 +188,7 @@ def test_two_text_parts_of_one_message_are_separated_and_each_cites_from_its_own
 
 @pytest.mark.parametrize("deltas", [True, False], ids=["as-deltas", "only-in-the-item"])
 def test_two_text_parts_stream_as_they_are_invoked(deltas: bool) -> None:
-    chunks, merged = read_stream(two_part_events(TWO_PARTS, deltas=deltas))
+    _, merged = read_stream(two_part_events(TWO_PARTS, deltas=deltas))
     whole = read_whole(TWO_PARTS)
     assert merged.content == whole.content
     assert merged.additional_kwargs.get("annotations") == whole.additional_kwargs.get("annotations")
@@ -198,7 +198,7 @@ CANCELLED_WITH_TEXT = {**TWO_PARTS, "status": "cancelled", "error": {"message": 
 
 
 def test_a_cancelled_run_keeps_its_partial_message_on_the_error() -> None:
-    with pytest.raises(PerplexityResponseError, match="'cancelled': cancelled by the user.*partial") as info:
+    with pytest.raises(PerplexityResponseError, match=r"'cancelled': cancelled by the user.*partial") as info:
         read_whole(CANCELLED_WITH_TEXT)
     assert info.value.partial is not None
     assert info.value.partial.content == "Summary first.\n\nParis [1] is big."
