@@ -232,7 +232,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         call, kwargs = call_arguments(kwargs, self.api)
         parse_as = pydantic_class(call.get("response_format"))  # answered as an instance, as ChatOpenAI does
         if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
-            call["response_format"] = response_format(call["response_format"])
+            call["response_format"] = response_format(call["response_format"])  # {"type": "text"}: None, the default
         settings = {**self._settings(), **kwargs}
         if stop is not None:
             settings["stop"] = stop

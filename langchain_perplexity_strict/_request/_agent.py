@@ -27,6 +27,7 @@ from langchain_perplexity_strict._request._model_names import agent_target, defa
 from langchain_perplexity_strict._request._parameter import place
 from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
+from langchain_perplexity_strict._request._structured_output import agent_response_format
 from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
 from langchain_perplexity_strict.normalize import (
     approval_requests,
@@ -78,7 +79,7 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     if call.get("tool_choice") is not None:
         body["tool_choice"] = agent_tool_choice(call["tool_choice"])
     if call.get("response_format") is not None:
-        body["response_format"] = call["response_format"]
+        body["response_format"] = agent_response_format(call["response_format"])
     body["stream"] = request.stream
     body.update(settings.get("model_kwargs") or {})
     if continuation is not None:

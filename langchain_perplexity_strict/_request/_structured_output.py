@@ -87,12 +87,70 @@ def pydantic_class(schema: Any) -> type | None:
     return schema if isinstance(schema, type) and is_basemodel_subclass(schema) else None
 
 
-def response_format(schema: Any, strict: bool | None = None) -> dict[str, Any]:
-    """The `json_schema` response format for `schema` (None or `{"type": "json_object"}`: any JSON object),
-    its name rewritten to one Perplexity takes."""
-    spec = json_schema_spec(schema, strict)
+# What a `response_format` may be, for the errors that name it.
+ACCEPTED_FORMATS = (
+    "a Pydantic class, a TypedDict, a JSON schema, {'type': 'json_schema', 'json_schema': {...}}, "
+    "{'type': 'json_object'}, {'type': 'text'} (plain text, the default), or on api='chat_completions' "
+    "{'type': 'regex', 'regex': {'regex': ...}}"
+)
+
+
+def response_format(schema: Any, strict: bool | None = None) -> dict[str, Any] | None:
+    """The response format to send for a call's `response_format`: None for `{"type": "text"}` (plain text is
+    what Perplexity answers when none is sent), a `regex` format as given (chat completions'
+    `ResponseFormatRegexInput`; the Agent API body builder refuses it), else the `json_schema` format for
+    `schema` (None or `{"type": "json_object"}`: any JSON object), its name rewritten to one Perplexity takes."""
+    if isinstance(schema, dict) and schema.get("type") in ("text", "regex"):
+        return _plain_format(schema)
+    return json_schema_format(schema, strict)
+
+
+def json_schema_format(schema: Any, strict: bool | None = None) -> dict[str, Any]:
+    """The `json_schema` response format for `schema` (None or `{"type": "json_object"}`: any JSON object), its
+    name rewritten to one Perplexity takes; what is no schema is refused naming `response_format`."""
+    try:
+        spec = json_schema_spec(schema, strict)
+    except ValueError as error:  # langchain-core's "Unsupported function" does not say which argument it was
+        msg = (
+            f"response_format={_shown(schema)} is not a response format Perplexity takes; accepted: {ACCEPTED_FORMATS}."
+        )
+        raise ValueError(msg) from error
     spec["name"] = schema_name(spec.get("name"))
     return {"type": "json_schema", "json_schema": spec}
+
+
+def agent_response_format(fmt: dict[str, Any]) -> dict[str, Any]:
+    """A response format as the Agent API takes it: only `json_schema` (`ResponseFormatInput`)."""
+    if fmt.get("type") == "regex":
+        msg = (
+            f"response_format={_shown(fmt)}: the Agent API takes only JSON schema response formats "
+            "(ResponseFormatInput); a regex format works on api='chat_completions', or pass a JSON schema."
+        )
+        raise ValueError(msg)
+    return fmt
+
+
+def _plain_format(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """`{"type": "text"}` (None: the default) or a `regex` format, checked as the published models take them."""
+    if schema["type"] == "text" and set(schema) == {"type"}:
+        return None
+    regex = schema.get("regex")
+    if schema["type"] == "regex" and set(schema) == {"type", "regex"} and isinstance(regex, dict):
+        known = {"regex", "name", "description", "strict"}
+        if isinstance(regex.get("regex"), str) and set(regex) <= known:
+            return {"type": "regex", "regex": dict(regex)}
+    msg = (
+        f"response_format={_shown(schema)} is not a {schema['type']!r} response format Perplexity takes: "
+        "{'type': 'text'} has no other key, and a regex is {'type': 'regex', 'regex': {'regex': '<pattern>'}} "
+        "(name, description and strict are optional)."
+    )
+    raise ValueError(msg)
+
+
+def _shown(value: Any) -> str:
+    """A caller's value in an error, cut short so that a large schema does not fill the message."""
+    text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def as_function_tool(schema: Any, strict: bool | None) -> dict[str, Any]:
@@ -154,9 +212,9 @@ def structured_runnable(
         )
         # The schema goes as function calling would send it, so both surfaces ask for the same.
         tool_spec = _spec_of(as_function_tool(schema, strict)["function"])
-        fmt = response_format({"type": "json_schema", "json_schema": tool_spec}, strict)
+        fmt = json_schema_format({"type": "json_schema", "json_schema": tool_spec}, strict)
     else:
-        fmt = response_format(schema, strict)
+        fmt = json_schema_format(schema, strict)
     name = fmt["json_schema"]["name"]
     base = model.bind_tools(tools, strict=strict) if tools else model
     llm = base.bind(

@@ -174,3 +174,50 @@ def test_create_agent_response_format(emu: PerplexityEmulator, api: str, strateg
         return
     result = agent.invoke(state) if mode == "invoke" else list(agent.stream(state, stream_mode="values"))[-1]
     assert isinstance(result["structured_response"], Weather)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("api", SURFACES)
+def test_a_text_response_format_is_plain_text_the_default(emu: PerplexityEmulator, api: str, mode: str) -> None:
+    """OpenAI's `{"type": "text"}` asks for what Perplexity answers anyway: nothing is sent for it."""
+    outcome = run(make(emu, api).bind(response_format={"type": "text"}), emu, api, mode, "Weather in Paris?")
+    assert outcome.error is None, outcome.error
+    assert outcome.body is not None and "response_format" not in outcome.body
+    assert outcome.answer.text
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_regex_response_format_goes_to_chat_completions_as_published(emu: PerplexityEmulator, mode: str) -> None:
+    fmt = {"type": "regex", "regex": {"regex": r"[A-Z][a-z]+"}}
+    outcome = run(make(emu, "chat_completions").bind(response_format=fmt), emu, "chat_completions", mode, "A city?")
+    assert outcome.error is None, outcome.error
+    assert outcome.body is not None and outcome.body["response_format"] == fmt
+
+
+# Response formats refused before sending, each with what the message must name besides `response_format=`.
+REFUSED_FORMATS: list[tuple[str, str, Any, str]] = [
+    ("regex on the Agent API", "agent", {"type": "regex", "regex": {"regex": "a"}}, "api='chat_completions'"),
+    ("a bare string", "agent", "text", "accepted:"),
+    ("a bare string", "chat_completions", "json", "accepted:"),
+    ("text with an extra key", "agent", {"type": "text", "strict": True}, "no other key"),
+    ("regex without a pattern", "chat_completions", {"type": "regex", "regex": {}}, "'regex': '<pattern>'"),
+    ("an unknown type", "agent", {"type": "grammar", "grammar": "x"}, "accepted:"),
+    ("a number", "chat_completions", 3, "accepted:"),
+]
+
+
+@pytest.mark.parametrize("how", ["bind", "call"])
+@pytest.mark.parametrize(
+    ("name", "api", "fmt", "names"), REFUSED_FORMATS, ids=[f"{r[0]}-{r[1]}" for r in REFUSED_FORMATS]
+)
+def test_a_response_format_perplexity_refuses_is_refused_naming_it(
+    emu: PerplexityEmulator, name: str, api: str, fmt: Any, names: str, how: str
+) -> None:
+    model = make(emu, api)
+    runnable = model.bind(response_format=fmt) if how == "bind" else model
+    emu.clear()
+    with pytest.raises(ValueError, match="response_format=") as info:
+        runnable.invoke("A city?") if how == "bind" else model.invoke("A city?", response_format=fmt)
+    assert names in str(info.value)
+    assert "Unsupported function" not in str(info.value)
+    assert not emu.requests
