@@ -61,7 +61,7 @@ class ChatStreamReader:
 
     def __init__(self, answer: Answer) -> None:
         self.answer = answer
-        self._last: dict[str, Any] = {}
+        self._last: dict[str, Any] = {}  # the envelope so far (id, model, usage), each field's latest value
         self._finish_reason: Any = None
         self._tool_parts: dict[int, dict[str, Any]] = {}
         self._done = False
@@ -71,7 +71,9 @@ class ChatStreamReader:
         if data.get("type") == "[DONE]":  # `_transport`'s end mark: a chunk without a finish reason ended it
             self._done = True
             return []
-        self._last = data
+        # The latest value of each envelope field: a trailing chunk that carries only the sources (no usage,
+        # id or model) does not erase what the finish chunk reported; usage is cumulative, so the latest counts.
+        self._last = {**self._last, **{k: v for k, v in data.items() if v is not None}}
         _read_chat_sources(answer, data)
         for choice in data.get("choices") or []:
             delta = choice.get("delta") or {}
