@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._model_names import chat_model_name
 from langchain_perplexity_strict._request._parameter import place
 from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
@@ -29,7 +30,10 @@ def chat_body(request: BodyInput) -> dict[str, Any]:
     `model_explicit` of `request` do not apply.
     """
     settings, call = request.settings, request.call
-    body: dict[str, Any] = {"model": settings["model"], "messages": [_message(m) for m in request.messages]}
+    body: dict[str, Any] = {
+        "model": chat_model_name(settings["model"]),
+        "messages": [_message(m) for m in request.messages],
+    }
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
         if value is not None and parameter is not None and parameter.chat not in (None, CLIENT):

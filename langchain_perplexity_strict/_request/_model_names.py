@@ -70,6 +70,36 @@ def agent_target(model: str) -> AgentTarget:
     return target
 
 
+# The Agent API slugs that name a Sonar model, as chat completions name it (the migration table read backwards).
+AGENT_TO_SONAR = {target.model: name for name, target in SONAR_TO_AGENT.items() if target.model}
+
+
+def chat_model_name(model: str) -> str:
+    """`model` as Sonar chat completions take it: an Agent API slug with a Sonar twin (`perplexity/sonar`) is
+    sent as that twin, with a warning once; any other provider slug (`openai/gpt-5.1`) is refused before
+    sending, as Perplexity answers it with "Invalid model". A name without a provider goes as given
+    (a gateway may serve names of its own)."""
+    if model in AGENT_TO_SONAR:
+        sonar = AGENT_TO_SONAR[model]
+        if model not in _warned:
+            _warned.add(model)
+            warnings.warn(
+                f"model {model!r} is an Agent API name; on api='chat_completions' it is sent as {sonar!r}, "
+                "its Sonar name. Pass that directly to silence this warning.",
+                UserWarning,
+                stacklevel=4,
+            )
+        return sonar
+    if "/" in model:
+        msg = (
+            f"model={model!r} is an Agent API model slug, which Sonar chat completions do not serve; "
+            f"on api='chat_completions' pass a Sonar model ({', '.join(SONAR_MODELS)}), "
+            "or use api='agent' for this model."
+        )
+        raise ValueError(msg)
+    return model
+
+
 ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 
 
