@@ -15,9 +15,11 @@ once, and only the one message cut by lines is counted again, by bisection.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+import re
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_origin
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
@@ -30,8 +32,10 @@ from langchain_perplexity_strict.normalize._rule_types import Change
 RULE_NAME = "compact_to_context_window"
 
 TokenCounter = Callable[[str], int] | Callable[[list[BaseMessage]], int] | Any
-"""A callable from text to a count, a callable from messages to a count, or an
-object with `encode(text) -> list`."""
+"""A callable from text to a count, a callable from messages to a count (its
+first parameter annotated as a list, sequence or iterable), an object with
+`encode(text) -> list` (a tiktoken encoding), or a LangChain model (its
+`get_num_tokens_from_messages`). An unannotated callable, such as `len`, is given text."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class MessageCounter:
             self._count: Callable[[BaseMessage], int] = lambda m: count_tokens_approximately([m])
         elif hasattr(counter, "encode"):
             self._count = lambda m: len(counter.encode(_text(m)))
+        elif hasattr(counter, "get_num_tokens_from_messages"):  # a LangChain model, as trim_messages takes one
+            self._count = lambda m: int(counter.get_num_tokens_from_messages([m]))
         elif callable(counter):
             self._count = _adapt(counter)
         else:
@@ -72,20 +78,39 @@ class MessageCounter:
 
 
 def _adapt(counter: Callable[..., int]) -> Callable[[BaseMessage], int]:
-    """Accept text counters and message-list counters alike (decided on first use)."""
-    mode: list[str] = []
+    """A text counter or a message-list counter, told apart by its first parameter's annotation.
 
-    def count(message: BaseMessage) -> int:
-        if not mode:
-            try:
-                value = counter([message])
-                mode.append("messages")
-                return value
-            except (TypeError, AttributeError):
-                mode.append("text")
-        return counter([message]) if mode[0] == "messages" else counter(_text(message))
+    It is read, never guessed by calling: `len` takes a list as readily as a
+    string, and counted a 5,000-character message as 1 token when tried on
+    `[message]` first. Annotated as a list, sequence or iterable (langchain-core's
+    `count_tokens_approximately`, a model's `get_num_tokens_from_messages`), the
+    counter is given `[message]`; annotated `str`, or not at all (`len`, a
+    lambda), it is given the message's text.
+    """
+    if counts_messages(counter):
+        return lambda message: counter([message])
+    return lambda message: counter(_text(message))
 
-    return count
+
+# Annotations of a parameter that takes messages: a list, sequence or iterable (of messages).
+_COLLECTIONS = (list, tuple, Sequence, Iterable, Collection)
+_COLLECTION_NAMES = re.compile(r"^(typing\.|collections\.abc\.)?(list|List|tuple|Tuple|Sequence|Iterable|Collection)\b")
+
+
+def counts_messages(counter: Callable[..., Any]) -> bool:
+    """Whether `counter`'s first positional parameter is annotated as a collection (of messages)."""
+    try:
+        parameters = list(inspect.signature(counter).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: a text counter, as `len` is used here
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    first = next((p for p in parameters if p.kind in positional), None)
+    if first is None or first.annotation is inspect.Parameter.empty:
+        return False
+    annotation = first.annotation
+    if isinstance(annotation, str):  # `from __future__ import annotations`: read the text, evaluate nothing
+        return bool(_COLLECTION_NAMES.match(annotation.strip()))
+    return get_origin(annotation) in _COLLECTIONS or annotation in _COLLECTIONS
 
 
 def _text(message: BaseMessage) -> str:

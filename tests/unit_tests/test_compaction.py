@@ -110,3 +110,58 @@ def test_the_model_reports_compaction_with_the_callers_positions() -> None:
     assert ChatPerplexityStrict(api_key="k").input_budget == 127_072  # type: ignore[arg-type]
     assert ChatPerplexityStrict(api_key="k", max_input_tokens=0).input_budget is None  # type: ignore[arg-type]
     assert ChatPerplexityStrict(api_key="k", model="openai/unknown").input_budget is None  # type: ignore[arg-type]
+
+
+def annotated_messages_counter(messages: list[BaseMessage]) -> int:
+    return sum(words(m) for m in messages)
+
+
+class SizedModel:
+    """What a LangChain model offers a counter: `get_num_tokens_from_messages`."""
+
+    def get_num_tokens_from_messages(self, messages: list[BaseMessage]) -> int:
+        return sum(words(m) for m in messages)
+
+
+def test_len_as_a_counter_counts_a_messages_characters_not_one_per_message() -> None:
+    """`len` takes a list as readily as a string: the counter's kind is read from it, never guessed by a call."""
+    long = HumanMessage("x" * 5000)
+    assert compact_messages([long], 5000, token_counter=len).tokens == 5000
+    with pytest.raises(ValueError, match="take 5000 tokens"):
+        compact_messages([long], 4999, token_counter=len)
+
+
+@pytest.mark.parametrize(
+    "counter",
+    [
+        text_counter,
+        lambda text: len(text.split()),
+        annotated_messages_counter,
+        SizedModel(),
+        SizedModel().get_num_tokens_from_messages,
+    ],
+    ids=["text function", "unannotated lambda", "annotated messages function", "a model", "a model's method"],
+)
+def test_every_counter_kind_is_given_what_it_counts(counter: object) -> None:
+    expected = compact_messages(history(), 12, token_counter=text_counter)
+    result = compact_messages(history(), 12, token_counter=counter)
+    assert result.messages == expected.messages
+    assert result.tokens == expected.tokens
+
+
+def test_a_messages_counter_is_never_called_with_text_nor_a_text_counter_with_messages() -> None:
+    seen: list[type] = []
+
+    def messages_only(messages: list[BaseMessage]) -> int:
+        seen.append(type(messages))
+        return len(messages)
+
+    def text_only(text: str) -> int:
+        seen.append(type(text))
+        return len(text)
+
+    compact_messages(history(), 1000, token_counter=messages_only)
+    assert set(seen) == {list}
+    seen.clear()
+    compact_messages(history(), 1000, token_counter=text_only)
+    assert set(seen) == {str}
