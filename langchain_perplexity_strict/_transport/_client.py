@@ -22,6 +22,7 @@ import httpx
 import openai
 from langchain_openai import ChatOpenAI
 
+from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
@@ -88,7 +89,7 @@ def check_base_url(base_url: Any) -> None:
     parts = urlsplit(base_url) if isinstance(base_url, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         msg = (
-            f"base_url={base_url!r} is not a URL: expected http:// or https://, a host, and an optional path, "
+            f"base_url={shown(base_url)} is not a URL: expected http:// or https://, a host, and an optional path, "
             "such as 'https://api.perplexity.ai'."
         )
         raise ValueError(msg)
