@@ -52,6 +52,25 @@ def has_userinfo(text: Any) -> bool:
     return isinstance(text, str) and _USERINFO.search(text) is not None
 
 
+_KEY_IN_TEXT = re.compile(r"(?i)\b(?:bearer\s+|basic\s+)?(?:pplx-|sk-|xai-|gsk_|ghp_)[\w.-]+")
+_SECRET_SETTING = re.compile(
+    r"(?i)((?:--)?[\w-]*(?:key|secret|passw|auth|token(?!s))[\w-]*(?:\s*[=:]\s*|\s+(?=['\"]?\S)))(['\"]?)[^\s'\",;)}]+"
+)
+
+
+def redact_text(text: str, *secrets: str) -> str:
+    """Free text (a server's error message, a command line's) with every credential in it hidden.
+
+    `secrets` are known credentials (the key a request carried), hidden wherever they appear;
+    besides, URL user info, key-shaped words and the value of a `*key*=` / `--api-key ...` setting.
+    """
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, HIDDEN)
+    text = _KEY_IN_TEXT.sub(HIDDEN, without_userinfo(text))
+    return _SECRET_SETTING.sub(rf"\1\2{HIDDEN}", text)
+
+
 def _secret_string(text: str) -> bool:
     return _KEY_SHAPED.match(text) is not None
 
