@@ -18,6 +18,7 @@ their messages (`temperature=5 is not accepted ...`), through `shown`.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -32,15 +33,29 @@ HIDDEN = "***"
 _SECRET_NAME = re.compile(
     r"key|secret|passw|pwd|auth|credential|cookie|header|bearer|session|signature|token(?!s)", re.IGNORECASE
 )
-_SAFE_NAMES = frozenset({"token_counter", "prompt_cache_key"})
-"""Names the pattern matches that hold no credential (a callable that counts tokens, a cache routing key)."""
+_SAFE_NAMES = frozenset({"token_counter", "custom_get_token_ids", "prompt_cache_key"})
+"""Names the pattern matches that hold no credential (callables that count tokens, a cache routing key)."""
 _USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://|^)[^/\s@?#]*@")  # with or without a scheme
 _KEY_SHAPED = re.compile(r"(?i)^\s*(bearer\s+\S|basic\s+\S|pplx-|sk-|xai-|gsk_|ghp_|eyJ)")
 
 
+_CREDENTIAL_NAMES = ("api_key", "apikey", "password", "passwd", "authorization", "headers", "secret", "token")
+"""Names a misspelling of which (`api_kye`, `pasword`, `autorization`) still holds a credential."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _secret_name(name: str) -> bool:
+    if name in _SAFE_NAMES:
+        return False
+    if _SECRET_NAME.search(name) is not None:
+        return True
+    return bool(difflib.get_close_matches(name.lower(), _CREDENTIAL_NAMES, n=1, cutoff=0.8))
+
+
 def secret_name(name: Any) -> bool:
-    """Whether a value under `name` is or may be a credential (an API key under any name, headers, ...)."""
-    return isinstance(name, str) and name not in _SAFE_NAMES and _SECRET_NAME.search(name) is not None
+    """Whether a value under `name` is or may be a credential: an API key under any name, misspelt
+    (`api_kye`) or not, a token, secret, password, authorization or headers."""
+    return isinstance(name, str) and _secret_name(name)
 
 
 def without_userinfo(text: str) -> str:
@@ -166,6 +181,6 @@ class Redacted(BaseModel):
 _Binding: Any = getattr(chat_models, "_ChatModelBinding", RunnableBinding)  # what BaseChatModel.bind returns
 
 
-class RedactedBinding(Redacted, _Binding):  # type: ignore[misc]
+class RedactedBinding(Redacted, _Binding):
     """`BaseChatModel.bind`'s binding, whose repr and dump hide a bound credential (an MCP tool's
     `authorization` and `headers`, `api_key=`): `ChatPerplexityStrict.bind` and `bind_tools` return it."""

@@ -69,7 +69,7 @@ def raise_perplexity_error(error: openai.APIError, api: str | None) -> NoReturn:
     raise error  # _handle_openai_api_error re-raises everything; this satisfies type checkers
 
 
-def _sent_key(request: httpx.Request) -> str:
+def _sent_key(request: Any) -> str:
     """The key a request carried (`Authorization: Bearer <key>`), to hide wherever an answer repeats it."""
     return request.headers.get("authorization", "").removeprefix("Bearer ").strip()
 
