@@ -68,9 +68,12 @@ def has_userinfo(text: Any) -> bool:
 
 
 _KEY_IN_TEXT = re.compile(r"(?i)\b(?:bearer\s+|basic\s+)?(?:pplx-|sk-|xai-|gsk_|ghp_)[\w.-]+")
+_NAMED = r"[\w-]*(?:key|secret|passw|auth|token(?!s))[\w-]*"
 _SECRET_SETTING = re.compile(
-    r"(?i)((?:--)?[\w-]*(?:key|secret|passw|auth|token(?!s))[\w-]*(?:\s*[=:]\s*|\s+(?=['\"]?\S)))(['\"]?)[^\s'\",;)}]+"
+    rf"((?<![\w-])--{_NAMED}(?:=|\s+)|{_NAMED}=|{_NAMED}:\s*(?=['\"]))(['\"]?)[^\s'\",;)}}]+", re.IGNORECASE
 )
+"""A credential's setting in text: `--api-key value`, `api_key=value`, `api_key: 'value'` (not prose such as
+`PPLX_API_KEY or ...`, nor `api_key: no key given`)."""
 
 
 def redact_text(text: str, *secrets: str) -> str:

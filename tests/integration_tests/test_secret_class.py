@@ -22,6 +22,8 @@ The forms:
 - an MCP tool's `authorization` and `headers` bound with `bind_tools`: the binding's repr and dump, traces,
   and the error of an invalid setting after it; an MCP `server_url` with user info, refused;
 - a server's error that repeats a key-shaped value, and its 401 to a wrong key;
+- the cost callback's constructor given a key, and the normalization report of a history whose tool call
+  carries one (the report's changes; its `messages` are the conversation itself, sent as it is);
 - the CLI, with a key in argv and a key in the environment.
 """
 
@@ -40,12 +42,14 @@ import pytest
 from langchain.chat_models import init_chat_model
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.load import dumpd, dumps
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import ConfigurableField
 from pydantic_core import PydanticSerializationError
 
 from langchain_perplexity_strict import (
     ChatPerplexityStrict,
     PerplexityContextualizedEmbeddings,
+    PerplexityCostCallbackHandler,
     PerplexityEmbeddings,
     PerplexitySearchResults,
     PerplexitySearchRetriever,
@@ -343,6 +347,24 @@ def test_a_refused_key_never_shows(seen: list[str]) -> None:
             texts = failure(call)
             assert "401" in texts[0]
             seen += texts
+
+
+def test_the_cost_callback_and_the_normalization_report_never_show_a_credential(seen: list[str]) -> None:
+    seen += failure(lambda: PerplexityCostCallbackHandler(api_key=CANARY))  # type: ignore[call-arg]
+    seen += failure(lambda: PerplexityCostCallbackHandler(budget_usd=-1, api_kye=CANARY))  # type: ignore[call-arg]
+    handler = PerplexityCostCallbackHandler(budget_usd=1.0)
+    seen += [repr(handler), str(handler)]
+    model = ChatPerplexityStrict(api_key=CANARY, callbacks=[handler])
+    history = [
+        HumanMessage("log in"),
+        AIMessage("", tool_calls=[{"name": "login", "args": {"api_key": CANARY}, "id": "c1"}]),
+        HumanMessage("and then?"),
+        ToolMessage("ok", tool_call_id="unknown"),
+        SystemMessage("late"),
+    ]
+    report = model.normalize(history)
+    assert len(report.changes) >= 3  # the rules ran and said what they changed
+    seen += [str(change) for change in report.changes] + [repr(change) for change in report.changes]
 
 
 def _cli(argv: list[str]) -> tuple[int, str]:
