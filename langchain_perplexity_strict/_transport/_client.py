@@ -22,7 +22,7 @@ import httpx
 import openai
 from langchain_openai import ChatOpenAI
 
-from langchain_perplexity_strict._redact import redact_text, shown
+from langchain_perplexity_strict._redact import redact, redact_text, shown
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
@@ -108,6 +108,13 @@ def server_root(base_url: str) -> str:
     return base_url.rstrip("/").removesuffix("/v1")
 
 
+class _ChatOpenAI(ChatOpenAI):
+    """`ChatOpenAI`, whose repr hides a `base_url`'s user info as this package's classes do (`_redact`)."""
+
+    def __repr_args__(self) -> Any:
+        return [(name, redact(value, name)) for name, value in super().__repr_args__()]
+
+
 class Transport:
     """Requests to one Perplexity server through one `ChatOpenAI`: JSON or a stream, sync and async.
 
@@ -132,7 +139,7 @@ class Transport:
         _, api_key, timeout, max_retries = key
         check_base_url(base_url)
         root = server_root(base_url)
-        chat_openai = ChatOpenAI(model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout)
+        chat_openai = _ChatOpenAI(model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout)
         return cls(chat_openai, key)
 
     # A body is JSON already serialized (`encode_body`); the client posts `content` as it is,
