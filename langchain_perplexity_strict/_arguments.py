@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
+from langchain_perplexity_strict._redact import close_names, named
+
 
 def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
     """Every name a pydantic model takes: field names, their aliases and alias choices."""
@@ -27,13 +29,16 @@ def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
 
 
 def unknown_argument(name: str, value: Any, accepted: Iterable[str], owner: str, why: str = "") -> ValueError:
-    """The error for `name=value`, which `owner` does not take: the closest accepted name, then all of them."""
+    """The error for `name=value`, which `owner` does not take: the closest accepted name, then all of them.
+
+    The value is shown only when known to be safe (`_redact.named`): a misspelt `api_kye=` holds a key.
+    """
     names = sorted(n for n in accepted if not n.startswith("_"))
     close = difflib.get_close_matches(name, names, n=1)
     hint = f" Did you mean {close[0]!r}?" if close and not why else ""
     return ValueError(
-        f"{name}={value!r} is not an argument of {owner}{f' ({why})' if why else ''}.{hint} "
-        f"Accepted: {', '.join(names)}."
+        f"{named(name, value, *close_names(name, names))} is not an argument of {owner}"
+        f"{f' ({why})' if why else ''}.{hint} Accepted: {', '.join(names)}."
     )
 
 

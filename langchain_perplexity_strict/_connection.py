@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from langchain_core.utils import from_env, secret_from_env
-from pydantic import AliasChoices, BaseModel, Field, PrivateAttr, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._arguments import check_known
+from langchain_perplexity_strict._redact import Redacted, shown
 from langchain_perplexity_strict._transport import (
     DEFAULT_BASE_URL,
     Transport,
@@ -47,11 +48,11 @@ def check_connection_setting(name: str, value: Any) -> None:
     elif name == "timeout":
         check_timeout(value)
     elif name == "max_retries" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-        msg = f"max_retries={value!r}: expected an integer >= 0."
+        msg = f"max_retries={shown(value)}: expected an integer >= 0."
         raise ValueError(msg)
 
 
-class PerplexityConnection(BaseModel):
+class PerplexityConnection(Redacted):
     """Key, server root, timeout and retries, and the `Transport` they make (rebuilt when they change)."""
 
     api_key: SecretStr | None = Field(
@@ -100,10 +101,6 @@ class PerplexityConnection(BaseModel):
         # (tens of ms, blocking), which must not happen inside a request.
         _ = self.transport
         return self
-
-    @property
-    def lc_secrets(self) -> dict[str, str]:
-        return {"api_key": "PPLX_API_KEY"}
 
     @property
     def transport(self) -> Transport:

@@ -23,6 +23,7 @@ from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
+from langchain_perplexity_strict._redact import Redacted, RedactedBinding, redact
 from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._parameters import (
@@ -54,7 +55,7 @@ from langchain_perplexity_strict.normalize import (
 _SETTING_NAMES = tuple(PARAMETERS)
 
 
-class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
+class ChatPerplexityStrict(Redacted, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     Every call runs the messages through the normalizer's rules (so a late
@@ -143,10 +144,6 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     def _llm_type(self) -> str:
         return "perplexity-strict"
 
-    @property
-    def lc_secrets(self) -> dict[str, str]:
-        return {"api_key": "PPLX_API_KEY"}
-
     @classmethod
     def is_lc_serializable(cls) -> bool:
         return True
@@ -157,7 +154,13 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()}
+        return redact({"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()})
+
+    def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
+        return redact(super()._get_invocation_params(stop=stop, **kwargs))  # what traces see: credentials hidden
+
+    def bind(self, **kwargs: Any) -> Any:  # a binding whose repr and dump hide a bound credential
+        return RedactedBinding(bound=self, kwargs=kwargs, config={})
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         return ls_params(self, stop, kwargs)
@@ -426,7 +429,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         check_bound(formatted, tool_choice)
         if (choice := tool_choice_for(tool_choice, function_names(formatted))) is not None:
             kwargs["tool_choice"] = choice
-        return super().bind(tools=formatted, **kwargs)
+        return self.bind(tools=formatted, **kwargs)
 
     def with_structured_output(
         self,

@@ -17,6 +17,7 @@ from langchain_core.messages import BaseMessage, convert_to_messages, messages_f
 from pydantic import SecretStr, ValidationError
 
 from langchain_perplexity_strict import _background
+from langchain_perplexity_strict._redact import redact_text
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._surfaces import SURFACES
 from langchain_perplexity_strict._version import __version__
@@ -230,9 +231,21 @@ def _seconds(text: str) -> float:
     return seconds
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose errors ("unrecognized arguments: --api-key pplx-...") never repeat a credential."""
+
+    def error(self, message: str) -> Any:
+        super().error(_without_keys(message))
+
+
+def _without_keys(text: str) -> str:
+    """`text` without the environment's keys, nor anything shaped like a credential (`_redact.redact_text`)."""
+    return redact_text(text, *(os.environ.get(name, "") for name in ("PPLX_API_KEY", "PERPLEXITY_API_KEY")))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser."""
-    parser = argparse.ArgumentParser(prog="perplexity-strict", description=DESCRIPTION)
+    parser = _Parser(prog="perplexity-strict", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -321,7 +334,7 @@ def _one_line(error: BaseException) -> str:
         text = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())
     else:
         text = str(error).split("\nFor troubleshooting, visit:")[0]
-    text = " ".join(text.split()) or type(error).__name__
+    text = _without_keys(" ".join(text.split())) or type(error).__name__
     if "base_url=" in text and os.environ.get("PPLX_BASE_URL"):
         text += " (base_url is read from PPLX_BASE_URL)"
     return text if len(text) <= 400 else text[:397] + "..."

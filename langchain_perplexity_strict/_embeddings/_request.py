@@ -31,6 +31,7 @@ from pydantic import BaseModel, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._embeddings._vectors import decode
+from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
@@ -68,7 +69,7 @@ class EmbeddingSettings(BaseModel):
     @classmethod
     def _string(cls, value: Any, info: Any) -> Any:
         if not isinstance(value, str):
-            msg = f"{info.field_name}={value!r}: expected a string."
+            msg = f"{info.field_name}={shown(value, info.field_name)}: expected a string."
             raise ValueError(msg)
         return value
 

@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlparse
 
+from langchain_perplexity_strict._redact import shown
+
 BUILTIN_TYPES = ("web_search", "fetch_url", "image_search", "people_search", "finance_search", "sandbox", "mcp",
                  "connector")  # fmt: skip
 """Perplexity's built-in tool types (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
@@ -108,11 +110,11 @@ def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
 def _check_server(tool: Mapping[str, Any], path: str) -> None:
     label = tool.get("server_label")
     if isinstance(label, str) and not SERVER_LABEL.match(label):
-        msg = f"{path}.server_label: {label!r} is not accepted; expected 1 to 64 letters, digits, '_' or '-'"
+        msg = f"{path}.server_label: {shown(label)} is not accepted; expected 1 to 64 letters, digits, '_' or '-'"
         raise ValueError(msg)
     url = tool.get("server_url")
     if isinstance(url, str) and (urlparse(url).scheme != "https" or not urlparse(url).netloc):
-        raise ValueError(f"{path}.server_url: {url!r} is not accepted; expected an https:// URL of the MCP server")
+        raise ValueError(f"{path}.server_url: {shown(url)} is not accepted; expected an https:// URL of the MCP server")
 
 
 def check_tool_set(tools: Sequence[Mapping[str, Any]], path: str = "tools") -> None:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.fields import FieldInfo
 
 from langchain_perplexity_strict._arguments import unknown_argument
+from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict._request import _parameter as accepts
 from langchain_perplexity_strict._request._builtin_tools import skills_accepted
 from langchain_perplexity_strict._request._filters import RECENCY
@@ -330,23 +331,23 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
                 raise ValueError(msg)
             continue
         if name in UNSUPPORTED:
-            msg = f"{name}={value!r}: {UNSUPPORTED[name]}; remove it."
+            msg = f"{name}={shown(value, name)}: {UNSUPPORTED[name]}; remove it."
             raise ValueError(msg)
         if parameter is None:
             continue
         if parameter.path(api) is None:
             other = _OTHER_SURFACE[api]
             why = f" ({_INSTEAD[api][name]})" if name in _INSTEAD[api] else ""
-            msg = f"{name}={value!r} is not available on api={api!r}{why}; it exists on api={other!r}."
+            msg = f"{name}={shown(value, name)} is not available on api={api!r}{why}; it exists on api={other!r}."
             raise ValueError(msg)
         if not parameter.check(value, api):
-            msg = f"{name}={value!r} is not accepted on api={api!r}: expected {parameter.accepted}."
+            msg = f"{name}={shown(value, name)} is not accepted on api={api!r}: expected {parameter.accepted}."
             raise ValueError(msg)
     present = {k for k, v in values.items() if v is not None}
     if {"presence_penalty", "frequency_penalty"} <= present:
         msg = (
-            f"presence_penalty={values['presence_penalty']!r} and frequency_penalty="
-            f"{values['frequency_penalty']!r}: Perplexity accepts one or the other, not both."
+            f"presence_penalty={shown(values['presence_penalty'])} and frequency_penalty="
+            f"{shown(values['frequency_penalty'])}: Perplexity accepts one or the other, not both."
         )
         raise ValueError(msg)
     if values.get("background") and values.get("store") is False:
@@ -358,7 +359,7 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
     dates = sorted(present & set(DATE_FILTERS))
     if "search_recency_filter" in present and dates:
         msg = (
-            f"search_recency_filter={values['search_recency_filter']!r} cannot be combined "
+            f"search_recency_filter={shown(values['search_recency_filter'])} cannot be combined "
             f"with {', '.join(dates)}: use a recency or dates, not both."
         )
         raise ValueError(msg)
@@ -388,7 +389,8 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
     unknown = sorted(k for k in params if k not in PARAMETERS)
     if unknown:
         msg = (
-            f"{unknown[0]}={params[unknown[0]]!r} is not a parameter of ChatPerplexityStrict "
+            f"{named(unknown[0], params[unknown[0]], *close_names(unknown[0], PARAMETERS))} "
+            "is not a parameter of ChatPerplexityStrict "
             f"(api={api!r}); call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}."
         )
         raise ValueError(msg)

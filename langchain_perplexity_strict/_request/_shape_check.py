@@ -18,6 +18,8 @@ from typing import Any, Literal, Union
 
 from typing_extensions import get_type_hints, is_typeddict
 
+from langchain_perplexity_strict._redact import shown
+
 
 def check_shape(value: Any, shape: Any, path: str) -> None:
     """Raise `ValueError` unless `value` has the shape `shape` (a TypedDict or a type it uses)."""
@@ -114,6 +116,5 @@ def _options(values: tuple[Any, ...]) -> str:
 
 
 def _bad(path: str, value: Any, accepted: str) -> str:
-    shown = repr(value)
-    shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    return f"{path}: {shown} is not accepted; expected {accepted}"
+    # Named by its whole path: a value anywhere under `headers` or `authorization` is a credential.
+    return f"{path}: {shown(value, path, limit=80)} is not accepted; expected {accepted}"

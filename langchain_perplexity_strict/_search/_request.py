@@ -21,6 +21,7 @@ from typing import Any, Literal
 from langchain_core.documents import Document
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 
+from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
     RECENCY,
@@ -122,7 +123,7 @@ def check_field(name: str, value: Any, label: str | None = None) -> None:
     if value is not None and not field.check(value):
         why = domains_problem(value) if name == "search_domain_filter" else None
         why = why or f"expected {field.accepted}"
-        msg = f"{label or name}={value!r} is not accepted by Perplexity's Search API: {why}."
+        msg = f"{label or name}={shown(value, name)} is not accepted by Perplexity's Search API: {why}."
         raise ValueError(msg)
 
 
@@ -130,7 +131,7 @@ def _check_date_order(body: Mapping[str, Any]) -> None:
     for after, before in DATE_PAIRS:
         start, end = parse_date(body.get(after)), parse_date(body.get(before))
         if start is not None and end is not None and start > end:
-            msg = f"{after}={body[after]!r} is later than {before}={body[before]!r}: no page can match."
+            msg = f"{after}={shown(body[after])} is later than {before}={shown(body[before])}: no page can match."
             raise ValueError(msg)
 
 
@@ -142,7 +143,8 @@ def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
         if value is None:
             continue
         if name not in FIELDS:
-            msg = f"{name}={value!r} is not a Search API field. Accepted: {', '.join(FIELDS)}."
+            shown_name = named(name, value, *close_names(name, FIELDS))
+            msg = f"{shown_name} is not a Search API field. Accepted: {', '.join(FIELDS)}."
             raise ValueError(msg)
         check_field(name, value)
         body[name] = list(value) if isinstance(value, list) else value  # a copy: the caller's list stays theirs

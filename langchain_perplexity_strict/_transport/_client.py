@@ -22,6 +22,7 @@ import httpx
 import openai
 from langchain_openai import ChatOpenAI
 
+from langchain_perplexity_strict._redact import redact, redact_text, shown
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
@@ -51,7 +52,9 @@ def raise_perplexity_error(error: openai.APIError, api: str | None) -> NoReturn:
         # The emulator (langchain_perplexity_strict.testing) names itself in a header on every answer.
         who = "Perplexity emulator" if error.response.headers.get("x-perplexity-emulator") else "Perplexity"
         message = f"{who} {api + ' ' if api else ''}API answered HTTP {error.status_code}"
-        message += f" ({kind}): {text or error.message}" if kind else f": {text or error.message}"
+        # A server may echo what it was sent (a value, the key it refused): the message shows no credential.
+        text = redact_text(str(text or error.message), _sent_key(error.response.request))
+        message += f" ({kind}): {text}" if kind else f": {text}"
         if kind == "chat_completions_not_available":
             message += RETIRED_HINT
         error = type(error)(message, response=error.response, body=error.body)
@@ -59,11 +62,16 @@ def raise_perplexity_error(error: openai.APIError, api: str | None) -> NoReturn:
             _handle_openai_bad_request(error)
     elif type(error) is openai.APIConnectionError:  # openai says only "Connection error.": say where, and why
         url = error.request.url
-        cause = f": {error.__cause__}" if error.__cause__ and str(error.__cause__) else ""
+        cause = f": {redact_text(str(error.__cause__), _sent_key(error.request))}" if str(error.__cause__ or "") else ""
         message = f"Could not connect to the Perplexity {api + ' ' if api else ''}API at {url.scheme}://{url.netloc.decode()}{cause}"
         error = openai.APIConnectionError(message=message, request=error.request)
     _handle_openai_api_error(error)
     raise error  # _handle_openai_api_error re-raises everything; this satisfies type checkers
+
+
+def _sent_key(request: Any) -> str:
+    """The key a request carried (`Authorization: Bearer <key>`), to hide wherever an answer repeats it."""
+    return request.headers.get("authorization", "").removeprefix("Bearer ").strip()
 
 
 T = TypeVar("T")
@@ -88,7 +96,7 @@ def check_base_url(base_url: Any) -> None:
     parts = urlsplit(base_url) if isinstance(base_url, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         msg = (
-            f"base_url={base_url!r} is not a URL: expected http:// or https://, a host, and an optional path, "
+            f"base_url={shown(base_url)} is not a URL: expected http:// or https://, a host, and an optional path, "
             "such as 'https://api.perplexity.ai'."
         )
         raise ValueError(msg)
@@ -98,6 +106,13 @@ def server_root(base_url: str) -> str:
     """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
     guide gives (`https://api.perplexity.ai/v1`); every path (`/v1/responses`, ...) starts from the root."""
     return base_url.rstrip("/").removesuffix("/v1")
+
+
+class _ChatOpenAI(ChatOpenAI):
+    """`ChatOpenAI`, whose repr hides a `base_url`'s user info as this package's classes do (`_redact`)."""
+
+    def __repr_args__(self) -> Any:
+        return [(name, redact(value, name)) for name, value in super().__repr_args__()]
 
 
 class Transport:
@@ -124,7 +139,7 @@ class Transport:
         _, api_key, timeout, max_retries = key
         check_base_url(base_url)
         root = server_root(base_url)
-        chat_openai = ChatOpenAI(model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout)
+        chat_openai = _ChatOpenAI(model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout)
         return cls(chat_openai, key)
 
     # A body is JSON already serialized (`encode_body`); the client posts `content` as it is,

@@ -13,12 +13,14 @@ from typing import Any
 
 import httpx
 
+from langchain_perplexity_strict._redact import shown
+
 
 def check_timeout(value: Any) -> None:
     """Raise `ValueError` naming `timeout` unless `value` is None or a timeout whose every part is seconds > 0."""
     if value is not None and not all(map(_seconds, _parts(value))):
         msg = (
-            f"timeout={value!r}: expected seconds > 0 (finite), a (connect, read) pair of them, an httpx.Timeout "
+            f"timeout={shown(value)}: expected seconds > 0 (finite), a (connect, read) pair of them, an httpx.Timeout "
             "whose set parts are, or None for the client's default (the forms ChatOpenAI takes)."
         )
         raise ValueError(msg)

@@ -1,0 +1,189 @@
+"""What may be shown of a caller's value: credentials never appear in an error, repr, trace or dump.
+
+One place decides what is or may be a credential, and every message, repr,
+serialized form and trace the package builds from a caller's value goes
+through it:
+
+- a name that says credential (`api_key`, `authorization`, `headers`, a
+  `*_token`, `*secret*`, `*password*`...): its value is never shown;
+- a URL's user info (`https://user:pass@host`): replaced by `***`;
+- a string shaped like an API key (`pplx-...`, `sk-...`, `Bearer ...`),
+  whatever its name: never shown.
+
+`ChatOpenAI` names an unknown argument without its value; so does this
+package (`_arguments.unknown_argument`). Known settings keep their value in
+their messages (`temperature=5 is not accepted ...`), through `shown`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from langchain_core.language_models import chat_models
+from langchain_core.runnables import RunnableBinding
+from pydantic import BaseModel, ConfigDict, SecretStr, SerializerFunctionWrapHandler, model_serializer
+
+HIDDEN = "***"
+"""What stands in for a hidden value."""
+
+_SECRET_NAME = re.compile(
+    r"key|secret|passw|pwd|auth|credential|cookie|header|bearer|session|signature|token(?!s)", re.IGNORECASE
+)
+_SAFE_NAMES = frozenset({"token_counter", "custom_get_token_ids", "prompt_cache_key"})
+"""Names the pattern matches that hold no credential (callables that count tokens, a cache routing key)."""
+_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://|^)[^/\s@?#]*@")  # with or without a scheme
+_KEY_SHAPED = re.compile(r"(?i)^\s*(bearer\s+\S|basic\s+\S|pplx-|sk-|xai-|gsk_|ghp_|eyJ)")
+
+
+_CREDENTIAL_NAMES = ("api_key", "apikey", "password", "passwd", "authorization", "headers", "secret", "token")
+"""Names a misspelling of which (`api_kye`, `pasword`, `autorization`) still holds a credential."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _secret_name(name: str) -> bool:
+    if name in _SAFE_NAMES:
+        return False
+    if _SECRET_NAME.search(name) is not None:
+        return True
+    return bool(difflib.get_close_matches(name.lower(), _CREDENTIAL_NAMES, n=1, cutoff=0.8))
+
+
+def secret_name(name: Any) -> bool:
+    """Whether a value under `name` is or may be a credential: an API key under any name, misspelt
+    (`api_kye`) or not, a token, secret, password, authorization or headers."""
+    return isinstance(name, str) and _secret_name(name)
+
+
+def without_userinfo(text: str) -> str:
+    """`text` with every URL's user info (`user:pass@`) replaced by `***@`."""
+    return _USERINFO.sub(rf"\1{HIDDEN}@", text)
+
+
+def has_userinfo(text: Any) -> bool:
+    return isinstance(text, str) and _USERINFO.search(text) is not None
+
+
+_KEY_IN_TEXT = re.compile(r"(?i)\b(?:bearer\s+|basic\s+)?(?:pplx-|sk-|xai-|gsk_|ghp_)[\w.-]+")
+_NAMED = r"[\w-]*(?:key|secret|passw|auth|token(?!s))[\w-]*"
+_SECRET_SETTING = re.compile(
+    rf"((?<![\w-])--{_NAMED}(?:=|\s+)|{_NAMED}=|{_NAMED}:\s*(?=['\"]))(['\"]?)[^\s'\",;)}}]+", re.IGNORECASE
+)
+"""A credential's setting in text: `--api-key value`, `api_key=value`, `api_key: 'value'` (not prose such as
+`PPLX_API_KEY or ...`, nor `api_key: no key given`)."""
+
+
+def redact_text(text: str, *secrets: str) -> str:
+    """Free text (a server's error message, a command line's) with every credential in it hidden.
+
+    `secrets` are known credentials (the key a request carried), hidden wherever they appear;
+    besides, URL user info, key-shaped words and the value of a `*key*=` / `--api-key ...` setting.
+    """
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, HIDDEN)
+    text = _KEY_IN_TEXT.sub(HIDDEN, without_userinfo(text))
+    return _SECRET_SETTING.sub(rf"\1\2{HIDDEN}", text)
+
+
+def _secret_string(text: str) -> bool:
+    return _KEY_SHAPED.match(text) is not None
+
+
+def redact(value: Any, name: Any = None) -> Any:
+    """`value` with every credential in it hidden, recursively; the caller's object is never changed.
+
+    Values under a credential name and key-shaped strings become `***`; URLs lose their user
+    info; a `SecretStr` stays, as it shows itself masked. Anything else is returned as it is (the
+    same object when nothing was hidden).
+    """
+    if value is None or isinstance(value, SecretStr) or (isinstance(value, str) and not value):
+        return value  # a SecretStr shows itself masked
+    if secret_name(name):
+        return HIDDEN
+    if isinstance(value, str):
+        return HIDDEN if _secret_string(value) else without_userinfo(value)
+    if isinstance(value, Mapping):
+        items = {k: redact(v, k) for k, v in value.items()}
+        return value if all(items[k] is value[k] for k in items) else items
+    if isinstance(value, (list, tuple)):
+        hidden = [redact(v) for v in value]
+        if all(h is v for h, v in zip(hidden, value, strict=True)):
+            return value
+        return hidden if isinstance(value, list) else tuple(hidden)
+    return value
+
+
+def shown(value: Any, name: Any = None, limit: int | None = None) -> str:
+    """`value` as an error message may show it: `repr` of its redacted form, cut to `limit` characters."""
+    text = repr(redact(value, name))
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
+
+
+def close_names(name: str, accepted: Iterable[str]) -> list[str]:
+    """The accepted names `name` is a misspelling of (`api_key` for `api_kye`), by difflib's measure."""
+    return difflib.get_close_matches(name, [n for n in accepted if isinstance(n, str)], n=3)
+
+
+def named(name: str, value: Any, *like: str) -> str:
+    """`name=value` for an argument that is refused, or only `name` unless the value is known to be safe.
+
+    Safe is a number, a bool or None under a name that is not a credential's, nor close to one
+    (`like`: the accepted names it resembles, `api_key` for `api_kye`). A string may be a key
+    under any name, so it is never shown, as `ChatOpenAI` never shows an unknown argument's value.
+    """
+    scalar = value is None or isinstance(value, (bool, int, float))
+    return f"{name}={value!r}" if scalar and not any(map(secret_name, (name, *like))) else name
+
+
+def secret_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
+    """The dotted paths (`model_kwargs.extra_body.token`) of every value `redact` would hide.
+
+    For LangChain's `lc_secrets`, whose dotted paths `dumpd` replaces by secret references.
+    """
+    for key, value in values.items():
+        if not isinstance(key, str) or "." in key:
+            continue
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping) and not secret_name(key):
+            yield from secret_paths(value, f"{path}.")
+        elif redact(value, key) is not value:
+            yield path
+
+
+class Redacted(BaseModel):
+    """A model whose repr, `model_dump`, pydantic errors and LangChain dump never show a credential.
+
+    pydantic's errors repeat the whole input (`input_value={'api_kye': ...}`): `hide_input_in_errors`
+    leaves only the message, which names the field. `repr` and `model_dump` show values through
+    `redact`; `lc_secrets` (what `dumpd` replaces by secret references, to be given back at load)
+    names every hidden value's path, such as `base_url` with user info or `model_kwargs.api_key`.
+    """
+
+    model_config = ConfigDict(hide_input_in_errors=True)
+
+    def __repr_args__(self) -> Any:
+        return [(k, redact(v, k)) for k, v in super().__repr_args__()]
+
+    @model_serializer(mode="wrap")
+    def _redacted(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return redact(handler(self))
+
+    @property
+    def lc_secrets(self) -> dict[str, str]:
+        fields = {k: v for k, v in self.__dict__.items() if k in type(self).model_fields}
+        paths = {path: path.upper().replace(".", "_") for path in secret_paths(fields)}
+        if "base_url" in paths:
+            paths["base_url"] = "PPLX_BASE_URL"
+        return {**paths, "api_key": "PPLX_API_KEY"} if "api_key" in fields else paths
+
+
+_Binding: Any = getattr(chat_models, "_ChatModelBinding", RunnableBinding)  # what BaseChatModel.bind returns
+
+
+class RedactedBinding(Redacted, _Binding):
+    """`BaseChatModel.bind`'s binding, whose repr and dump hide a bound credential (an MCP tool's
+    `authorization` and `headers`, `api_key=`): `ChatPerplexityStrict.bind` and `bind_tools` return it."""
