@@ -22,7 +22,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
-from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
+from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._parameters import (
@@ -250,7 +250,9 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         planner = None
         if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
             target = surface.target(settings, explicit)
-            planner = Planner(target, self.base_url, surface.encode_items, self.input_budget, self.token_counter)
+            account = account_tag(self.api_key.get_secret_value() if self.api_key else "")
+            encode = surface.encode_items
+            planner = Planner(target, self.base_url, account, encode, self.input_budget, self.token_counter)
         conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.token_counter,
                                keep_whole=planner.keep_whole if planner else None)  # fmt: skip
         self._warn_once(conversation)

@@ -106,12 +106,16 @@ class _PreparedRun:
             if text != texts[at] or self.vectors[start] is None:
                 continue
             length = 1
-            while (at + length < len(texts) and start + length < len(self.texts)
-                   and self.vectors[start + length] is not None
-                   and self.texts[start + length] == texts[at + length]):  # fmt: skip
+            while self._continues(texts, at + length, start + length):
                 length += 1
             found.append((start, length))
         return found
+
+    def _continues(self, texts: list[str], at: int, here: int) -> bool:
+        """Whether `texts[at]` is there and is the untaken chunk at `here`."""
+        if at >= len(texts) or here >= len(self.texts) or self.vectors[here] is None:
+            return False
+        return self.texts[here] == texts[at]
 
 
 class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
