@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 # Names a custom function may not take on the Agent API: the built-in tools' names
@@ -49,25 +48,23 @@ SONAR_TO_AGENT: dict[str, AgentTarget] = {
     "sonar-deep-research": AgentTarget(None, "medium"),
 }
 
-_warned: set[str] = set()
-
 
 def agent_target(model: str) -> AgentTarget:
-    """The Agent API model (or preset) for `model`; Sonar names are mapped once with a warning."""
+    """The Agent API model (or preset) for `model`: Sonar names mapped by Perplexity's table."""
+    return SONAR_TO_AGENT.get(model) or AgentTarget(model, None)
+
+
+def sonar_notice(model: str) -> str | None:
+    """What a model says (once per model instance, `_once`) when `model` is a Sonar name it maps."""
     target = SONAR_TO_AGENT.get(model)
     if target is None:
-        return AgentTarget(model, None)
-    if model not in _warned:
-        _warned.add(model)
-        becomes = f"model {target.model!r}" if target.model else f"preset {target.preset!r}"
-        warnings.warn(
-            f"model {model!r} is a Sonar chat-completions name; on the Agent API it is "
-            f"sent as {becomes} with web search, per Perplexity's migration table. "
-            "Pass that directly to silence this warning.",
-            UserWarning,
-            stacklevel=4,
-        )
-    return target
+        return None
+    becomes = f"model {target.model!r}" if target.model else f"preset {target.preset!r}"
+    return (
+        f"model {model!r} is a Sonar chat-completions name; on the Agent API it is "
+        f"sent as {becomes} with web search, per Perplexity's migration table. "
+        "Pass that directly to silence this warning."
+    )
 
 
 ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
