@@ -168,11 +168,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         copied._prepared = []
         return copied
 
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
-        copied = super().__deepcopy__(memo)
-        copied._prepared = []
-        return copied
-
     # -- documents of chunks -------------------------------------------------------------
 
     def _bodies(self, documents: Sequence[Sequence[str]]) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Sonar model names on the Agent API: mapped per Perplexity's migration table, with one warning per model instance and name."""
+"""Sonar model names on the Agent API: mapped per Perplexity's migration table, one warning per model instance."""
 
 from __future__ import annotations
 
