@@ -12,11 +12,13 @@ what owns each, so that two owners with equal content never share it:
 3. Continuation records (`response_metadata["perplexity_context"]`, read by `_continuation._anchor`):
    keyed by the history's digest, the model target, the server and now the account (a tag of the API
    key), on every path to `_prepare` (invoke, ainvoke, stream, astream, configurable_fields,
-   model_copy). Fixed for the key; the model, the server and a thread's own answer already fine.
+   model_copy, init_chat_model with a key or a configurable one). Fixed for the key; the model, the
+   server and a thread's own answer were already fine.
 4. Connection pools: `_transport/_loops._POOLS` (per event loop) and the sync pool, which
    langchain-openai shared process-wide by server and timeout (`_get_default_httpx_client`): keyed by
-   the owner's connection settings, the key among them (a pool keeps the cookies a server sets).
-   Fixed. `Transport` per model (`_transport`, rebuilt when its settings change): already fine.
+   the owner's connection settings, the key among them (a pool keeps the cookies a server sets), for
+   every class (the chat model, search retriever and tool, both embeddings classes). Fixed.
+   `Transport` per object (`_transport`, rebuilt when its settings change): already fine.
 5. Once-only warnings: the Sonar-name notice (a module-level set by name) and the compaction warning
    (a per-instance flag that `model_copy` copied, and Python's registry, which keys by text and line):
    once per model instance (`_once.OncePerOwner`). Fixed.
@@ -39,6 +41,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from langchain.chat_models import init_chat_model
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import ConfigurableField
@@ -50,6 +53,8 @@ from langchain_perplexity_strict import (
     ChatPerplexityStrict,
     PerplexityContextualizedEmbeddings,
     PerplexityEmbeddings,
+    PerplexitySearchResults,
+    PerplexitySearchRetriever,
     get_perplexity_cost_callback,
 )
 from langchain_perplexity_strict.testing import PerplexityEmulator
@@ -233,9 +238,25 @@ def test_another_key_never_continues_a_response_it_does_not_own(server: Perplexi
     assert last_create(server)["previous_response_id"] == history[1].response_metadata["id"], "A continues its own"
 
 
-def test_a_key_set_by_configurable_fields_or_model_copy_is_the_owner_too(server: PerplexityEmulator) -> None:
+def test_a_key_set_by_configurable_fields_model_copy_or_init_chat_model_is_the_owner_too(
+    server: PerplexityEmulator,
+) -> None:
     owner = chat(server, "key-a", use_previous_response_id=True)
     history = first_turn(owner)
+    registered = init_chat_model(
+        "perplexity_strict:perplexity/sonar", api_key="key-b", base_url=server.base_url, use_previous_response_id=True
+    )
+    call(registered, history, "invoke")
+    assert "previous_response_id" not in last_create(server)
+    any_field = init_chat_model(
+        "perplexity_strict:perplexity/sonar",
+        base_url=server.base_url,
+        use_previous_response_id=True,
+        configurable_fields="any",
+    )
+    call(any_field, history, "invoke", {"configurable": {"api_key": "key-b"}})
+    assert "previous_response_id" not in last_create(server)
+    assert key(server.requests[-1]) == "Bearer key-b"
     configurable = owner.configurable_fields(api_key=ConfigurableField(id="key"))
     call(configurable, history, "invoke", {"configurable": {"key": "key-b"}})
     assert "previous_response_id" not in last_create(server)
@@ -302,17 +323,21 @@ def cookie_server() -> Iterator[tuple[str, list[tuple[str, str]]]]:
         httpd.server_close()
 
 
+@pytest.mark.parametrize(
+    "cls", [ChatPerplexityStrict, PerplexitySearchRetriever, PerplexitySearchResults, PerplexityEmbeddings]
+)
 def test_two_keys_on_one_server_never_share_a_sync_pool_or_its_cookies(
-    cookie_server: tuple[str, list[tuple[str, str]]],
+    cookie_server: tuple[str, list[tuple[str, str]]], cls: Any
 ) -> None:
+    """Every class sends through a `Transport` (search and embeddings by `_connection`): one pool per key."""
     url, seen = cookie_server
-    a, b = (ChatPerplexityStrict(api_key=k, base_url=url) for k in ("key-a", "key-b"))  # type: ignore[arg-type]
+    a, b = (cls(api_key=k, base_url=url) for k in ("key-a", "key-b"))
     a.transport.post("/x", b"{}")
     b.transport.post("/x", b"{}")
     a.transport.post("/x", b"{}")
     assert seen == [("key-a", ""), ("key-b", ""), ("key-a", "session=key-a")]
     assert a.transport.chat_openai.root_client._client is not b.transport.chat_openai.root_client._client
-    again = ChatPerplexityStrict(api_key="key-a", base_url=url)  # type: ignore[arg-type]
+    again = cls(api_key="key-a", base_url=url)
     assert again.transport.chat_openai.root_client._client is a.transport.chat_openai.root_client._client
 
 
