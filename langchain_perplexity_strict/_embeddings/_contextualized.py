@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from langchain_core.documents import Document
@@ -98,18 +98,34 @@ class _PreparedRun:
 
     texts: list[str]
     vectors: list[list[float] | None]
+    left: int = 0
+    """How many vectors are still to be taken."""
+    places: dict[str, list[int]] = field(default_factory=dict)
+    """Each text's positions (an index, so that matching a store's texts never scans the whole run)."""
+
+    def __post_init__(self) -> None:
+        self.left = len(self.vectors)
+        for n, text in enumerate(self.texts):
+            self.places.setdefault(text, []).append(n)
 
     def match(self, texts: list[str], at: int) -> list[tuple[int, int]]:
         """(start, length) of each longest run of untaken chunks here equal to `texts[at:]`'s beginning."""
         found: list[tuple[int, int]] = []
-        for start, text in enumerate(self.texts):
-            if text != texts[at] or self.vectors[start] is None:
+        for start in self.places.get(texts[at], ()):
+            if self.vectors[start] is None:
                 continue
             length = 1
             while self._continues(texts, at + length, start + length):
                 length += 1
             found.append((start, length))
         return found
+
+    def take(self, start: int, length: int) -> list[list[float] | None]:
+        """The vectors from `start` on, now taken."""
+        taken = self.vectors[start : start + length]
+        self.vectors[start : start + length] = [None] * length
+        self.left -= length
+        return taken
 
     def _continues(self, texts: list[str], at: int, here: int) -> bool:
         """Whether `texts[at]` is there and is the untaken chunk at `here`."""
@@ -276,10 +292,9 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
                     ambiguous += 1
                     at += 1
                     continue
-                for k in range(longest):
-                    found[at + k], run.vectors[start + k] = run.vectors[start + k], None
+                found[at : at + longest] = run.take(start, longest)
                 at += longest
-            self._prepared = [run for run in self._prepared if any(v is not None for v in run.vectors)]
+            self._prepared = [run for run in self._prepared if run.left]
         if ambiguous:
             warnings.warn(
                 f"embed_documents: {ambiguous} text(s) match chunks prepared by more than one split_documents "
