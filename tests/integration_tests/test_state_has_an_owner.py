@@ -24,6 +24,10 @@ what owns each, so that two owners with equal content never share it:
    once per model instance (`_once.OncePerOwner`). Fixed.
 6. The cost callback's totals: one handler per `get_perplexity_cost_callback` block (its own
    ContextVar), so two blocks, also at once in two threads, count only their own calls. Already fine.
+7. The emulator (`testing`, public): its stored responses (`EmulatorState.stored`), runs (`RunStore`)
+   and remembered roles (`RoleMemory`, keyed by the history's words) belong to the API key that made
+   them, as a stored response is its account's on Perplexity. Fixed (any key continued, retrieved or
+   cancelled another's; one key's roles refused another key's conversation of the same words).
 
 State kept with no owner's content: `_http.trust_store` (the process's TLS context, the same for
 every owner), `_loops._HELD` (requests by identity until they end), `_leaving._SCOPE` (a ContextVar,
@@ -40,6 +44,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
 import pytest
 from langchain.chat_models import init_chat_model
 from langchain_core.documents import Document
@@ -228,12 +233,18 @@ def last_create(emu: PerplexityEmulator) -> dict[str, Any]:
     return [r for r in emu.requests if r.kind == "create"][-1].body
 
 
+def sent_ids(emu: PerplexityEmulator, since: int) -> list[Any]:
+    """The `previous_response_id` of each create since request `since` (None where the whole conversation went)."""
+    return [r.body.get("previous_response_id") for r in emu.requests[since:] if r.kind == "create"]
+
+
 @pytest.mark.parametrize("how", ["invoke", "ainvoke", "stream", "astream"])
 def test_another_key_never_continues_a_response_it_does_not_own(server: PerplexityEmulator, how: str) -> None:
     owner = chat(server, "key-a", use_previous_response_id=True)
     history = first_turn(owner)
+    before = len(server.requests)
     call(chat(server, "key-b", use_previous_response_id=True), history, how)
-    assert "previous_response_id" not in last_create(server), "B must not send (or learn) A's response id"
+    assert sent_ids(server, before) == [None], "B must not send (or learn) A's response id"
     call(owner, history, how)
     assert last_create(server)["previous_response_id"] == history[1].response_metadata["id"], "A continues its own"
 
@@ -243,11 +254,14 @@ def test_a_key_set_by_configurable_fields_model_copy_or_init_chat_model_is_the_o
 ) -> None:
     owner = chat(server, "key-a", use_previous_response_id=True)
     history = first_turn(owner)
+    before = len(server.requests)
+    configurable = owner.configurable_fields(api_key=ConfigurableField(id="key"))
+    call(configurable, history, "invoke", {"configurable": {"key": "key-b"}})
+    call(owner.model_copy(update={"api_key": SecretStr("key-b")}), history, "invoke")
     registered = init_chat_model(
         "perplexity_strict:perplexity/sonar", api_key="key-b", base_url=server.base_url, use_previous_response_id=True
     )
     call(registered, history, "invoke")
-    assert "previous_response_id" not in last_create(server)
     any_field = init_chat_model(
         "perplexity_strict:perplexity/sonar",
         base_url=server.base_url,
@@ -255,24 +269,21 @@ def test_a_key_set_by_configurable_fields_model_copy_or_init_chat_model_is_the_o
         configurable_fields="any",
     )
     call(any_field, history, "invoke", {"configurable": {"api_key": "key-b"}})
-    assert "previous_response_id" not in last_create(server)
-    assert key(server.requests[-1]) == "Bearer key-b"
-    configurable = owner.configurable_fields(api_key=ConfigurableField(id="key"))
-    call(configurable, history, "invoke", {"configurable": {"key": "key-b"}})
-    assert "previous_response_id" not in last_create(server)
-    call(owner.model_copy(update={"api_key": SecretStr("key-b")}), history, "invoke")
-    assert "previous_response_id" not in last_create(server)
-    assert key(server.requests[-1]) == "Bearer key-b"
+    assert sent_ids(server, before) == [None] * 4, "each of the four calls by key B sent the whole conversation"
+    assert {key(r) for r in server.requests[before:]} == {"Bearer key-b"}
     call(owner.model_copy(), history, "invoke")
-    assert "previous_response_id" in last_create(server), "a copy with the same key is the same account"
+    assert last_create(server).get("previous_response_id") == history[1].response_metadata["id"], (
+        "a copy with the same key is the same account"
+    )
 
 
 def test_another_model_or_server_does_not_continue_either(server: PerplexityEmulator, emu: PerplexityEmulator) -> None:
     history = first_turn(chat(server, use_previous_response_id=True))
+    before = len(server.requests)
     chat(server, model="openai/gpt-5.1", use_previous_response_id=True).invoke(history)
-    assert "previous_response_id" not in last_create(server)
+    assert sent_ids(server, before) == [None]
     chat(emu, "test-key", use_previous_response_id=True).invoke(history)
-    assert "previous_response_id" not in last_create(emu)
+    assert sent_ids(emu, 0) == [None]
 
 
 def test_two_threads_with_identical_histories_each_continue_their_own_response(server: PerplexityEmulator) -> None:
@@ -415,3 +426,36 @@ def test_two_cost_blocks_count_only_their_own_calls_also_at_once_in_two_threads(
     for thread in threads:
         thread.join()
     assert totals == pytest.approx({"one": one_call, "three": 3 * one_call})
+
+
+# -- 7. the emulator's memory: stored responses, runs, remembered roles ------------------------------
+
+
+def raw(emu: PerplexityEmulator, api_key: str, method: str, path: str, body: Any = None) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {api_key}"}
+    return httpx.request(method, emu.base_url + path, headers=headers, json=body, timeout=10)
+
+
+AGENT = {"model": "perplexity/sonar", "max_output_tokens": 200}
+
+
+def test_the_emulator_keeps_a_stored_response_for_its_own_key(server: PerplexityEmulator) -> None:
+    """Another key neither continues, retrieves nor cancels it: for that key there is no such response."""
+    first = raw(server, "key-a", "POST", "/v1/responses", {**AGENT, "input": "hi"}).json()
+    follow = {**AGENT, "input": "and then?", "previous_response_id": first["id"]}
+    assert raw(server, "key-b", "POST", "/v1/responses", follow).status_code == 404
+    assert raw(server, "key-b", "GET", f"/v1/responses/{first['id']}").status_code == 404
+    assert raw(server, "key-b", "POST", f"/v1/responses/{first['id']}/cancel").status_code == 404
+    assert raw(server, "key-a", "POST", "/v1/responses", follow).status_code == 200
+    assert raw(server, "key-a", "GET", f"/v1/responses/{first['id']}").status_code == 200
+
+
+def test_the_emulator_remembers_roles_per_key(server: PerplexityEmulator) -> None:
+    """Two accounts' conversations with the same words are two conversations; within one, a role change
+    is still refused."""
+    as_user = [{"role": "user", "content": "Instructions: be brief"}]
+    as_system = [{"role": "system", "content": "Instructions: be brief"}, {"role": "user", "content": "q"}]
+    assert raw(server, "key-a", "POST", "/v1/responses", {**AGENT, "input": as_user}).status_code == 200
+    assert raw(server, "key-b", "POST", "/v1/responses", {**AGENT, "input": as_system}).status_code == 200
+    refused = raw(server, "key-a", "POST", "/v1/responses", {**AGENT, "input": as_system})
+    assert refused.status_code == 400 and "earlier in this conversation" in refused.text
