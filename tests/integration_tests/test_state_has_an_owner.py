@@ -12,7 +12,8 @@ what owns each, so that two owners with equal content never share it:
 3. Continuation records (`response_metadata["perplexity_context"]`, read by `_continuation._anchor`):
    keyed by the history's digest, the model target, the server and now the account (a tag of the API
    key), on every path to `_prepare` (invoke, ainvoke, stream, astream, configurable_fields,
-   model_copy, init_chat_model with a key or a configurable one). Fixed for the key; the model, the
+   model_copy, init_chat_model with a key or a configurable one, an answer langchain-core's LLM cache
+   handed another key). Fixed for the key; the model, the
    server and a thread's own answer were already fine.
 4. Connection pools: `_transport/_loops._POOLS` (per event loop) and the sync pool, which
    langchain-openai shared process-wide by server and timeout (`_get_default_httpx_client`): keyed by
@@ -47,7 +48,9 @@ from typing import Any
 import httpx
 import pytest
 from langchain.chat_models import init_chat_model
+from langchain_core.caches import InMemoryCache
 from langchain_core.documents import Document
+from langchain_core.globals import set_llm_cache
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import ConfigurableField
 from langchain_core.vectorstores import InMemoryVectorStore
@@ -275,6 +278,22 @@ def test_a_key_set_by_configurable_fields_model_copy_or_init_chat_model_is_the_o
     assert last_create(server).get("previous_response_id") == history[1].response_metadata["id"], (
         "a copy with the same key is the same account"
     )
+
+
+def test_an_answer_another_key_got_from_langchains_cache_is_not_continued_by_it(server: PerplexityEmulator) -> None:
+    """langchain-core's LLM cache keys by prompt and settings, the key left out (it is a secret): key B may be
+    handed key A's cached answer, whose record names A's account, so B sends the whole conversation."""
+    question = [HumanMessage("What is the capital of France?")]
+    set_llm_cache(InMemoryCache())
+    try:
+        answer = chat(server, "key-a", use_previous_response_id=True).invoke(question)
+        other = chat(server, "key-b", use_previous_response_id=True)
+        assert other.invoke(question).response_metadata["id"] == answer.response_metadata["id"], "a cache hit"
+        before = len(server.requests)
+        other.invoke([*question, answer, HumanMessage("And of Italy?")])
+    finally:
+        set_llm_cache(None)
+    assert sent_ids(server, before) == [None]
 
 
 def test_another_model_or_server_does_not_continue_either(server: PerplexityEmulator, emu: PerplexityEmulator) -> None:
