@@ -42,14 +42,16 @@ from langchain_perplexity_strict.normalize import (
 )
 
 
-def account_tag(api_key: str) -> str:
+def account_tag(api_key: Any) -> str:
     """What a continuation record keeps of the API key: a one-way tag, never the key.
 
     A stored response is the account's that made it: another key (another account, or a tenant of the
     same application) must not continue it, nor learn its id by sending it. The tag is fixed across
-    processes, so a history saved by a checkpointer still continues after a restart.
+    processes, so a history saved by a checkpointer still continues after a restart. `api_key`: a
+    string or a pydantic `SecretStr` (None: no key).
     """
-    return hashlib.sha256(b"langchain-perplexity-strict/account\0" + api_key.encode()).hexdigest()[:32]
+    key = api_key.get_secret_value() if hasattr(api_key, "get_secret_value") else str(api_key or "")
+    return hashlib.sha256(b"langchain-perplexity-strict/account\0" + key.encode()).hexdigest()[:32]
 
 
 ItemEncoder = Callable[[Sequence[BaseMessage]], list[list[dict[str, Any]]]]

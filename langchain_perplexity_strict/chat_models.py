@@ -250,9 +250,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         planner = None
         if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
             target = surface.target(settings, explicit)
-            account = account_tag(self.api_key.get_secret_value() if self.api_key else "")
-            encode = surface.encode_items
-            planner = Planner(target, self.base_url, account, encode, self.input_budget, self.token_counter)
+            owner = (target, self.base_url, account_tag(self.api_key))
+            planner = Planner(*owner, surface.encode_items, self.input_budget, self.token_counter)
         conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.token_counter,
                                keep_whole=planner.keep_whole if planner else None)  # fmt: skip
         self._warn_once(conversation, surface.notice(settings))
