@@ -10,12 +10,15 @@ out again unchanged, under the same role).
 Each answer of this package carries a record in
 `response_metadata["perplexity_context"]`: a digest of the input items the
 server held plus the answer as it will be sent back next turn, the model
-target and the server. On a later call, the latest assistant message with a
-record is the anchor: if the digest of the items up to and including it (as
-normalized now) equals the record, and the model and server are the same, the
-request carries `previous_response_id` and only the items after the anchor.
-Anything else (an edited history, another model or surface, an answer cut by a
-stop sequence, a record from elsewhere) sends the whole conversation.
+target, the server and the account (`account_tag` of the API key: a stored
+response belongs to the account that made it). On a later call, the latest
+assistant message with a record is the anchor: if the digest of the items up
+to and including it (as normalized now) equals the record, and the model,
+server and account are the same, the request carries `previous_response_id`
+and only the items after the anchor. Anything else (an edited history,
+another model, surface, server or key, an answer cut by a stop sequence, a
+record from elsewhere or from before records named the account) sends the
+whole conversation.
 """
 
 from __future__ import annotations
@@ -37,6 +40,19 @@ from langchain_perplexity_strict.normalize import (
     canonical_text,
     count_tokens,
 )
+
+
+def account_tag(api_key: Any) -> str:
+    """What a continuation record keeps of the API key: a one-way tag, never the key.
+
+    A stored response is the account's that made it: another key (another account, or a tenant of the
+    same application) must not continue it, nor learn its id by sending it. The tag is fixed across
+    processes, so a history saved by a checkpointer still continues after a restart. `api_key`: a
+    string or a pydantic `SecretStr` (None: no key).
+    """
+    key = api_key.get_secret_value() if hasattr(api_key, "get_secret_value") else str(api_key or "")
+    return hashlib.sha256(b"langchain-perplexity-strict/account\0" + key.encode()).hexdigest()[:32]
+
 
 ItemEncoder = Callable[[Sequence[BaseMessage]], list[list[dict[str, Any]]]]
 """The surface's message encoder: each message's input items, as the request builder writes them."""
@@ -101,6 +117,8 @@ class Context:
     digest: ContextDigest
     target: dict[str, Any]
     server: str
+    account: str
+    """`account_tag` of the call's API key."""
     items: list[dict[str, Any]] | None
     """The whole conversation's input items (None when the body is built from compacted messages instead)."""
     encode: ItemEncoder
@@ -113,7 +131,13 @@ class Context:
     def record(self, answer: AIMessage) -> dict[str, Any]:
         """The continuation record of `answer` (its items as they will be sent back, appended)."""
         digest, count = self.digest.with_message(self.answer_items(answer))
-        record = {"digest": digest, "items": count, "target": self.target, "server": self.server}
+        record = {
+            "digest": digest,
+            "items": count,
+            "target": self.target,
+            "server": self.server,
+            "account": self.account,
+        }
         if self.held is not None and self.count is not None:
             record["tokens"] = self.held + self.count([answer])
         return record
@@ -137,22 +161,24 @@ def plan(
     messages: Sequence[BaseMessage],
     target: dict[str, Any],
     server: str,
+    account: str,
     encode: ItemEncoder,
 ) -> Context:
     """The call's context (a digest of its items), with a continuation when one is safe."""
     per_message = encode(messages)
-    anchor = _anchor(messages, target, server)
+    anchor = _anchor(messages, {"target": target, "server": server, "account": account})
     continuation = None
     if anchor is not None and conversation_digest(per_message[: anchor[0] + 1]) == anchor[1]:
         rest = [item for later in per_message[anchor[0] + 1 :] for item in later]
         total = sum(len(items) for items in per_message)
         continuation = Continuation(anchor[2], rest, total, anchor[0])
     items = [item for message_items in per_message for item in message_items]
-    return Context(ContextDigest(per_message), target, server, items, encode, continuation)
+    return Context(ContextDigest(per_message), target, server, account, items, encode, continuation)
 
 
-def _anchor(messages: Sequence[BaseMessage], target: dict[str, Any], server: str) -> tuple[int, str, str] | None:
-    """The latest assistant message with a record for this model and server: (position, digest, response id)."""
+def _anchor(messages: Sequence[BaseMessage], owner: dict[str, Any]) -> tuple[int, str, str] | None:
+    """The latest assistant message with a record for this model, server and account (`owner`):
+    (position, digest, response id)."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if not isinstance(message, AIMessage):
@@ -160,7 +186,7 @@ def _anchor(messages: Sequence[BaseMessage], target: dict[str, Any], server: str
         record = message.response_metadata.get(CONTEXT_KEY)
         response_id = message.response_metadata.get("id")
         if isinstance(record, dict) and isinstance(response_id, str) and record.get("digest"):
-            if record.get("target") == target and record.get("server") == server:
+            if all(record.get(name) == value for name, value in owner.items()):
                 return index, str(record["digest"]), response_id
             return None
     return None
@@ -178,9 +204,15 @@ class Planner:
     """
 
     def __init__(
-        self, target: dict[str, Any], server: str, encode: ItemEncoder, budget: int | None, counter: TokenCounter
+        self,
+        target: dict[str, Any],
+        server: str,
+        account: str,
+        encode: ItemEncoder,
+        budget: int | None,
+        counter: TokenCounter,
     ) -> None:
-        self.target, self.server, self.encode = target, server, encode
+        self.target, self.server, self.account, self.encode = target, server, account, encode
         self.budget, self.counter = budget, counter
         self._context: Context | None = None
         self._held = 0
@@ -191,7 +223,7 @@ class Planner:
         The budget bounds what the model sees: what the server holds (the stored response's record says
         how much) plus what follows it. When that would not fit, the call compacts and starts a new chain.
         """
-        self._context = plan(whole.messages, self.target, self.server, self.encode)
+        self._context = plan(whole.messages, self.target, self.server, self.account, self.encode)
         found = self._context.continuation
         if found is None:
             return False

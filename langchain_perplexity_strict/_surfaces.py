@@ -16,6 +16,7 @@ from langchain_perplexity_strict._continuation import Context, ItemEncoder
 from langchain_perplexity_strict._request._agent import agent_body, agent_items, model_and_preset
 from langchain_perplexity_strict._request._chat import chat_body
 from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._model_names import agent_name_notice, sonar_notice
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
@@ -60,6 +61,14 @@ class Surface:
     resumable_streams: bool = False
     """Whether its stream events carry `sequence_number`, so a broken stream is resumed, never re-posted."""
 
+    model_notice: Callable[[str], str | None] = lambda model: None
+    """What the surface says of a model name it sends as another (a Sonar name on the Agent API, mapped by
+    Perplexity's migration table, or `perplexity/sonar` on chat completions), else None."""
+
+    def notice(self, settings: Mapping[str, Any]) -> str | None:
+        """What a model says once (`_once`) of the call's settings on this surface: a model name mapped."""
+        return self.model_notice(settings["model"])
+
     def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
         """What a continuation record names as the model (the body's `model` and `preset`)."""
         return model_and_preset(settings, model_explicit)
@@ -67,10 +76,25 @@ class Surface:
 
 SURFACES: dict[str, Surface] = {
     "agent": Surface(
-        "agent", "/v1/responses", agent_body, read_agent_response, AgentStreamReader, True, agent_items, True
+        "agent",
+        "/v1/responses",
+        agent_body,
+        read_agent_response,
+        AgentStreamReader,
+        True,
+        agent_items,
+        True,
+        model_notice=sonar_notice,
     ),
     "chat_completions": Surface(
-        "chat_completions", "/chat/completions", chat_body, read_chat_completion, ChatStreamReader, False, None
+        "chat_completions",
+        "/chat/completions",
+        chat_body,
+        read_chat_completion,
+        ChatStreamReader,
+        False,
+        None,
+        model_notice=agent_name_notice,
     ),
 }
 

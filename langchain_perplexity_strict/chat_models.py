@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing, closing
@@ -22,7 +21,8 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
-from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
+from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
+from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._redact import Redacted, RedactedBinding, redact
 from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
@@ -109,7 +109,7 @@ class ChatPerplexityStrict(Redacted, BaseChatModel, PerplexityParameters):
     model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True)
 
     _transport: Transport | None = PrivateAttr(default=None)
-    _warned_compaction: bool = PrivateAttr(default=False)
+    _warnings: OncePerOwner = PrivateAttr(default_factory=OncePerOwner)
 
     @model_validator(mode="before")
     @classmethod
@@ -253,10 +253,11 @@ class ChatPerplexityStrict(Redacted, BaseChatModel, PerplexityParameters):
         planner = None
         if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
             target = surface.target(settings, explicit)
-            planner = Planner(target, self.base_url, surface.encode_items, self.input_budget, self.token_counter)
+            owner = (target, self.base_url, account_tag(self.api_key))
+            planner = Planner(*owner, surface.encode_items, self.input_budget, self.token_counter)
         conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.token_counter,
                                keep_whole=planner.keep_whole if planner else None)  # fmt: skip
-        self._warn_once(conversation)
+        self._warn_once(conversation, surface.notice(settings))
         context = planner.context(conversation) if planner else None
 
         def build(plan: Context | None) -> dict[str, Any]:
@@ -274,11 +275,12 @@ class ChatPerplexityStrict(Redacted, BaseChatModel, PerplexityParameters):
         return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
                             conversation.compaction, context, fallback, run, parse_as)  # fmt: skip
 
-    def _warn_once(self, conversation: Prepared) -> None:
-        """Compaction dropped part of the conversation: say so once per model instance."""
-        if conversation.compaction is not None and not self._warned_compaction:
-            self._warned_compaction = True
-            warnings.warn(compaction_warning(conversation.compaction), UserWarning, stacklevel=5)
+    def _warn_once(self, conversation: Prepared, notice: str | None) -> None:
+        """Compaction dropped part of the conversation, a Sonar name was mapped: each said once per model instance."""
+        if conversation.compaction is not None:
+            self._warnings.warn(self, "compaction", compaction_warning(conversation.compaction))
+        if notice is not None:
+            self._warnings.warn(self, notice, notice)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
         answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context,

@@ -14,13 +14,16 @@ chunks keep their header metadata on top of the document's).
 
 from __future__ import annotations
 
-from collections import deque
+import threading
+import warnings
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, PrivateAttr
+from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
 from langchain_perplexity_strict._embeddings._request import (
@@ -45,6 +48,8 @@ from langchain_perplexity_strict._embeddings._request import (
 )
 
 CONTEXTUALIZED_PATH = "/v1/contextualizedembeddings"
+_LOCK = threading.Lock()
+"""Guards every object's prepared vectors (two threads may ingest through one object); holds no data."""
 
 
 def _split_one(document: Document, splitter: Any) -> list[Document]:
@@ -81,6 +86,54 @@ def _documents(documents: Any) -> list[Document]:
     return listed
 
 
+@dataclass
+class _PreparedRun:
+    """The chunks one `split_documents` call returned, in order, with their vectors (None once taken).
+
+    A vector store asks `embed_documents` for the texts of the chunks it was given, in their order,
+    all at once or in consecutive batches. So a text is matched to a chunk by the run of texts around
+    it, never by its text alone: the same boilerplate chunk in two documents (two tenants) has a vector
+    per document, each computed in its own document's context.
+    """
+
+    texts: list[str]
+    vectors: list[list[float] | None]
+    left: int = 0
+    """How many vectors are still to be taken."""
+    places: dict[str, list[int]] = field(default_factory=dict)
+    """Each text's positions (an index, so that matching a store's texts never scans the whole run)."""
+
+    def __post_init__(self) -> None:
+        self.left = len(self.vectors)
+        for n, text in enumerate(self.texts):
+            self.places.setdefault(text, []).append(n)
+
+    def match(self, texts: list[str], at: int) -> list[tuple[int, int]]:
+        """(start, length) of each longest run of untaken chunks here equal to `texts[at:]`'s beginning."""
+        found: list[tuple[int, int]] = []
+        for start in self.places.get(texts[at], ()):
+            if self.vectors[start] is None:
+                continue
+            length = 1
+            while self._continues(texts, at + length, start + length):
+                length += 1
+            found.append((start, length))
+        return found
+
+    def take(self, start: int, length: int) -> list[list[float] | None]:
+        """The vectors from `start` on, now taken."""
+        taken = self.vectors[start : start + length]
+        self.vectors[start : start + length] = [None] * length
+        self.left -= length
+        return taken
+
+    def _continues(self, texts: list[str], at: int, here: int) -> bool:
+        """Whether `texts[at]` is there and is the untaken chunk at `here`."""
+        if at >= len(texts) or here >= len(self.texts) or self.vectors[here] is None:
+            return False
+        return self.texts[here] == texts[at]
+
+
 class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
     """Perplexity's contextualized embeddings: each chunk's vector knows the rest of its document.
 
@@ -110,8 +163,11 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     ```
 
     `split_documents` keeps each chunk's vector until `embed_documents` is
-    asked for that text (then forgets it); a text it did not prepare, and
-    every query, is embedded as a document of one chunk.
+    asked for that chunk (then forgets it); a text it did not prepare, and
+    every query, is embedded as a document of one chunk. A chunk is known by
+    its place among the chunks one `split_documents` call returned, not by
+    its text alone: two documents sharing a chunk (a boilerplate line) keep
+    their own vectors, whichever store asks first (`_PreparedRun`).
     """
 
     model: str = "pplx-embed-context-v1-4b"
@@ -119,8 +175,14 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     allowed_models: ClassVar[tuple[str, ...]] = CONTEXT_MODELS
     _api_name: ClassVar[str] = "contextualized embeddings"
-    _prepared: dict[str, deque[list[float]]] = PrivateAttr(default_factory=dict)
+    _prepared: list[_PreparedRun] = PrivateAttr(default_factory=list)
     model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
+
+    def __copy__(self) -> Self:
+        """A copy (`model_copy`) prepares its own chunks: it never takes the vectors this object prepared."""
+        copied = super().__copy__()
+        copied._prepared = []
+        return copied
 
     # -- documents of chunks -------------------------------------------------------------
 
@@ -181,10 +243,12 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return [[c for c in _split_one(doc, splitter) if c.page_content] for doc in _documents(documents)]
 
     def _remember(self, groups: list[list[Document]], vectors: list[list[list[float]]]) -> list[Document]:
-        for group, group_vectors in zip(groups, vectors, strict=True):
-            for chunk, vector in zip(group, group_vectors, strict=True):
-                self._prepared.setdefault(chunk.page_content, deque()).append(vector)
-        return [chunk for group in groups for chunk in group]
+        chunks = [chunk for group in groups for chunk in group]
+        flat: list[list[float] | None] = [vector for group_vectors in vectors for vector in group_vectors]
+        if chunks:
+            with _LOCK:
+                self._prepared.append(_PreparedRun([chunk.page_content for chunk in chunks], flat))
+        return chunks
 
     def split_documents(self, documents: Iterable[Document], splitter: Any) -> list[Document]:
         """Split each document with `splitter`, embed its chunks in its context, and return the chunks.
@@ -204,16 +268,42 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     # -- Embeddings -------------------------------------------------------------------------------
 
     def _take(self, texts: list[str]) -> tuple[list[list[float] | None], list[int]]:
-        found: list[list[float] | None] = []
-        missing = []
-        for n, text in enumerate(texts):
-            queue = self._prepared.get(text)
-            found.append(queue.popleft() if queue else None)
-            if queue is not None and not queue:
-                del self._prepared[text]
-            if found[-1] is None:
-                missing.append(n)
-        return found, missing
+        """The prepared vectors of `texts` (None where there is none), and the positions without one.
+
+        At each position, the longest run of untaken prepared chunks equal to the texts from there is
+        taken, from the one `split_documents` call that prepared it. Runs of two calls that match as
+        far as each other, with different vectors, cannot be told apart: those texts are embedded as
+        one-chunk documents rather than given another document's vector.
+        """
+        found: list[list[float] | None] = [None] * len(texts)
+        ambiguous = 0
+        with _LOCK:
+            at = 0
+            while at < len(texts):
+                candidates = [(run, start, length) for run in self._prepared for start, length in run.match(texts, at)]
+                longest = max((length for _, _, length in candidates), default=0)
+                best = [(run, start) for run, start, length in candidates if length == longest]
+                if not best:
+                    at += 1
+                    continue
+                run, start = best[0]  # within one call's run, the earliest: the store adds its chunks in order
+                others = [(r, s) for r, s in best if r is not run]
+                if any(r.vectors[s : s + longest] != run.vectors[start : start + longest] for r, s in others):
+                    ambiguous += 1
+                    at += 1
+                    continue
+                found[at : at + longest] = run.take(start, longest)
+                at += longest
+            self._prepared = [run for run in self._prepared if run.left]
+        if ambiguous:
+            warnings.warn(
+                f"embed_documents: {ambiguous} text(s) match chunks prepared by more than one split_documents "
+                "call, with different vectors, and nothing around them tells which; they were embedded as "
+                "one-chunk documents. Give each store the chunks as split_documents returned them.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return found, [n for n, vector in enumerate(found) if vector is None]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """The vectors `split_documents` prepared for these texts; any other text as a one-chunk document."""

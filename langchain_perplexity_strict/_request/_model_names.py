@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 # Names a custom function may not take on the Agent API: the built-in tools' names
@@ -49,25 +48,23 @@ SONAR_TO_AGENT: dict[str, AgentTarget] = {
     "sonar-deep-research": AgentTarget(None, "medium"),
 }
 
-_warned: set[str] = set()
-
 
 def agent_target(model: str) -> AgentTarget:
-    """The Agent API model (or preset) for `model`; Sonar names are mapped once with a warning."""
+    """The Agent API model (or preset) for `model`: Sonar names mapped by Perplexity's table."""
+    return SONAR_TO_AGENT.get(model) or AgentTarget(model, None)
+
+
+def sonar_notice(model: str) -> str | None:
+    """What a model says (once per model instance, `_once`) when `model` is a Sonar name it maps."""
     target = SONAR_TO_AGENT.get(model)
     if target is None:
-        return AgentTarget(model, None)
-    if model not in _warned:
-        _warned.add(model)
-        becomes = f"model {target.model!r}" if target.model else f"preset {target.preset!r}"
-        warnings.warn(
-            f"model {model!r} is a Sonar chat-completions name; on the Agent API it is "
-            f"sent as {becomes} with web search, per Perplexity's migration table. "
-            "Pass that directly to silence this warning.",
-            UserWarning,
-            stacklevel=4,
-        )
-    return target
+        return None
+    becomes = f"model {target.model!r}" if target.model else f"preset {target.preset!r}"
+    return (
+        f"model {model!r} is a Sonar chat-completions name; on the Agent API it is "
+        f"sent as {becomes} with web search, per Perplexity's migration table. "
+        "Pass that directly to silence this warning."
+    )
 
 
 # The Agent API slugs that name a Sonar model, as chat completions name it (the migration table read backwards).
@@ -76,20 +73,11 @@ AGENT_TO_SONAR = {target.model: name for name, target in SONAR_TO_AGENT.items() 
 
 def chat_model_name(model: str) -> str:
     """`model` as Sonar chat completions take it: an Agent API slug with a Sonar twin (`perplexity/sonar`) is
-    sent as that twin, with a warning once; any other provider slug (`openai/gpt-5.1`) is refused before
-    sending, as Perplexity answers it with "Invalid model". A name without a provider goes as given
-    (a gateway may serve names of its own)."""
+    sent as that twin (with a notice, `agent_name_notice`); any other provider slug (`openai/gpt-5.1`) is
+    refused before sending, as Perplexity answers it with "Invalid model". A name without a provider goes
+    as given (a gateway may serve names of its own)."""
     if model in AGENT_TO_SONAR:
-        sonar = AGENT_TO_SONAR[model]
-        if model not in _warned:
-            _warned.add(model)
-            warnings.warn(
-                f"model {model!r} is an Agent API name; on api='chat_completions' it is sent as {sonar!r}, "
-                "its Sonar name. Pass that directly to silence this warning.",
-                UserWarning,
-                stacklevel=4,
-            )
-        return sonar
+        return AGENT_TO_SONAR[model]
     if "/" in model:
         msg = (
             f"model={model!r} is an Agent API model slug, which Sonar chat completions do not serve; "
@@ -98,6 +86,16 @@ def chat_model_name(model: str) -> str:
         )
         raise ValueError(msg)
     return model
+
+
+def agent_name_notice(model: str) -> str | None:
+    """What a model says (once per model instance, `_once`) when chat completions send `model` by its Sonar name."""
+    if model not in AGENT_TO_SONAR:
+        return None
+    return (
+        f"model {model!r} is an Agent API name; on api='chat_completions' it is sent as "
+        f"{AGENT_TO_SONAR[model]!r}, its Sonar name. Pass that directly to silence this warning."
+    )
 
 
 ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192

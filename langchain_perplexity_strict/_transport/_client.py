@@ -27,7 +27,7 @@ from langchain_perplexity_strict._transport._compat import handle_openai_api_err
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
 from langchain_perplexity_strict._transport._http import http_errors, trust_store
-from langchain_perplexity_strict._transport._loops import LoopClients
+from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
@@ -139,7 +139,13 @@ class Transport:
         _, api_key, timeout, max_retries = key
         check_base_url(base_url)
         root = server_root(base_url)
-        chat_openai = _ChatOpenAI(model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout)
+        # The sync pool is this key's own (`_loops.sync_pool`): langchain-openai's default is shared by
+        # every client of the server and timeout, cookies included, whatever their key.
+        secret = api_key.get_secret_value() if hasattr(api_key, "get_secret_value") else str(api_key or "")
+        pool = sync_pool(root, timeout, secret)
+        chat_openai = _ChatOpenAI(
+            model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout, http_client=pool
+        )
         return cls(chat_openai, key)
 
     # A body is JSON already serialized (`encode_body`); the client posts `content` as it is,

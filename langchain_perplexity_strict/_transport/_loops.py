@@ -6,7 +6,15 @@ to the event loop that opened them. A second `asyncio.run`, a thread with its ow
 loop, or a task queue worker then reuses a connection of a closed loop and fails with
 `RuntimeError: Event loop is closed` (langchain-ai/langchain#35783, open). Here the
 async requests go through a client of the running loop: one connection pool per loop
-and server settings, shared by every model on that loop, dropped with the loop.
+and connection settings, shared by every model on that loop with the same settings,
+dropped with the loop.
+
+A pool is keyed by its owner's connection settings, never by the server alone: the
+server, the timeout, and the account (`owner_tag`: the API key, custom headers and
+query, kept as a one-way tag). A pool holds more than connections (httpx keeps the
+cookies a server sets), so two keys on one server, or one loop, never share one. The
+same holds for the sync pool (`sync_pool`), which langchain-openai would otherwise
+share process-wide by server and timeout alone (`_get_default_httpx_client`).
 
 `asyncio.run` closes a loop's pools when it ends (`_closed_at_shutdown`). The TLS context
 is made once per process, outside any loop (`_http.trust_store`), so a new loop's client
@@ -16,6 +24,7 @@ loads no certificates inside the loop (a blocking read).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -25,15 +34,37 @@ import openai
 from langchain_perplexity_strict._transport._http import trust_store
 
 _LOCK = threading.RLock()
-# Loop -> (server, timeout) -> (pool, the generator that closes it at the loop's shutdown). A pool's
+# Loop -> (server, timeout, owner) -> (pool, the generator that closes it at the loop's shutdown). A pool's
 # connections hold their loop, so a weak mapping would never let go; the entries of closed loops are
 # dropped instead whenever a new loop comes (`_drop_closed`).
-_POOLS: dict[asyncio.AbstractEventLoop, dict[tuple[str, str], tuple[Any, AsyncGenerator[None, None]]]] = {}
+_POOLS: dict[asyncio.AbstractEventLoop, dict[tuple[str, str, str], tuple[Any, AsyncGenerator[None, None]]]] = {}
+_SYNC_POOLS: dict[tuple[str, str, str], Any] = {}
+"""(server, timeout, owner) -> the sync connection pool of the clients with those settings."""
+
+
+def owner_tag(api_key: str, headers: Any = None, query: Any = None) -> str:
+    """A one-way tag of what makes a client an account's: its key, custom headers and query."""
+    owned = repr((api_key, sorted((headers or {}).items()), sorted((query or {}).items())))
+    return hashlib.sha256(owned.encode()).hexdigest()
+
+
+def _settings(client: openai.AsyncOpenAI) -> tuple[str, str, str]:
+    owner = owner_tag(client.api_key, client._custom_headers, client._custom_query)
+    return str(client.base_url), repr(client.timeout), owner
+
+
+def sync_pool(base_url: str, timeout: Any, api_key: str) -> Any:
+    """The sync connection pool for clients of this server, timeout and key (made on first use)."""
+    key = (str(base_url), repr(timeout), owner_tag(api_key))
+    with _LOCK:
+        if key not in _SYNC_POOLS:
+            _SYNC_POOLS[key] = openai.DefaultHttpxClient(verify=trust_store(), timeout=timeout)
+        return _SYNC_POOLS[key]
 
 
 def _pool(client: openai.AsyncOpenAI, loop: asyncio.AbstractEventLoop) -> Any:
-    """The running loop's connection pool for `client`'s server and timeout, made on first use."""
-    key = (str(client.base_url), repr(client.timeout))
+    """The running loop's connection pool for `client`'s server, timeout and owner, made on first use."""
+    key = _settings(client)
     with _LOCK:
         if loop not in _POOLS:
             _drop_closed(_POOLS)

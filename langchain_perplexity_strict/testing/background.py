@@ -30,6 +30,11 @@ def cancel_path(path: str) -> bool:
 class RunRoutes(BaseHandler):
     """The Agent API's answers as runs, and the routes that reach a run after its create."""
 
+    def _account(self) -> str:
+        """The caller's API key: what a stored response, a run and remembered roles belong to."""
+        auth = self.headers.get("Authorization", "")
+        return auth[7:] if auth.startswith("Bearer ") else ""
+
     def _check_auth(self) -> None:
         auth = self.headers.get("Authorization", "")
         token = auth[7:] if auth.startswith("Bearer ") else ""
@@ -55,6 +60,7 @@ class RunRoutes(BaseHandler):
             duration=state.run_duration if background or body.get("stream") else 0.0,
             queued_for=state.queue_time if background else 0.0,
             background=background,
+            account=self._account(),
         )
         if body.get("store") is not False:
             state.runs.add(run)
@@ -69,7 +75,7 @@ class RunRoutes(BaseHandler):
 
     def _find_run(self, response_id: str) -> Run:
         run = self.state.runs.get(response_id)
-        if run is None:
+        if run is None or run.account != self._account():  # another key's run is not there for this one
             raise APIError(404, "not_found", f"no response with id {response_id!r}")
         return run
 

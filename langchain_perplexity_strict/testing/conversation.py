@@ -190,7 +190,8 @@ class RoleMemory:
     Seeds 000/001: Perplexity keeps state within a conversation and rejects a
     message sent under one role on one turn and another role on the next. A
     message is identified by the contents of all messages up to it (roles
-    excluded), so the same history prefix always names the same message.
+    excluded), so the same history prefix always names the same message, within one account: the
+    conversations of two API keys are two, however alike.
     """
 
     def __init__(self, limit: int = 200_000) -> None:
@@ -198,9 +199,9 @@ class RoleMemory:
         self._limit = limit
         self._lock = threading.Lock()
 
-    def check_and_remember(self, turns: Sequence[Turn], error_type: str) -> None:
-        """Raise a 400 if a message comes back under another role; else remember."""
-        digest = hashlib.blake2b(digest_size=16)
+    def check_and_remember(self, turns: Sequence[Turn], error_type: str, account: str = "") -> None:
+        """Raise a 400 if a message comes back under another role for `account` (the API key); else remember."""
+        digest = hashlib.blake2b(account.encode("utf-8", "surrogatepass") + b"\x1f", digest_size=16)
         keys = []
         for turn in turns:
             digest.update(turn.key.encode("utf-8", "surrogatepass") + b"\x1e")

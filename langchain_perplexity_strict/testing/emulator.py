@@ -308,14 +308,15 @@ class _Handler(RunRoutes):
             turns = turns_from_agent_input(conversation)
             check_conversation(turns, self.state.rules, agent_api.ERROR_TYPE)
             if self.state.track_roles:
-                self.state.roles.check_and_remember(turns, agent_api.ERROR_TYPE)
+                self.state.roles.check_and_remember(turns, agent_api.ERROR_TYPE, self._account())
         fault = self.state.next_fault()
         self._pre_answer_fault(fault)
         whole = {**body, "input": conversation}
         answer = agent_api.build_answer(whole, first_input=len(conversation) - len(self._input_items(body)))
         response = agent_api.response_object(whole, served, answer)
         if fault is None or fault.kind not in ("failed", "incomplete"):
-            self.state.remember_response(response["id"], conversation + agent_api.output_as_input(response["output"]))
+            stored = conversation + agent_api.output_as_input(response["output"])
+            self.state.remember_response(response["id"], stored, self._account())
         if fault is not None and fault.kind in ("failed", "incomplete"):
             # ResponsesResponseOutput has no "incomplete" status: a run cut at the token
             # limit is served as failed, with the reason in the error's code.
@@ -342,7 +343,7 @@ class _Handler(RunRoutes):
         previous = body.get("previous_response_id")
         if previous is None:
             return list(items)
-        stored = self.state.stored_conversation(previous)
+        stored = self.state.stored_conversation(previous, self._account())  # another key's is not found
         if stored is None:
             raise APIError(404, "not_found", f"previous_response_id {previous!r}: no stored response with this id",
                            param="previous_response_id")  # fmt: skip
@@ -357,7 +358,7 @@ class _Handler(RunRoutes):
         turns = turns_from_chat_messages(body.get("messages"), chat_completions.ERROR_TYPE)
         check_conversation(turns, self.state.rules, chat_completions.ERROR_TYPE)
         if self.state.track_roles:
-            self.state.roles.check_and_remember(turns, chat_completions.ERROR_TYPE)
+            self.state.roles.check_and_remember(turns, chat_completions.ERROR_TYPE, self._account())
         fault = self.state.next_fault()
         if fault is not None and fault.kind == "failed":
             fault = Fault("server_error", status=500)

@@ -53,6 +53,8 @@ class Run:
     duration: float
     queued_for: float = 0.0
     background: bool = False
+    account: str = ""
+    """The API key that created it: only that key retrieves, resumes or cancels it."""
     started: float = field(default_factory=time.monotonic)
     cancelled_at: float | None = None
     _events: list[dict[str, Any]] | None = None

@@ -97,19 +97,21 @@ class EmulatorState:
     fault_rates: dict[Fault, float] = field(default_factory=dict)
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     lock: threading.Lock = field(default_factory=threading.Lock)
-    stored: OrderedDict[str, list[dict[str, Any]]] = field(default_factory=OrderedDict)
-    """Completed responses, as the conversation a continuation of each would start from (oldest first)."""
+    stored: OrderedDict[str, tuple[str, list[dict[str, Any]]]] = field(default_factory=OrderedDict)
+    """Completed responses, each with the API key that made it and the conversation a continuation of it
+    would start from (oldest first). Another key does not find it."""
     stored_limit: int = 10_000
 
-    def remember_response(self, response_id: str, conversation: list[dict[str, Any]]) -> None:
+    def remember_response(self, response_id: str, conversation: list[dict[str, Any]], account: str = "") -> None:
         with self.lock:
-            self.stored[response_id] = conversation
+            self.stored[response_id] = (account, conversation)
             while len(self.stored) > self.stored_limit:
                 self.stored.popitem(last=False)
 
-    def stored_conversation(self, response_id: str) -> list[dict[str, Any]] | None:
+    def stored_conversation(self, response_id: str, account: str = "") -> list[dict[str, Any]] | None:
         with self.lock:
-            return self.stored.get(response_id)
+            owner, conversation = self.stored.get(response_id, (None, None))
+            return conversation if owner == account else None
 
     def next_fault(self) -> Fault | None:
         with self.lock:

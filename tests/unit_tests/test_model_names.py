@@ -1,4 +1,4 @@
-"""Sonar model names on the Agent API: mapped per Perplexity's migration table, with one warning per name."""
+"""Sonar model names on the Agent API: mapped per Perplexity's migration table, one warning per model instance."""
 
 from __future__ import annotations
 
@@ -7,12 +7,9 @@ import warnings
 import pytest
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict._request import _model_names
 
 
 def test_sonar_names_map_to_the_agent_api_once_with_a_warning() -> None:
-    # The warning is once per process; another test in this worker may have spent it already.
-    _model_names._warned.discard("sonar-deep-research")
     llm = ChatPerplexityStrict(model="sonar-deep-research", api_key="unused")
     with pytest.warns(UserWarning, match="preset 'medium'"):
         body = llm.request_body("deep")
@@ -24,7 +21,6 @@ def test_sonar_names_map_to_the_agent_api_once_with_a_warning() -> None:
 
 
 def test_an_agent_api_slug_with_a_sonar_twin_goes_to_chat_completions_as_its_sonar_name() -> None:
-    _model_names._warned.discard("perplexity/sonar")
     llm = ChatPerplexityStrict(api="chat_completions", model="perplexity/sonar", api_key="unused")
     with pytest.warns(UserWarning, match="sent as 'sonar'"):
         assert llm.request_body("hi")["model"] == "sonar"

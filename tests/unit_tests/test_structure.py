@@ -14,9 +14,18 @@ def _sources() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
-def test_no_module_is_over_450_lines() -> None:
-    long = {p.relative_to(ROOT).as_posix(): n for p in _sources() if (n := len(p.read_text().splitlines())) > 450}
-    assert not long, long
+# The formatter shapes all code; split a module by concern when it grows, never squeeze it to fit.
+MAX_FORMATTER_OPT_OUTS = 93
+
+
+def test_formatter_opt_outs_do_not_grow() -> None:
+    found = {
+        f"{p.relative_to(ROOT).as_posix()}:{i}"
+        for p in _sources()
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if re.search(r"#\s*fmt:\s*(skip|off)", line)
+    }
+    assert len(found) <= MAX_FORMATTER_OPT_OUTS, sorted(found)
 
 
 def test_the_emulator_imports_nothing_from_the_client_it_judges() -> None:
@@ -56,7 +65,7 @@ def test_docs_cited_in_code_exist() -> None:
 # normalize -> plan (_continuation) -> build (_request) -> send (_transport) -> read (_response),
 # assembled by _surfaces and called by chat_models. The transport knows nothing of messages or plans,
 # and the readers know nothing of request building.
-BASE = {"_version", "_message_keys", "_arguments", "_redact", "errors", "data"}
+BASE = {"_version", "_message_keys", "_arguments", "_once", "_redact", "errors", "data"}
 STAGES: dict[str, set[str]] = {
     "normalize": set(),
     "_continuation": {"normalize"},
