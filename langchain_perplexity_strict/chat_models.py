@@ -22,6 +22,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
+from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
 from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
@@ -54,7 +55,7 @@ from langchain_perplexity_strict.normalize import (
 _SETTING_NAMES = tuple(PARAMETERS)
 
 
-class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
+class ChatPerplexityStrict(RequestScope, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     Every call runs the messages through the normalizer's rules (so a late
@@ -268,6 +269,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         run = RunSettings(
             settings.get("stream_chunk_timeout"), settings["max_resumes"], _timeouts.timeout_seconds(self.timeout)
         )
+        requesting()  # in generate, the call is sent next (no cache answered it): a cost budget is checked now
         return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
                             conversation.compaction, context, fallback, run, parse_as)  # fmt: skip
 
@@ -370,12 +372,12 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
                       stop: list[str] | None = None, **kwargs: Any) -> AsyncIterator[AIMessageChunk]:  # fmt: skip
         """`BaseChatModel.astream`, whose stream closes (cancelling a background run) when the caller closes
         it, not later when the event loop finalizes langchain-core's inner generator (`_transport._leaving`)."""
-        scope = StreamScope()
+        scope, inner = StreamScope(), super().astream(input, config, stop=stop, **kwargs)
         try:
-            async for chunk in super().astream(input, config, stop=stop, **kwargs):
+            async for chunk in inner:
                 yield chunk
         finally:
-            await scope.close()
+            await scope.close(inner)
 
     async def _astream(
         self,

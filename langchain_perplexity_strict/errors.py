@@ -11,7 +11,16 @@ from langchain_core.messages import AIMessage
 
 
 class PerplexityResponseError(ModelAPIError):
-    """Perplexity reported a failed or cancelled run, or an `error` stream event."""
+    """Perplexity reported a failed or cancelled run, or an `error` stream event.
+
+    `partial` is what the run produced before it failed, when Perplexity sent it: the text so far,
+    and the usage and cost it reported (`response_metadata["cost"]`), as a failed run that used
+    tokens is billed; None when nothing came back.
+    """
+
+    def __init__(self, message: str, partial: AIMessage | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class PerplexityIncompleteError(PerplexityResponseError):
@@ -20,10 +29,6 @@ class PerplexityIncompleteError(PerplexityResponseError):
     `partial` holds what was produced, so nothing is lost, but it is never
     returned as if it were complete.
     """
-
-    def __init__(self, message: str, partial: AIMessage | None = None) -> None:
-        super().__init__(message)
-        self.partial = partial
 
 
 class PerplexityStreamError(PerplexityResponseError):

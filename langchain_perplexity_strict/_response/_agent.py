@@ -133,7 +133,8 @@ def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None
     msg = f"Perplexity reported the run as {status!r}: {error.get('message') or 'no message'}"
     if error.get("code"):
         msg += f" (code {error['code']})"
-    raise PerplexityResponseError(msg)
+    # What the run produced and cost (a failed run that used tokens is billed): on the error, not lost.
+    raise PerplexityResponseError(msg, partial=answer.partial())
 
 
 class AgentStreamReader:

@@ -11,7 +11,9 @@ cancelled) as the scope ends. Closing twice is harmless: a follower cancels once
 from __future__ import annotations
 
 import contextlib
+from collections.abc import AsyncGenerator
 from contextvars import ContextVar
+from typing import Any
 
 from langchain_perplexity_strict._transport._follow import AsyncStreamFollower
 
@@ -41,9 +43,15 @@ class StreamScope:
         self.followers: list[AsyncStreamFollower] = []
         self.token = _SCOPE.set(self.followers)
 
-    async def close(self) -> None:
-        """Close the stream opened in this scope (cancelling a background run the caller left)."""
-        with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
-            _SCOPE.reset(self.token)
-        for follower in self.followers:
-            await follower.close()
+    async def close(self, outer: AsyncGenerator[Any, None] | None = None) -> None:
+        """Close `outer` (langchain-core's `astream`, so its callbacks end the run now: a stream left early
+        reports `on_llm_error` with the chunks received, their cost included), then the stream opened in this
+        scope (cancelling a background run the caller left)."""
+        try:
+            if outer is not None:
+                await outer.aclose()
+        finally:
+            with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
+                _SCOPE.reset(self.token)
+            for follower in self.followers:
+                await follower.close()

@@ -56,7 +56,7 @@ def test_docs_cited_in_code_exist() -> None:
 # normalize -> plan (_continuation) -> build (_request) -> send (_transport) -> read (_response),
 # assembled by _surfaces and called by chat_models. The transport knows nothing of messages or plans,
 # and the readers know nothing of request building.
-BASE = {"_version", "_message_keys", "_arguments", "errors", "data"}
+BASE = {"_version", "_message_keys", "_arguments", "errors", "data", "_billing"}
 STAGES: dict[str, set[str]] = {
     "normalize": set(),
     "_continuation": {"normalize"},
