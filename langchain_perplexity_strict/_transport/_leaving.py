@@ -11,7 +11,7 @@ cancelled) as the scope ends. Closing twice is harmless: a follower cancels once
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from typing import Any
 
@@ -43,13 +43,14 @@ class StreamScope:
         self.followers: list[AsyncStreamFollower] = []
         self.token = _SCOPE.set(self.followers)
 
-    async def close(self, outer: AsyncGenerator[Any, None] | None = None) -> None:
+    async def close(self, outer: AsyncIterator[Any] | None = None) -> None:
         """Close `outer` (langchain-core's `astream`, so its callbacks end the run now: a stream left early
         reports `on_llm_error` with the chunks received, their cost included), then the stream opened in this
         scope (cancelling a background run the caller left)."""
         try:
-            if outer is not None:
-                await outer.aclose()
+            aclose = getattr(outer, "aclose", None)  # an async generator's
+            if aclose is not None:
+                await aclose()
         finally:
             with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
                 _SCOPE.reset(self.token)

@@ -36,6 +36,7 @@ import asyncio
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import openai
 import pytest
 from langchain.chat_models import init_chat_model
 from langchain_core.caches import InMemoryCache
@@ -161,9 +162,11 @@ WRAPPERS: dict[str, Callable[[PerplexityEmulator], Runnable[Any, Any]]] = {
     "bind": lambda emu: make(emu).bind(temperature=0.3),
     "bind_tools": lambda emu: make(emu).bind_tools([{"type": "web_search"}]),
     "with_structured_output": lambda emu: make(emu).with_structured_output(Topic, include_raw=True),
-    "configurable_fields": lambda emu: make(emu).configurable_fields(
-        temperature=ConfigurableField(id="temperature")
-    ).with_config(configurable={"temperature": 0.4}),
+    "configurable_fields": lambda emu: (
+        make(emu)
+        .configurable_fields(temperature=ConfigurableField(id="temperature"))
+        .with_config(configurable={"temperature": 0.4})
+    ),
     "model_copy": lambda emu: make(emu).model_copy(update={"temperature": 0.2}),
     "init_chat_model": lambda emu: init_chat_model(
         "perplexity_strict:perplexity/sonar", api_key=KEY, base_url=emu.base_url
@@ -211,9 +214,8 @@ async def test_streams_are_always_sent_so_always_counted_and_refused_once_spent(
 )
 async def test_a_refused_request_adds_nothing(emu: PerplexityEmulator, mode: str, faults: list[Fault]) -> None:
     emu.inject(*faults)
-    with get_perplexity_cost_callback() as cb:
-        with pytest.raises(Exception, match="429|500"):
-            await call(make(emu, max_retries=1 if len(faults) > 1 else 0), mode, "refused")
+    with get_perplexity_cost_callback() as cb, pytest.raises(openai.APIStatusError, match=r"429|500"):
+        await call(make(emu, max_retries=1 if len(faults) > 1 else 0), mode, "refused")
     assert cb.total_cost == 0 and cb.costs == {}
 
 
@@ -221,9 +223,8 @@ async def test_a_refused_request_adds_nothing(emu: PerplexityEmulator, mode: str
 async def test_a_failed_run_that_reported_its_cost_is_counted_once(emu: PerplexityEmulator, mode: str) -> None:
     expected = cost(make(emu).invoke("failing run"))  # the same run, completed: the emulator bills it alike
     emu.inject(Fault("failed"))
-    with get_perplexity_cost_callback() as cb:
-        with pytest.raises(PerplexityResponseError, match="'failed'") as raised:
-            await call(make(emu), mode, "failing run")
+    with get_perplexity_cost_callback() as cb, pytest.raises(PerplexityResponseError, match="'failed'") as raised:
+        await call(make(emu), mode, "failing run")
     assert raised.value.partial is not None and cost(raised.value.partial) == pytest.approx(expected)
     assert cb.total_cost == pytest.approx(expected)
 
@@ -231,9 +232,8 @@ async def test_a_failed_run_that_reported_its_cost_is_counted_once(emu: Perplexi
 async def test_a_background_run_polled_to_failed_is_counted_once(emu: PerplexityEmulator) -> None:
     expected = cost(make(emu).invoke("failing in the background"))
     emu.inject(Fault("failed"))
-    with get_perplexity_cost_callback() as cb:
-        with pytest.raises(PerplexityResponseError, match="'failed'"):
-            await make(emu, background=True).ainvoke("failing in the background")
+    with get_perplexity_cost_callback() as cb, pytest.raises(PerplexityResponseError, match="'failed'"):
+        await make(emu, background=True).ainvoke("failing in the background")
     assert cb.total_cost == pytest.approx(expected)
 
 
@@ -258,12 +258,11 @@ async def test_an_answer_cut_at_the_limit_is_counted_once_returned_or_raised(
 async def test_a_stream_failed_event_reports_no_cost_so_adds_nothing(emu: PerplexityEmulator, sync: bool) -> None:
     emu.inject(Fault("failed"))
     llm = make(emu)
-    with get_perplexity_cost_callback() as cb:
-        with pytest.raises(PerplexityResponseError, match="'failed'"):
-            if sync:
-                list(llm.stream("fails streaming"))
-            else:
-                [c async for c in llm.astream("fails streaming")]
+    with get_perplexity_cost_callback() as cb, pytest.raises(PerplexityResponseError, match="'failed'"):
+        if sync:
+            list(llm.stream("fails streaming"))
+        else:
+            [c async for c in llm.astream("fails streaming")]
     assert cb.total_cost == 0
 
 
