@@ -44,15 +44,15 @@ class StreamScope:
         self.token = _SCOPE.set(self.followers)
 
     async def close(self, outer: AsyncIterator[Any] | None = None) -> None:
-        """Close `outer` (langchain-core's `astream`, so its callbacks end the run now: a stream left early
-        reports `on_llm_error` with the chunks received, their cost included), then the stream opened in this
-        scope (cancelling a background run the caller left)."""
+        """Close the stream opened in this scope (cancelling a background run the caller left), then `outer`
+        (langchain-core's `astream`, so its callbacks end the run now: a stream left early reports
+        `on_llm_error` with the chunks received, their cost included)."""
         try:
-            aclose = getattr(outer, "aclose", None)  # an async generator's
-            if aclose is not None:
-                await aclose()
-        finally:
             with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
                 _SCOPE.reset(self.token)
             for follower in self.followers:
                 await follower.close()
+        finally:
+            aclose = getattr(outer, "aclose", None)  # an async generator's
+            if aclose is not None:
+                await aclose()

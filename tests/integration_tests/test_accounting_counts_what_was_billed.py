@@ -21,6 +21,8 @@ Runs that failed (what the server reported is counted, once; nothing when it rep
 - a stream's `response.failed` event (`ResponseFailedEventOutput` carries no usage): nothing
 - a stream left after its usage arrived: its cost; left before: nothing (none was reported)
 - `with_fallbacks`: a first model refused before billing adds nothing, one that failed after billing adds its cost
+- `with_fallbacks` once the budget is spent: the first model and its fallback are refused alike
+- a background run cancelled at its `timeout`: the cancel reports no usage, so nothing
 - `batch` / `abatch` with `return_exceptions=True`: the billed runs, the failed ones by the rules above
 Retries and streams (counted once)
 - a request retried after a 5xx; a stream resumed after a reset; a stream's usage (in one chunk, not per chunk)
@@ -50,6 +52,7 @@ from langchain_perplexity_strict import (
     PerplexityBudgetExceededError,
     PerplexityIncompleteError,
     PerplexityResponseError,
+    PerplexityRunTimeoutError,
     get_perplexity_cost_callback,
 )
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
@@ -310,6 +313,29 @@ async def test_fallbacks_count_a_first_model_only_when_it_was_billed(emu: Perple
     with get_perplexity_cost_callback() as cb:
         chain.invoke("fallback")
     assert cb.total_cost == pytest.approx(2 * expected)
+
+
+async def test_fallbacks_are_refused_alike_once_the_budget_is_spent(emu: PerplexityEmulator) -> None:
+    """`with_fallbacks` catches the first model's refusal and tries the next, which the budget refuses too."""
+    llm = make(emu)
+    expected = cost(llm.invoke("fallback budget"))
+    with get_perplexity_cost_callback(budget_usd=expected) as cb:
+        llm.invoke("fallback budget")
+        with pytest.raises(PerplexityBudgetExceededError):
+            llm.with_fallbacks([make(emu)]).invoke("fallback budget")
+    assert sent(emu) == 2 and cb.total_cost == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+async def test_a_background_run_cancelled_at_its_timeout_reported_no_cost_so_adds_nothing(mode: str) -> None:
+    """The cancel answers `ResponsesCancelResponseOutput` (an id and `cancelling`), with no usage: nothing
+    was reported, so nothing is counted. The run lasts 2 s, the call waits 0.3 s."""
+    with PerplexityEmulator(api_key=KEY, run_duration=2.0) as emu:
+        llm = make(emu, background=True, timeout=0.3)
+        with get_perplexity_cost_callback() as cb, pytest.raises(PerplexityRunTimeoutError):
+            await call(llm, mode, "cancelled at its timeout")
+        assert "cancel" in [r.kind for r in emu.requests]
+    assert cb.total_cost == 0
 
 
 @pytest.mark.parametrize("sync", [True, False])
