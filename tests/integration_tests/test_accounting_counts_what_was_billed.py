@@ -28,8 +28,13 @@ Retries and streams (counted once)
 - a request retried after a 5xx; a stream resumed after a reset; a stream's usage (in one chunk, not per chunk)
 - `n=2`: two requests, both billed
 
-Outside the class: search (`PerplexitySearchRetriever`, `PerplexitySearchResults`), the embeddings and
-the CLI fire no chat model callbacks and report no cost to this callback.
+Usage totals beside the chat model
+- `PerplexityEmbeddings.embed` / `aembed`, `PerplexityContextualizedEmbeddings.embed_contexts` /
+  `aembed_contexts`: each request's usage summed once, a retried request once
+
+Outside the class: search (`PerplexitySearchRetriever`, `PerplexitySearchResults`; the Search API
+reports no usage or cost), the embeddings and the CLI fire no chat model callbacks, so the cost
+callback sees none of them.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ from pydantic import BaseModel
 from langchain_perplexity_strict import (
     ChatPerplexityStrict,
     PerplexityBudgetExceededError,
+    PerplexityContextualizedEmbeddings,
+    PerplexityEmbeddings,
     PerplexityIncompleteError,
     PerplexityResponseError,
     PerplexityRunTimeoutError,
@@ -388,3 +395,27 @@ def test_a_model_built_without_the_callback_sends_as_before(emu: PerplexityEmula
     llm = ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url)  # type: ignore[arg-type]
     assert llm.invoke("plain").content == llm.invoke("plain").content
     assert sent(emu) == 1
+
+
+# --- usage totals beside the chat model ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("sync", [True, False])
+@pytest.mark.parametrize("contextualized", [False, True])
+async def test_embeddings_usage_counts_a_retried_request_once(
+    emu: PerplexityEmulator, sync: bool, contextualized: bool
+) -> None:
+    """`embed` / `embed_contexts` sum each request's usage; a request retried after a 5xx answered once."""
+    cls = PerplexityContextualizedEmbeddings if contextualized else PerplexityEmbeddings
+    model: Any = cls(api_key=KEY, base_url=emu.base_url)  # type: ignore[call-arg]
+    texts: Any = [["a chunk", "another chunk"]] if contextualized else ["a text", "another text"]
+
+    async def embed() -> Any:
+        if contextualized:
+            return model.embed_contexts(texts) if sync else await model.aembed_contexts(texts)
+        return model.embed(texts) if sync else await model.aembed(texts)
+
+    expected = (await embed()).usage
+    emu.clear()
+    emu.inject(Fault("server_error", status=502))
+    assert (await embed()).usage == expected and len(emu.requests) == 2
