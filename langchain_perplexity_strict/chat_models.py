@@ -370,8 +370,8 @@ class ChatPerplexityStrict(RequestScope, BaseChatModel, PerplexityParameters):
 
     async def astream(self, input: LanguageModelInput, config: RunnableConfig | None = None, *,
                       stop: list[str] | None = None, **kwargs: Any) -> AsyncIterator[AIMessageChunk]:  # fmt: skip
-        """`BaseChatModel.astream`, whose stream closes (cancelling a background run) when the caller closes
-        it, not later when the event loop finalizes langchain-core's inner generator (`_transport._leaving`)."""
+        """`BaseChatModel.astream`, whose stream (cancelling a background run), then run (its callbacks), end when
+        the caller closes it, not when the event loop finalizes langchain-core's generators (`_transport._leaving`)."""
         scope, inner = StreamScope(), super().astream(input, config, stop=stop, **kwargs)
         try:
             async for chunk in inner:

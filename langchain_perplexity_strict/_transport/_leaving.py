@@ -5,7 +5,9 @@ own caller calls `aclose()`: the inner generator is closed later by the event lo
 finalizer, in a task of its own. A background run's cancel then goes out only once that task runs, and
 never when `asyncio.run` ends first (it cancels every task before it closes async generators). So the chat
 model's `astream` opens a scope here; the first stream opened within it is recorded and closed (its run
-cancelled) as the scope ends. Closing twice is harmless: a follower cancels once.
+cancelled) as the scope ends. Closing twice is harmless: a follower cancels once. Then langchain-core's
+`astream` is closed too, so its callbacks end the run at once (`on_llm_error` with the chunks received,
+which a cost callback counts when they carry the run's cost), as they do when a sync stream is closed.
 """
 
 from __future__ import annotations
