@@ -26,7 +26,8 @@ Runs that failed (what the server reported is counted, once; nothing when it rep
 - `batch` / `abatch` with `return_exceptions=True`: the billed runs, the failed ones by the rules above
 Retries and streams (counted once)
 - a request retried after a 5xx; a stream resumed after a reset; a stream's usage (in one chunk, not per chunk)
-- `n=2`: two requests, both billed
+- `n=2`: two requests, both billed; answered from the cache, free
+- a stream's usage totalled once (`get_usage_metadata_callback` too), as invoke reports it, both surfaces
 
 Usage totals beside the chat model
 - `PerplexityEmbeddings.embed` / `aembed`, `PerplexityContextualizedEmbeddings.embed_contexts` /
@@ -47,6 +48,7 @@ import openai
 import pytest
 from langchain.chat_models import init_chat_model
 from langchain_core.caches import InMemoryCache
+from langchain_core.callbacks import get_usage_metadata_callback
 from langchain_core.globals import set_llm_cache
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import ConfigurableField, Runnable
@@ -388,6 +390,31 @@ async def test_n_answers_are_n_billed_requests(emu: PerplexityEmulator) -> None:
         result = await asyncio.to_thread(make(emu, n=2).generate, [[HumanMessage("twice")]])
     answers = [g.message for g in result.generations[0]]
     assert sent(emu) == 2 and cb.total_cost == pytest.approx(sum(cost(m) for m in answers))  # type: ignore[arg-type]
+
+
+async def test_n_cached_answers_are_free_as_one_call(emu: PerplexityEmulator, cache: InMemoryCache) -> None:
+    llm = make(emu, n=2)
+    with get_perplexity_cost_callback(budget_usd=1e-9) as cb:
+        first = await asyncio.to_thread(llm.generate, [[HumanMessage("twice, cached")]])
+        for _ in range(2):
+            await llm.agenerate([[HumanMessage("twice, cached")]])
+    answers = [g.message for g in first.generations[0]]
+    assert sent(emu) == 2 and cb.total_cost == pytest.approx(sum(cost(m) for m in answers))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("api", ["agent", "chat_completions"])
+@pytest.mark.parametrize("sync", [True, False])
+async def test_a_streams_usage_is_totalled_once_as_invoke_reports_it(
+    emu: PerplexityEmulator, api: str, sync: bool
+) -> None:
+    """langchain-core's `get_usage_metadata_callback` and the cost callback see a stream's usage once."""
+    llm = make(emu, api)
+    invoked = llm.invoke("usage once")
+    with get_usage_metadata_callback() as usage, get_perplexity_cost_callback() as cb:
+        chunks = list(llm.stream("usage once")) if sync else [c async for c in llm.astream("usage once")]
+    assert sum(1 for c in chunks if c.usage_metadata) == 1
+    assert usage.usage_metadata == {invoked.response_metadata["model_name"]: invoked.usage_metadata}
+    assert cb.total_cost == pytest.approx(cost(invoked))
 
 
 def test_a_model_built_without_the_callback_sends_as_before(emu: PerplexityEmulator, cache: InMemoryCache) -> None:
