@@ -7,6 +7,14 @@ in `response_metadata["cost"]` and `response_metadata["tool_calls_details"]`.
 This handler adds them up per served model, the way langchain-core's
 `get_usage_metadata_callback` adds up tokens, so an application can see and
 cap what a run of an agent costs.
+
+Only what reached Perplexity is counted. An answer langchain-core took from its
+cache (`set_llm_cache`, a model's `cache=`) was not billed: it adds nothing, and
+a spent budget does not refuse it, since the budget is checked when a request
+is about to be sent (`_billing`), not when a call starts. A run that failed
+after Perplexity reported its cost (a `failed` status, an answer cut at the
+output limit, a stream left after its usage arrived) was billed: its cost is
+counted once, from the error's `partial` answer or the chunks received.
 """
 
 from __future__ import annotations
@@ -17,12 +25,14 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
+from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.tracers.context import register_configure_hook
 
+from langchain_perplexity_strict import _billing
 from langchain_perplexity_strict.errors import PerplexityBudgetExceededError
 
 
@@ -56,9 +66,11 @@ class PerplexityCostCallbackHandler(BaseCallbackHandler):
     `costs` maps the served model to its summed cost fields (`total_cost`
     includes the tools'); `tool_calls` maps a built-in tool's name to its
     summed `invocation` and `cost_usd`; `total_cost` is the sum over models.
-    With `budget_usd`, a chat model call that starts when `total_cost` has
-    reached it raises `PerplexityBudgetExceededError` before anything is sent.
-    A call in flight is never cut: the budget is checked between calls.
+    With `budget_usd`, a chat model call that would send a request when
+    `total_cost` has reached it raises `PerplexityBudgetExceededError` before
+    anything is sent; a call langchain-core answers from its cache is neither
+    refused nor counted. A call in flight is never cut: the budget is checked
+    between calls.
     """
 
     raise_error = True  # the budget's error must stop the call, not be logged and ignored
@@ -89,16 +101,41 @@ class PerplexityCostCallbackHandler(BaseCallbackHandler):
             if spent >= self.budget_usd:
                 raise PerplexityBudgetExceededError(spent, self.budget_usd)
 
-    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any) -> None:
-        self.check_budget()
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[list[BaseMessage]], *, run_id: UUID, **kwargs: Any
+    ) -> None:
+        billing = _billing.current()
+        if billing is not None and billing.defer(run_id, self):
+            return  # ChatPerplexityStrict checks when it sends a request: a cache hit sends none
+        self.check_budget()  # any other model: checked as the call starts
 
     def on_llm_start(self, serialized: dict[str, Any], prompts: list[str], **kwargs: Any) -> None:
         self.check_budget()
 
-    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        billing = _billing.current()
+        if billing is not None and billing.answered_without_request(run_id):
+            return  # a ChatPerplexityStrict answer from langchain-core's cache: nothing was billed
         for generations in response.generations:
             for generation in generations:
-                if isinstance(generation, ChatGeneration):
+                if isinstance(generation, ChatGeneration) and not _cached(generation):
+                    self._add(generation.message.response_metadata)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """A failed run: what Perplexity reported before it failed was billed, so it is counted, once.
+
+        The reported cost is on the error's `partial` answer (a `failed` status, a cut answer with
+        `raise_on_length`), or, for a stream, in the chunks received before it failed (langchain-core
+        passes them merged as `response`); a run that failed before any answer adds nothing.
+        """
+        partial = getattr(error, "partial", None)
+        if isinstance(partial, AIMessage) and isinstance(partial.response_metadata.get("cost"), Mapping):
+            self._add(partial.response_metadata)
+            return
+        response = kwargs.get("response")
+        for generations in response.generations if isinstance(response, LLMResult) else []:
+            for generation in generations:
+                if isinstance(generation, ChatGeneration) and not _cached(generation):
                     self._add(generation.message.response_metadata)
 
     def _add(self, metadata: Mapping[str, Any]) -> None:
@@ -115,6 +152,13 @@ class PerplexityCostCallbackHandler(BaseCallbackHandler):
                 summed = self.tool_calls.setdefault(str(tool), {"invocation": 0, "cost_usd": 0.0})
                 summed["invocation"] += int((details or {}).get("invocation") or 0)
                 summed["cost_usd"] += float((details or {}).get("cost_usd") or 0.0)
+
+
+def _cached(generation: ChatGeneration) -> bool:
+    """Whether langchain-core marked `generation` as a cache hit (it zeroes `usage_metadata["total_cost"]`,
+    langchain-ai/langchain#32437): how another model's cached answer is told apart."""
+    usage = getattr(generation.message, "usage_metadata", None) or {}
+    return usage.get("total_cost") == 0
 
 
 @contextmanager

@@ -21,6 +21,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
+from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._redact import Redacted, RedactedBinding, redact
@@ -55,7 +56,7 @@ from langchain_perplexity_strict.normalize import (
 _SETTING_NAMES = tuple(PARAMETERS)
 
 
-class ChatPerplexityStrict(Redacted, BaseChatModel, PerplexityParameters):
+class ChatPerplexityStrict(Redacted, RequestScope, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     Every call runs the messages through the normalizer's rules (so a late
@@ -272,6 +273,7 @@ class ChatPerplexityStrict(Redacted, BaseChatModel, PerplexityParameters):
         run = RunSettings(
             settings.get("stream_chunk_timeout"), settings["max_resumes"], _timeouts.timeout_seconds(self.timeout)
         )
+        requesting()  # in generate, the call is sent next (no cache answered it): a cost budget is checked now
         return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
                             conversation.compaction, context, fallback, run, parse_as)  # fmt: skip
 
@@ -373,14 +375,14 @@ class ChatPerplexityStrict(Redacted, BaseChatModel, PerplexityParameters):
 
     async def astream(self, input: LanguageModelInput, config: RunnableConfig | None = None, *,
                       stop: list[str] | None = None, **kwargs: Any) -> AsyncIterator[AIMessageChunk]:  # fmt: skip
-        """`BaseChatModel.astream`, whose stream closes (cancelling a background run) when the caller closes
-        it, not later when the event loop finalizes langchain-core's inner generator (`_transport._leaving`)."""
-        scope = StreamScope()
+        """`BaseChatModel.astream`, whose stream (cancelling a background run), then run (its callbacks), end when
+        the caller closes it, not when the event loop finalizes langchain-core's generators (`_transport._leaving`)."""
+        scope, inner = StreamScope(), super().astream(input, config, stop=stop, **kwargs)
         try:
-            async for chunk in super().astream(input, config, stop=stop, **kwargs):
+            async for chunk in inner:
                 yield chunk
         finally:
-            await scope.close()
+            await scope.close(inner)
 
     async def _astream(
         self,

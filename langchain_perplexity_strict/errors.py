@@ -13,10 +13,10 @@ from langchain_core.messages import AIMessage
 class PerplexityResponseError(ModelAPIError):
     """Perplexity reported a failed or cancelled run, or an `error` stream event.
 
-    `partial` holds what the run produced before it ended (text, citations,
-    usage: a cancelled run may carry a partial message), so nothing is lost,
-    but it is never returned as if it were a complete answer; `None` when
-    there was nothing to read.
+    `partial` is what the run produced before it ended, when Perplexity sent it: the text so far (a
+    cancelled run may carry a partial message), and the usage and cost it reported
+    (`response_metadata["cost"]`), as a failed run that used tokens is billed. Nothing is lost, but it is
+    never returned as if it were a complete answer; None when nothing came back.
     """
 
     def __init__(self, message: str, partial: AIMessage | None = None) -> None:

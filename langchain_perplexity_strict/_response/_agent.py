@@ -140,7 +140,8 @@ def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None
         msg += f" (code {error['code']})"
     if answer.text or answer.tool_calls:
         msg += "; what it produced before it ended is on this error's .partial"
-    raise PerplexityResponseError(msg, answer.message())
+    # What the run produced and cost (a failed run that used tokens is billed): on the error, not lost.
+    raise PerplexityResponseError(msg, partial=answer.partial())
 
 
 class AgentStreamReader:

@@ -200,6 +200,17 @@ class Answer:
         self.pend(*self.flush_text())
         self.finished = True
 
+    def partial(self) -> AIMessage | None:
+        """For a failed run's error: what it produced and reported (usage, cost), once its end was read;
+        the text is not parsed into `parse_as`, as a failed run's text is no answer."""
+        if not self.finished:
+            return None
+        parse_as, self.parse_as = self.parse_as, None
+        try:
+            return self.message()
+        finally:
+            self.parse_as = parse_as
+
     def cut_at_length(self, message: str) -> None:
         """The answer reached the token limit: `finish_reason: "length"`, as `ChatOpenAI` reports it, or
         with `raise_on_length`, `PerplexityIncompleteError(message)` with the answer on `.partial`."""

@@ -5,13 +5,17 @@ own caller calls `aclose()`: the inner generator is closed later by the event lo
 finalizer, in a task of its own. A background run's cancel then goes out only once that task runs, and
 never when `asyncio.run` ends first (it cancels every task before it closes async generators). So the chat
 model's `astream` opens a scope here; the first stream opened within it is recorded and closed (its run
-cancelled) as the scope ends. Closing twice is harmless: a follower cancels once.
+cancelled) as the scope ends. Closing twice is harmless: a follower cancels once. Then langchain-core's
+`astream` is closed too, so its callbacks end the run at once (`on_llm_error` with the chunks received,
+which a cost callback counts when they carry the run's cost), as they do when a sync stream is closed.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import AsyncIterator
 from contextvars import ContextVar
+from typing import Any
 
 from langchain_perplexity_strict._transport._follow import AsyncStreamFollower
 
@@ -41,9 +45,16 @@ class StreamScope:
         self.followers: list[AsyncStreamFollower] = []
         self.token = _SCOPE.set(self.followers)
 
-    async def close(self) -> None:
-        """Close the stream opened in this scope (cancelling a background run the caller left)."""
-        with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
-            _SCOPE.reset(self.token)
-        for follower in self.followers:
-            await follower.close()
+    async def close(self, outer: AsyncIterator[Any] | None = None) -> None:
+        """Close the stream opened in this scope (cancelling a background run the caller left), then `outer`
+        (langchain-core's `astream`, so its callbacks end the run now: a stream left early reports
+        `on_llm_error` with the chunks received, their cost included)."""
+        try:
+            with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
+                _SCOPE.reset(self.token)
+            for follower in self.followers:
+                await follower.close()
+        finally:
+            aclose = getattr(outer, "aclose", None)  # an async generator's
+            if aclose is not None:
+                await aclose()

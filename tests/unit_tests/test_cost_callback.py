@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
+from langchain_core.caches import InMemoryCache
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from langchain_perplexity_strict import (
     PerplexityBudgetExceededError,
     PerplexityCostCallbackHandler,
+    PerplexityResponseError,
     get_perplexity_cost_callback,
 )
 
@@ -82,3 +85,25 @@ async def test_the_budget_holds_for_async_calls_and_streams() -> None:
 def test_a_negative_budget_is_refused() -> None:
     with pytest.raises(ValueError, match="budget_usd: -1"):
         PerplexityCostCallbackHandler(budget_usd=-1)
+
+
+def test_another_models_cached_answer_is_not_counted() -> None:
+    """A model other than ChatPerplexityStrict cannot say when it sends; its cache hits are told apart by the
+    mark langchain-core puts on them (`usage_metadata["total_cost"] = 0`, langchain-ai/langchain#32437)."""
+    priced = answer("m", 0.02)
+    priced.usage_metadata = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+    llm = GenericFakeChatModel(messages=iter([priced]), cache=InMemoryCache())
+    with get_perplexity_cost_callback() as cb:
+        first = llm.invoke("q")
+        for _ in range(3):
+            assert llm.invoke("q").content == first.content  # from the cache: the fake has no second answer
+    assert cb.total_cost == pytest.approx(0.02)
+
+
+def test_a_failed_runs_partial_answer_is_counted_once() -> None:
+    """A `PerplexityResponseError` carries what the failed run reported on `.partial`: it was billed."""
+    handler = PerplexityCostCallbackHandler()
+    error = PerplexityResponseError("failed", partial=answer("m", 0.03))
+    handler.on_llm_error(error, run_id=uuid.uuid4())
+    handler.on_llm_error(PerplexityResponseError("failed before any answer"), run_id=uuid.uuid4())
+    assert handler.total_cost == pytest.approx(0.03)
