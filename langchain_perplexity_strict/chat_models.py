@@ -23,7 +23,6 @@ from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
-from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._parameters import (
     PARAMETERS,
@@ -35,7 +34,7 @@ from langchain_perplexity_strict._request._parameters import (
     stop_list,
 )
 from langchain_perplexity_strict._request._structured_output import pydantic_class, response_format, structured_runnable
-from langchain_perplexity_strict._request._tools import NO_SONAR_TOOLS, function_names, openai_tool, tool_choice_for
+from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit, merge_generation_chunks
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
@@ -239,8 +238,11 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         if kwargs or stop is not None:  # the model's own settings were checked at construction
             check_parameters(settings, self.api)
         surface = self.surface
-        if call.get("tools") and not surface.function_tools:
-            raise ValueError(NO_SONAR_TOOLS)
+        if "tools" in call or "tool_choice" in call:  # as bind_tools takes them, however they came
+            tools, choice = bound_tools(
+                call.pop("tools", None), call.pop("tool_choice", None), function_tools=surface.function_tools
+            )
+            call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
         stops = tuple(stop_list(settings.pop("stop", None)))
         n = int(settings.pop("n", 1))
         if stream and n > 1:
@@ -420,11 +422,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`
         is accepted for compatibility and not sent: the published Agent API has no such field.
         """
-        formatted = [openai_tool(tool, strict=strict, path=f"tools[{i}]") for i, tool in enumerate(tools)]
-        if not self.supports_function_tools and function_names(formatted):
-            raise ValueError(NO_SONAR_TOOLS)
-        check_bound(formatted, tool_choice)
-        if (choice := tool_choice_for(tool_choice, function_names(formatted))) is not None:
+        formatted, choice = bound_tools(tools, tool_choice, strict=strict, function_tools=self.supports_function_tools)
+        if choice is not None:
             kwargs["tool_choice"] = choice
         return super().bind(tools=formatted, **kwargs)
 
