@@ -24,15 +24,14 @@ from typing_extensions import Self
 import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
 from langchain_perplexity_strict._request._input import BodyInput
-from langchain_perplexity_strict._request._parameters import (
-    PARAMETERS,
-    PerplexityParameters,
+from langchain_perplexity_strict._request._model_arguments import (
+    CopiedFields,
     call_arguments,
-    check_parameters,
     known_arguments,
     ls_params,
     stop_list,
 )
+from langchain_perplexity_strict._request._parameters import PARAMETERS, PerplexityParameters, check_parameters
 from langchain_perplexity_strict._request._structured_output import pydantic_class, response_format, structured_runnable
 from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
@@ -402,6 +401,10 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
                 yield await aemit(chunk, run_manager)
         finally:
             await events.close()
+
+    def configurable_fields(self, **kwargs: Any) -> Any:
+        """langchain-core's, with each configured value set by `model_copy(update=...)` (`CopiedFields`)."""
+        return CopiedFields(default=self, fields=cast(Any, super().configurable_fields(**kwargs)).fields)
 
     # -- tools and structured output ----------------------------------------------------------------
 

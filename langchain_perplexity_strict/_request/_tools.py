@@ -134,7 +134,9 @@ def bound_tools(
     if tools is not None and not isinstance(tools, (list, tuple)):
         msg = f"tools={tools!r} is not accepted; expected a list of tools (LangChain tools or built-in tool dicts)."
         raise ValueError(msg)
-    formatted = None if tools is None else [openai_tool(t, strict=strict, path=f"tools[{i}]") for i, t in enumerate(tools)]
+    formatted = None
+    if tools is not None:
+        formatted = [openai_tool(t, strict=strict, path=f"tools[{i}]") for i, t in enumerate(tools)]
     if not function_tools and (formatted or tool_choice not in (None, False)):
         raise ValueError(NO_SONAR_TOOLS)
     check_bound(formatted or [], tool_choice)
@@ -166,8 +168,8 @@ def with_search_tool(
     if builtins and options:
         given = ", ".join(f"{names[path]}={value!r}" for path, value in _leaves(options))
         msg = (
-            f"{given} (search settings of the model or the call) configure the web_search tool, which the bound built-in tools "
-            f"{', '.join(builtins)} replace, so they would restrict nothing. Bind web_search too "
+            f"{given} (search settings of the model or the call) configure the web_search tool, which the "
+            f"bound built-in tools {', '.join(builtins)} replace, so they would restrict nothing. Bind web_search too "
             "(web_search_tool(), which takes the model's search settings), or pass web_search=False to "
             "the model to say it does not search."
         )
