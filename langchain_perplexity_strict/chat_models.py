@@ -25,7 +25,7 @@ import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
-    CopiedFields,
+    Bindings,
     call_arguments,
     known_arguments,
     ls_params,
@@ -52,7 +52,7 @@ from langchain_perplexity_strict.normalize import (
 _SETTING_NAMES = tuple(PARAMETERS)
 
 
-class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
+class ChatPerplexityStrict(Bindings, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     Every call runs the messages through the normalizer's rules (so a late
@@ -401,10 +401,6 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
                 yield await aemit(chunk, run_manager)
         finally:
             await events.close()
-
-    def configurable_fields(self, **kwargs: Any) -> Any:
-        """langchain-core's, with each configured value set by `model_copy(update=...)` (`CopiedFields`)."""
-        return CopiedFields(default=self, fields=cast(Any, super().configurable_fields(**kwargs)).fields)
 
     # -- tools and structured output ----------------------------------------------------------------
 

@@ -9,9 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
+
+try:  # the binding `BaseChatModel.bind` returns (typed stream_events v3, serialized as RunnableBinding)
+    from langchain_core.language_models.chat_models import _ChatModelBinding as ChatBinding
+except ImportError:  # an older langchain-core: its plain binding
+    from langchain_core.runnables import RunnableBinding as ChatBinding  # type: ignore[assignment]
 
 from langchain_perplexity_strict._arguments import unknown_argument
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
@@ -100,7 +105,27 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     return values
 
 
-class CopiedFields(RunnableConfigurableFields):
+class _KeepsWhatItHolds:
+    """`bind_tools` and `with_structured_output` that keep what this runnable holds around the model.
+
+    langchain-core hands both to the model itself (`__getattr__` of `RunnableBinding` and of
+    configurable runnables), so `model.bind(search_domain_filter=[...]).bind_tools([...])` would drop
+    the filter and `configurable.bind_tools([...])` its configuration. Here the model's `bind_tools`
+    runs as usual and its arguments are bound on this runnable instead.
+    """
+
+    def _model(self) -> Any:
+        raise NotImplementedError
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Runnable:
+        return cast(Any, self).bind(**self._model().bind_tools(tools, **kwargs).kwargs)
+
+    def with_structured_output(self, schema: Any = None, **kwargs: Any) -> Runnable:
+        # The model's own method, on this runnable: it calls only bind_tools, bind and supports_function_tools.
+        return cast(Any, type(self._model())).with_structured_output(self, schema, **kwargs)
+
+
+class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
     """`configurable_fields` whose configured values are set by the model's `model_copy(update=...)`.
 
     langchain-core builds the configured model as `cls(**every_field, **configured)`, so every field
@@ -115,3 +140,30 @@ class CopiedFields(RunnableConfigurableFields):
         update = {key: given[spec.id] for key, spec in self.fields.items() if spec.id in given}
         model = cast(Any, self.default)
         return (model.model_copy(update=update) if update else model), config or {}
+
+    def _model(self) -> Any:
+        return self.default
+
+
+class KeptBinding(_KeepsWhatItHolds, ChatBinding):
+    """`model.bind(...)`, whose bound settings stay bound through `bind_tools` and `with_structured_output`
+    (the later arguments win, as `.bind(...).bind(...)` merges them). It serializes as langchain-core's binding.
+    """
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        return [*cls.get_lc_namespace(), "RunnableBinding"]
+
+    def _model(self) -> Any:
+        return self.bound
+
+
+class Bindings:
+    """The chat model's `bind` (a `KeptBinding`) and `configurable_fields` (by `model_copy`, `CopiedFields`)."""
+
+    def bind(self, **kwargs: Any) -> KeptBinding:
+        return KeptBinding(bound=cast(Any, self), kwargs=kwargs, config={})
+
+    def configurable_fields(self, **kwargs: Any) -> Any:
+        """langchain-core's, with each configured value set by `model_copy(update=...)` (`CopiedFields`)."""
+        return CopiedFields(default=cast(Any, self), fields=cast(Any, super()).configurable_fields(**kwargs).fields)
