@@ -15,7 +15,11 @@ the bodies themselves) meet a tool set in these forms:
   `finance_search`, `sandbox`, `mcp`, `connector`), which replaces the default search: refused, naming
   the settings and the tools, unless the model says it does not search (`web_search=False`), or
   `web_search` is bound beside them (which then carries the settings);
-- invoke, stream, batch and their async twins all send the same merged tool.
+- invoke, stream, batch and their async twins all send the same merged tool;
+- `PerplexitySearchResults` built with a filter (domains, recency, dates, languages, `country`), called
+  by a model that gives another (invoke, a `ToolCall`, ainvoke): the model's value comes back refused,
+  naming both, and nothing is searched. (`PerplexitySearchRetriever`'s per-call values are the app's
+  own, and win as documented.)
 
 Each body is the one the emulator received, valid as the published `ResponsesRequestInput`.
 """
@@ -31,7 +35,7 @@ from langchain.chat_models import init_chat_model
 from langchain_core.runnables import ConfigurableField
 from pydantic import BaseModel
 
-from langchain_perplexity_strict import ChatPerplexityStrict, web_search_tool
+from langchain_perplexity_strict import ChatPerplexityStrict, PerplexitySearchResults, web_search_tool
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests import published_schema
 from tests.integration_tests.factory import KEY
@@ -258,3 +262,35 @@ def test_the_issues_example_searches_only_nature_com_from_the_last_week(emu: Per
     }
     for way, run in runs.items():
         assert _web_search(_sent(emu, run)) == expected, way
+
+
+# --- the search tool: a filter the developer set is not the model's to lift ---------------------------
+
+TOOL_FILTERS = {
+    "search_domain_filter": (["nature.com"], ["example.com"]),
+    "search_recency_filter": ("week", "year"),
+    "search_after_date_filter": ("01/01/2024", "01/01/2020"),
+    "search_before_date_filter": ("12/31/2025", "12/31/2030"),
+    "search_language_filter": (["en"], ["fr"]),
+    "country": ("US", "GB"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOOL_FILTERS))
+def test_the_search_tools_filter_is_kept_when_the_model_gives_another(emu: PerplexityEmulator, name: str) -> None:
+    """`PerplexitySearchResults(search_domain_filter=[...])` in an agent: the model's arguments cannot widen it."""
+    fixed, other = TOOL_FILTERS[name]
+    tool = PerplexitySearchResults(api_key=KEY, base_url=emu.base_url, **{name: fixed})  # type: ignore[arg-type]
+    emu.clear()
+    call = {"type": "tool_call", "id": "c1", "name": tool.name, "args": {"query": "q", name: other}}
+    answers = {
+        "invoke": tool.invoke({"query": "q", name: other}),
+        "tool_call": tool.invoke(call).content,
+        "ainvoke": asyncio.run(tool.ainvoke({"query": "q", name: other})),
+    }
+    for way, answer in answers.items():
+        assert f"the tool is built with {fixed!r} and the call gives {other!r}" in answer, way
+    assert emu.requests == []  # nothing searched past the restriction
+    tool.invoke({"query": "q", name: fixed})  # repeating it is fine
+    assert emu.requests[0].body[name] == fixed
+    published_schema.validate("ApiSearchRequestInput", emu.requests[0].body)
