@@ -294,3 +294,18 @@ def test_the_search_tools_filter_is_kept_when_the_model_gives_another(emu: Perpl
     tool.invoke({"query": "q", name: fixed})  # repeating it is fine
     assert emu.requests[0].body[name] == fixed
     published_schema.validate("ApiSearchRequestInput", emu.requests[0].body)
+
+
+def test_a_bound_or_configured_filter_stays_through_with_structured_output(emu: PerplexityEmulator) -> None:
+    """langchain-core hands `with_structured_output` (and `bind_tools`) to the bare model; the setting stays."""
+    model, field = _model(emu), ConfigurableField(id="domains")
+    runs = {
+        "bind": lambda: model.bind(search_domain_filter=["nature.com"]).with_structured_output(Answer).invoke("hi"),
+        "configurable": lambda: (
+            model.configurable_fields(search_domain_filter=field)
+            .with_structured_output(Answer, method="function_calling")
+            .invoke("hi", config={"configurable": {"domains": ["nature.com"]}})
+        ),
+    }
+    for way, run in runs.items():
+        assert _web_search(_sent(emu, run))["filters"] == {"search_domain_filter": ["nature.com"]}, way
