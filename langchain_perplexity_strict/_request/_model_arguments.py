@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
 
@@ -59,8 +59,9 @@ def ls_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> Any:
     """LangSmith's parameters for a call of `model` (provider "perplexity")."""
     from langchain_core.language_models.chat_models import LangSmithParams
 
-    params = LangSmithParams(ls_provider="perplexity", ls_model_name=kwargs.get("model") or model.model,
-                             ls_model_type="chat")  # fmt: skip
+    params = LangSmithParams(
+        ls_provider="perplexity", ls_model_name=kwargs.get("model") or model.model, ls_model_type="chat"
+    )
     temperature = kwargs.get("temperature", model.temperature)
     if temperature is not None:
         params["ls_temperature"] = temperature
@@ -136,10 +137,11 @@ class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
     def _prepare(self, config: RunnableConfig | None = None) -> Any:
         if not all(isinstance(spec, ConfigurableField) for spec in self.fields.values()):
             return super()._prepare(config)
-        given = (config or {}).get("configurable", {})
+        config = ensure_config(config)
+        given = config.get("configurable", {})
         update = {key: given[spec.id] for key, spec in self.fields.items() if spec.id in given}
         model = cast(Any, self.default)
-        return (model.model_copy(update=update) if update else model), config or {}
+        return (model.model_copy(update=update) if update else model), config
 
     def _model(self) -> Any:
         return self.default
