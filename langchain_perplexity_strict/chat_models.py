@@ -24,20 +24,18 @@ import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._once import OncePerOwner
-from langchain_perplexity_strict._redact import Redacted, RedactedBinding, redact
-from langchain_perplexity_strict._request._builtin_checks import check_bound
+from langchain_perplexity_strict._redact import Redacted, redact
 from langchain_perplexity_strict._request._input import BodyInput
-from langchain_perplexity_strict._request._parameters import (
-    PARAMETERS,
-    PerplexityParameters,
+from langchain_perplexity_strict._request._model_arguments import (
+    Bindings,
     call_arguments,
-    check_parameters,
     known_arguments,
     ls_params,
     stop_list,
 )
+from langchain_perplexity_strict._request._parameters import PARAMETERS, PerplexityParameters, check_parameters
 from langchain_perplexity_strict._request._structured_output import pydantic_class, response_format, structured_runnable
-from langchain_perplexity_strict._request._tools import NO_SONAR_TOOLS, function_names, openai_tool, tool_choice_for
+from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit, merge_generation_chunks
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
@@ -56,7 +54,7 @@ from langchain_perplexity_strict.normalize import (
 _SETTING_NAMES = tuple(PARAMETERS)
 
 
-class ChatPerplexityStrict(Redacted, RequestScope, BaseChatModel, PerplexityParameters):
+class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     Every call runs the messages through the normalizer's rules (so a late
@@ -160,9 +158,6 @@ class ChatPerplexityStrict(Redacted, RequestScope, BaseChatModel, PerplexityPara
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
         return redact(super()._get_invocation_params(stop=stop, **kwargs))  # what traces see: credentials hidden
 
-    def bind(self, **kwargs: Any) -> Any:  # a binding whose repr and dump hide a bound credential
-        return RedactedBinding(bound=self, kwargs=kwargs, config={})
-
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         return ls_params(self, stop, kwargs)
 
@@ -243,8 +238,11 @@ class ChatPerplexityStrict(Redacted, RequestScope, BaseChatModel, PerplexityPara
         if kwargs or stop is not None:  # the model's own settings were checked at construction
             check_parameters(settings, self.api)
         surface = self.surface
-        if call.get("tools") and not surface.function_tools:
-            raise ValueError(NO_SONAR_TOOLS)
+        if "tools" in call or "tool_choice" in call:  # as bind_tools takes them, however they came
+            tools, choice = bound_tools(
+                call.pop("tools", None), call.pop("tool_choice", None), function_tools=surface.function_tools
+            )
+            call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
         stops = tuple(stop_list(settings.pop("stop", None)))
         n = int(settings.pop("n", 1))
         if stream and n > 1:
@@ -427,11 +425,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, BaseChatModel, PerplexityPara
         `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`
         is accepted for compatibility and not sent: the published Agent API has no such field.
         """
-        formatted = [openai_tool(tool, strict=strict, path=f"tools[{i}]") for i, tool in enumerate(tools)]
-        if not self.supports_function_tools and function_names(formatted):
-            raise ValueError(NO_SONAR_TOOLS)
-        check_bound(formatted, tool_choice)
-        if (choice := tool_choice_for(tool_choice, function_names(formatted))) is not None:
+        formatted, choice = bound_tools(tools, tool_choice, strict=strict, function_tools=self.supports_function_tools)
+        if choice is not None:
             kwargs["tool_choice"] = choice
         return self.bind(tools=formatted, **kwargs)
 

@@ -21,7 +21,6 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
-from langchain_perplexity_strict._request._builtin_checks import check_bound
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
 from langchain_perplexity_strict._request._parameter import place
@@ -56,11 +55,13 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("preset")
     search: dict[str, Any] = {"type": "web_search"}
+    names: dict[str, str] = {}  # a search tool field -> the parameter that set it, for errors
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
         if value is None or parameter is None or parameter.agent in (None, CLIENT):
             continue
         if parameter.agent.startswith("web_search."):
+            names[parameter.agent.removeprefix("web_search.")] = name
             place(search, parameter.agent.removeprefix("web_search."), value)
         else:
             place(body, parameter.agent, value)
@@ -69,11 +70,12 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
         if any(needed):
             body["max_output_tokens"] = min(n for n in needed if n)
     tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call.get("tools") or [])]
-    check_bound(tools, call.get("tool_choice"))  # tools and tool_choice given per call are checked here
-    if settings.get("web_search", True) is not False:
-        # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar
-        # model did. A preset searches on its own, so it gets the tool only to carry options.
-        tools = with_search_tool(tools, search, default=not preset)
+    # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar model did.
+    # A preset searches on its own, so it gets the tool only to carry options. The model's search
+    # settings reach a bound web_search with or without `web_search=False` (which only leaves the
+    # default tool out).
+    add = settings.get("web_search", True) is not False
+    tools = with_search_tool(tools, search, names, add=add, bare=not preset)
     if tools:
         body["tools"] = tools
     if call.get("tool_choice") is not None:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from langchain_perplexity_strict._request._builtin_checks import RANGES
 from langchain_perplexity_strict._request._filters import domains_problem, parse_date
 
 Api = Literal["agent", "chat_completions"]
@@ -67,8 +68,6 @@ def seconds(v: Any, a: Api) -> bool:
 
 
 STALL = "a number of seconds >= 0 (0 or None: no stall detection)"
-AS_GIVEN = ("background", "stream_chunk_timeout", "max_resumes", "n")
-"""Constructor settings checked as given, before pydantic would coerce `"yes"` or `1` to True, `"10"` to 10.0."""
 
 
 def per_surface(agent: Callable[[Any], bool], chat_completions: Callable[[Any], bool]) -> Check:
@@ -88,7 +87,23 @@ def domains(v: Any, a: Api) -> bool:
 
 
 def location(v: Any, a: Api) -> bool:
-    return isinstance(v, dict) and set(v) <= set(LOCATION_FIELDS)
+    """`ToolUserLocationInput`, as a bound `web_search`'s `user_location` is checked: names as strings,
+    coordinates as numbers in the documented ranges (`RANGES`)."""
+    if not isinstance(v, dict) or not set(v) <= set(LOCATION_FIELDS):
+        return False
+    for key, value in v.items():
+        if key in ("latitude", "longitude"):
+            low, high, _ = RANGES[("web_search", f"user_location.{key}")]
+            if not number(low, high)(value, a):
+                return False
+        elif not isinstance(value, str):
+            return False
+    return True
+
+
+LOCATION = "a dict with some of city, country, region (strings), latitude in [-90, 90], longitude in [-180, 180]"
+SEARCH_TOKENS = RANGES[("web_search", "max_tokens")][1]
+"""The `web_search` tool's `max_tokens` and `max_tokens_per_page` bound, whether set on the model or the tool."""
 
 
 def stop(v: Any, a: Api) -> bool:

@@ -20,19 +20,17 @@ from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.fields import FieldInfo
+from typing_extensions import Self
 
-from langchain_perplexity_strict._arguments import unknown_argument
-from langchain_perplexity_strict._redact import close_names, named, shown
+from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter as accepts
 from langchain_perplexity_strict._request._builtin_tools import skills_accepted
 from langchain_perplexity_strict._request._filters import RECENCY
-from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter import (
     CHAT_REASONING_EFFORTS,
     CLIENT,
     DATE_FILTERS,
     FILTERS,
-    LOCATION_FIELDS,
     REASONING_EFFORTS,
     SERVICE_TIERS,
     WS,
@@ -107,11 +105,28 @@ class PerplexityParameters(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _as_given(cls, values: Any) -> Any:
-        """Check `AS_GIVEN` settings before pydantic coerces them, as a call's arguments are checked."""
+        """Check every parameter as given, before pydantic coerces it, by the check a call's arguments take.
+
+        Pydantic would take `temperature="0.5"`, `max_steps=5.0` or `store="yes"` (as 0.5, 5, True)
+        where a call, `.bind` or `model_copy` refuses them; one check for every way a value comes in.
+        """
         if isinstance(values, dict):
             api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
-            check_parameters({name: values[name] for name in accepts.AS_GIVEN if name in values}, api)
+            check_parameters({name: values[name] for name in PARAMETERS if name in values}, api)
         return values
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy, `update` checked as the constructor checks it: pydantic's own `model_copy(update=...)`
+        skips validation, so `{"temperature": "hot"}` or a misspelt name would reach the request unchecked.
+
+        What the original was given stays given (a preset still picks its model); the rest is
+        validated again with the update, as `type(self)(**given, **update)` would be.
+        """
+        copy = super().model_copy(deep=deep)
+        if not update:
+            return copy
+        given = {name: copy.__dict__[name] for name in copy.model_fields_set}
+        return type(self).model_validate({**given, **update})
 
     temperature: Annotated[
         float | None,
@@ -185,7 +200,7 @@ class PerplexityParameters(BaseModel):
     user_location: Annotated[
         dict[str, Any] | None,
         Parameter(
-            "a dict with some of " + ", ".join(LOCATION_FIELDS),
+            accepts.LOCATION,
             accepts.location,
             WS + "user_location",
             "web_search_options.user_location",
@@ -203,11 +218,23 @@ class PerplexityParameters(BaseModel):
     ] = None
     """Search type: web or fast (Agent API); fast, pro or auto (chat completions)."""
     search_max_tokens: Annotated[
-        int | None, Parameter("an integer >= 1", accepts.integer(1), WS + "max_tokens", None)
+        int | None,
+        Parameter(
+            f"an integer in [1, {accepts.SEARCH_TOKENS}]",
+            accepts.integer(1, accepts.SEARCH_TOKENS),
+            WS + "max_tokens",
+            None,
+        ),
     ] = None
     """The `web_search` tool's `max_tokens` (Agent API)."""
     search_max_tokens_per_page: Annotated[
-        int | None, Parameter("an integer >= 1", accepts.integer(1), WS + "max_tokens_per_page", None)
+        int | None,
+        Parameter(
+            f"an integer in [1, {accepts.SEARCH_TOKENS}]",
+            accepts.integer(1, accepts.SEARCH_TOKENS),
+            WS + "max_tokens_per_page",
+            None,
+        ),
     ] = None
     """The `web_search` tool's `max_tokens_per_page` (Agent API)."""
     web_search: Annotated[bool | None, Parameter("True or False", accepts.flag, CLIENT, None)] = None
@@ -343,6 +370,8 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
         if not parameter.check(value, api):
             msg = f"{name}={shown(value, name)} is not accepted on api={api!r}: expected {parameter.accepted}."
             raise ValueError(msg)
+    if values.get("model_kwargs"):
+        check_model_kwargs(values["model_kwargs"], api)
     present = {k for k, v in values.items() if v is not None}
     if {"presence_penalty", "frequency_penalty"} <= present:
         msg = (
@@ -365,83 +394,39 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
         raise ValueError(msg)
 
 
-def stop_list(stop: Any) -> list[str]:
-    """Stop sequences as a list; a value of the wrong type is refused by the parameter check, not here."""
-    if isinstance(stop, str):
-        return [stop]
-    return list(stop) if isinstance(stop, (list, tuple)) else []
-
-
-# Keyword arguments a call may carry besides the parameters: they shape the request.
-CALL_KWARGS = ("tools", "tool_choice", "response_format")
-# Passed by LangChain itself (structured-output tracing, stream_usage) or by callers used to
-# ChatOpenAI (parallel_tool_calls, which the published Agent API lacks): accepted, not sent.
-IGNORED_KWARGS = ("ls_structured_output_format", "stream_usage", "parallel_tool_calls")
-
-
-def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A call's keyword arguments as (tools, tool choice and response format; parameters).
-
-    Raises `ValueError` for an argument that is neither, naming it and listing what a call takes.
-    """
-    params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
-    call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
-    unknown = sorted(k for k in params if k not in PARAMETERS)
-    if unknown:
-        msg = (
-            f"{named(unknown[0], params[unknown[0]], *close_names(unknown[0], PARAMETERS))} "
-            "is not a parameter of ChatPerplexityStrict "
-            f"(api={api!r}); call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}."
-        )
-        raise ValueError(msg)
-    return call, params
-
-
-def ls_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> Any:
-    """LangSmith's parameters for a call of `model` (provider "perplexity")."""
-    from langchain_core.language_models.chat_models import LangSmithParams
-
-    params = LangSmithParams(ls_provider="perplexity", ls_model_name=kwargs.get("model") or model.model,
-                             ls_model_type="chat")  # fmt: skip
-    temperature = kwargs.get("temperature", model.temperature)
-    if temperature is not None:
-        params["ls_temperature"] = temperature
-    max_tokens = kwargs.get("max_tokens", model.max_tokens)
-    if max_tokens is not None:
-        params["ls_max_tokens"] = max_tokens
-    stops = stop_list(stop if stop is not None else model.stop)
-    if stops:
-        params["ls_stop"] = stops
-    return params
-
-
-# Names other integrations use for a field of this one.
-ALIASES = {
-    "max_output_tokens": "max_tokens",
-    "max_completion_tokens": "max_tokens",
-    "model_name": "model",
-    "pplx_api_key": "api_key",
-    "perplexity_api_key": "api_key",
-    "request_timeout": "timeout",
-    "openai_api_key": "api_key",  # ChatOpenAI's own aliases, for an app that pointed it at Perplexity
-    "openai_api_base": "base_url",
+# Body fields the package writes itself, and how to set each.
+_BUILT = {
+    "input": "the messages",
+    "messages": "the messages",
+    "model": "model=...",
+    "stream": "stream() / invoke()",
+    "tools": "bind_tools()",
+    "tool_choice": "bind_tools(tool_choice=...)",
+    "response_format": "with_structured_output()",
+    "previous_response_id": "use_previous_response_id=True",
 }
 
 
-def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
-    """Constructor arguments with aliases mapped; an unknown one is refused with the closest name."""
-    if not isinstance(values, dict):
-        return values
-    values = dict(values)
-    surface_default = DEFAULT_MODELS.get(values.get("api"), fields["model"].default)
-    if not {"model", "model_name"} & set(values) and surface_default != fields["model"].default:
-        values["model"] = surface_default  # the surface's own model; the field's default stays implicit (presets)
-    for alias, name in ALIASES.items():
-        if alias in values and name not in values:
-            values[name] = values.pop(alias)
-    accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
-    unknown = sorted(k for k in values if k not in accepted)
-    if unknown:
-        name = unknown[0]
-        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict", UNSUPPORTED.get(name, ""))
-    return values
+def check_model_kwargs(extra: Any, api: Api) -> None:
+    """Raise `ValueError` when `model_kwargs` would carry a parameter or a field the package builds.
+
+    `model_kwargs` go into the body unchecked, after everything else: a parameter there would skip
+    its check and override the value set the checked way (as `ChatOpenAI` refuses a field there).
+    """
+    if not isinstance(extra, Mapping):
+        raise ValueError(
+            f"model_kwargs={shown(extra, 'model_kwargs')} is not accepted; expected a dict of extra body fields."
+        )
+    paths = {n: p.path(api) for n, p in PARAMETERS.items()}
+    heads = {path.split(".")[0]: n for n, path in paths.items() if path is not None and path != CLIENT}
+    for key in extra:
+        name = key if key in PARAMETERS else heads.get(key)
+        if name is not None:
+            msg = (
+                f"model_kwargs[{key!r}]: {key!r} is set by the parameter {name}; pass {name}=... instead, "
+                "so it is checked (model_kwargs are sent as they are)."
+            )
+            raise ValueError(msg)
+        if key in _BUILT:
+            msg = f"model_kwargs[{key!r}]: the package builds {key!r} itself; set it with {_BUILT[key]}."
+            raise ValueError(msg)

@@ -34,6 +34,7 @@ from langchain_core.utils.pydantic import is_basemodel_subclass
 from langchain_openai.chat_models.base import _convert_to_openai_response_format
 from openai.lib._parsing._completions import type_to_response_format_param
 
+from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._tools import openai_tool
 
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
@@ -111,9 +112,7 @@ def json_schema_format(schema: Any, strict: bool | None = None) -> dict[str, Any
     try:
         spec = json_schema_spec(schema, strict)
     except ValueError as error:  # langchain-core's "Unsupported function" does not say which argument it was
-        msg = (
-            f"response_format={_shown(schema)} is not a response format Perplexity takes; accepted: {ACCEPTED_FORMATS}."
-        )
+        msg = f"response_format={shown(schema, limit=200)} is not a response format Perplexity takes; accepted: {ACCEPTED_FORMATS}."
         raise ValueError(msg) from error
     spec["name"] = schema_name(spec.get("name"))
     return {"type": "json_schema", "json_schema": spec}
@@ -123,7 +122,7 @@ def agent_response_format(fmt: dict[str, Any]) -> dict[str, Any]:
     """A response format as the Agent API takes it: only `json_schema` (`ResponseFormatInput`)."""
     if fmt.get("type") == "regex":
         msg = (
-            f"response_format={_shown(fmt)}: the Agent API takes only JSON schema response formats "
+            f"response_format={shown(fmt, limit=200)}: the Agent API takes only JSON schema response formats "
             "(ResponseFormatInput); a regex format works on api='chat_completions', or pass a JSON schema."
         )
         raise ValueError(msg)
@@ -140,17 +139,11 @@ def _plain_format(schema: dict[str, Any]) -> dict[str, Any] | None:
         if isinstance(regex.get("regex"), str) and set(regex) <= known:
             return {"type": "regex", "regex": dict(regex)}
     msg = (
-        f"response_format={_shown(schema)} is not a {schema['type']!r} response format Perplexity takes: "
+        f"response_format={shown(schema, limit=200)} is not a {schema['type']!r} response format Perplexity takes: "
         "{'type': 'text'} has no other key, and a regex is {'type': 'regex', 'regex': {'regex': '<pattern>'}} "
         "(name, description and strict are optional)."
     )
     raise ValueError(msg)
-
-
-def _shown(value: Any) -> str:
-    """A caller's value in an error, cut short so that a large schema does not fill the message."""
-    text = repr(value)
-    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def as_function_tool(schema: Any, strict: bool | None) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_perplexity_strict._request._builtin_checks import foreign_tool_problem, merged_search
+from langchain_perplexity_strict._redact import shown
+from langchain_perplexity_strict._request._builtin_checks import check_bound, foreign_tool_problem, merged_search
 from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES, check_builtin_tool
 from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_NAMES
 
@@ -119,23 +120,72 @@ def tool_choice_for(choice: dict | str | bool | None, names: list[str]) -> Any:
     return choice
 
 
-def with_search_tool(tools: list[dict[str, Any]], search: dict[str, Any], default: bool) -> list[dict[str, Any]]:
+def bound_tools(
+    tools: Any, tool_choice: Any, *, strict: bool | None = None, function_tools: bool = True
+) -> tuple[list[dict[str, Any]] | None, Any]:
+    """Tools and `tool_choice` as a request takes them, whichever way they came (one path for all).
+
+    `bind_tools`, `.bind(tools=..., tool_choice=...)` and a call's `tools=` / `tool_choice=`
+    all pass here: each tool in any LangChain form is converted and checked (`openai_tool`),
+    the set and the choice are checked (`check_bound`), and the choice takes its request
+    form (`tool_choice_for`, so `"add"` forces the function `add` on every path). Running
+    it on its own output changes nothing, so a bound value passed again at call time is kept.
+    `function_tools`: whether the surface has function tools (the Sonar models have none).
+    """
+    if tools is not None and not isinstance(tools, (list, tuple)):
+        msg = f"tools={shown(tools, limit=200)} is not accepted; expected a list of tools (LangChain tools or built-in tool dicts)."
+        raise ValueError(msg)
+    formatted = None
+    if tools is not None:
+        formatted = [openai_tool(t, strict=strict, path=f"tools[{i}]") for i, t in enumerate(tools)]
+    if not function_tools and (formatted or tool_choice not in (None, False)):
+        raise ValueError(NO_SONAR_TOOLS)
+    check_bound(formatted or [], tool_choice)
+    return formatted, tool_choice_for(tool_choice, function_names(formatted or []))
+
+
+def with_search_tool(
+    tools: list[dict[str, Any]], search: dict[str, Any], names: dict[str, str], *, add: bool, bare: bool
+) -> list[dict[str, Any]]:
     """`tools` with the model's search tool: its options go to a bound `web_search`, or it is added.
 
-    `search` is the `web_search` tool the model's settings make (`search_domain_filter`
-    and the other search parameters as its fields). A bound built-in tool set replaces
-    the default search entirely: an app that binds only `fetch_url` gets no search, with
-    or without model-level search settings (they apply to a search there is not). A bound
-    `web_search` takes the model's options for the fields it leaves unset, and a field both
-    set differently is refused (`merged_search`), so a model-level filter is never dropped
-    or bypassed. `default` says whether a bare search tool is wanted when nothing else is bound.
+    `search` is the `web_search` tool the model's settings make (`search_domain_filter` and the
+    other search parameters as its fields; `names` maps each field to its parameter). A bound
+    `web_search` takes the model's options for the fields it leaves unset, and a field both set
+    differently is refused (`merged_search`), so a model-level filter is never dropped or
+    bypassed; this holds with `web_search=False` too, which only leaves the default tool out.
+    `add` says whether the default tool is wanted (`web_search` is not False), `bare` whether
+    a tool without options is (no preset). A bound built-in tool set replaces the default
+    search; when the model has search settings, that would leave them restricting nothing, so it
+    is refused, naming them: bind `web_search` too, or say `web_search=False`.
     """
     options = {k: v for k, v in search.items() if k != "type"}
     bound = next((i for i, t in enumerate(tools) if t.get("type") == "web_search"), None)
     if bound is not None:
         return [*tools[:bound], merged_search(tools[bound], options, f"tools[{bound}]"), *tools[bound + 1 :]]
-    if any(t.get("type") in BUILTIN_TOOLS for t in tools):
+    builtins = [f"tools[{i}] ({t['type']})" for i, t in enumerate(tools) if t.get("type") in BUILTIN_TOOLS]
+    if not add:
         return tools
-    if options or default:
-        return [*tools, search]
-    return tools
+    if builtins and options:
+        given = ", ".join(f"{names[path]}={value!r}" for path, value in _leaves(options))
+        msg = (
+            f"{given} (search settings of the model or the call) configure the web_search tool, which the "
+            f"bound built-in tools {', '.join(builtins)} replace, so they would restrict nothing. Bind web_search too "
+            "(web_search_tool(), which takes the model's search settings), or pass web_search=False to "
+            "the model to say it does not search."
+        )
+        raise ValueError(msg)
+    if builtins:
+        return tools
+    return [*tools, search] if options or bare else tools
+
+
+def _leaves(options: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """The model's search options as (path in the tool, value); `filters` is one level down."""
+    out: list[tuple[str, Any]] = []
+    for key, value in options.items():
+        if key == "filters" and isinstance(value, dict):
+            out.extend(_leaves(value, "filters."))
+        else:
+            out.append((prefix + key, value))
+    return out

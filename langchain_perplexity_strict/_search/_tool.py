@@ -61,8 +61,11 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     publication dates, languages). The developer fixes the rest as
     constructor arguments: every other field of `ApiSearchRequestInput`
     (`max_tokens`, `max_tokens_per_page`, `search_mode`, `search_type`,
-    `search_context_size`, last-updated filters, ...); a per-call value wins
-    over the constructor's.
+    `search_context_size`, last-updated filters, ...). A filter the developer
+    sets on the tool (domains, recency, dates, languages, `country`) is a
+    restriction the model cannot lift: a call giving it differently comes back
+    to the model as the tool's answer, naming both values; `max_results` on the
+    tool is only the default.
 
     `response_format="content_and_artifact"`: the `ToolMessage` content is the
     results as numbered text (`[1] title`, URL, dates, snippet), which models
@@ -110,7 +113,16 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
 
     def _values(self, arguments: dict[str, Any]) -> dict[str, Any]:
         chosen = {k: v for k, v in arguments.items() if v is not None}
-        return {**self.filter_values(), "max_results": self.max_results, **chosen}
+        fixed = {k: v for k, v in self.filter_values().items() if v is not None}
+        for name, value in chosen.items():
+            # A filter the developer built the tool with is a restriction: the model may repeat it, not widen it.
+            if name in fixed and fixed[name] != value:
+                msg = (
+                    f"{name}: the tool is built with {fixed[name]!r} and the call gives {value!r}; "
+                    f"a filter set on the tool is kept, so leave {name} out of the call."
+                )
+                raise ValueError(msg)
+        return {**fixed, "max_results": self.max_results, **chosen}
 
     def _body(self, arguments: dict[str, Any]) -> bytes:
         try:

@@ -49,7 +49,9 @@ async def test_every_request_sent_is_published(emu: PerplexityEmulator) -> None:
     retriever.invoke("q")
     await retriever.ainvoke(["q1", "q2"], k=1)  # type: ignore[arg-type]
     PerplexitySearchRetriever(**connection, search_after_date="01/01/2024", search_before_date="02/01/2024").invoke("q")
-    tool = PerplexitySearchResults(**connection, **{k: v for k, v in EVERY_SEARCH_SETTING.items() if k != "country"})
+    # The filters the calls below choose are left to them: a filter set on the tool is kept (the model cannot lift it).
+    chosen = ("country", "search_domain_filter", "search_language_filter", "search_recency_filter")
+    tool = PerplexitySearchResults(**connection, **{k: v for k, v in EVERY_SEARCH_SETTING.items() if k not in chosen})
     tool.invoke({"query": ["a", "b"], "max_results": 3, "country": "GB", "search_after_date_filter": "01/01/2024",
                  "search_before_date_filter": "01/02/2024", "search_language_filter": ["de"]})  # fmt: skip
     await tool.ainvoke({"query": "a", "search_domain_filter": ["a.org"], "search_recency_filter": "week"})

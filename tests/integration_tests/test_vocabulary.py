@@ -62,8 +62,7 @@ def test_search_results_arrive_before_the_answer_ends(emu: PerplexityEmulator) -
 @pytest.mark.parametrize("kind", ["fetch_url_results", "image_search_results", "skill_loaded"])
 def test_other_output_items_reach_additional_kwargs_on_invoke_and_stream(emu: PerplexityEmulator, kind: str) -> None:
     tools = [{"type": "fetch_url"}, {"type": "image_search"}]
-    skills = {"skills": [{"type": "builtin", "name": "office"}]}
-    llm = make(emu, model_kwargs=skills).bind_tools(tools)
+    llm = make(emu, skills=[{"type": "builtin", "name": "office"}]).bind_tools(tools)
     invoked = llm.invoke("read https://example.com/a, show a picture")
     _, streamed = stream(llm, "read https://example.com/a, show a picture")
     assert invoked.additional_kwargs[kind] == streamed.additional_kwargs[kind]

@@ -166,8 +166,11 @@ def test_strict_is_sent_on_function_tools_as_published() -> None:
 
 def test_model_filters_and_a_bound_search_tool() -> None:
     model = ChatPerplexityStrict(api_key="k", search_domain_filter=["nature.com"])  # type: ignore[arg-type]
-    body = model.request_body("q", tools=[fetch_url_tool()])
-    assert body["tools"] == [{"type": "fetch_url"}]  # a bound built-in set replaces the default search entirely
+    # A bound built-in set replaces the default search; the model's filter would restrict nothing: refused.
+    with pytest.raises(ValueError, match=r"search_domain_filter=\['nature.com'\] .* tools\[0\] \(fetch_url\) replace"):
+        model.request_body("q", tools=[fetch_url_tool()])
+    quiet = model.model_copy(update={"web_search": False})  # the model says it does not search
+    assert quiet.request_body("q", tools=[fetch_url_tool()])["tools"] == [{"type": "fetch_url"}]
     same = model.request_body("q", tools=[web_search_tool(filters={"search_domain_filter": ["nature.com"]})])
     assert same["tools"] == [{"type": "web_search", "filters": {"search_domain_filter": ["nature.com"]}}]
     with pytest.raises(ValueError, match=r"tools\[0\]\.filters\.search_domain_filter: the model's search settings "

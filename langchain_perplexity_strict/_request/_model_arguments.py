@@ -1,0 +1,169 @@
+"""A call's and the constructor's arguments: parameters, aliases, unknown names; stop lists, LangSmith's parameters.
+
+Split from `_parameters` (the declarations and their checks): how the
+arguments of a call or a constructor are sorted before those checks run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
+from langchain_core.runnables.configurable import RunnableConfigurableFields
+from langchain_core.runnables.utils import ConfigurableField
+
+from langchain_perplexity_strict._arguments import unknown_argument
+from langchain_perplexity_strict._redact import RedactedBinding, close_names, named
+from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
+from langchain_perplexity_strict._request._parameter import Api
+from langchain_perplexity_strict._request._parameters import PARAMETERS, UNSUPPORTED
+
+
+def stop_list(stop: Any) -> list[str]:
+    """Stop sequences as a list; a value of the wrong type is refused by the parameter check, not here."""
+    if isinstance(stop, str):
+        return [stop]
+    return list(stop) if isinstance(stop, (list, tuple)) else []
+
+
+# Keyword arguments a call may carry besides the parameters: they shape the request.
+CALL_KWARGS = ("tools", "tool_choice", "response_format")
+# Passed by LangChain itself (structured-output tracing, stream_usage) or by callers used to
+# ChatOpenAI (parallel_tool_calls, which the published Agent API lacks): accepted, not sent.
+IGNORED_KWARGS = ("ls_structured_output_format", "stream_usage", "parallel_tool_calls")
+
+
+def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A call's keyword arguments as (tools, tool choice and response format; parameters).
+
+    Raises `ValueError` for an argument that is neither, naming it and listing what a call takes.
+    """
+    params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
+    call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
+    unknown = sorted(k for k in params if k not in PARAMETERS)
+    if unknown:
+        msg = (
+            f"{named(unknown[0], params[unknown[0]], *close_names(unknown[0], PARAMETERS))} "
+            "is not a parameter of ChatPerplexityStrict "
+            f"(api={api!r}); call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}."
+        )
+        raise ValueError(msg)
+    return call, params
+
+
+def ls_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> Any:
+    """LangSmith's parameters for a call of `model` (provider "perplexity")."""
+    from langchain_core.language_models.chat_models import LangSmithParams
+
+    params = LangSmithParams(
+        ls_provider="perplexity", ls_model_name=kwargs.get("model") or model.model, ls_model_type="chat"
+    )
+    temperature = kwargs.get("temperature", model.temperature)
+    if temperature is not None:
+        params["ls_temperature"] = temperature
+    max_tokens = kwargs.get("max_tokens", model.max_tokens)
+    if max_tokens is not None:
+        params["ls_max_tokens"] = max_tokens
+    stops = stop_list(stop if stop is not None else model.stop)
+    if stops:
+        params["ls_stop"] = stops
+    return params
+
+
+# Names other integrations use for a field of this one.
+ALIASES = {
+    "max_output_tokens": "max_tokens",
+    "max_completion_tokens": "max_tokens",
+    "model_name": "model",
+    "pplx_api_key": "api_key",
+    "perplexity_api_key": "api_key",
+    "request_timeout": "timeout",
+    "openai_api_key": "api_key",  # ChatOpenAI's own aliases, for an app that pointed it at Perplexity
+    "openai_api_base": "base_url",
+}
+
+
+def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
+    """Constructor arguments with aliases mapped; an unknown one is refused with the closest name."""
+    if not isinstance(values, dict):
+        return values
+    values = dict(values)
+    surface_default = DEFAULT_MODELS.get(values.get("api"), fields["model"].default)
+    if not {"model", "model_name"} & set(values) and surface_default != fields["model"].default:
+        values["model"] = surface_default  # the surface's own model; the field's default stays implicit (presets)
+    for alias, name in ALIASES.items():
+        if alias in values and name not in values:
+            values[name] = values.pop(alias)
+    accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
+    unknown = sorted(k for k in values if k not in accepted)
+    if unknown:
+        name = unknown[0]
+        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict", UNSUPPORTED.get(name, ""))
+    return values
+
+
+class _KeepsWhatItHolds:
+    """`bind_tools` and `with_structured_output` that keep what this runnable holds around the model.
+
+    langchain-core hands both to the model itself (`__getattr__` of `RunnableBinding` and of
+    configurable runnables), so `model.bind(search_domain_filter=[...]).bind_tools([...])` would drop
+    the filter and `configurable.bind_tools([...])` its configuration. Here the model's `bind_tools`
+    runs as usual and its arguments are bound on this runnable instead.
+    """
+
+    def _model(self) -> Any:
+        raise NotImplementedError
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Runnable:
+        return cast(Any, self).bind(**self._model().bind_tools(tools, **kwargs).kwargs)
+
+    def with_structured_output(self, schema: Any = None, **kwargs: Any) -> Runnable:
+        # The model's own method, on this runnable: it calls only bind_tools, bind and supports_function_tools.
+        return cast(Any, type(self._model())).with_structured_output(self, schema, **kwargs)
+
+
+class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
+    """`configurable_fields` whose configured values are set by the model's `model_copy(update=...)`.
+
+    langchain-core builds the configured model as `cls(**every_field, **configured)`, so every field
+    counts as given: a model left to a preset is then sent beside it. `model_copy` checks the values
+    as the constructor does and keeps what was given as given. Option fields take langchain-core's path.
+    """
+
+    def _prepare(self, config: RunnableConfig | None = None) -> Any:
+        if not all(isinstance(spec, ConfigurableField) for spec in self.fields.values()):
+            return super()._prepare(config)
+        config = ensure_config(config)
+        given = config.get("configurable", {})
+        update = {key: given[spec.id] for key, spec in self.fields.items() if spec.id in given}
+        model = cast(Any, self.default)
+        return (model.model_copy(update=update) if update else model), config
+
+    def _model(self) -> Any:
+        return self.default
+
+
+class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
+    """`model.bind(...)`, whose bound settings stay bound through `bind_tools` and `with_structured_output`
+    (the later arguments win, as `.bind(...).bind(...)` merges them), and whose repr and dump hide a bound
+    credential (`RedactedBinding`). It serializes as langchain-core's binding.
+    """
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        return [*cls.get_lc_namespace(), "RunnableBinding"]
+
+    def _model(self) -> Any:
+        return self.bound
+
+
+class Bindings:
+    """The chat model's `bind` (a `KeptBinding`) and `configurable_fields` (by `model_copy`, `CopiedFields`)."""
+
+    def bind(self, **kwargs: Any) -> KeptBinding:
+        return KeptBinding(bound=cast(Any, self), kwargs=kwargs, config={})
+
+    def configurable_fields(self, **kwargs: Any) -> Any:
+        """langchain-core's, with each configured value set by `model_copy(update=...)` (`CopiedFields`)."""
+        return CopiedFields(default=cast(Any, self), fields=cast(Any, super()).configurable_fields(**kwargs).fields)
