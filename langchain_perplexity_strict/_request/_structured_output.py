@@ -112,7 +112,10 @@ def json_schema_format(schema: Any, strict: bool | None = None) -> dict[str, Any
     try:
         spec = json_schema_spec(schema, strict)
     except ValueError as error:  # langchain-core's "Unsupported function" does not say which argument it was
-        msg = f"response_format={shown(schema, limit=200)} is not a response format Perplexity takes; accepted: {ACCEPTED_FORMATS}."
+        msg = (
+            f"response_format={shown(schema, limit=200)} is not a response format Perplexity takes; "
+            f"accepted: {ACCEPTED_FORMATS}."
+        )
         raise ValueError(msg) from error
     spec["name"] = schema_name(spec.get("name"))
     return {"type": "json_schema", "json_schema": spec}

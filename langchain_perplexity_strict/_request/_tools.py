@@ -133,7 +133,10 @@ def bound_tools(
     `function_tools`: whether the surface has function tools (the Sonar models have none).
     """
     if tools is not None and not isinstance(tools, (list, tuple)):
-        msg = f"tools={shown(tools, limit=200)} is not accepted; expected a list of tools (LangChain tools or built-in tool dicts)."
+        msg = (
+            f"tools={shown(tools, limit=200)} is not accepted; "
+            "expected a list of tools (LangChain tools or built-in tool dicts)."
+        )
         raise ValueError(msg)
     formatted = None
     if tools is not None:
