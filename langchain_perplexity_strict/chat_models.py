@@ -7,6 +7,7 @@ import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing, closing
+from types import SimpleNamespace
 from typing import Any, Literal, cast
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -64,9 +65,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     and sends it through `ChatOpenAI`'s clients; citations, search results,
     usage, cost and reasoning come back in LangChain's standard places.
 
-    Setup: install from the repository (`pip install .`) and set
-    `PPLX_API_KEY` (or `PERPLEXITY_API_KEY`). Offline, point `base_url` at
-    `langchain_perplexity_strict.testing.PerplexityEmulator` with any key.
+    Setup: `pip install .` and set `PPLX_API_KEY` (or `PERPLEXITY_API_KEY`). Offline,
+    point `base_url` at `langchain_perplexity_strict.testing.PerplexityEmulator` with any key.
 
     Key init args: `model` (Agent API slug, default `perplexity/sonar`, or a
     Sonar name), `api` (`"agent"`, the default, or `"chat_completions"`),
@@ -163,12 +163,17 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         return ls_params(self, stop, kwargs)
 
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
-        """Tokens in `messages` by compaction's counter (`token_counter`; offline, approximate by default)."""
-        return count_tokens(messages, self.token_counter, tools)
+        """Tokens in `messages` by compaction's counter (`counter`; offline, approximate by default)."""
+        return count_tokens(messages, self.counter, tools)
 
-    def get_num_tokens(self, text: str) -> int:
-        """Tokens in `text`, by the same counter as `get_num_tokens_from_messages`."""
+    def get_num_tokens(self, text: str) -> int:  # by the same counter as get_num_tokens_from_messages
         return self.get_num_tokens_from_messages([HumanMessage(text)])
+
+    @property
+    def counter(self) -> Any:
+        """The one token counter (compaction, `get_num_tokens`): `token_counter`, else `custom_get_token_ids`."""
+        ids = self.custom_get_token_ids  # counted as len(ids), as langchain-core counts with it
+        return self.token_counter if self.token_counter is not None or ids is None else SimpleNamespace(encode=ids)
 
     def _resolve_model_profile(self) -> ModelProfile | None:
         profile = PROFILES.get(self.model)
@@ -185,8 +190,7 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     @property
     def transport(self) -> Transport:
-        """The `ChatOpenAI` (pointed at Perplexity) that carries the requests; rebuilt when its settings
-        change (`model_copy(update=...)` keeps private state, so a copy must not reuse another's)."""
+        """The `ChatOpenAI` that carries the requests; rebuilt when its settings change (a copy's own)."""
         key = (self.base_url, self.api_key, _timeouts.client_timeout(self.timeout), self.max_retries)
         if self._transport is None or self._transport.key != key:
             self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model)
@@ -210,15 +214,13 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         return (self.profile or {}).get("max_input_tokens")
 
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
-        """What this model would send for `messages` (normalized, compacted to the budget), and the report.
-
-        Positions in the report are those of `messages`; see `normalize.prepare`.
-        """
+        """What this model would send for `messages` (normalized, compacted to the budget), and the report
+        (its positions are those of `messages`; see `normalize.prepare`)."""
         if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages):
             history = messages
         else:
             history = self._convert_input(messages).to_messages()
-        return prepare(history, rules=self.rules, budget=self.input_budget, counter=self.token_counter).result
+        return prepare(history, rules=self.rules, budget=self.input_budget, counter=self.counter).result
 
     def request_body(
         self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
@@ -250,8 +252,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         planner = None
         if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
             target = surface.target(settings, explicit)
-            planner = Planner(target, self.base_url, surface.encode_items, self.input_budget, self.token_counter)
-        conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.token_counter,
+            planner = Planner(target, self.base_url, surface.encode_items, self.input_budget, self.counter)
+        conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.counter,
                                keep_whole=planner.keep_whole if planner else None)  # fmt: skip
         self._warn_once(conversation)
         context = planner.context(conversation) if planner else None

@@ -85,8 +85,8 @@ class PerplexityParameters(BaseModel):
     """Token budget for the conversation: older turns are compacted to fit. Defaults to the model
     profile's input limit, off when unknown; 0 turns compaction off."""
     token_counter: Any = Field(default=None, exclude=True)
-    """Counts tokens for compaction: text or messages -> int, or an object with
-    `encode`; defaults to langchain-core's approximate counter (works offline)."""
+    """Counts tokens for compaction and `get_num_tokens`: text or messages -> int, or an object with
+    `encode`; else `custom_get_token_ids`, else langchain-core's approximate counter (works offline)."""
     use_previous_response_id: Annotated[
         bool,
         Parameter(
