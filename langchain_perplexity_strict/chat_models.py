@@ -25,11 +25,11 @@ from typing_extensions import Self
 import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._continuation import Context, Planner, forgot_the_response
 from langchain_perplexity_strict._request._builtin_checks import check_bound
+from langchain_perplexity_strict._request._call_arguments import call_arguments, check_parallel_tool_calls
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._parameters import (
     PARAMETERS,
     PerplexityParameters,
-    call_arguments,
     check_parameters,
     known_arguments,
     ls_params,
@@ -58,12 +58,10 @@ _SETTING_NAMES = tuple(PARAMETERS)
 class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
-    Every call runs the messages through the normalizer's rules (so a late
-    system message, two user messages in a row, broken tool rounds, other
-    providers' blocks or a trailing assistant message never cause a 400),
-    builds the body in Perplexity's published shapes for the chosen surface,
-    and sends it through `ChatOpenAI`'s clients; citations, search results,
-    usage, cost and reasoning come back in LangChain's standard places.
+    Every call runs the messages through the normalizer's rules (so a late system message, two user messages in
+    a row, broken tool rounds, other providers' blocks or a trailing assistant message never cause a 400),
+    builds the body in Perplexity's published shapes for the chosen surface, and sends it through `ChatOpenAI`'s
+    clients; citations, search results, usage, cost and reasoning come back in LangChain's standard places.
 
     Setup: `pip install .` and set `PPLX_API_KEY` (or `PERPLEXITY_API_KEY`). Offline,
     point `base_url` at `langchain_perplexity_strict.testing.PerplexityEmulator` with any key.
@@ -88,9 +86,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
     (`with_structured_output`, Perplexity's `response_format`) work as in
     `ChatOpenAI`; the README shows each. Built-in tools and `skills`: docs/built-in-tools.md.
 
-    Token usage and metadata: `message.usage_metadata` (cache, reasoning and
-    citation tokens in the details); `message.response_metadata` holds `cost`,
-    the served `model_name`, `id`, `status` / `finish_reason` and
+    Token usage and metadata: `message.usage_metadata` (cache, reasoning and citation tokens in the details);
+    `message.response_metadata` holds `cost`, the served `model_name`, `id`, `status` / `finish_reason` and
     `model_provider="perplexity"`.
     """
 
@@ -271,7 +268,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
             settings.get("stream_chunk_timeout"), settings["max_resumes"], _timeouts.timeout_seconds(self.timeout)
         )
         return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
-                            conversation.compaction, context, fallback, run, parse_as)  # fmt: skip
+                            conversation.compaction, context, fallback, run, parse_as,
+                            stream_usage=settings.get("stream_usage") is not False)  # fmt: skip
 
     def _warn_once(self, conversation: Prepared) -> None:
         """Compaction dropped part of the conversation: say so once per model instance."""
@@ -281,7 +279,8 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
         answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context,
-                        raise_on_length=self.raise_on_length, parse_as=prepared.parse_as)  # fmt: skip
+                        raise_on_length=self.raise_on_length, parse_as=prepared.parse_as,
+                        stream_usage=prepared.stream_usage)  # fmt: skip
         if prepared.compaction is not None:
             answer.note("compaction", prepared.compaction)
         if prepared.context is not None and prepared.context.continuation is not None:
@@ -419,9 +418,10 @@ class ChatPerplexityStrict(BaseChatModel, PerplexityParameters):
         Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
         Perplexity's built-in tools (`fetch_url_tool()`, `{"type": "fetch_url"}`, ...) are checked
         against their published shapes; binding one replaces the default `web_search` tool.
-        `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`
-        is accepted for compatibility and not sent: the published Agent API has no such field.
+        `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`: True or
+        None, not sent (the published Agent API has no such field); False, which it cannot honour, is refused.
         """
+        check_parallel_tool_calls(parallel_tool_calls)
         formatted = [openai_tool(tool, strict=strict, path=f"tools[{i}]") for i, tool in enumerate(tools)]
         if not self.supports_function_tools and function_names(formatted):
             raise ValueError(NO_SONAR_TOOLS)

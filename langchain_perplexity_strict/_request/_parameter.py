@@ -67,7 +67,7 @@ def seconds(v: Any, a: Api) -> bool:
 
 
 STALL = "a number of seconds >= 0 (0 or None: no stall detection)"
-AS_GIVEN = ("background", "stream_chunk_timeout", "max_resumes", "n")
+AS_GIVEN = ("background", "stream_chunk_timeout", "max_resumes", "n", "stream_usage")
 """Constructor settings checked as given, before pydantic would coerce `"yes"` or `1` to True, `"10"` to 10.0."""
 
 

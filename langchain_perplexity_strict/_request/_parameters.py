@@ -72,8 +72,9 @@ class PerplexityParameters(BaseModel):
     raise_on_length: bool = False
     """Raise `PerplexityIncompleteError` for an answer cut at the output limit, instead of returning
     it with `finish_reason: "length"` (what `ChatOpenAI` does, the default)."""
-    stream_usage: bool | None = None
-    """Accepted as `ChatOpenAI` takes it; Perplexity reports usage in every stream unasked, so it always comes."""
+    stream_usage: Annotated[bool | None, Parameter("True, False or None", accepts.flag, CLIENT, CLIENT)] = None
+    """As `ChatOpenAI`'s: False leaves `usage_metadata` off a stream's chunks (Perplexity reports usage in every
+    stream unasked; None or True keep it). Also per call: `model.stream(..., stream_usage=False)`."""
     stream_chunk_timeout: Annotated[float | None, Parameter(accepts.STALL, accepts.seconds, CLIENT, CLIENT)] = 120.0
     """Seconds without a byte on a stream before it counts as stalled (`ChatOpenAI`'s name and default;
     None or 0: off). A stalled stream is resumed after its last event (see docs/long-runs.md)."""
@@ -369,30 +370,6 @@ def stop_list(stop: Any) -> list[str]:
     if isinstance(stop, str):
         return [stop]
     return list(stop) if isinstance(stop, (list, tuple)) else []
-
-
-# Keyword arguments a call may carry besides the parameters: they shape the request.
-CALL_KWARGS = ("tools", "tool_choice", "response_format")
-# Passed by LangChain itself (structured-output tracing, stream_usage) or by callers used to
-# ChatOpenAI (parallel_tool_calls, which the published Agent API lacks): accepted, not sent.
-IGNORED_KWARGS = ("ls_structured_output_format", "stream_usage", "parallel_tool_calls")
-
-
-def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A call's keyword arguments as (tools, tool choice and response format; parameters).
-
-    Raises `ValueError` for an argument that is neither, naming it and listing what a call takes.
-    """
-    params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
-    call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
-    unknown = sorted(k for k in params if k not in PARAMETERS)
-    if unknown:
-        msg = (
-            f"{unknown[0]}={params[unknown[0]]!r} is not a parameter of ChatPerplexityStrict "
-            f"(api={api!r}); call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}."
-        )
-        raise ValueError(msg)
-    return call, params
 
 
 def ls_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> Any:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.v1 import ValidationError as ValidationErrorV1
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
@@ -51,11 +52,11 @@ class SearchInput(BaseModel):
         return value
 
 
-def explain_arguments(error: ValidationError) -> str:
+def explain_arguments(error: ValidationError | ValidationErrorV1) -> str:
     """The tool's default `handle_validation_error`: each bad argument in the check's own words (the field,
     the value, what is accepted), or pydantic's with the argument's name, so the model can call again."""
     reasons = []
-    for detail in error.errors(include_url=False):
+    for detail in error.errors():
         cause = (detail.get("ctx") or {}).get("error")
         where = ".".join(str(part) for part in detail["loc"])
         reasons.append(str(cause) if isinstance(cause, ValueError) else f"{where}: {detail['msg']}")
@@ -110,7 +111,9 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     handle_tool_error: bool | str | Callable[[ToolException], Any] | None = True
     """A combination of values the model chose badly comes back to it as the tool's answer (what was wrong and
     what is accepted), so it can call again; HTTP errors still raise."""
-    handle_validation_error: bool | str | Callable[[ValidationError], str] | None = explain_arguments
+    handle_validation_error: bool | str | Callable[[ValidationError | ValidationErrorV1], str] | None = (
+        explain_arguments
+    )
     """A single argument the model chose badly comes back to it as the tool's answer, in the check's words."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
