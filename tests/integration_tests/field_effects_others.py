@@ -27,7 +27,7 @@ from langchain_perplexity_strict import (
     PerplexitySearchRetriever,
     get_perplexity_cost_callback,
 )
-from langchain_perplexity_strict.cli import build_parser, main
+from langchain_perplexity_strict.cli import main
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.field_effects import (
@@ -292,9 +292,10 @@ def _budget_usd(emu: PerplexityEmulator) -> None:
     with pytest.raises(PerplexityBudgetExceededError):
         model.invoke("hi")
     assert len(emu.requests) == 1
-    unlimited = PerplexityCostCallbackHandler()
+    unlimited = PerplexityCostCallbackHandler()  # no budget: never refuses
     for _ in range(2):
         make(emu, callbacks=[unlimited]).invoke("hi")
+    assert unlimited.total_cost == 2 * handler.total_cost and len(emu.requests) == 3
 
 
 @effect(COST_CONTEXT, "budget_usd", "name")
@@ -397,9 +398,8 @@ def _emulator_clock(emu: PerplexityEmulator) -> None:
     with PerplexityEmulator(api_key=KEY, run_duration=30.0) as slow:
         stream = make(slow, background=True).stream("hi")
         next(stream)
-        run_id = slow.requests[0]
-        stream.close()
-        assert run_id.kind == "create" and "cancel" in [r.kind for r in slow.requests]
+        stream.close()  # the run still going 30 s on, leaving cancels it (a finished one has nothing to cancel)
+        assert slow.requests[0].kind == "create" and "cancel" in [r.kind for r in slow.requests]
     with PerplexityEmulator(api_key=KEY, event_delay=30.0) as delayed, pytest.raises(Exception, match=r"(?i)stall"):
         list(make(delayed, stream_chunk_timeout=0.3, max_resumes=0, max_retries=0).stream("hi"))
 
@@ -488,7 +488,7 @@ def _cli_chat_emulator(emu: PerplexityEmulator) -> None:
 
 
 @effect(CLI, "check file", "check --model", "check --preset", "check --api")
-def _cli_check(emu: PerplexityEmulator, tmp: Path | None = None) -> None:
+def _cli_check(emu: PerplexityEmulator) -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
@@ -546,5 +546,9 @@ def _cli_emulator(emu: PerplexityEmulator) -> None:
 
 @effect(CLI, "demo")
 def _cli_demo(emu: PerplexityEmulator) -> None:
-    parser = build_parser()
-    assert parser.parse_args(["demo"]).func.__name__ == "_demo"
+    with pytest.MonkeyPatch.context() as env:
+        for name in ("PPLX_API_KEY", "PERPLEXITY_API_KEY", "PPLX_BASE_URL"):
+            env.delenv(name, raising=False)
+        status, out = _run_cli("demo")
+    assert status == 0 and out.startswith("Answers in this tour come from the local Perplexity emulator")
+    assert "5. A streamed answer" in out
