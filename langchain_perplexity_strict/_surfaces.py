@@ -124,6 +124,8 @@ class PreparedCall:
     passes them)."""
     parse_as: type | None = None
     """A call's `response_format` Pydantic class: the answer carries an instance (`additional_kwargs["parsed"]`)."""
+    stream_usage: bool = True
+    """Whether a stream's last chunk carries `usage_metadata` (`stream_usage=False` leaves it off)."""
 
     @property
     def background(self) -> bool:

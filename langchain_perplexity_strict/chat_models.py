@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing, closing
+from types import SimpleNamespace
 from typing import Any, Literal, cast
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -29,6 +30,7 @@ from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
     Bindings,
     call_arguments,
+    check_parallel_tool_calls,
     known_arguments,
     ls_params,
     stop_list,
@@ -57,16 +59,13 @@ _SETTING_NAMES = tuple(PARAMETERS)
 class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
-    Every call runs the messages through the normalizer's rules (so a late
-    system message, two user messages in a row, broken tool rounds, other
-    providers' blocks or a trailing assistant message never cause a 400),
-    builds the body in Perplexity's published shapes for the chosen surface,
-    and sends it through `ChatOpenAI`'s clients; citations, search results,
-    usage, cost and reasoning come back in LangChain's standard places.
+    Every call runs the messages through the normalizer's rules (so a late system message, two user messages in
+    a row, broken tool rounds, other providers' blocks or a trailing assistant message never cause a 400),
+    builds the body in Perplexity's published shapes for the chosen surface, and sends it through `ChatOpenAI`'s
+    clients; citations, search results, usage, cost and reasoning come back in LangChain's standard places.
 
-    Setup: install from the repository (`pip install .`) and set
-    `PPLX_API_KEY` (or `PERPLEXITY_API_KEY`). Offline, point `base_url` at
-    `langchain_perplexity_strict.testing.PerplexityEmulator` with any key.
+    Setup: `pip install .` and set `PPLX_API_KEY` (or `PERPLEXITY_API_KEY`). Offline,
+    point `base_url` at `langchain_perplexity_strict.testing.PerplexityEmulator` with any key.
 
     Key init args: `model` (Agent API slug, default `perplexity/sonar`, or a
     Sonar name), `api` (`"agent"`, the default, or `"chat_completions"`),
@@ -88,9 +87,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
     (`with_structured_output`, Perplexity's `response_format`) work as in
     `ChatOpenAI`; the README shows each. Built-in tools and `skills`: docs/built-in-tools.md.
 
-    Token usage and metadata: `message.usage_metadata` (cache, reasoning and
-    citation tokens in the details); `message.response_metadata` holds `cost`,
-    the served `model_name`, `id`, `status` / `finish_reason` and
+    Token usage and metadata: `message.usage_metadata` (cache, reasoning and citation tokens in the details);
+    `message.response_metadata` holds `cost`, the served `model_name`, `id`, `status` / `finish_reason` and
     `model_provider="perplexity"`.
     """
 
@@ -162,12 +160,17 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         return ls_params(self, stop, kwargs)
 
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
-        """Tokens in `messages` by compaction's counter (`token_counter`; offline, approximate by default)."""
-        return count_tokens(messages, self.token_counter, tools)
+        """Tokens in `messages` by compaction's counter (`counter`; offline, approximate by default)."""
+        return count_tokens(messages, self.counter, tools)
 
-    def get_num_tokens(self, text: str) -> int:
-        """Tokens in `text`, by the same counter as `get_num_tokens_from_messages`."""
+    def get_num_tokens(self, text: str) -> int:  # by the same counter as get_num_tokens_from_messages
         return self.get_num_tokens_from_messages([HumanMessage(text)])
+
+    @property
+    def counter(self) -> Any:
+        """The one token counter (compaction, `get_num_tokens`): `token_counter`, else `custom_get_token_ids`."""
+        ids = self.custom_get_token_ids  # counted as len(ids), as langchain-core counts with it
+        return self.token_counter if self.token_counter is not None or ids is None else SimpleNamespace(encode=ids)
 
     def _resolve_model_profile(self) -> ModelProfile | None:
         profile = PROFILES.get(self.model)
@@ -184,8 +187,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
 
     @property
     def transport(self) -> Transport:
-        """The `ChatOpenAI` (pointed at Perplexity) that carries the requests; rebuilt when its settings
-        change (`model_copy(update=...)` keeps private state, so a copy must not reuse another's)."""
+        """The `ChatOpenAI` that carries the requests; rebuilt when its settings change (a copy's own)."""
         key = (self.base_url, self.api_key, _timeouts.client_timeout(self.timeout), self.max_retries)
         if self._transport is None or self._transport.key != key:
             self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model)
@@ -209,15 +211,13 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         return (self.profile or {}).get("max_input_tokens")
 
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
-        """What this model would send for `messages` (normalized, compacted to the budget), and the report.
-
-        Positions in the report are those of `messages`; see `normalize.prepare`.
-        """
+        """What this model would send for `messages` (normalized, compacted to the budget), and the report
+        (its positions are those of `messages`; see `normalize.prepare`)."""
         if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages):
             history = messages
         else:
             history = self._convert_input(messages).to_messages()
-        return prepare(history, rules=self.rules, budget=self.input_budget, counter=self.token_counter).result
+        return prepare(history, rules=self.rules, budget=self.input_budget, counter=self.counter).result
 
     def request_body(
         self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
@@ -253,8 +253,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
             target = surface.target(settings, explicit)
             owner = (target, self.base_url, account_tag(self.api_key))
-            planner = Planner(*owner, surface.encode_items, self.input_budget, self.token_counter)
-        conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.token_counter,
+            planner = Planner(*owner, surface.encode_items, self.input_budget, self.counter)
+        conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.counter,
                                keep_whole=planner.keep_whole if planner else None)  # fmt: skip
         self._warn_once(conversation, surface.notice(settings))
         context = planner.context(conversation) if planner else None
@@ -273,7 +273,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         )
         requesting()  # in generate, the call is sent next (no cache answered it): a cost budget is checked now
         return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
-                            conversation.compaction, context, fallback, run, parse_as)  # fmt: skip
+                            conversation.compaction, context, fallback, run, parse_as,
+                            stream_usage=settings.get("stream_usage") is not False)  # fmt: skip
 
     def _warn_once(self, conversation: Prepared, notice: str | None) -> None:
         """Compaction dropped part of the conversation, a Sonar name was mapped: each said once per model instance."""
@@ -284,7 +285,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
         answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context,
-                        raise_on_length=self.raise_on_length, parse_as=prepared.parse_as)  # fmt: skip
+                        raise_on_length=self.raise_on_length, parse_as=prepared.parse_as,
+                        stream_usage=prepared.stream_usage)  # fmt: skip
         if prepared.compaction is not None:
             answer.note("compaction", prepared.compaction)
         if prepared.context is not None and prepared.context.continuation is not None:
@@ -422,9 +424,10 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
         Perplexity's built-in tools (`fetch_url_tool()`, `{"type": "fetch_url"}`, ...) are checked
         against their published shapes; binding one replaces the default `web_search` tool.
-        `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`
-        is accepted for compatibility and not sent: the published Agent API has no such field.
+        `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`: True or
+        None, not sent (the published Agent API has no such field); False, which it cannot honour, is refused.
         """
+        check_parallel_tool_calls(parallel_tool_calls)
         formatted, choice = bound_tools(tools, tool_choice, strict=strict, function_tools=self.supports_function_tools)
         if choice is not None:
             kwargs["tool_choice"] = choice

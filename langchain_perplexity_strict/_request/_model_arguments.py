@@ -14,7 +14,7 @@ from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
 
 from langchain_perplexity_strict._arguments import unknown_argument
-from langchain_perplexity_strict._redact import RedactedBinding, close_names, named
+from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter import Api
 from langchain_perplexity_strict._request._parameters import PARAMETERS, UNSUPPORTED
@@ -29,9 +29,21 @@ def stop_list(stop: Any) -> list[str]:
 
 # Keyword arguments a call may carry besides the parameters: they shape the request.
 CALL_KWARGS = ("tools", "tool_choice", "response_format")
-# Passed by LangChain itself (structured-output tracing, stream_usage) or by callers used to
-# ChatOpenAI (parallel_tool_calls, which the published Agent API lacks): accepted, not sent.
-IGNORED_KWARGS = ("ls_structured_output_format", "stream_usage", "parallel_tool_calls")
+# Passed by LangChain itself (structured-output tracing) or by callers used to ChatOpenAI
+# (parallel_tool_calls, which the published Agent API lacks: True or None is what it does anyway): not sent.
+IGNORED_KWARGS = ("ls_structured_output_format", "parallel_tool_calls")
+
+
+def check_parallel_tool_calls(value: Any) -> None:
+    """`parallel_tool_calls=False` cannot be honoured (Perplexity's model may call several tools in one turn):
+    refused, at `bind_tools` and per call, rather than ignored; True and None are what Perplexity does."""
+    if value is not None and value is not True:
+        msg = (
+            f"parallel_tool_calls={shown(value)}: the published Agent API has no parallel_tool_calls, and its "
+            "model may call several tools in one turn; remove it (True or None are accepted) and handle every "
+            "tool call."
+        )
+        raise ValueError(msg)
 
 
 def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -39,6 +51,7 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
 
     Raises `ValueError` for an argument that is neither, naming it and listing what a call takes.
     """
+    check_parallel_tool_calls(kwargs.get("parallel_tool_calls"))
     params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
     call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
     unknown = sorted(k for k in params if k not in PARAMETERS)

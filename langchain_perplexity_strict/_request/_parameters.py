@@ -71,8 +71,9 @@ class PerplexityParameters(BaseModel):
     raise_on_length: bool = False
     """Raise `PerplexityIncompleteError` for an answer cut at the output limit, instead of returning
     it with `finish_reason: "length"` (what `ChatOpenAI` does, the default)."""
-    stream_usage: bool | None = None
-    """Accepted as `ChatOpenAI` takes it; Perplexity reports usage in every stream unasked, so it always comes."""
+    stream_usage: Annotated[bool | None, Parameter("True, False or None", accepts.flag, CLIENT, CLIENT)] = None
+    """As `ChatOpenAI`'s: False leaves `usage_metadata` off a stream's chunks (Perplexity reports usage in every
+    stream unasked; None or True keep it). Also per call: `model.stream(..., stream_usage=False)`."""
     stream_chunk_timeout: Annotated[float | None, Parameter(accepts.STALL, accepts.seconds, CLIENT, CLIENT)] = 120.0
     """Seconds without a byte on a stream before it counts as stalled (`ChatOpenAI`'s name and default;
     None or 0: off). A stalled stream is resumed after its last event (see docs/long-runs.md)."""
@@ -84,8 +85,8 @@ class PerplexityParameters(BaseModel):
     """Token budget for the conversation: older turns are compacted to fit. Defaults to the model
     profile's input limit, off when unknown; 0 turns compaction off."""
     token_counter: Any = Field(default=None, exclude=True)
-    """Counts tokens for compaction: text or messages -> int, or an object with
-    `encode`; defaults to langchain-core's approximate counter (works offline)."""
+    """Counts tokens for compaction and `get_num_tokens`: text or messages -> int, or an object with
+    `encode`; else `custom_get_token_ids`, else langchain-core's approximate counter (works offline)."""
     use_previous_response_id: Annotated[
         bool,
         Parameter(

@@ -48,6 +48,8 @@ class Answer:
     """Whether an answer cut at the output limit raises (`PerplexityIncompleteError`) instead of returning."""
     parse_as: type | None = None
     """A Pydantic class the finished answer's text is parsed into (`additional_kwargs["parsed"]`)."""
+    stream_usage: bool = True
+    """Whether a stream's last chunk carries `usage_metadata` (`stream_usage=False`: not; invoke's message does)."""
     server: ServerItems = field(default_factory=ServerItems)
     """The server tools' and skills' output items, and their blocks not streamed yet."""
 

@@ -204,7 +204,7 @@ def final_chunk(answer: Answer) -> AIMessageChunk:
         additional_kwargs=kwargs,
         response_metadata=metadata,
         tool_call_chunks=tool_call_chunks,
-        usage_metadata=answer.usage,
+        usage_metadata=answer.usage if answer.stream_usage else None,
         chunk_position="last",
     )
 

@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.tools import BaseTool, ToolException
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.v1 import ValidationError as ValidationErrorV1
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
@@ -45,12 +46,21 @@ class SearchInput(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _strict(cls, value: Any, info: Any) -> Any:
-        """The constructor's check, not pydantic's coercion; a bad value goes back to the model as the answer."""
-        try:
-            check_field(info.field_name, value)
-        except ValueError as error:
-            raise ToolException(str(error)) from error
+        """The constructor's check, not pydantic's coercion. A `ValueError`, so that the tool's
+        `handle_validation_error` decides what the model is told (a `ToolException` here bypassed it)."""
+        check_field(info.field_name, value)
         return value
+
+
+def explain_arguments(error: ValidationError | ValidationErrorV1) -> str:
+    """The tool's default `handle_validation_error`: each bad argument in the check's own words (the field,
+    the value, what is accepted), or pydantic's with the argument's name, so the model can call again."""
+    reasons = []
+    for detail in error.errors():
+        cause = (detail.get("ctx") or {}).get("error")
+        where = ".".join(str(part) for part in detail["loc"])
+        reasons.append(str(cause) if isinstance(cause, ValueError) else f"{where}: {detail['msg']}")
+    return "; ".join(reasons)
 
 
 class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
@@ -67,10 +77,17 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     to the model as the tool's answer, naming both values; `max_results` on the
     tool is only the default.
 
-    `response_format="content_and_artifact"`: the `ToolMessage` content is the
-    results as numbered text (`[1] title`, URL, dates, snippet), which models
-    cite well; its `artifact` is Perplexity's answer as it came
+    `response_format="content_and_artifact"` (the default): the `ToolMessage`
+    content is the results as numbered text (`[1] title`, URL, dates, snippet),
+    which models cite well; its `artifact` is Perplexity's answer as it came
     (`{"id", "results": [{"title", "url", "snippet", "date", "last_updated"}], ...}`).
+    With `response_format="content"`, the tool returns the numbered text alone.
+
+    A bad argument the model chose comes back to it as the tool's answer, in
+    the check's words (`handle_validation_error`, default `explain_arguments`);
+    a rule across arguments (dates in order, ...) comes back the same way
+    (`handle_tool_error=True`). Set either to `False` to raise instead, or to a
+    string or callable, as for any LangChain tool.
 
     The name stays langchain-perplexity's (`perplexity_search_results_json`), so
     prompts that name the tool keep working. Bad values raise `ValueError`
@@ -95,8 +112,12 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     max_results: int | None = None
     """Default number of results when the model gives none (1 to 20; the API's default is 10)."""
     handle_tool_error: bool | str | Callable[[ToolException], Any] | None = True
-    """A value the model chose badly comes back to it as the tool's answer (what was wrong and what is accepted),
-    so it can call again; HTTP errors still raise."""
+    """A combination of values the model chose badly comes back to it as the tool's answer (what was wrong and
+    what is accepted), so it can call again; HTTP errors still raise."""
+    handle_validation_error: bool | str | Callable[[ValidationError | ValidationErrorV1], str] | None = (
+        explain_arguments
+    )
+    """A single argument the model chose badly comes back to it as the tool's answer, in the check's words."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
@@ -134,12 +155,16 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     # `tool.run("cats")`) as the first positional argument, and everything else by keyword.
     def _run(
         self, query: str | list[str], *, run_manager: CallbackManagerForToolRun | None = None, **arguments: Any
-    ) -> tuple[str, dict[str, Any]]:
-        response = self._post(SEARCH_PATH, self._body({"query": query, **arguments}))
-        return to_text(response), response
+    ) -> str | tuple[str, dict[str, Any]]:
+        return self._output(self._post(SEARCH_PATH, self._body({"query": query, **arguments})))
 
     async def _arun(
         self, query: str | list[str], *, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
-    ) -> tuple[str, dict[str, Any]]:
-        response = await self._apost(SEARCH_PATH, self._body({"query": query, **arguments}))
+    ) -> str | tuple[str, dict[str, Any]]:
+        return self._output(await self._apost(SEARCH_PATH, self._body({"query": query, **arguments})))
+
+    def _output(self, response: dict[str, Any]) -> str | tuple[str, dict[str, Any]]:
+        """What `response_format` promises: the numbered text, with the answer as artifact when asked."""
+        if self.response_format == "content":
+            return to_text(response)
         return to_text(response), response

@@ -48,6 +48,7 @@ AGENT_VALUES: dict[str, Any] = {
     "effort": "medium", "models": ["perplexity/sonar", "openai/gpt-5.1"], "max_steps": 5, "instructions": "Be brief.",
     "store": True, "background": True, "prompt_cache_key": "k1", "service_tier": "flex",
     "use_previous_response_id": True, "stream_chunk_timeout": 30, "max_resumes": 2,
+    "stream_usage": False,
     "search_after_date_filter": "01/31/2025", "search_before_date_filter": "12/31/2025",
     "last_updated_after_filter": "01/01/2025", "last_updated_before_filter": "12/01/2025",
     "skills": [{"type": "builtin", "name": "office"}, {"type": "inline", "name": "n", "description": "d",

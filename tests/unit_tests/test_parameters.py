@@ -18,7 +18,7 @@ def test_every_parameter_has_a_place_on_some_surface_and_a_description() -> None
 # Options of the client itself, not of Perplexity: they have no table row and are never sent.
 CLIENT_OPTIONS = {
     "streaming", "timeout", "max_retries", "model_kwargs",
-    "max_input_tokens", "token_counter", "rules", "raise_on_length", "stream_usage",
+    "max_input_tokens", "token_counter", "rules", "raise_on_length",
 }  # fmt: skip
 
 
@@ -63,7 +63,7 @@ def test_check_names_the_field_the_value_and_what_is_accepted(values: dict, api:
 
 
 def test_call_arguments_split_and_refuse_unknown() -> None:
-    call, params = call_arguments({"tools": [1], "temperature": 0.1, "stream_usage": True}, "agent")
+    call, params = call_arguments({"tools": [1], "temperature": 0.1, "ls_structured_output_format": {}}, "agent")
     assert call == {"tools": [1]} and params == {"temperature": 0.1}
     with pytest.raises(ValueError, match=r"temprature=0\.1 is not a parameter"):
         call_arguments({"temprature": 0.1}, "agent")
