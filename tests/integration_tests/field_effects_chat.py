@@ -203,8 +203,9 @@ def _max_resumes(emu: PerplexityEmulator) -> None:
 
 @effect(CHAT, "model_kwargs")
 def _model_kwargs(emu: PerplexityEmulator) -> None:
-    make(emu, model_kwargs={"max_steps": 3}).invoke("hi")
-    assert sent(emu)["max_steps"] == 3
+    # A published field with no parameter of its own (a parameter's field in model_kwargs is refused).
+    make(emu, model_kwargs={"step_budget_reminder": True}).invoke("hi")
+    assert sent(emu)["step_budget_reminder"] is True
 
 
 LONG_HISTORY = [HumanMessage("old " * 400), AIMessage("noted"), HumanMessage("hi")]
