@@ -12,7 +12,7 @@ The wait is bounded by `timeout` (none: unbounded). A poll that fails on the
 connection or with a 5xx, after the client's own retries, is tried again, up
 to `max_resumes` in a row. When the caller leaves before the run ends (the
 `timeout` bound, `KeyboardInterrupt`, a cancelled task), the run is cancelled
-on the server, so it bills no further; when polling fails for good, the run is
+on the server (also when it left while the create's answer was on its way: `_guard`), so it bills no further; when polling fails for good, the run is
 left to finish and the error names it.
 """
 
@@ -86,6 +86,18 @@ def leaving(error: BaseException) -> bool:
     """Whether the caller leaves the run (interrupt, cancelled task, the `timeout` bound), which cancels it;
     a poll that failed for good leaves the run to finish instead, and its error names it."""
     return isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, Exception)
+
+
+def abandon(runs: Runs, response: dict[str, Any]) -> None:
+    """The caller left as the create's answer arrived (`_guard`): cancel the run it started, unless it is over."""
+    if response.get("status") in PENDING_STATUSES:
+        runs.cancel(str(response.get("id")))
+
+
+async def aabandon(runs: Runs, response: dict[str, Any]) -> None:
+    """Async twin of `abandon`."""
+    if response.get("status") in PENDING_STATUSES:
+        await runs.acancel(str(response.get("id")))
 
 
 def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
