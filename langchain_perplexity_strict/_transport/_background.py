@@ -12,7 +12,8 @@ The wait is bounded by `timeout` (none: unbounded). A poll that fails on the
 connection or with a 5xx, after the client's own retries, is tried again, up
 to `max_resumes` in a row. When the caller leaves before the run ends (the
 `timeout` bound, `KeyboardInterrupt`, a cancelled task), the run is cancelled
-on the server (also when it left while the create's answer was on its way: `_guard`), so it bills no further; when polling fails for good, the run is
+on the server, so it bills no further (also when it left while the create's
+answer was on its way: `_guard`); when polling fails for good, the run is
 left to finish and the error names it.
 """
 

@@ -63,7 +63,7 @@ _RUN_ENDS = getattr(getattr(asyncio.runners, "_cancel_all_tasks", None), "__code
 """What `asyncio.run` (and `asyncio.Runner`) calls as it ends: cancel every task left, then wait for them."""
 
 
-class _Guarded(asyncio.Task):  # type: ignore[type-arg]
+class _Guarded(asyncio.Task):
     """A task that `asyncio.run`'s end does not cancel, so it waits for it, as for a task that catches it.
 
     Other cancels are honoured: nothing else holds this task but the HTTP library, whose own timeouts cancel
@@ -95,7 +95,11 @@ async def aguarded(step: Callable[[], Awaitable[T]], left: Callable[[T], Awaitab
         if not task.done():
             gone = True  # read by `run` once the step is done (one thread: no race with it)
         elif task.exception() is None:  # done in the same turn of the loop as the caller's cancel
-            later = _Guarded(left(task.result()), loop=asyncio.get_running_loop())
+
+            async def late(result: T) -> None:
+                await left(result)
+
+            later = _Guarded(late(task.result()), loop=asyncio.get_running_loop())
             hold_open(later)
             later.add_done_callback(_retrieved)
         raise

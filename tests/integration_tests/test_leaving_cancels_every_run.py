@@ -8,22 +8,30 @@ checks the server saw one cancel per run, each naming that run, and each run end
 
 The moments, each for both call kinds (`background=True` invoke and stream), sync and async:
 
-Sync calls leave by Ctrl-C (`test_ctrl_c_...`), async ones by their task cancelled (`test_leaving_...`).
+Sync calls leave by Ctrl-C (tests named `test_ctrl_c_...`), async ones by their task cancelled
+(`test_leaving_...`). The moments, and the tests' names after that prefix:
 
-| moment | how the caller leaves | test (`test_ctrl_c_...` / `test_leaving_...`) |
-| --- | --- | --- |
-| the create in flight (its answer, the run's id, not back yet) | Ctrl-C; the task cancelled | `..._while_the_create_is_answered_cancels_its_run` |
-| between the create and the first event (a stream's head in, its first event not) | Ctrl-C; the task cancelled | `..._between_the_streams_head_and_its_first_event_cancels_its_run` |
-| the first poll in flight | Ctrl-C; the task cancelled | `..._during_the_first_poll_cancels_the_run` |
-| a resume in flight (`GET ?stream=true&starting_after=N`) | Ctrl-C; the task cancelled | `..._during_a_resume_cancels_the_run` |
-| the stream left after its first chunk | the generator closed (`break`) | `test_breaking_out_of_a_stream_cancels_the_run`, `..._an_astream_...` |
-| the create in flight, inside `abatch` | the `abatch` task cancelled | `test_cancelling_abatch_while_its_creates_are_answered_cancels_every_run` |
-| the create in flight, inside sync `batch` (threads) | Ctrl-C | `test_ctrl_c_in_a_sync_batch_cancels_every_run` (not fixed: xfail) |
-| the create in flight, under `asyncio.wait_for` / `asyncio.timeout` | the timeout fires | `test_a_timeout_around_the_call_while_the_create_is_answered_cancels_its_run` |
-| the create in flight, in `with_fallbacks` | Ctrl-C; the task cancelled | `..._a_model_with_fallbacks_while_the_create_is_answered_cancels_its_run` |
-| the create in flight as `asyncio.run` ends | its end cancels the task left | `test_asyncio_run_ending_while_the_create_is_answered_cancels_its_run` |
-| the client `timeout` passes while the first poll is in flight | `PerplexityRunTimeoutError` | `test_the_client_timeout_passing_during_a_poll_cancels_the_run` |
-| the client `timeout` passes before the create is answered | `PerplexityRunUnknownError` | `test_a_create_unanswered_within_the_client_timeout_is_cancelled` (not fixed: xfail) |
+- the create in flight (its answer, with the run's id, not back yet):
+  `..._while_the_create_is_answered_cancels_its_run`;
+- between the create and the first event (a stream's head in, its `response.created` not):
+  `..._between_the_streams_head_and_its_first_event_cancels_its_run`;
+- the first poll in flight: `..._during_the_first_poll_cancels_the_run` (invoke);
+- a resume in flight (`GET ?stream=true&starting_after=N`): `..._during_a_resume_cancels_the_run` (stream);
+- the generator closed (`break` out of stream / astream): `test_breaking_out_of_a(n)_(a)stream_cancels_the_run`;
+- the create in flight inside `abatch`, its task cancelled:
+  `test_cancelling_abatch_while_its_creates_are_answered_cancels_every_run`;
+- the create in flight inside sync `batch` (threads), Ctrl-C: `test_ctrl_c_in_a_sync_batch_cancels_every_run`
+  (not fixed: a strict xfail);
+- the create in flight under `asyncio.wait_for` or `asyncio.timeout`:
+  `test_a_timeout_around_the_call_while_the_create_is_answered_cancels_its_run`;
+- the create in flight in `with_fallbacks` (the first model left, the fallback not tried):
+  `..._a_model_with_fallbacks_while_the_create_is_answered_cancels_its_run`;
+- the create in flight as `asyncio.run` ends (it cancels the task left):
+  `test_asyncio_run_ending_while_the_create_is_answered_cancels_its_run`;
+- the client `timeout` passing while a poll is in flight:
+  `test_the_client_timeout_passing_during_a_poll_cancels_the_run`;
+- the client `timeout` passing before the create is answered:
+  `test_a_create_unanswered_within_the_client_timeout_is_cancelled` (not fixed: a strict xfail).
 """
 
 from __future__ import annotations
