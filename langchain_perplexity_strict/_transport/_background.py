@@ -25,6 +25,7 @@ from typing import Any
 
 import openai
 
+from langchain_perplexity_strict._transport._guard import pause
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunTimeoutError
 
@@ -106,7 +107,7 @@ def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[st
     poll = Poll(response, settings.timeout, settings.max_resumes)
     try:
         while poll.pending:
-            time.sleep(poll.next_pause())
+            pause(poll.next_pause())  # cut short if the caller left by Ctrl-C (a worker thread of `batch`)
             try:
                 poll.response = runs.retrieve(poll.response_id)
                 poll.failures = 0

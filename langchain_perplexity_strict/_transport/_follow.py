@@ -36,6 +36,7 @@ from typing import Any
 import openai
 
 from langchain_perplexity_strict._transport._client import aiterate_batches, iterate_batches
+from langchain_perplexity_strict._transport._guard import caller_left
 from langchain_perplexity_strict._transport._runs import Runs
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunUnknownError, PerplexityStreamError
 
@@ -264,7 +265,10 @@ class StreamFollower(_Follower):
         with contextlib.closing(reads):
             while self.early:
                 yield self.early.pop(0)
-            yield from reads
+            for batch in reads:
+                yield batch
+                if self.background and caller_left():  # a worker thread of `batch`, its caller gone (Ctrl-C)
+                    raise KeyboardInterrupt
 
     def _follow(self) -> Generator[Batch, None, None]:
         while True:

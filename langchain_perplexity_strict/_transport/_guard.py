@@ -11,6 +11,10 @@ before the caller's leaving goes on.
 - sync: Ctrl-C (SIGINT, which Python delivers to the main thread) is held while the step runs, when Python's
   own handler is installed, and raised once `left` is done; a second Ctrl-C raises at once, the way out of a
   server that never answers. Other threads receive no Ctrl-C, and a handler of the application's is left alone.
+- threads: Ctrl-C reaches the main thread alone. Within `leaving_together` (a model's `batch`, its `n` answers),
+  the threads started with the caller's context (langchain-core's executor copies it) learn that it left by
+  Ctrl-C (`caller_left`), and leave too: a step they guard ends with its run cancelled, a poll's pause and a
+  stream's next read end with `KeyboardInterrupt`, which cancels the run as it does in the main thread.
 - async: the step runs in a task of its own, which the caller awaits through `asyncio.shield`, so a cancelled
   caller does not cut the request. `asyncio.run` cancels every task left as it ends, then waits for them: that
   cancel the task refuses (`_Guarded.cancel`), so `asyncio.run` waits for it; the request's timeout bounds it.
@@ -19,10 +23,14 @@ before the caller's leaving goes on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar, copy_context
 from types import FrameType
 from typing import Any, TypeVar
 
@@ -31,20 +39,85 @@ from langchain_perplexity_strict._transport._loops import hold_open
 T = TypeVar("T")
 
 
+_LEFT: ContextVar[threading.Event | None] = ContextVar("perplexity_caller_left", default=None)
+"""Set, within `leaving_together`, once the caller left by Ctrl-C: worker threads read it."""
+
+
+def caller_left() -> bool:
+    """Whether the caller this thread works for (within `leaving_together`) left by Ctrl-C."""
+    left = _LEFT.get()
+    return left is not None and left.is_set()
+
+
+def pause(seconds: float) -> None:
+    """`time.sleep(seconds)`, cut short by `KeyboardInterrupt` when the caller leaves by Ctrl-C meanwhile."""
+    left = _LEFT.get()
+    if left is None:
+        time.sleep(seconds)
+    elif left.wait(seconds):
+        raise KeyboardInterrupt
+
+
+def _ours(handler: Any) -> bool:
+    """Whether SIGINT is Python's own handler or one of this module's: Ctrl-C may be held here."""
+    return handler is signal.default_int_handler or getattr(handler, "perplexity_leaving", False)
+
+
+@contextlib.contextmanager
+def leaving_together() -> Iterator[None]:
+    """Within: a Ctrl-C in the main thread is also seen by the threads started with this context."""
+    if _LEFT.get() is not None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if not _ours(signal.getsignal(signal.SIGINT)):
+        yield
+        return
+    left = threading.Event()
+
+    def press(signum: int, frame: FrameType | None) -> None:
+        left.set()
+        raise KeyboardInterrupt
+
+    press.perplexity_leaving = True  # type: ignore[attr-defined]
+    token = _LEFT.set(left)
+    previous = signal.signal(signal.SIGINT, press)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _LEFT.reset(token)
+
+
+def together(one: Callable[[int], T], n: int) -> list[T]:
+    """`[one(i) for i in range(n)]`, concurrently when n > 1, leaving together on Ctrl-C."""
+    if n == 1:
+        return [one(0)]
+    with leaving_together(), ThreadPoolExecutor(max_workers=min(n, 16)) as pool:
+        context = copy_context()
+        return list(pool.map(lambda i: context.copy().run(one, i), range(n)))
+
+
 def guarded(step: Callable[[], T], left: Callable[[T], None]) -> T:
     """`step()`, with Ctrl-C held until it is done; if Ctrl-C came meanwhile, `left(result)`, then it is raised."""
     if threading.current_thread() is not threading.main_thread():
-        return step()  # Python runs signal handlers in the main thread only: no Ctrl-C interrupts this one
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        result = step()  # Python runs signal handlers in the main thread only: no Ctrl-C interrupts this one
+        if caller_left():  # ... but the main thread's caller may have left meanwhile (`leaving_together`)
+            left(result)
+            raise KeyboardInterrupt
+        return result
+    if not _ours(signal.getsignal(signal.SIGINT)):
         return step()  # the application's own handler (or SIGINT ignored): its choice
     pressed: list[int] = []
+    caller = _LEFT.get()
 
     def hold(signum: int, frame: FrameType | None) -> None:
+        if caller is not None:
+            caller.set()  # threads working for the same caller leave now
         if pressed:  # pressed twice: leave now, the run's id unknown
             raise KeyboardInterrupt
         pressed.append(signum)
 
-    signal.signal(signal.SIGINT, hold)
+    previous = signal.signal(signal.SIGINT, hold)
     try:
         result = step()
     except BaseException as error:
@@ -52,7 +125,7 @@ def guarded(step: Callable[[], T], left: Callable[[T], None]) -> T:
             raise KeyboardInterrupt from error  # the step failed (no run to cancel); the caller still leaves
         raise
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, previous)
     if pressed:
         left(result)
         raise KeyboardInterrupt

@@ -20,8 +20,8 @@ Sync calls leave by Ctrl-C (tests named `test_ctrl_c_...`), async ones by their 
 - the generator closed (`break` out of stream / astream): `test_breaking_out_of_a(n)_(a)stream_cancels_the_run`;
 - the create in flight inside `abatch`, its task cancelled:
   `test_cancelling_abatch_while_its_creates_are_answered_cancels_every_run`;
-- the create in flight inside sync `batch` (threads), Ctrl-C: `test_ctrl_c_in_a_sync_batch_cancels_every_run`
-  (not fixed: a strict xfail);
+- the create in flight inside sync `batch`, or an invoke's `n` answers (threads), Ctrl-C:
+  `test_ctrl_c_in_a_sync_batch_cancels_every_run`;
 - the create in flight under `asyncio.wait_for` or `asyncio.timeout`:
   `test_a_timeout_around_the_call_while_the_create_is_answered_cancels_its_run`;
 - the create in flight in `with_fallbacks` (the first model left, the fallback not tried):
@@ -268,17 +268,18 @@ async def test_cancelling_abatch_while_its_creates_are_answered_cancels_every_ru
     await cancelled_soon(emu, runs=2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not fixed: Ctrl-C reaches only the main thread, and langchain-core's sync batch waits there for its "
-    "worker threads, which finish their runs (nothing tells them the caller left)",
-)
-def test_ctrl_c_in_a_sync_batch_cancels_every_run(emu: PerplexityEmulator, ctrl_c: None) -> None:
+@pytest.mark.parametrize("threads", ["batch", "n=2"])
+def test_ctrl_c_in_a_sync_batch_cancels_every_run(emu: PerplexityEmulator, ctrl_c: None, threads: str) -> None:
+    """Ctrl-C reaches the main thread alone; the worker threads (langchain-core's `batch`, or the model's own
+    for `n` answers) learn the caller left, and cancel their runs, instead of reading them to their end."""
     emu.inject(Fault("hold"), Fault("hold"))
     presser = press_ctrl_c_once_held(emu, 2)
     try:
         with pytest.raises(KeyboardInterrupt):
-            make(emu, background=True).batch(["Why is the sky blue?", "Why is grass green?"])
+            if threads == "batch":
+                make(emu, background=True).batch(["Why is the sky blue?", "Why is grass green?"])
+            else:
+                make(emu, background=True, n=2).invoke(QUESTION)
     finally:
         presser.join()
     assert_every_run_cancelled(emu, runs=2)
