@@ -373,3 +373,20 @@ def test_a_create_unanswered_within_the_client_timeout_is_cancelled(emu: Perplex
         make(emu, background=True, timeout=0.5).invoke(QUESTION)
     emu.release()
     assert_every_run_cancelled(emu)
+
+
+# --- the emulator's hold, which the tests above lean on ---------------------------------------------------
+
+
+def test_a_held_create_is_recorded_at_once_and_starts_its_run_only_when_released(emu: PerplexityEmulator) -> None:
+    emu.inject(Fault("hold"))
+    body = {"model": "perplexity/sonar", "input": QUESTION, "background": True}
+    answers: list[httpx.Response] = []
+    poster = threading.Thread(target=lambda: answers.append(HTTP.post(f"{emu.base_url}/v1/responses", json=body)))
+    poster.start()
+    assert emu.wait_holding(1, WAIT)
+    assert [r.kind for r in emu.requests] == ["create"] and run_ids(emu) == [] and answers == []
+    emu.release()
+    poster.join()
+    assert emu.holding == 0
+    assert answers[0].json()["status"] == "queued" and run_ids(emu) == [answers[0].json()["id"]]
