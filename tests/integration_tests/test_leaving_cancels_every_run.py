@@ -30,6 +30,9 @@ Sync calls leave by Ctrl-C (tests named `test_ctrl_c_...`), async ones by their 
   `test_asyncio_run_ending_while_the_create_is_answered_cancels_its_run`;
 - the client `timeout` passing while a poll is in flight:
   `test_the_client_timeout_passing_during_a_poll_cancels_the_run`;
+- the create in flight, for every way a call becomes a background one (the constructor, a call's argument,
+  `model_kwargs`, `model_copy`, `init_chat_model`, `configurable_fields`):
+  `..._while_the_create_is_answered_cancels_its_run_however_the_call_is_made`;
 - the client `timeout` passing before the create is answered:
   `test_a_create_unanswered_within_the_client_timeout_is_cancelled` (not fixed: a strict xfail).
 """
@@ -44,6 +47,7 @@ from typing import Any
 
 import httpx
 import pytest
+from langchain.chat_models import init_chat_model
 from langchain_core.runnables import Runnable
 
 from langchain_perplexity_strict import PerplexityRunTimeoutError, PerplexityRunUnknownError
@@ -372,6 +376,53 @@ def test_a_create_unanswered_within_the_client_timeout_is_cancelled(emu: Perplex
     with pytest.raises(PerplexityRunUnknownError):
         make(emu, background=True, timeout=0.5).invoke(QUESTION)
     emu.release()
+    assert_every_run_cancelled(emu)
+
+
+# --- every way a call becomes a background one ------------------------------------------------------------
+
+
+def _entry(emu: PerplexityEmulator, way: str) -> Runnable[Any, Any]:
+    """A background call to the model, as `way` makes it one."""
+    if way == "constructor":
+        return make(emu, background=True)
+    if way == "call argument":
+        return make(emu).bind(background=True)  # what `invoke(..., background=True)` passes, as a bound kwarg
+    if way == "model_kwargs":
+        return make(emu, model_kwargs={"background": True})
+    if way == "model_copy":
+        return make(emu).model_copy(update={"background": True})
+    if way == "init_chat_model":
+        return init_chat_model(
+            "perplexity_strict:perplexity/sonar", api_key=KEY, base_url=emu.base_url, background=True
+        )
+    configurable = init_chat_model(
+        "perplexity_strict:perplexity/sonar", api_key=KEY, base_url=emu.base_url, configurable_fields=("background",)
+    )
+    return configurable.with_config(configurable={"background": True})
+
+
+WAYS = ["constructor", "call argument", "model_kwargs", "model_copy", "init_chat_model", "configurable_fields"]
+
+
+@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("mode", ASYNC)
+async def test_leaving_while_the_create_is_answered_cancels_its_run_however_the_call_is_made(
+    emu: PerplexityEmulator, mode: str, way: str
+) -> None:
+    emu.inject(Fault("hold"))
+    await leave_async(emu, _entry(emu, way), mode)
+    assert emu.requests[0].body["background"] is True
+    await cancelled_soon(emu)
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_ctrl_c_while_the_create_is_answered_cancels_its_run_however_the_call_is_made(
+    emu: PerplexityEmulator, ctrl_c: None, way: str
+) -> None:
+    emu.inject(Fault("hold"))
+    leave_sync(emu, _entry(emu, way), "invoke")
+    assert emu.requests[0].body["background"] is True
     assert_every_run_cancelled(emu)
 
 
