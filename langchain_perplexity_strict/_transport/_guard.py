@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 import threading
@@ -37,6 +38,7 @@ from typing import Any, TypeVar
 from langchain_perplexity_strict._transport._loops import hold_open
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 _LEFT: ContextVar[threading.Event | None] = ContextVar("perplexity_caller_left", default=None)
@@ -116,6 +118,9 @@ def guarded(step: Callable[[], T], left: Callable[[T], None]) -> T:
         if pressed:  # pressed twice: leave now, the run's id unknown
             raise KeyboardInterrupt
         pressed.append(signum)
+        logger.warning(
+            "Ctrl-C: waiting for the answer naming the Perplexity run, to cancel it (Ctrl-C again: leave now)"
+        )
 
     previous = signal.signal(signal.SIGINT, hold)
     try:

@@ -175,11 +175,17 @@ async def leave_async(emu: PerplexityEmulator, llm: Runnable[Any, Any], mode: st
 
 
 @pytest.mark.parametrize("mode", SYNC)
-def test_ctrl_c_while_the_create_is_answered_cancels_its_run(emu: PerplexityEmulator, ctrl_c: None, mode: str) -> None:
-    """Ctrl-C is held until the create's answer names the run, which is then cancelled, and raised."""
+def test_ctrl_c_while_the_create_is_answered_cancels_its_run(
+    emu: PerplexityEmulator, ctrl_c: None, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Ctrl-C is held until the create's answer names the run, which is then cancelled, and raised; the wait
+    is said (a caller pressing Ctrl-C sees why the program has not stopped yet, and how to stop it now)."""
     emu.inject(Fault("hold"))
     leave_sync(emu, make(emu, background=True), mode)
     assert_every_run_cancelled(emu)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("langchain_perplexity_strict")] == [
+        "Ctrl-C: waiting for the answer naming the Perplexity run, to cancel it (Ctrl-C again: leave now)"
+    ]
 
 
 @pytest.mark.parametrize("mode", ASYNC)
