@@ -27,7 +27,11 @@ from langchain_perplexity_strict._transport import (
     RunSettings,
     StreamFollower,
     Transport,
+    aabandon,
+    abandon,
+    aguarded,
     await_run,
+    guarded,
     opened,
     wait,
 )
@@ -142,34 +146,90 @@ class PreparedCall:
 
     # Sending: the surface's path, the encoded body, the fallback; the second value says whether it was used.
     # A background create answers at once: `send` then polls the run to its end. A stream is followed
-    # across breaks (docs/long-runs.md).
+    # across breaks (docs/long-runs.md). A background run's create, and a background stream's read up to the
+    # event that names its run, are guarded (`_transport._guard`): a caller who leaves meanwhile still gets
+    # its run cancelled, once its id arrives.
 
     def send(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
-        data, fell_back = transport.send(self.surface.path, self.data, self.fallback, api=self.surface.name,
-                                         run=self.background)  # fmt: skip
-        if self.background:
-            data = wait(self.runs(transport, settings), data, settings)
-        return data, fell_back
+        runs = self.runs(transport, settings)
+
+        def create() -> tuple[dict[str, Any], bool]:
+            return transport.send(
+                self.surface.path, self.data, self.fallback, api=self.surface.name, run=self.background
+            )
+
+        if not self.background:
+            return create()
+        data, fell_back = guarded(create, lambda sent: abandon(runs, sent[0]))
+        return wait(runs, data, settings), fell_back
 
     async def asend(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
-        data, fell_back = await transport.asend(self.surface.path, self.data, self.fallback,
-                                                api=self.surface.name, run=self.background)  # fmt: skip
-        if self.background:
-            data = await await_run(self.runs(transport, settings), data, settings)
-        return data, fell_back
+        runs = self.runs(transport, settings)
+
+        async def create() -> tuple[dict[str, Any], bool]:
+            return await transport.asend(
+                self.surface.path, self.data, self.fallback, api=self.surface.name, run=self.background
+            )
+
+        if not self.background:
+            return await create()
+
+        async def left(sent: tuple[dict[str, Any], bool]) -> None:
+            await aabandon(runs, sent[0])
+
+        data, fell_back = await aguarded(create, left)
+        return await await_run(runs, data, settings), fell_back
 
     def open_stream(self, transport: Transport, settings: RunSettings) -> tuple[StreamFollower, bool]:
         runs = self.runs(transport, settings)
-        stream, fell_back = transport.open_stream(self.surface.path, self.data, self.fallback, api=self.surface.name,
-                                                  read_timeout=runs.read_timeout, run=self.resumable)  # fmt: skip
-        return StreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes), fell_back
+
+        def start() -> tuple[StreamFollower, bool]:
+            stream, fell_back = transport.open_stream(
+                self.surface.path,
+                self.data,
+                self.fallback,
+                api=self.surface.name,
+                read_timeout=runs.read_timeout,
+                run=self.resumable,
+            )
+            follower = StreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
+            if self.background:
+                try:
+                    follower.identify()
+                except BaseException:
+                    follower.close()
+                    raise
+            return follower, fell_back
+
+        if not self.background:
+            return start()
+        return guarded(start, lambda started: started[0].close())
 
     async def aopen_stream(self, transport: Transport, settings: RunSettings) -> tuple[AsyncStreamFollower, bool]:
         runs = self.runs(transport, settings)
-        stream, fell_back = await transport.aopen_stream(self.surface.path, self.data, self.fallback,
-                                                         api=self.surface.name, read_timeout=runs.read_timeout,
-                                                         run=self.resumable)  # fmt: skip
-        follower = AsyncStreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
+
+        async def start() -> tuple[AsyncStreamFollower, bool]:
+            stream, fell_back = await transport.aopen_stream(
+                self.surface.path,
+                self.data,
+                self.fallback,
+                api=self.surface.name,
+                read_timeout=runs.read_timeout,
+                run=self.resumable,
+            )
+            follower = AsyncStreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
+            if self.background:
+                try:
+                    await follower.identify()
+                except BaseException:
+                    await follower.close()
+                    raise
+            return follower, fell_back
+
+        async def left(started: tuple[AsyncStreamFollower, bool]) -> None:
+            await started[0].close()
+
+        follower, fell_back = await aguarded(start, left) if self.background else await start()
         return opened(follower), fell_back  # closed when the caller closes the model's astream (_leaving)
 
 

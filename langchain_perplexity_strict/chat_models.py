@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing, closing
 from types import SimpleNamespace
 from typing import Any, Literal, cast
@@ -43,6 +42,7 @@ from langchain_perplexity_strict._response._render import aemit, emit, merge_gen
 from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
 from langchain_perplexity_strict._transport._follow import Batch
+from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
@@ -321,11 +321,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         def one(_: int) -> ChatGeneration:
             return self._read(prepared, *prepared.send(self.transport, prepared.run))
 
-        if n == 1:
-            return self._result([one(0)])
-        # Perplexity has no `n`: n answers are n concurrent requests.
-        with ThreadPoolExecutor(max_workers=min(n, 16)) as pool:
-            return self._result(list(pool.map(one, range(n))))
+        return self._result(together(one, n))  # Perplexity has no `n`: n answers are n concurrent requests
 
     def _stream(
         self,
@@ -353,6 +349,11 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
                 yield emit(chunk, run_manager)
         finally:
             events.close()  # also when the caller leaves early: a background run is then cancelled
+
+    def batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> list[Any]:
+        """`Runnable.batch`, whose threads leave with the caller on Ctrl-C (their background runs cancelled)."""
+        with leaving_together():
+            return super().batch(inputs, config, **kwargs)
 
     # -- async -------------------------------------------------------------------------------------
 

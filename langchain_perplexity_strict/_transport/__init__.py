@@ -8,10 +8,11 @@ cancels a run, `_follow` follows a stream across breaks, and `_background`
 polls a background run to its end. `_timeouts` reads the timeout forms `ChatOpenAI` takes;
 `_loops` gives async requests a connection pool of the running event loop; `_http` knows which
 HTTP library openai is built on (its error class, its TLS context); `_leaving` closes an async
-stream as soon as its caller closes the model's `astream`.
+stream as soon as its caller closes the model's `astream`; `_guard` finishes a background run's create
+(and the read that names its run) when the caller leaves during it, so the run can be cancelled.
 """
 
-from langchain_perplexity_strict._transport._background import await_run, wait
+from langchain_perplexity_strict._transport._background import aabandon, abandon, await_run, wait
 from langchain_perplexity_strict._transport._body import MAX_BODY_BYTES, encode_body
 from langchain_perplexity_strict._transport._client import (
     DEFAULT_BASE_URL,
@@ -24,6 +25,7 @@ from langchain_perplexity_strict._transport._client import (
     server_root,
 )
 from langchain_perplexity_strict._transport._follow import AsyncStreamFollower, StreamFollower
+from langchain_perplexity_strict._transport._guard import aguarded, guarded
 from langchain_perplexity_strict._transport._leaving import opened
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings
 from langchain_perplexity_strict._transport._sse import SSEBatcher
@@ -39,12 +41,16 @@ __all__ = [
     "SSEBatcher",
     "StreamFollower",
     "Transport",
+    "aabandon",
+    "abandon",
+    "aguarded",
     "aiterate_batches",
     "await_run",
     "check_base_url",
     "check_timeout",
     "client_timeout",
     "encode_body",
+    "guarded",
     "iterate_batches",
     "opened",
     "raise_perplexity_error",

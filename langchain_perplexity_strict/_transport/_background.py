@@ -12,7 +12,8 @@ The wait is bounded by `timeout` (none: unbounded). A poll that fails on the
 connection or with a 5xx, after the client's own retries, is tried again, up
 to `max_resumes` in a row. When the caller leaves before the run ends (the
 `timeout` bound, `KeyboardInterrupt`, a cancelled task), the run is cancelled
-on the server, so it bills no further; when polling fails for good, the run is
+on the server, so it bills no further (also when it left while the create's
+answer was on its way: `_guard`); when polling fails for good, the run is
 left to finish and the error names it.
 """
 
@@ -24,6 +25,7 @@ from typing import Any
 
 import openai
 
+from langchain_perplexity_strict._transport._guard import pause
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunTimeoutError
 
@@ -88,12 +90,24 @@ def leaving(error: BaseException) -> bool:
     return isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, Exception)
 
 
+def abandon(runs: Runs, response: dict[str, Any]) -> None:
+    """The caller left as the create's answer arrived (`_guard`): cancel the run it started, unless it is over."""
+    if response.get("status") in PENDING_STATUSES:
+        runs.cancel(str(response.get("id")))
+
+
+async def aabandon(runs: Runs, response: dict[str, Any]) -> None:
+    """Async twin of `abandon`."""
+    if response.get("status") in PENDING_STATUSES:
+        await runs.acancel(str(response.get("id")))
+
+
 def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
     """The run `response` began, once its status is final."""
     poll = Poll(response, settings.timeout, settings.max_resumes)
     try:
         while poll.pending:
-            time.sleep(poll.next_pause())
+            pause(poll.next_pause())  # cut short if the caller left by Ctrl-C (a worker thread of `batch`)
             try:
                 poll.response = runs.retrieve(poll.response_id)
                 poll.failures = 0

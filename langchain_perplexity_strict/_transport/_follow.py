@@ -29,13 +29,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import openai
 
 from langchain_perplexity_strict._transport._client import aiterate_batches, iterate_batches
+from langchain_perplexity_strict._transport._guard import caller_left
 from langchain_perplexity_strict._transport._runs import Runs
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunUnknownError, PerplexityStreamError
 
@@ -118,6 +119,8 @@ class _Follower:
         self.gave_up = False
         """Resuming failed for good: the run is left to finish on the server (the error names it)."""
         self.closed = False
+        self.early: list[Batch] = []
+        """Batches read by `identify`, before the caller iterates."""
 
     @property
     def api(self) -> str:
@@ -244,8 +247,30 @@ class _Follower:
 class StreamFollower(_Follower):
     """The batches of a run's events, across as many connections as it takes (sync)."""
 
+    reads: Generator[Batch, None, None] | None = None
+
+    def identify(self) -> None:
+        """Read until an event names the run (the first, `response.created`), keeping what was read for
+        `batches`: a background stream is handed over once its run can be cancelled (`_guard`)."""
+        self.reads = self._follow()
+        while self.cursor.response_id is None and not (self.early and self.early[-1][1]):
+            batch = next(self.reads, None)
+            if batch is None:
+                break
+            self.early.append(batch)
+
     def batches(self) -> Iterator[Batch]:
         """(events, ended) per network read, as `iterate_batches` gives them, without breaks."""
+        reads = self.reads = self.reads or self._follow()
+        with contextlib.closing(reads):
+            while self.early:
+                yield self.early.pop(0)
+            for batch in reads:
+                yield batch
+                if self.background and caller_left():  # a worker thread of `batch`, its caller gone (Ctrl-C)
+                    raise KeyboardInterrupt
+
+    def _follow(self) -> Generator[Batch, None, None]:
         while True:
             try:
                 with contextlib.closing(iterate_batches(self.stream, self.api)) as reads:
@@ -290,6 +315,8 @@ class StreamFollower(_Follower):
 
     def close(self) -> None:
         """Close the connection; cancel the run on the server if the caller leaves a background run early."""
+        if self.reads is not None:
+            self.reads.close()
         self.stream.close()
         response_id = self.must_cancel()
         if response_id is not None:
@@ -299,8 +326,27 @@ class StreamFollower(_Follower):
 class AsyncStreamFollower(_Follower):
     """Async twin of `StreamFollower`."""
 
+    reads: AsyncGenerator[Batch, None] | None = None
+
+    async def identify(self) -> None:
+        """Async twin of `StreamFollower.identify`."""
+        self.reads = self._follow()
+        while self.cursor.response_id is None and not (self.early and self.early[-1][1]):
+            batch = await anext(self.reads, None)
+            if batch is None:
+                break
+            self.early.append(batch)
+
     async def batches(self) -> AsyncIterator[Batch]:
         """(events, ended) per network read, as `aiterate_batches` gives them, without breaks."""
+        reads = self.reads = self.reads or self._follow()
+        async with contextlib.aclosing(reads):
+            while self.early:
+                yield self.early.pop(0)
+            async for batch in reads:
+                yield batch
+
+    async def _follow(self) -> AsyncGenerator[Batch, None]:
         while True:
             try:
                 # Closed here, not left to the garbage collector ("Task was destroyed but it is pending").
@@ -348,6 +394,8 @@ class AsyncStreamFollower(_Follower):
         """Async twin of `StreamFollower.close` (the cancel request waits a moment at most)."""
         response_id = self.must_cancel()
         try:
+            if self.reads is not None:
+                await self.reads.aclose()
             await self.stream.close()
         finally:
             if response_id is not None:

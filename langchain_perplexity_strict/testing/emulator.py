@@ -172,7 +172,7 @@ class PerplexityEmulator:
             return list(self._state.requests)
 
     def clear(self) -> None:
-        """Forget recorded requests, scripted faults, remembered roles and stored responses."""
+        """Forget recorded requests, scripted faults, remembered roles and stored responses; release held answers."""
         with self._state.lock:
             self._state.stored.clear()
             self._state.runs.clear()
@@ -180,6 +180,7 @@ class PerplexityEmulator:
             self._state.scripted.clear()
             self._state.roles = RoleMemory()
             self._state.disconnects = 0
+        self.release()  # an answer still held from before goes on (to a client long gone)
 
     @property
     def disconnects(self) -> int:
@@ -191,6 +192,23 @@ class PerplexityEmulator:
         """Apply `faults` to the next answered requests, one each, in order."""
         with self._state.lock:
             self._state.scripted.extend(faults)
+
+    @property
+    def holding(self) -> int:
+        """How many answers a `hold` or `hold_stream` fault keeps back now (each request read and recorded)."""
+        with self._state.held:
+            return self._state.holding
+
+    def wait_holding(self, count: int = 1, timeout: float = 30.0) -> bool:
+        """Block until `count` answers are held (True), or `timeout` seconds pass (False)."""
+        with self._state.held:
+            return self._state.held.wait_for(lambda: self._state.holding >= count, timeout=timeout)
+
+    def release(self) -> None:
+        """Let every answer held now (`hold`, `hold_stream`) go on."""
+        with self._state.held:
+            self._state.releases += 1
+            self._state.held.notify_all()
 
     def set_fault_rates(self, rates: dict[Fault, float]) -> None:
         """Apply each fault to a request with the given probability (seeded)."""

@@ -4,7 +4,8 @@ A stream is written either from a ready list of events (chat completions) or
 from a run on the emulator's clock (the Agent API, `.runs`), which it follows
 event by event, waiting for each to happen. The `Fault`s that act on a
 stream: `reset` (a TCP reset) and `cut_stream` (a clean close) after
-`after_events` events; `stall` (no bytes for `seconds` after `after_events`
+`after_events` events; `hold_stream` (nothing more after `after_events` events until the test releases it,
+`PerplexityEmulator.release`); `stall` (no bytes for `seconds` after `after_events`
 events, then the rest); `idle_drop` (closed cleanly, as an idle-timeout
 proxy does, once the connection has been silent for `seconds`). A stream's
 head goes out in one write with its first event when that event is ready,
@@ -139,6 +140,8 @@ class BaseHandler(BaseHTTPRequestHandler):
                     self._reset()
                 if fault.kind == "cut_stream":
                     return
+                if fault.kind == "hold_stream":
+                    self.state.hold(fault)
                 if fault.kind == "stall" and not stalled:
                     stalled = True
                     time.sleep(fault.seconds)  # no bytes; the run goes on meanwhile
@@ -179,6 +182,8 @@ class BaseHandler(BaseHTTPRequestHandler):
             raise APIError(fault.status, kind, f"emulated {fault.status}")
         if fault.kind == "delay":
             time.sleep(fault.seconds)
+        if fault.kind == "hold":
+            self.state.hold(fault)
         if fault.kind == "drop":
             self._reset()
 

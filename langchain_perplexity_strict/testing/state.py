@@ -13,8 +13,10 @@ from langchain_perplexity_strict.testing.runs import RunStore
 
 FaultKind = Literal[
     "rate_limit", "server_error", "delay", "reset", "cut_stream",
-    "failed", "incomplete", "malformed_json", "stall", "idle_drop", "drop",
+    "failed", "incomplete", "malformed_json", "stall", "idle_drop", "drop", "hold", "hold_stream",
 ]  # fmt: skip
+HOLD_LIMIT = 60.0
+"""Seconds a `hold` waits for `release()` when its `seconds` is 0 (a test that forgot to release ends)."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,12 @@ class Fault:
     puts every connection behind such a proxy. `drop`: close the connection
     with a TCP reset once the request is read, before any byte of the answer
     (no status line: the client cannot tell whether the request was acted on).
+    `hold`: once the request is read (and recorded), answer nothing until
+    `PerplexityEmulator.release()` is called (or `seconds` pass, when not 0;
+    `HOLD_LIMIT` otherwise): a test acts while an answer is on its way, at a
+    moment the server marks, not a moment a clock guesses. A held create has
+    started no run yet; it starts once released. `hold_stream`: the same,
+    on a stream, after `after_events` events (its head sent).
     """
 
     kind: FaultKind
@@ -94,6 +102,10 @@ class EmulatorState:
     requests: list[RecordedRequest] = field(default_factory=list)
     scripted: deque[Fault] = field(default_factory=deque)
     disconnects: int = 0
+    holding: int = 0
+    """Answers held (`hold`, `hold_stream`) until `release()`."""
+    releases: int = 0
+    held: threading.Condition = field(default_factory=threading.Condition)
     fault_rates: dict[Fault, float] = field(default_factory=dict)
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -112,6 +124,18 @@ class EmulatorState:
         with self.lock:
             owner, conversation = self.stored.get(response_id, (None, None))
             return conversation if owner == account else None
+
+    def hold(self, fault: Fault) -> None:
+        """Wait, answering nothing, until the next `release()` (or the fault's bound)."""
+        limit = fault.seconds or HOLD_LIMIT
+        with self.held:
+            ticket = self.releases
+            self.holding += 1
+            self.held.notify_all()
+            try:
+                self.held.wait_for(lambda: self.releases != ticket, timeout=limit)
+            finally:
+                self.holding -= 1
 
     def next_fault(self) -> Fault | None:
         with self.lock:

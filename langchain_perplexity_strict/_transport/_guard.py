@@ -1,0 +1,189 @@
+"""The step that names a background run, finished even when the caller leaves during it, then the run cancelled.
+
+A background run bills from the moment the server accepts its create, and its id, the one handle to cancel it
+by (`POST /v1/responses/{id}/cancel`), comes back only with the create's answer: the queued response, or a
+stream's first event (`response.created`). A caller who left while that answer was on its way (Ctrl-C, a
+cancelled task, `asyncio.wait_for` or `asyncio.timeout`, `asyncio.run` ending, an `abatch` cancelled) would
+lose the id, and the run would go on, queued then billed, with no cancel ever sent. So that step is guarded:
+it goes on to its end, and when the caller left meanwhile, `left` gets its result (and cancels the run)
+before the caller's leaving goes on.
+
+- sync: Ctrl-C (SIGINT, which Python delivers to the main thread) is held while the step runs, when Python's
+  own handler is installed, and raised once `left` is done; a second Ctrl-C raises at once, the way out of a
+  server that never answers. Other threads receive no Ctrl-C, and a handler of the application's is left alone.
+- threads: Ctrl-C reaches the main thread alone. Within `leaving_together` (a model's `batch`, its `n` answers),
+  the threads started with the caller's context (langchain-core's executor copies it) learn that it left by
+  Ctrl-C (`caller_left`), and leave too: a step they guard ends with its run cancelled, a poll's pause and a
+  stream's next read end with `KeyboardInterrupt`, which cancels the run as it does in the main thread.
+- async: the step runs in a task of its own, which the caller awaits through `asyncio.shield`, so a cancelled
+  caller does not cut the request. `asyncio.run` cancels every task left as it ends, then waits for them: that
+  cancel the task refuses (`_Guarded.cancel`), so `asyncio.run` waits for it; the request's timeout bounds it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar, copy_context
+from types import FrameType
+from typing import Any, TypeVar
+
+from langchain_perplexity_strict._transport._loops import hold_open
+
+T = TypeVar("T")
+logger = logging.getLogger(__name__)
+
+
+_LEFT: ContextVar[threading.Event | None] = ContextVar("perplexity_caller_left", default=None)
+"""Set, within `leaving_together`, once the caller left by Ctrl-C: worker threads read it."""
+
+
+def caller_left() -> bool:
+    """Whether the caller this thread works for (within `leaving_together`) left by Ctrl-C."""
+    left = _LEFT.get()
+    return left is not None and left.is_set()
+
+
+def pause(seconds: float) -> None:
+    """`time.sleep(seconds)`, cut short by `KeyboardInterrupt` when the caller leaves by Ctrl-C meanwhile."""
+    left = _LEFT.get()
+    if left is None:
+        time.sleep(seconds)
+    elif left.wait(seconds):
+        raise KeyboardInterrupt
+
+
+def _ours(handler: Any) -> bool:
+    """Whether SIGINT is Python's own handler or one of this module's: Ctrl-C may be held here."""
+    return handler is signal.default_int_handler or getattr(handler, "perplexity_leaving", False)
+
+
+@contextlib.contextmanager
+def leaving_together() -> Iterator[None]:
+    """Within: a Ctrl-C in the main thread is also seen by the threads started with this context."""
+    if _LEFT.get() is not None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if not _ours(signal.getsignal(signal.SIGINT)):
+        yield
+        return
+    left = threading.Event()
+
+    def press(signum: int, frame: FrameType | None) -> None:
+        left.set()
+        raise KeyboardInterrupt
+
+    press.perplexity_leaving = True  # type: ignore[attr-defined]
+    token = _LEFT.set(left)
+    previous = signal.signal(signal.SIGINT, press)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _LEFT.reset(token)
+
+
+def together(one: Callable[[int], T], n: int) -> list[T]:
+    """`[one(i) for i in range(n)]`, concurrently when n > 1, leaving together on Ctrl-C."""
+    if n == 1:
+        return [one(0)]
+    with leaving_together(), ThreadPoolExecutor(max_workers=min(n, 16)) as pool:
+        context = copy_context()
+        return list(pool.map(lambda i: context.copy().run(one, i), range(n)))
+
+
+def guarded(step: Callable[[], T], left: Callable[[T], None]) -> T:
+    """`step()`, with Ctrl-C held until it is done; if Ctrl-C came meanwhile, `left(result)`, then it is raised."""
+    if threading.current_thread() is not threading.main_thread():
+        result = step()  # Python runs signal handlers in the main thread only: no Ctrl-C interrupts this one
+        if caller_left():  # ... but the main thread's caller may have left meanwhile (`leaving_together`)
+            left(result)
+            raise KeyboardInterrupt
+        return result
+    if not _ours(signal.getsignal(signal.SIGINT)):
+        return step()  # the application's own handler (or SIGINT ignored): its choice
+    pressed: list[int] = []
+    caller = _LEFT.get()
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        if caller is not None:
+            caller.set()  # threads working for the same caller leave now
+        if pressed:  # pressed twice: leave now, the run's id unknown
+            raise KeyboardInterrupt
+        pressed.append(signum)
+        logger.warning(
+            "Ctrl-C: waiting for the answer naming the Perplexity run, to cancel it (Ctrl-C again: leave now)"
+        )
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        result = step()
+    except BaseException as error:
+        if pressed and not isinstance(error, KeyboardInterrupt):
+            raise KeyboardInterrupt from error  # the step failed (no run to cancel); the caller still leaves
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        left(result)
+        raise KeyboardInterrupt
+    return result
+
+
+_RUN_ENDS = getattr(getattr(asyncio.runners, "_cancel_all_tasks", None), "__code__", None)
+"""What `asyncio.run` (and `asyncio.Runner`) calls as it ends: cancel every task left, then wait for them."""
+
+
+class _Guarded(asyncio.Task):
+    """A task that `asyncio.run`'s end does not cancel, so it waits for it, as for a task that catches it.
+
+    Other cancels are honoured: nothing else holds this task but the HTTP library, whose own timeouts cancel
+    the task they run in (anyio's cancel scopes).
+    """
+
+    def cancel(self, msg: Any = None) -> bool:
+        if _RUN_ENDS is not None and sys._getframe(1).f_code is _RUN_ENDS:
+            return False
+        return super().cancel(msg)
+
+
+async def aguarded(step: Callable[[], Awaitable[T]], left: Callable[[T], Awaitable[None]]) -> T:
+    """Async twin of `guarded`: `step()` goes on when the caller is cancelled, and then `left(result)`."""
+    gone = False
+
+    async def run() -> T:
+        result = await step()
+        if gone:
+            await left(result)
+        return result
+
+    task: asyncio.Task[T] = _Guarded(run(), loop=asyncio.get_running_loop())
+    hold_open(task)  # referenced until it ends, and the loop's connections open at its shutdown until then
+    task.add_done_callback(_retrieved)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        if not task.done():
+            gone = True  # read by `run` once the step is done (one thread: no race with it)
+        elif task.exception() is None:  # done in the same turn of the loop as the caller's cancel
+
+            async def late(result: T) -> None:
+                await left(result)
+
+            later = _Guarded(late(task.result()), loop=asyncio.get_running_loop())
+            hold_open(later)
+            later.add_done_callback(_retrieved)
+        raise
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """Mark the guarded step's failure retrieved: the caller who awaited it raised it; one who left needs none."""
+    if not task.cancelled():
+        task.exception()
