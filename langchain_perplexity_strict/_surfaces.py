@@ -133,7 +133,7 @@ class PreparedCall:
 
     @property
     def background(self) -> bool:
-        """Whether the run is created with `background: true` (a setting, or `model_kwargs`)."""
+        """Whether the run is created with `background: true` (the setting; `model_kwargs` cannot carry it)."""
         return self.body.get("background") is True
 
     @property

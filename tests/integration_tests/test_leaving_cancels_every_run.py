@@ -31,7 +31,8 @@ Sync calls leave by Ctrl-C (tests named `test_ctrl_c_...`), async ones by their 
 - the client `timeout` passing while a poll is in flight:
   `test_the_client_timeout_passing_during_a_poll_cancels_the_run`;
 - the create in flight, for every way a call becomes a background one (the constructor, a call's argument,
-  `model_kwargs`, `model_copy`, `init_chat_model`, `configurable_fields`):
+  `model_copy`, `init_chat_model`, `configurable_fields`; `model_kwargs={"background": True}` is refused
+  before anything is sent, as a parameter's field in `model_kwargs` is):
   `..._while_the_create_is_answered_cancels_its_run_however_the_call_is_made`;
 - the client `timeout` passing before the create is answered:
   `test_a_create_unanswered_within_the_client_timeout_is_cancelled` (not fixed: a strict xfail).
@@ -394,8 +395,6 @@ def _entry(emu: PerplexityEmulator, way: str) -> Runnable[Any, Any]:
         return make(emu, background=True)
     if way == "call argument":
         return make(emu).bind(background=True)  # what `invoke(..., background=True)` passes, as a bound kwarg
-    if way == "model_kwargs":
-        return make(emu, model_kwargs={"background": True})
     if way == "model_copy":
         return make(emu).model_copy(update={"background": True})
     if way == "init_chat_model":
@@ -408,7 +407,13 @@ def _entry(emu: PerplexityEmulator, way: str) -> Runnable[Any, Any]:
     return configurable.with_config(configurable={"background": True})
 
 
-WAYS = ["constructor", "call argument", "model_kwargs", "model_copy", "init_chat_model", "configurable_fields"]
+WAYS = ["constructor", "call argument", "model_copy", "init_chat_model", "configurable_fields"]
+
+
+def test_background_through_model_kwargs_is_refused_before_any_run_exists(emu: PerplexityEmulator) -> None:
+    with pytest.raises(ValueError, match=r"model_kwargs\['background'\].*background="):
+        make(emu, model_kwargs={"background": True})
+    assert not emu.requests
 
 
 @pytest.mark.parametrize("way", WAYS)
