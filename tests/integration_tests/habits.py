@@ -12,9 +12,11 @@ import functools
 import json
 import operator
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from langchain_core.messages import BaseMessage
 
 from langchain_perplexity_strict.testing import PerplexityEmulator
@@ -112,3 +114,12 @@ def streamed_message(model: Any, messages: Any, **kwargs: Any) -> Any:
     fields = ("content", "additional_kwargs", "response_metadata", "tool_calls", "invalid_tool_calls",
               "usage_metadata", "id")  # fmt: skip
     return AIMessage(**{name: getattr(chunk, name) for name in fields})
+
+
+def refusal(emu: PerplexityEmulator, run: Callable[[], Any]) -> str:
+    """The `ValueError` text `run` raises before anything is sent to `emu`."""
+    emu.clear()
+    with pytest.raises(ValueError) as info:
+        run()
+    assert emu.requests == []
+    return str(info.value)

@@ -31,6 +31,7 @@ from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests import published_schema
 from tests.integration_tests.factory import KEY
+from tests.integration_tests.habits import refusal
 from tests.integration_tests.test_contract import AGENT_VALUES, CHAT_VALUES
 
 MODELS = {"agent": "perplexity/sonar", "chat_completions": "sonar"}
@@ -77,15 +78,6 @@ def _sent(emu: PerplexityEmulator, run: Callable[[], Any]) -> dict[str, Any]:
     body = creates[0].body
     (published_schema.chat_request if creates[0].kind == "chat" else published_schema.agent_request)(body)
     return body
-
-
-def _refusal(emu: PerplexityEmulator, run: Callable[[], Any]) -> str:
-    """The error `run` raises before anything is sent."""
-    emu.clear()
-    with pytest.raises(ValueError) as info:
-        run()
-    assert emu.requests == []
-    return str(info.value)
 
 
 def _cases(values: dict[str, Any], api: str) -> list[Any]:
@@ -144,10 +136,10 @@ BAD = [
 def test_a_bad_setting_is_refused_alike_whichever_way_it_comes(
     emu: PerplexityEmulator, api: str, name: str, value: Any
 ) -> None:
-    expected = _refusal(emu, lambda: WAYS["call"](emu, api, name, value))
+    expected = refusal(emu, lambda: WAYS["call"](emu, api, name, value))
     assert name in expected and repr(value) in expected  # names the field and the value as given
     for way, run in WAYS.items():
-        assert expected in _refusal(emu, lambda run=run: run(emu, api, name, value)), way
+        assert expected in refusal(emu, lambda run=run: run(emu, api, name, value)), way
 
 
 def test_a_preset_picks_its_model_on_every_path(emu: PerplexityEmulator) -> None:
@@ -170,7 +162,7 @@ def test_a_preset_picks_its_model_on_every_path(emu: PerplexityEmulator) -> None
 
 def test_model_copy_refuses_a_name_that_is_not_a_field(emu: PerplexityEmulator) -> None:
     """pydantic's `model_copy(update=...)` would set any attribute; the constructor's check names it."""
-    message = _refusal(emu, lambda: _model(emu, "agent").model_copy(update={"temprature": 0.5}))
+    message = refusal(emu, lambda: _model(emu, "agent").model_copy(update={"temprature": 0.5}))
     assert "temprature" in message and "temperature" in message
 
 
@@ -191,7 +183,7 @@ def test_model_kwargs_cannot_carry_a_setting_past_its_check(emu: PerplexityEmula
         lambda: _model(emu, "agent", model_kwargs=extra),
         lambda: _model(emu, "agent").model_copy(update={"model_kwargs": extra}),
     ):
-        message = _refusal(emu, run)
+        message = refusal(emu, run)
         assert f"model_kwargs[{next(iter(extra))!r}]" in message and named in message
 
 
@@ -299,7 +291,7 @@ def test_a_bad_tool_choice_is_refused_alike_whichever_way_it_comes(
     emu: PerplexityEmulator, choice: Any, fragment: str
 ) -> None:
     for way, run in _tool_ways(emu, [Add], tool_choice=choice).items():
-        assert fragment in _refusal(emu, run), way
+        assert fragment in refusal(emu, run), way
 
 
 def test_a_forced_structured_output_tool_is_the_tool_choice_bind_tools_sends(emu: PerplexityEmulator) -> None:
@@ -320,7 +312,7 @@ def test_tools_on_the_sonar_surface_are_refused_whichever_way_they_come(emu: Per
         "call tool_choice": lambda: model.invoke("hi", tool_choice="required"),  # it would be dropped unsent
     }
     for way, run in runs.items():
-        assert "Sonar chat-completions models have no function tools" in _refusal(emu, run), way
+        assert "Sonar chat-completions models have no function tools" in refusal(emu, run), way
 
 
 @pytest.mark.parametrize("api", ["agent", "chat_completions"])

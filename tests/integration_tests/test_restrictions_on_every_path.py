@@ -39,6 +39,7 @@ from langchain_perplexity_strict import ChatPerplexityStrict, PerplexitySearchRe
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests import published_schema
 from tests.integration_tests.factory import KEY
+from tests.integration_tests.habits import refusal
 from tests.integration_tests.test_contract import AGENT_VALUES
 
 
@@ -91,14 +92,6 @@ def _sent(emu: PerplexityEmulator, run: Callable[[], Any]) -> dict[str, Any]:
     assert creates, "nothing was sent"
     published_schema.agent_request(creates[0].body)
     return creates[0].body
-
-
-def _refusal(emu: PerplexityEmulator, run: Callable[[], Any]) -> str:
-    emu.clear()
-    with pytest.raises(ValueError) as info:
-        run()
-    assert emu.requests == []
-    return str(info.value)
 
 
 class Answer(BaseModel):
@@ -171,7 +164,7 @@ def test_a_filter_the_model_and_the_bound_tool_give_differently_is_refused_namin
     model = _model(emu, **{name: AGENT_VALUES[name]})
     tool = {"type": "web_search", "filters": {name: OTHER[name]}}
     for way, run in _bound(model, [tool]).items():
-        message = _refusal(emu, run)
+        message = refusal(emu, run)
         assert f"filters.{name}" in message and repr(AGENT_VALUES[name]) in message, way
         assert repr(OTHER[name]) in message, way
 
@@ -185,7 +178,7 @@ def test_a_filter_given_per_call_and_on_the_bound_tool_differently_is_refused(
         lambda: bound.invoke("hi", **{name: AGENT_VALUES[name]}),
         lambda: bound.bind(**{name: AGENT_VALUES[name]}).invoke("hi"),
     ):
-        assert repr(OTHER[name]) in _refusal(emu, run)
+        assert repr(OTHER[name]) in refusal(emu, run)
 
 
 @pytest.mark.parametrize("name", OPTIONS)
@@ -215,9 +208,9 @@ def test_a_built_in_tool_replacing_the_search_does_not_silently_drop_the_setting
 ) -> None:
     value = AGENT_VALUES[name]
     for way, run in _bound(_model(emu, **{name: value}), [REPLACING[kind]]).items():
-        message = _refusal(emu, run)
+        message = refusal(emu, run)
         assert f"{name}={value!r}" in message and f"tools[0] ({kind})" in message, way
-    per_call = _refusal(emu, lambda: _model(emu).bind_tools([REPLACING[kind]]).invoke("hi", **{name: value}))
+    per_call = refusal(emu, lambda: _model(emu).bind_tools([REPLACING[kind]]).invoke("hi", **{name: value}))
     assert f"{name}={value!r}" in per_call
 
 
