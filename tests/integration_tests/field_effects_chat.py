@@ -271,7 +271,7 @@ def _api(emu: PerplexityEmulator) -> None:
 @effect(CHAT, "api_key")
 def _api_key(emu: PerplexityEmulator) -> None:
     make(emu).invoke("hi")
-    assert emu.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+    assert {k.lower(): v for k, v in emu.requests[-1].headers.items()}["authorization"] == f"Bearer {KEY}"  # any case
     with pytest.raises(Exception, match="401"):
         ChatPerplexityStrict(api_key="wrong-key", base_url=emu.base_url, max_retries=0).invoke("hi")  # type: ignore[arg-type]
 

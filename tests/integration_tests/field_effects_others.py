@@ -92,7 +92,9 @@ def _connected(cls: type) -> Check:
             return obj.invoke("q")
 
         call(cls(api_key=KEY, base_url=emu.base_url))
-        assert emu.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+        assert {k.lower(): v for k, v in emu.requests[-1].headers.items()}[
+            "authorization"
+        ] == f"Bearer {KEY}"  # any case
         with pytest.raises(Exception, match="401"):
             call(cls(api_key="wrong-key", base_url=emu.base_url, max_retries=0))
         emu.clear()
