@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, TypeAdapter, ValidationError
+from pydantic import AfterValidator, Field, Strict, TypeAdapter, ValidationError
+
+from langchain_perplexity_strict._redact import shown
 
 
 def rule(check: Callable[[Any], str | None]) -> Any:
@@ -62,3 +64,17 @@ class Accepts:
             reason = next((r for r in reasons if r), "")
             return f"expected {self.accepted}" + (f" ({reason})" if reason else "")
         return None
+
+
+def check(name: str, value: Any, accepts: Accepts) -> None:
+    """Raise `ValueError` naming `name`, the value (as `_redact.shown` allows) and what `accepts` takes."""
+    problem = accepts.problem(value)
+    if problem is not None:
+        msg = f"{name}={shown(value, name)}: {problem}."
+        raise ValueError(msg)
+
+
+RETRIES = Accepts("an integer >= 0", Annotated[int, Strict(), Field(ge=0)])
+"""`max_retries`, of the chat model and of the search and embeddings classes alike."""
+TOKEN_BUDGET = Accepts("an integer >= 0 (0: no compaction)", Annotated[int, Strict(), Field(ge=0)])
+"""The chat model's `max_input_tokens`."""

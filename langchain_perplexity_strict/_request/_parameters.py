@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import ruled
+from langchain_perplexity_strict._accepts import RETRIES, TOKEN_BUDGET, check, ruled
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter as accepts
 from langchain_perplexity_strict._request._builtin_tools import skills_problem
@@ -107,6 +107,14 @@ class PerplexityParameters(BaseModel):
     """The normalizer's rules, in order (each a `langchain_perplexity_strict.Rule`)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    @field_validator("max_retries", "max_input_tokens", mode="before")
+    @classmethod
+    def _client_settings(cls, value: Any, info: Any) -> Any:
+        """`max_retries` as the search and embeddings classes check it; `max_input_tokens` (None: the profile's)."""
+        if value is not None or info.field_name == "max_retries":
+            check(info.field_name, value, RETRIES if info.field_name == "max_retries" else TOKEN_BUDGET)
+        return value
 
     @model_validator(mode="before")
     @classmethod

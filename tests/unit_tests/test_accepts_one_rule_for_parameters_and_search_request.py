@@ -12,7 +12,8 @@ Each setting's rule is a strict pydantic type with the words a refusal shows
 - the Search API's fields (`FIELDS`, read from `SearchFilters`): every published
   `ApiSearchRequestInput` field has its rule; the retriever's and the tool's
   constructors and a call's body (`search_body`) refuse alike;
-- the caller's value is validated, never converted or kept in a converted form.
+- the caller's value is validated, never converted or kept in a converted form;
+- `max_retries` of every class, and the chat model's `max_input_tokens`, by the same rules.
 
 Not covered by this mechanism yet (see the report of issue 27): the connection
 settings (`_connection.check_connection_setting`, `_transport`'s key and URL
@@ -22,12 +23,19 @@ classes' model/dimensions validators.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from perplexity.generated import api as published
 
-from langchain_perplexity_strict import ChatPerplexityStrict, PerplexitySearchResults, PerplexitySearchRetriever
+from langchain_perplexity_strict import (
+    ChatPerplexityStrict,
+    PerplexityContextualizedEmbeddings,
+    PerplexityEmbeddings,
+    PerplexitySearchResults,
+    PerplexitySearchRetriever,
+)
 from langchain_perplexity_strict._accepts import Accepts
 from langchain_perplexity_strict._request._parameters import PARAMETERS, check_parameters
 from langchain_perplexity_strict._search._request import FIELDS, search_body
@@ -169,3 +177,26 @@ def test_a_search_filter_list_stays_the_callers() -> None:
     body = search_body({"query": "q", "search_domain_filter": domains})
     assert domains == ["a.com", "b.org"] and retriever.search_domain_filter == domains
     assert body["search_domain_filter"] is not domains
+
+
+@pytest.mark.parametrize("value", ["3", True, -1, 2.0])
+@pytest.mark.parametrize(
+    "owner",
+    [
+        ChatPerplexityStrict,
+        PerplexitySearchRetriever,
+        PerplexitySearchResults,
+        PerplexityEmbeddings,
+        PerplexityContextualizedEmbeddings,
+    ],
+)
+def test_max_retries_is_refused_alike_by_every_class(owner: type, value: Any) -> None:
+    """One rule for `max_retries`: the chat model took `"3"` and `True` (as 3 and 1) where the others refused."""
+    with pytest.raises(ValueError, match=re.escape(f"max_retries={value!r}: expected an integer >= 0.")):
+        owner(**KEY, max_retries=value)
+
+
+@pytest.mark.parametrize("value", ["9", 9.0, -1])
+def test_the_chat_models_token_budget_is_not_coerced(value: Any) -> None:
+    with pytest.raises(ValueError, match=re.escape(f"max_input_tokens={value!r}: expected an integer >= 0")):
+        ChatPerplexityStrict(**KEY, max_input_tokens=value)
