@@ -13,12 +13,14 @@ Each setting's rule is a strict pydantic type with the words a refusal shows
   `ApiSearchRequestInput` field has its rule; the retriever's and the tool's
   constructors and a call's body (`search_body`) refuse alike;
 - the caller's value is validated, never converted or kept in a converted form;
-- `max_retries` of every class, and the chat model's `max_input_tokens`, by the same rules.
+- `max_retries` of every class, and the chat model's `max_input_tokens`, by the same rules;
+- both embeddings classes' `dimensions`, `encoding_format` and `model` (which models a class serves,
+  and their sizes, stay a rule of the class: they depend on each other).
 
 Not covered by this mechanism yet (see the report of issue 27): the connection
-settings (`_connection.check_connection_setting`, `_transport`'s key and URL
-checks), the built-in tool shapes (`_request/_shape_check`) and the embeddings
-classes' model/dimensions validators.
+settings base_url and timeout (`_connection.check_connection_setting` calls `_transport`'s URL and timeout
+checks; the key checks), the built-in tool shapes (`_request/_shape_check`) and the embeddings
+classes' served-model and per-model dimension range (one rule over two settings).
 """
 
 from __future__ import annotations
@@ -200,3 +202,19 @@ def test_max_retries_is_refused_alike_by_every_class(owner: type, value: Any) ->
 def test_the_chat_models_token_budget_is_not_coerced(value: Any) -> None:
     with pytest.raises(ValueError, match=re.escape(f"max_input_tokens={value!r}: expected an integer >= 0")):
         ChatPerplexityStrict(**KEY, max_input_tokens=value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "fragment"),
+    [
+        ("dimensions", "512", "dimensions='512': expected an integer (128 up to the model's full size) or None."),
+        ("dimensions", True, "dimensions=True: expected an integer"),
+        ("encoding_format", "float", "encoding_format='float': expected one of base64_int8, base64_binary."),
+        ("encoding_format", 3, "encoding_format=3: expected one of base64_int8, base64_binary."),
+        ("model", 3, "model=3: expected a string."),
+    ],
+)
+@pytest.mark.parametrize("owner", [PerplexityEmbeddings, PerplexityContextualizedEmbeddings])
+def test_an_embeddings_setting_is_refused_by_its_rule(owner: type, name: str, value: Any, fragment: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        owner(**KEY, **{name: value})
