@@ -14,8 +14,9 @@ from langchain_core.utils import from_env, secret_from_env
 from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator, model_validator
 from typing_extensions import Self
 
+from langchain_perplexity_strict._accepts import RETRIES, check
 from langchain_perplexity_strict._arguments import check_known
-from langchain_perplexity_strict._redact import Redacted, shown
+from langchain_perplexity_strict._redact import Redacted
 from langchain_perplexity_strict._transport import (
     DEFAULT_BASE_URL,
     Transport,
@@ -47,9 +48,8 @@ def check_connection_setting(name: str, value: Any) -> None:
         check_base_url(value)
     elif name == "timeout":
         check_timeout(value)
-    elif name == "max_retries" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-        msg = f"max_retries={shown(value)}: expected an integer >= 0."
-        raise ValueError(msg)
+    elif name == "max_retries":
+        check(name, value, RETRIES)
 
 
 class PerplexityConnection(Redacted):

@@ -27,11 +27,11 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, field_validator, model_validator
+from pydantic import BaseModel, StrictInt, StrictStr, field_validator, model_validator
 from typing_extensions import Self
 
+from langchain_perplexity_strict._accepts import Accepts, check
 from langchain_perplexity_strict._embeddings._vectors import decode
-from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
@@ -46,6 +46,14 @@ CONCURRENT_REQUESTS = 4
 FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
 
 
+_SETTINGS = {
+    "dimensions": Accepts("an integer (128 up to the model's full size) or None", StrictInt),
+    "model": Accepts("a string", StrictStr),
+    "encoding_format": Accepts("one of base64_int8, base64_binary", Literal["base64_int8", "base64_binary"]),
+}
+"""Each setting's rule; which models a class serves, and their sizes, are `_check_settings`' (they depend on both)."""
+
+
 class EmbeddingSettings(BaseModel):
     """The settings both embeddings endpoints take, checked against the published request models."""
 
@@ -56,21 +64,12 @@ class EmbeddingSettings(BaseModel):
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
 
-    @field_validator("dimensions", mode="before")
+    @field_validator("dimensions", "model", "encoding_format", mode="before", check_fields=False)
     @classmethod
-    def _integer_dimensions(cls, value: Any) -> Any:
-        """No coercion: `dimensions="512"` or `True` is refused, as a per-call value would be."""
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-            msg = f"dimensions={value!r}: expected an integer (128 up to the model's full size) or None."
-            raise ValueError(msg)
-        return value
-
-    @field_validator("model", "encoding_format", mode="before", check_fields=False)
-    @classmethod
-    def _string(cls, value: Any, info: Any) -> Any:
-        if not isinstance(value, str):
-            msg = f"{info.field_name}={shown(value, info.field_name)}: expected a string."
-            raise ValueError(msg)
+    def _as_given(cls, value: Any, info: Any) -> Any:
+        """No coercion (`_accepts`): `dimensions="512"` or `True` is refused, as a per-call value would be."""
+        if value is not None or info.field_name != "dimensions":
+            check(info.field_name, value, _SETTINGS[info.field_name])
         return value
 
     @model_validator(mode="after")
@@ -84,9 +83,7 @@ class EmbeddingSettings(BaseModel):
                 msg += f" {model!r} is served by {_OTHER_CLASS[model]}."
             raise ValueError(msg)
         most = FULL_DIMENSIONS[model.rsplit("-", 1)[-1]]
-        if self.dimensions is not None and (
-            isinstance(self.dimensions, bool) or not 128 <= self.dimensions <= most
-        ):  # fmt: skip
+        if self.dimensions is not None and not 128 <= self.dimensions <= most:
             msg = f"dimensions={self.dimensions!r} is not accepted for {model}: expected an integer from 128 to {most}."
             raise ValueError(msg)
         return self

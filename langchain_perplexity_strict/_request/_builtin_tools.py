@@ -214,10 +214,13 @@ def check_skills(skills: Any) -> list[dict[str, Any]]:
     return [dict(s) for s in skills]
 
 
-def skills_accepted(skills: Any, api: str) -> bool:
-    """The `skills` parameter's check: raises `ValueError` naming the skill and field that is wrong."""
-    check_skills(skills)
-    return True
+def skills_problem(skills: Any) -> str | None:
+    """The `skills` parameter's rule: which skill and field is wrong (None: all are accepted)."""
+    try:
+        check_skills(skills)
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 def _built(shape: Any, **fields: Any) -> Any:

@@ -1,7 +1,7 @@
 """The vocabulary a parameter is declared in: what it accepts, and where it goes on each surface.
 
-A `Parameter` says what it accepts (checked at construction and at
-call time, so a request Perplexity would refuse is never sent and a
+A `Parameter` says what it accepts, as a strict pydantic type checked by
+`_accepts.Accepts` (at construction and at call time alike, so a request Perplexity would refuse is never sent and a
 parameter is never silently dropped) and its place in each surface's body:
 a dotted path such as `"max_output_tokens"`, `"reasoning.effort"` or
 `"web_search.filters.search_domain_filter"` (`web_search.*` is the
@@ -19,11 +19,14 @@ generated from its OpenAPI spec); chat completions are
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
 
+from pydantic import ConfigDict, Field, StrictBool, StrictStr, StringConstraints
+from pydantic.types import Strict
+from typing_extensions import TypedDict
+
+from langchain_perplexity_strict._accepts import Accepts, holds, ruled
 from langchain_perplexity_strict._request._builtin_checks import RANGES
 from langchain_perplexity_strict._request._filters import domains_problem, parse_date
 
@@ -37,68 +40,49 @@ DATE_FILTERS = ("search_after_date_filter", "search_before_date_filter",
                 "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
 LOCATION_FIELDS = ("city", "country", "region", "latitude", "longitude")  # ToolUserLocationInput
 
-Check = Callable[[Any, Api], bool]
+
+def _number(low: float, high: float) -> Any:
+    return Annotated[float, Strict(), Field(ge=low, le=high)]
 
 
-def number(low: float, high: float) -> Check:
-    return lambda v, a: isinstance(v, (int, float)) and not isinstance(v, bool) and low <= v <= high
+def _integer(low: int, high: int | None = None) -> Any:
+    return Annotated[int, Strict(), Field(ge=low, le=high)]
 
 
-def integer(low: int, high: int | None = None) -> Check:
-    return lambda v, a: (
-        isinstance(v, int) and not isinstance(v, bool) and v >= low and (high is None or v <= high)
-    )  # fmt: skip
-
-
-def one_of(*values: Any) -> Check:
-    return lambda v, a: v in values
-
-
-def text(v: Any, a: Api) -> bool:
-    return isinstance(v, str) and bool(v)
-
-
-def flag(v: Any, a: Api) -> bool:
-    return isinstance(v, bool)
-
-
-def seconds(v: Any, a: Api) -> bool:
-    """A finite number of seconds >= 0 (0 turns the setting off; None, too, is never checked)."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-
-
+TEXT = Annotated[str, Strict(), StringConstraints(min_length=1)]
+FLAG = StrictBool
+STRING = StrictStr
+SECONDS = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
+"""A finite number of seconds >= 0 (0 turns the setting off; None, too, is never checked)."""
 STALL = "a number of seconds >= 0 (0 or None: no stall detection)"
+TEMPERATURE = _number(0, 2)
+# Chat completions: [0, 2), per Perplexity's chat-completions reference.
+CHAT_TEMPERATURE = Annotated[float, Strict(), Field(ge=0, lt=2)]
+DOMAINS = ruled(domains_problem)
+DATE = Annotated[StrictStr, holds(lambda v: parse_date(v) is not None)]
+STOP = StrictStr | list[TEXT]
+MODELS = Annotated[list[StrictStr], Field(min_length=1, max_length=5)]
+FREQUENCY_PENALTY = Annotated[float, Strict(), Field(gt=0)]
+# Chat completions store nothing to continue from.
+NO_CONTINUATION = Annotated[StrictBool, holds(lambda v: v is False)]
 
 
-def per_surface(agent: Callable[[Any], bool], chat_completions: Callable[[Any], bool]) -> Check:
-    """A check that differs by surface: each surface's own, looked up by name."""
-    checks = {"agent": agent, "chat_completions": chat_completions}
-    return lambda v, a: checks[a](v)
+def _coordinate(name: str) -> Any:
+    low, high, _ = RANGES[("web_search", f"user_location.{name}")]  # the bound web_search tool's, too
+    return _number(low, high)
 
 
-# Agent API: [0, 2]; chat completions: [0, 2), per Perplexity's chat-completions reference.
-temperature = per_surface(
-    agent=lambda v: number(0, 2)(v, "agent"), chat_completions=lambda v: number(0, 2)(v, "agent") and v < 2
-)
-
-
-def domains(v: Any, a: Api) -> bool:
-    return domains_problem(v) is None
-
-
-def location(v: Any, a: Api) -> bool:
+class UserLocation(TypedDict, total=False):
     """`ToolUserLocationInput`, as a bound `web_search`'s `user_location` is checked: names as strings,
     coordinates as numbers in the documented ranges (`RANGES`)."""
-    if not isinstance(v, dict) or not set(v) <= set(LOCATION_FIELDS):
-        return False
-    for key, value in v.items():
-        if key in ("latitude", "longitude"):
-            low, high, _ = RANGES[("web_search", f"user_location.{key}")]
-            if not number(low, high)(value, a):
-                return False
-        elif not isinstance(value, str):
-            return False
-    return True
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+    city: StrictStr
+    country: StrictStr
+    region: StrictStr
+    latitude: _coordinate("latitude")  # type: ignore[valid-type]
+    longitude: _coordinate("longitude")  # type: ignore[valid-type]
 
 
 LOCATION = "a dict with some of city, country, region (strings), latitude in [-90, 90], longitude in [-180, 180]"
@@ -106,30 +90,20 @@ SEARCH_TOKENS = RANGES[("web_search", "max_tokens")][1]
 """The `web_search` tool's `max_tokens` and `max_tokens_per_page` bound, whether set on the model or the tool."""
 
 
-def stop(v: Any, a: Api) -> bool:
-    return isinstance(v, str) or (isinstance(v, list) and all(isinstance(s, str) and s for s in v))
+def one_of(*values: str) -> Any:
+    return Literal[values]
 
 
-reasoning = per_surface(agent=lambda v: v in REASONING_EFFORTS, chat_completions=lambda v: v in CHAT_REASONING_EFFORTS)
-search_type = per_surface(agent=lambda v: v in ("web", "fast"), chat_completions=lambda v: v in ("fast", "pro", "auto"))
-# Chat completions store nothing to continue from.
-continue_flag = per_surface(agent=lambda v: isinstance(v, bool), chat_completions=lambda v: v is False)
+def number(low: float, high: float) -> Any:
+    return _number(low, high)
 
 
-def date(v: Any, a: Api) -> bool:
-    return parse_date(v) is not None
+def integer(low: int, high: int | None = None) -> Any:
+    return _integer(low, high)
 
 
-def models(v: Any, a: Api) -> bool:
-    return isinstance(v, list) and 1 <= len(v) <= 5 and all(isinstance(m, str) for m in v)
-
-
-def string(v: Any, a: Api) -> bool:
-    return isinstance(v, str)
-
-
-def frequency_penalty(v: Any, a: Api) -> bool:
-    return number(0, float("inf"))(v, a) and v > 0
+SAME: Any = object()
+"""`Parameter.chat_type`'s default: chat completions accept what the Agent API accepts."""
 
 
 @dataclass(frozen=True)
@@ -140,12 +114,26 @@ class Parameter:
     """
 
     accepted: str
-    check: Check
+    type: Any
+    """What the Agent API (and, unless `chat_type` says otherwise, chat completions) accepts, as a pydantic type."""
     agent: str | None
     chat: str | None
+    chat_type: Any = SAME
+    """What chat completions accept, where it differs from the Agent API."""
     name: str = ""
     nullable: bool = True
     """Whether None is a value (unset, or off); filled in from the field's type."""
+
+    _rules: dict[str, Accepts] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        chat = self.type if self.chat_type is SAME else self.chat_type
+        rules = {"agent": Accepts(self.accepted, self.type), "chat_completions": Accepts(self.accepted, chat)}
+        object.__setattr__(self, "_rules", rules)
+
+    def accepts(self, api: Api) -> Accepts:
+        """This parameter's rule on `api` (its `TypeAdapter` built once, see `_accepts`)."""
+        return self._rules[api]
 
     def path(self, api: Api) -> str | None:
         """Where the value goes on `api` (`CLIENT`: handled by the package; None: not available)."""

@@ -18,13 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from typing_extensions import Self
 
+from langchain_perplexity_strict._accepts import RETRIES, TOKEN_BUDGET, check, ruled
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter as accepts
-from langchain_perplexity_strict._request._builtin_tools import skills_accepted
+from langchain_perplexity_strict._request._builtin_tools import skills_problem
 from langchain_perplexity_strict._request._filters import RECENCY
 from langchain_perplexity_strict._request._parameter import (
     CHAT_REASONING_EFFORTS,
@@ -39,10 +40,13 @@ from langchain_perplexity_strict._request._parameter import (
 )
 from langchain_perplexity_strict.normalize import DEFAULT_RULES
 
+SKILLS = ruled(skills_problem)
+"""`skills`, checked as a bound skill is (`_builtin_tools.check_skills`), saying which skill and field is wrong."""
+
 NAME = "{name}"
 """In a path: the parameter's own name (for fields declared through a shared type)."""
 
-DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY", accepts.date, FILTERS + NAME, NAME)]
+DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY", accepts.DATE, FILTERS + NAME, NAME)]
 
 
 class PerplexityParameters(BaseModel):
@@ -57,7 +61,7 @@ class PerplexityParameters(BaseModel):
     """
 
     stop: Annotated[
-        list[str] | str | None, Parameter("a string or a list of non-empty strings", accepts.stop, CLIENT, CLIENT)
+        list[str] | str | None, Parameter("a string or a list of non-empty strings", accepts.STOP, CLIENT, CLIENT)
     ] = None
     """Stop sequences, applied on the client (neither surface takes them on the Agent API)."""
     n: Annotated[int, Parameter("an integer >= 1 (run as n requests)", accepts.integer(1), CLIENT, CLIENT)] = 1
@@ -71,10 +75,10 @@ class PerplexityParameters(BaseModel):
     raise_on_length: bool = False
     """Raise `PerplexityIncompleteError` for an answer cut at the output limit, instead of returning
     it with `finish_reason: "length"` (what `ChatOpenAI` does, the default)."""
-    stream_usage: Annotated[bool | None, Parameter("True, False or None", accepts.flag, CLIENT, CLIENT)] = None
+    stream_usage: Annotated[bool | None, Parameter("True, False or None", accepts.FLAG, CLIENT, CLIENT)] = None
     """As `ChatOpenAI`'s: False leaves `usage_metadata` off a stream's chunks (Perplexity reports usage in every
     stream unasked; None or True keep it). Also per call: `model.stream(..., stream_usage=False)`."""
-    stream_chunk_timeout: Annotated[float | None, Parameter(accepts.STALL, accepts.seconds, CLIENT, CLIENT)] = 120.0
+    stream_chunk_timeout: Annotated[float | None, Parameter(accepts.STALL, accepts.SECONDS, CLIENT, CLIENT)] = 120.0
     """Seconds without a byte on a stream before it counts as stalled (`ChatOpenAI`'s name and default;
     None or 0: off). A stalled stream is resumed after its last event (see docs/long-runs.md)."""
     max_resumes: Annotated[int, Parameter("an integer >= 0 (0: off)", accepts.integer(0), CLIENT, CLIENT)] = 5
@@ -91,9 +95,10 @@ class PerplexityParameters(BaseModel):
         bool,
         Parameter(
             "True or False (True only on api='agent': chat completions store nothing to continue from)",
-            accepts.continue_flag,
+            accepts.FLAG,
             CLIENT,
             CLIENT,
+            accepts.NO_CONTINUATION,
         ),
     ] = False
     """Agent API: continue from the latest stored answer in the history and send only what follows it,
@@ -102,6 +107,14 @@ class PerplexityParameters(BaseModel):
     """The normalizer's rules, in order (each a `langchain_perplexity_strict.Rule`)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    @field_validator("max_retries", "max_input_tokens", mode="before")
+    @classmethod
+    def _client_settings(cls, value: Any, info: Any) -> Any:
+        """`max_retries` as the search and embeddings classes check it; `max_input_tokens` (None: the profile's)."""
+        if value is not None or info.field_name == "max_retries":
+            check(info.field_name, value, RETRIES if info.field_name == "max_retries" else TOKEN_BUDGET)
+        return value
 
     @model_validator(mode="before")
     @classmethod
@@ -132,7 +145,11 @@ class PerplexityParameters(BaseModel):
     temperature: Annotated[
         float | None,
         Parameter(
-            "a number in [0, 2] (agent) or [0, 2) (chat_completions)", accepts.temperature, "temperature", "temperature"
+            "a number in [0, 2] (agent) or [0, 2) (chat_completions)",
+            accepts.TEMPERATURE,
+            "temperature",
+            "temperature",
+            accepts.CHAT_TEMPERATURE,
         ),
     ] = None
     """Sampling temperature."""
@@ -150,21 +167,22 @@ class PerplexityParameters(BaseModel):
             + " (agent) or "
             + ", ".join(CHAT_REASONING_EFFORTS)
             + " (chat_completions)",
-            accepts.reasoning,
+            accepts.one_of(*REASONING_EFFORTS),
             "reasoning.effort",
             "reasoning_effort",
+            accepts.one_of(*CHAT_REASONING_EFFORTS),
         ),
     ] = None
     """Reasoning effort (`reasoning.effort` on the Agent API)."""
     language_preference: Annotated[
-        str | None, Parameter("a language name or code", accepts.text, "language_preference", "language_preference")
+        str | None, Parameter("a language name or code", accepts.TEXT, "language_preference", "language_preference")
     ] = None
     """Answer language."""
     search_domain_filter: Annotated[
         list[str] | None,
         Parameter(
             "at most 20 domains without a scheme, all allowed or all denied with a '-' prefix",
-            accepts.domains,
+            accepts.DOMAINS,
             FILTERS + "search_domain_filter",
             "search_domain_filter",
         ),
@@ -202,7 +220,7 @@ class PerplexityParameters(BaseModel):
         dict[str, Any] | None,
         Parameter(
             accepts.LOCATION,
-            accepts.location,
+            accepts.UserLocation,
             WS + "user_location",
             "web_search_options.user_location",
         ),
@@ -212,9 +230,10 @@ class PerplexityParameters(BaseModel):
         str | None,
         Parameter(
             "web or fast (agent); fast, pro or auto (chat_completions)",
-            accepts.search_type,
+            accepts.one_of("web", "fast"),
             WS + "search_type",
             "web_search_options.search_type",
+            accepts.one_of("fast", "pro", "auto"),
         ),
     ] = None
     """Search type: web or fast (Agent API); fast, pro or auto (chat completions)."""
@@ -238,15 +257,15 @@ class PerplexityParameters(BaseModel):
         ),
     ] = None
     """The `web_search` tool's `max_tokens_per_page` (Agent API)."""
-    web_search: Annotated[bool | None, Parameter("True or False", accepts.flag, CLIENT, None)] = None
+    web_search: Annotated[bool | None, Parameter("True or False", accepts.FLAG, CLIENT, None)] = None
     """Add the `web_search` tool (Agent API; on unless set to False)."""
     preset: Annotated[
-        str | None, Parameter("a preset name such as fast, low, medium, high, xhigh", accepts.text, "preset", None)
+        str | None, Parameter("a preset name such as fast, low, medium, high, xhigh", accepts.TEXT, "preset", None)
     ] = None
     """Agent API preset (`fast`, `low`, `medium`, ...; an open set); without `model`, it picks the model."""
-    effort: Annotated[str | None, Parameter("an effort name (supersedes preset)", accepts.text, "effort", None)] = None
+    effort: Annotated[str | None, Parameter("an effort name (supersedes preset)", accepts.TEXT, "effort", None)] = None
     """Agent API `effort`, which supersedes `preset`."""
-    models: Annotated[list[str] | None, Parameter("a list of 1 to 5 model slugs", accepts.models, "models", None)] = (
+    models: Annotated[list[str] | None, Parameter("a list of 1 to 5 model slugs", accepts.MODELS, "models", None)] = (
         None
     )
     """Agent API fallback models (1 to 5)."""
@@ -254,19 +273,19 @@ class PerplexityParameters(BaseModel):
         int | None, Parameter("an integer in [1, 100]", accepts.integer(1, 100), "max_steps", None)
     ] = None
     """Agent API step limit (1 to 100)."""
-    instructions: Annotated[str | None, Parameter("a string", accepts.string, "instructions", None)] = None
+    instructions: Annotated[str | None, Parameter("a string", accepts.STRING, "instructions", None)] = None
     """Agent API `instructions` (with a preset, they replace the preset's prompt)."""
     skills: Annotated[
         list[Any] | None,
-        Parameter("a list of skills (builtin_skill, inline_skill, custom_skill)", skills_accepted, "skills", None),
+        Parameter("a list of skills (builtin_skill, inline_skill, custom_skill)", SKILLS, "skills", None),
     ] = None
     """Agent API skills: Perplexity's office skills, inline skills, uploaded ones; a skill turns the sandbox on."""
-    store: Annotated[bool | None, Parameter("True or False", accepts.flag, "store", None)] = None
+    store: Annotated[bool | None, Parameter("True or False", accepts.FLAG, "store", None)] = None
     """Agent API `store`."""
-    background: Annotated[bool | None, Parameter("True or False", accepts.flag, "background", None)] = None
+    background: Annotated[bool | None, Parameter("True or False", accepts.FLAG, "background", None)] = None
     """Agent API `background`: the run outlives its connection; invoke polls it, a stream is resumed
     (docs/long-runs.md). Also per call: `model.invoke(..., background=True)`."""
-    prompt_cache_key: Annotated[str | None, Parameter("a string", accepts.text, "prompt_cache_key", None)] = None
+    prompt_cache_key: Annotated[str | None, Parameter("a string", accepts.TEXT, "prompt_cache_key", None)] = None
     """Agent API `prompt_cache_key`."""
     service_tier: Annotated[
         str | None,
@@ -283,7 +302,7 @@ class PerplexityParameters(BaseModel):
     """Chat completions only."""
     frequency_penalty: Annotated[
         float | None,
-        Parameter("a number > 0 (1.0 means no penalty)", accepts.frequency_penalty, None, "frequency_penalty"),
+        Parameter("a number > 0 (1.0 means no penalty)", accepts.FREQUENCY_PENALTY, None, "frequency_penalty"),
     ] = None
     """Chat completions only."""
     search_mode: Annotated[
@@ -291,13 +310,13 @@ class PerplexityParameters(BaseModel):
         Parameter("one of web, academic, sec", accepts.one_of("web", "academic", "sec"), None, "search_mode"),
     ] = None
     """Chat completions only: web, academic or sec."""
-    return_images: Annotated[bool | None, Parameter("True or False", accepts.flag, None, "return_images")] = None
+    return_images: Annotated[bool | None, Parameter("True or False", accepts.FLAG, None, "return_images")] = None
     """Chat completions only."""
     return_related_questions: Annotated[
-        bool | None, Parameter("True or False", accepts.flag, None, "return_related_questions")
+        bool | None, Parameter("True or False", accepts.FLAG, None, "return_related_questions")
     ] = None
     """Chat completions only."""
-    disable_search: Annotated[bool | None, Parameter("True or False", accepts.flag, None, "disable_search")] = None
+    disable_search: Annotated[bool | None, Parameter("True or False", accepts.FLAG, None, "disable_search")] = None
     """Chat completions only (on the Agent API, `web_search=False`)."""
 
 
@@ -368,8 +387,9 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
             why = f" ({_INSTEAD[api][name]})" if name in _INSTEAD[api] else ""
             msg = f"{name}={shown(value, name)} is not available on api={api!r}{why}; it exists on api={other!r}."
             raise ValueError(msg)
-        if not parameter.check(value, api):
-            msg = f"{name}={shown(value, name)} is not accepted on api={api!r}: expected {parameter.accepted}."
+        problem = parameter.accepts(api).problem(value)
+        if problem is not None:
+            msg = f"{name}={shown(value, name)} is not accepted on api={api!r}: {problem}."
             raise ValueError(msg)
     if values.get("model_kwargs"):
         check_model_kwargs(values["model_kwargs"], api)

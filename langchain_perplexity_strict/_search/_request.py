@@ -14,13 +14,14 @@ differ is in docs/search-and-embeddings.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 from langchain_core.documents import Document
-from pydantic import AliasChoices, BaseModel, Field, field_validator
+from pydantic import AliasChoices, BaseModel, Field, StrictBool, StrictStr, field_validator
+from pydantic.types import Strict
 
+from langchain_perplexity_strict._accepts import Accepts, holds, ruled
 from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
@@ -52,58 +53,22 @@ MAX_LANGUAGES = 20
 """The published request schema's `maxItems`; the language guide says 10: sources conflict, so 20 is sent."""
 
 
-def _integer(low: int, high: int) -> Callable[[Any], bool]:
-    return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
-
-
-def _one_of(values: tuple[str, ...]) -> Callable[[Any], bool]:
-    return lambda v: isinstance(v, str) and v in values
-
-
-def _query(v: Any) -> bool:
+def _query_problem(v: Any) -> str | None:
     if isinstance(v, str):
-        return bool(v.strip())
-    return isinstance(v, list) and 1 <= len(v) <= MAX_QUERIES and all(isinstance(q, str) and q.strip() for q in v)
+        return None if v.strip() else ""
+    ok = isinstance(v, list) and 1 <= len(v) <= MAX_QUERIES and all(isinstance(q, str) and q.strip() for q in v)
+    return None if ok else ""
 
 
-def _languages(v: Any) -> bool:
-    return isinstance(v, list) and len(v) <= MAX_LANGUAGES and all(is_language(c) for c in v)
+TOKENS = Accepts("an integer from 1 to 1,000,000", Annotated[int, Strict(), Field(ge=1, le=1_000_000)])
+DATE = Accepts(DATE_ACCEPTED, Annotated[StrictStr, holds(lambda v: parse_date(v) is not None)])
+QUERY = Accepts(f"a non-empty string, or a list of 1 to {MAX_QUERIES} non-empty strings", ruled(_query_problem))
+MAX_RESULTS = Accepts("an integer from 1 to 20", Annotated[int, Strict(), Field(ge=1, le=20)])
 
 
-def _domains(v: Any) -> bool:
-    return domains_problem(v) is None
+def _one_of(values: tuple[str, ...]) -> Accepts:
+    return Accepts("one of " + ", ".join(values), Literal[values])
 
-
-def _date(v: Any) -> bool:
-    return parse_date(v) is not None
-
-
-@dataclass(frozen=True)
-class _Field:
-    accepted: str
-    check: Callable[[Any], bool]
-
-
-FIELDS: dict[str, _Field] = {
-    "query": _Field(f"a non-empty string, or a list of 1 to {MAX_QUERIES} non-empty strings", _query),
-    "max_results": _Field("an integer from 1 to 20", _integer(1, 20)),
-    "max_tokens": _Field("an integer from 1 to 1,000,000", _integer(1, 1_000_000)),
-    "max_tokens_per_page": _Field("an integer from 1 to 1,000,000", _integer(1, 1_000_000)),
-    "country": _Field("an ISO 3166-1 alpha-2 country code such as 'US' or 'GB'", is_country),
-    "search_domain_filter": _Field(
-        "a list of at most 20 domains without protocol, all included or all excluded ('-' prefix)", _domains
-    ),
-    "search_language_filter": _Field(
-        f"a list of at most {MAX_LANGUAGES} ISO 639-1 language codes such as 'en'", _languages
-    ),
-    "search_recency_filter": _Field("one of " + ", ".join(RECENCY), _one_of(RECENCY)),
-    **{name: _Field(DATE_ACCEPTED, _date) for name in DATE_FILTERS},
-    "search_mode": _Field("one of " + ", ".join(SEARCH_MODES), _one_of(SEARCH_MODES)),
-    "search_context_size": _Field("one of " + ", ".join(CONTEXT_SIZES), _one_of(CONTEXT_SIZES)),
-    "search_type": _Field("one of " + ", ".join(SEARCH_TYPES), _one_of(SEARCH_TYPES)),
-    "display_server_time": _Field("True or False", lambda v: isinstance(v, bool)),
-}
-"""Every field of `ApiSearchRequestInput`, with what it accepts."""
 
 OLD_NAMES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
 """langchain-perplexity's names for two date filters (the API never took them); mapped, so switching keeps working."""
@@ -117,13 +82,11 @@ def encode_search(values: Mapping[str, Any]) -> bytes:
 def check_field(name: str, value: Any, label: str | None = None) -> None:
     """Raise `ValueError` unless `value` (None: not sent) is accepted for the Search API field `name`.
 
-    `label` is the name the caller used (`k` for `max_results`). Nothing is coerced.
+    `label` is the name the caller used (`k` for `max_results`). Nothing is coerced (`_accepts`).
     """
-    field = FIELDS[name]
-    if value is not None and not field.check(value):
-        why = domains_problem(value) if name == "search_domain_filter" else None
-        why = why or f"expected {field.accepted}"
-        msg = f"{label or name}={shown(value, name)} is not accepted by Perplexity's Search API: {why}."
+    problem = None if value is None else FIELDS[name].problem(value)
+    if problem is not None:
+        msg = f"{label or name}={shown(value, name)} is not accepted by Perplexity's Search API: {problem}."
         raise ValueError(msg)
 
 
@@ -156,51 +119,84 @@ def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class SearchFilters(BaseModel):
-    """The Search API fields a search keeps between calls (None: not sent, the API's default applies)."""
+    """The Search API fields a search keeps between calls (None: not sent, the API's default applies).
 
-    max_tokens: int | None = None
+    Each field's rule is its `Accepts` metadata, read into `FIELDS`, which the constructor
+    (`_strict`, before pydantic could coerce) and every call check alike.
+    """
+
+    max_tokens: Annotated[int | None, TOKENS] = None
     """Most tokens of page content across all results (1 to 1,000,000)."""
-    max_tokens_per_page: int | None = None
+    max_tokens_per_page: Annotated[int | None, TOKENS] = None
     """Most tokens of content per result page (1 to 1,000,000)."""
-    country: str | None = None
+    country: Annotated[
+        str | None,
+        Accepts("an ISO 3166-1 alpha-2 country code such as 'US' or 'GB'", Annotated[Any, holds(is_country)]),
+    ] = None
     """ISO 3166-1 alpha-2 code of the country to favour, such as `US`."""
-    search_domain_filter: list[str] | None = None
+    search_domain_filter: Annotated[
+        list[str] | None,
+        Accepts(
+            "a list of at most 20 domains without protocol, all included or all excluded ('-' prefix)",
+            ruled(domains_problem),
+        ),
+    ] = None
     """At most 20 domains to search; a `-` prefix excludes a domain."""
-    search_language_filter: list[str] | None = None
+    search_language_filter: Annotated[
+        list[str] | None,
+        Accepts(
+            f"a list of at most {MAX_LANGUAGES} ISO 639-1 language codes such as 'en'",
+            Annotated[list[Annotated[Any, holds(is_language)]], Field(max_length=MAX_LANGUAGES)],
+        ),
+    ] = None
     """At most 20 ISO 639-1 language codes, such as `["en", "fr"]`."""
-    search_recency_filter: Literal["hour", "day", "week", "month", "year"] | None = None
+    search_recency_filter: Annotated[Literal["hour", "day", "week", "month", "year"] | None, _one_of(RECENCY)] = None
     """Only pages from the last hour, day, week, month or year."""
-    search_after_date_filter: str | None = Field(
+    search_after_date_filter: Annotated[str | None, DATE] = Field(
         default=None, validation_alias=AliasChoices("search_after_date_filter", "search_after_date")
     )
     """Published after this date, M/D/YYYY (`search_after_date=` also works)."""
-    search_before_date_filter: str | None = Field(
+    search_before_date_filter: Annotated[str | None, DATE] = Field(
         default=None, validation_alias=AliasChoices("search_before_date_filter", "search_before_date")
     )
     """Published before this date, M/D/YYYY (`search_before_date=` also works)."""
-    last_updated_after_filter: str | None = None
+    last_updated_after_filter: Annotated[str | None, DATE] = None
     """Updated after this date, M/D/YYYY."""
-    last_updated_before_filter: str | None = None
+    last_updated_before_filter: Annotated[str | None, DATE] = None
     """Updated before this date, M/D/YYYY."""
-    search_mode: Literal["web", "academic", "sec"] | None = None
+    search_mode: Annotated[Literal["web", "academic", "sec"] | None, _one_of(SEARCH_MODES)] = None
     """Which index: the web, academic papers, or SEC filings."""
-    search_context_size: Literal["low", "medium", "high"] | None = None
+    search_context_size: Annotated[Literal["low", "medium", "high"] | None, _one_of(CONTEXT_SIZES)] = None
     """How much content to extract per page."""
-    search_type: Literal["web", "fast", "people"] | None = None
+    search_type: Annotated[Literal["web", "fast", "people"] | None, _one_of(SEARCH_TYPES)] = None
     """The kind of search: web, fast, or people."""
-    display_server_time: bool | None = None
+    display_server_time: Annotated[bool | None, Accepts("True or False", StrictBool)] = None
     """Ask for the server's time in the answer (kept in each document's metadata)."""
 
-    @field_validator(*FIELDS.keys() - {"query", "max_results"}, mode="before")
+    @field_validator("*", mode="before")
     @classmethod
     def _strict(cls, value: Any, info: Any) -> Any:
         """The per-call check, before pydantic could coerce (`"10"`, `True`, `"yes"` are refused, not converted)."""
-        check_field(info.field_name, value)
+        if info.field_name in FIELDS:  # the classes built on these filters have fields of their own
+            check_field(info.field_name, value)
         return value
 
     def filter_values(self) -> dict[str, Any]:
         """The fields above, by name (unset ones as None)."""
         return {name: getattr(self, name) for name in SearchFilters.model_fields}
+
+
+FIELDS: dict[str, Accepts] = {
+    "query": QUERY,
+    "max_results": MAX_RESULTS,
+    **{
+        name: rule
+        for name, info in SearchFilters.model_fields.items()
+        for rule in info.metadata
+        if isinstance(rule, Accepts)
+    },
+}
+"""Every field of `ApiSearchRequestInput`, with what it accepts (the filters' read from `SearchFilters`)."""
 
 
 def read_results(response: Any) -> tuple[str, list[dict[str, Any]], str | None]:
