@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_perplexity_strict._request._builtin_checks import RANGES
 from langchain_perplexity_strict._request._filters import domains_problem, parse_date
+from langchain_perplexity_strict._request._ranges import RANGES
 
 Api = Literal["agent", "chat_completions"]
 CLIENT = "client"
