@@ -9,25 +9,20 @@ from langchain_perplexity_strict._embeddings import (
 from langchain_perplexity_strict._request._builtin_tools import (
     ApprovalFilter,
     ApprovalFilters,
-    BuiltinSkill,
     BuiltinTool,
     ConnectorTool,
-    CustomSkill,
     FetchUrlTool,
     FinanceSearchTool,
     ImageSearchFilters,
     ImageSearchTool,
-    InlineSkill,
     McpTool,
     PeopleSearchTool,
     SandboxTool,
-    Skill,
     UserLocation,
     WebSearchFilters,
     WebSearchTool,
     builtin_skill,
     check_builtin_tool,
-    check_skill,
     connector_tool,
     custom_skill,
     fetch_url_tool,
@@ -39,6 +34,7 @@ from langchain_perplexity_strict._request._builtin_tools import (
     sandbox_tool,
     web_search_tool,
 )
+from langchain_perplexity_strict._request._skills import BuiltinSkill, CustomSkill, InlineSkill, Skill, check_skill
 from langchain_perplexity_strict._response._blocks import register_block_translator
 from langchain_perplexity_strict._search import PerplexitySearchResults, PerplexitySearchRetriever
 from langchain_perplexity_strict._version import __version__

@@ -7,7 +7,7 @@ only place a surface is chosen by name, and removing a surface is deleting its e
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessageChunk
@@ -20,11 +20,13 @@ from langchain_perplexity_strict._request._model_names import agent_name_notice,
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
+from langchain_perplexity_strict._response._vocabulary import as_terminal_event, over, pending, terminal
 from langchain_perplexity_strict._transport import (
     AsyncStreamFollower,
     Fallback,
     Runs,
     RunSettings,
+    RunStates,
     StreamFollower,
     Transport,
     aabandon,
@@ -35,6 +37,9 @@ from langchain_perplexity_strict._transport import (
     opened,
     wait,
 )
+
+RUN_STATES = RunStates(pending=pending, over=over, terminal=terminal, as_event=as_terminal_event)
+"""What a run's answers mean, in the reader's words (`_response._vocabulary`), handed to the transport."""
 
 
 class StreamReader(Protocol):
@@ -64,6 +69,9 @@ class Surface:
     """The item encoder continuations digest, where the surface stores responses (`previous_response_id`)."""
     resumable_streams: bool = False
     """Whether its stream events carry `sequence_number`, so a broken stream is resumed, never re-posted."""
+
+    error_hints: Mapping[str, str] = field(default_factory=dict)
+    """What to do about an error only this surface answers, by Perplexity's error `type` (`ERROR_HINTS`)."""
 
     model_notice: Callable[[str], str | None] = lambda model: None
     """What the surface says of a model name it sends as another (a Sonar name on the Agent API, mapped by
@@ -98,9 +106,20 @@ SURFACES: dict[str, Surface] = {
         ChatStreamReader,
         False,
         None,
+        error_hints={
+            # Perplexity's 403 since the retirement (the emulator's `sonar_retired` answers it too).
+            "chat_completions_not_available": "Perplexity ended Sonar chat completions on 2026-09-27: use "
+            "ChatPerplexityStrict(api='agent'), the default.",
+        },
         model_notice=agent_name_notice,
     ),
 }
+
+ERROR_HINTS: dict[str, str] = {
+    kind: hint for surface in SURFACES.values() for kind, hint in surface.error_hints.items()
+}
+"""Every surface's error hints, handed to the chat model's transport (`Transport.build(hints=...)`): one
+transport serves whichever surface `api` names, and an error type names its surface."""
 
 
 FOLLOW_NOTHING = RunSettings(stall=None, max_resumes=0, timeout=None)
@@ -142,7 +161,7 @@ class PreparedCall:
         return self.background or self.surface.resumable_streams
 
     def runs(self, transport: Transport, settings: RunSettings) -> Runs:
-        return Runs(transport, self.surface.path, self.surface.name, settings.stall)
+        return Runs(transport, self.surface.path, self.surface.name, settings.stall, RUN_STATES)
 
     # Sending: the surface's path, the encoded body, the fallback; the second value says whether it was used.
     # A background create answers at once: `send` then polls the run to its end. A stream is followed

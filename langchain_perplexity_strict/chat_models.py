@@ -39,7 +39,7 @@ from langchain_perplexity_strict._request._structured_output import pydantic_cla
 from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit, merge_generation_chunks
-from langchain_perplexity_strict._surfaces import SURFACES, PreparedCall, Surface, read_batch
+from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_batch
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
 from langchain_perplexity_strict._transport._follow import Batch
 from langchain_perplexity_strict._transport._guard import leaving_together, together
@@ -190,7 +190,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         """The `ChatOpenAI` that carries the requests; rebuilt when its settings change (a copy's own)."""
         key = (self.base_url, self.api_key, _timeouts.client_timeout(self.timeout), self.max_retries)
         if self._transport is None or self._transport.key != key:
-            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model)
+            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model, hints=ERROR_HINTS)
         return self._transport
 
     @property

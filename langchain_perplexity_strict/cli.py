@@ -9,7 +9,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from langchain_core.messages import BaseMessage, convert_to_messages, messages_f
 from pydantic import SecretStr, ValidationError
 
 from langchain_perplexity_strict import _background
+from langchain_perplexity_strict._console import has_key, model_arguments, model_settings, print_sources
 from langchain_perplexity_strict._redact import redact_text
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._surfaces import SURFACES
@@ -39,41 +40,6 @@ class CommandError(Exception):
     def __init__(self, message: str, status: int = 1) -> None:
         super().__init__(message)
         self.status = status
-
-
-def has_key() -> bool:
-    """Whether a Perplexity key is in the environment."""
-    return bool(os.environ.get("PPLX_API_KEY") or os.environ.get("PERPLEXITY_API_KEY"))
-
-
-def model_arguments(args: argparse.Namespace) -> dict[str, Any]:
-    """`--api`, and `--model` / `--preset` when given (else the surface's default model, or the preset's choice)."""
-    chosen = {"model": getattr(args, "model", None), "preset": getattr(args, "preset", None)}
-    return {"api": args.api, **{name: value for name, value in chosen.items() if value}}
-
-
-@contextlib.contextmanager
-def model_settings(args: argparse.Namespace, *, emulator: bool) -> Iterator[dict[str, Any]]:
-    """Keyword arguments for ChatPerplexityStrict: the real API, or (``emulator``) an embedded emulator."""
-    settings = model_arguments(args)
-    if not emulator:
-        yield settings
-        return
-    from langchain_perplexity_strict.testing import PerplexityEmulator
-
-    with PerplexityEmulator() as running:
-        yield {**settings, "api_key": "emulator", "base_url": running.base_url}
-
-
-def print_sources(additional_kwargs: dict[str, Any]) -> None:
-    """Numbered sources, as the answer's [n] markers refer to them."""
-    titles = {r.get("url"): r.get("title") for r in additional_kwargs.get("search_results", [])}
-    citations = additional_kwargs.get("citations", [])
-    if citations:
-        print("\nSources:")
-    for n, url in enumerate(citations, start=1):
-        title = titles.get(url)
-        print(f"  [{n}] {title} - {url}" if title else f"  [{n}] {url}")
 
 
 def _chat(args: argparse.Namespace) -> int:

@@ -104,6 +104,7 @@ class ReplayTransport:
     def __init__(self, real: Any, replay: Replay) -> None:
         self.key = real.key
         self.chat_openai = real.chat_openai  # its client settings (timeouts) are read, never its connection
+        self.hints = real.hints  # what the followed stream adds to an error message
         self.replay = replay
 
     def send(self, path: str, body: bytes, fallback: Any = None, **options: Any) -> tuple[Any, bool]:

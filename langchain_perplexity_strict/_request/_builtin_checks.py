@@ -25,20 +25,12 @@ from typing import Any
 from urllib.parse import urlparse
 
 from langchain_perplexity_strict._redact import shown
+from langchain_perplexity_strict._request._parameters import check_parameters
+from langchain_perplexity_strict._request._ranges import RANGES
 
 BUILTIN_TYPES = ("web_search", "fetch_url", "image_search", "people_search", "finance_search", "sandbox", "mcp",
                  "connector")  # fmt: skip
 """Perplexity's built-in tool types (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
-
-RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
-    ("fetch_url", "max_urls"): (1, 100, "an integer"),
-    ("image_search", "max_results"): (1, 20, "an integer"),
-    ("web_search", "max_tokens"): (1, 1_000_000, "an integer"),
-    ("web_search", "max_tokens_per_page"): (1, 1_000_000, "an integer"),
-    ("web_search", "user_location.latitude"): (-90, 90, "a number"),
-    ("web_search", "user_location.longitude"): (-180, 180, "a number"),
-}
-"""(tool type, field path) → (lowest, highest, what): docs/perplexity-rules.md, "Built-in tool ranges"."""
 
 SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """`McpToolInput.server_label`: "Unique per request, ^[a-zA-Z0-9_-]{1,64}$" (the SDK's docstring)."""
@@ -98,9 +90,6 @@ def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
     dates), so one rule serves both: at most 20 scheme-less domains, the date format, and a
     recency or dates, not both. The error is the model-level one, under the tool's path.
     """
-    # Imported here: `_parameters` imports `_builtin_tools` (the `skills` check), which imports this module.
-    from langchain_perplexity_strict._request._parameters import check_parameters
-
     try:
         check_parameters(dict(filters), "agent")
     except ValueError as error:

@@ -17,6 +17,11 @@ from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._request._builtin_checks import check_values
 from langchain_perplexity_strict._request._shape_check import check_shape
+from langchain_perplexity_strict._request._skills import (
+    BuiltinSkill,
+    CustomSkill,
+    InlineSkill,
+)
 
 Recency = Literal["hour", "day", "week", "month", "year"]
 
@@ -136,30 +141,6 @@ class ConnectorTool(TypedDict):
     server_description: NotRequired[str]
 
 
-class BuiltinSkill(TypedDict):
-    """`BuiltinSkillInput`: one of Perplexity's office skills."""
-
-    type: Literal["builtin"]
-    name: Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
-
-
-class InlineSkill(TypedDict):
-    """`InlineSkillInput`: a skill written in the request."""
-
-    type: Literal["inline"]
-    name: str
-    description: str
-    instructions: str
-
-
-class CustomSkill(TypedDict):
-    """`CustomSkillInput`: a skill uploaded to the account, by id (and version)."""
-
-    type: Literal["custom"]
-    id: str
-    version: NotRequired[str]
-
-
 BuiltinTool = (
     WebSearchTool
     | FetchUrlTool
@@ -171,8 +152,6 @@ BuiltinTool = (
     | ConnectorTool
 )
 """Any built-in tool, as `bind_tools` takes it."""
-Skill = BuiltinSkill | InlineSkill | CustomSkill
-"""Any skill, as the `skills` parameter takes it."""
 
 TOOL_SHAPES: dict[str, Any] = {
     "web_search": WebSearchTool, "fetch_url": FetchUrlTool, "image_search": ImageSearchTool,
@@ -180,8 +159,6 @@ TOOL_SHAPES: dict[str, Any] = {
     "mcp": McpTool, "connector": ConnectorTool,
 }  # fmt: skip
 """Built-in tool type → its published shape (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
-SKILL_SHAPES: dict[str, Any] = {"builtin": BuiltinSkill, "inline": InlineSkill, "custom": CustomSkill}
-"""Skill type → its published shape (`SkillInput`)."""
 
 
 def check_builtin_tool(tool: Mapping[str, Any], path: str = "tools") -> None:
@@ -192,35 +169,6 @@ def check_builtin_tool(tool: Mapping[str, Any], path: str = "tools") -> None:
         raise ValueError(msg)
     check_shape(tool, shape, path)
     check_values(tool, path)
-
-
-def check_skill(skill: Any, path: str = "skills") -> None:
-    """Raise `ValueError` naming the field unless `skill` is a skill in its published shape."""
-    shape = SKILL_SHAPES.get(str(skill.get("type"))) if isinstance(skill, Mapping) else None
-    if shape is None:
-        kind = skill.get("type") if isinstance(skill, Mapping) else skill
-        msg = f"{path}.type: {kind!r} is not a skill type; expected one of {', '.join(SKILL_SHAPES)}"
-        raise ValueError(msg)
-    check_shape(skill, shape, path)
-
-
-def check_skills(skills: Any) -> list[dict[str, Any]]:
-    """The `skills` parameter checked: a list of skills, each in its published shape (a copy)."""
-    if not isinstance(skills, (list, tuple)):
-        msg = f"skills: {skills!r} is not accepted; expected a list of skills (builtin_skill(...), ...)"
-        raise ValueError(msg)
-    for i, skill in enumerate(skills):
-        check_skill(skill, f"skills[{i}]")
-    return [dict(s) for s in skills]
-
-
-def skills_problem(skills: Any) -> str | None:
-    """The `skills` parameter's rule: which skill and field is wrong (None: all are accepted)."""
-    try:
-        check_skills(skills)
-    except ValueError as error:
-        return str(error)
-    return None
 
 
 def _built(shape: Any, **fields: Any) -> Any:

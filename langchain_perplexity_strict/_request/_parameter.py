@@ -27,8 +27,8 @@ from pydantic.types import Strict
 from typing_extensions import TypedDict
 
 from langchain_perplexity_strict._accepts import Accepts, holds, ruled
-from langchain_perplexity_strict._request._builtin_checks import RANGES
 from langchain_perplexity_strict._request._filters import domains_problem, parse_date
+from langchain_perplexity_strict._request._ranges import RANGES
 
 Api = Literal["agent", "chat_completions"]
 CLIENT = "client"

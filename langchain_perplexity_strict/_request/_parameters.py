@@ -25,7 +25,6 @@ from typing_extensions import Self
 from langchain_perplexity_strict._accepts import RETRIES, TOKEN_BUDGET, check, ruled
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter as accepts
-from langchain_perplexity_strict._request._builtin_tools import skills_problem
 from langchain_perplexity_strict._request._filters import RECENCY
 from langchain_perplexity_strict._request._parameter import (
     CHAT_REASONING_EFFORTS,
@@ -38,6 +37,7 @@ from langchain_perplexity_strict._request._parameter import (
     Api,
     Parameter,
 )
+from langchain_perplexity_strict._request._skills import skills_problem
 from langchain_perplexity_strict.normalize import DEFAULT_RULES
 
 SKILLS = ruled(skills_problem)

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._server_items import is_server_item
+from langchain_perplexity_strict._response._vocabulary import ANSWERED_STATUSES, PENDING_STATUSES
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
 # Separates the text of two message items of one response (a preamble, then the answer), and of two
@@ -119,7 +120,7 @@ def read_status(answer: Answer, response: dict[str, Any]) -> None:
 def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
     """Raise for a run that did not complete. `requires_action` is an answer: the run waits for the
     application (to run its function calls, or to approve MCP calls; the requests are in the message)."""
-    if status in ("completed", "requires_action", None) or answer.waits_for_the_app:
+    if status is None or status in ANSWERED_STATUSES or answer.waits_for_the_app:
         return
     if answer.stopped and status != "failed":  # the answer ended at its stop, before the limit or the run's end
         return
@@ -129,7 +130,7 @@ def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None
             "error's .partial. Raise max_tokens."
         )
         return
-    if status in ("queued", "in_progress"):
+    if status in PENDING_STATUSES:
         msg = (
             f"Perplexity answered with status {status!r}: the run has not finished. A background run "
             "is polled to its end when created with background=True (docs/long-runs.md)."

@@ -12,7 +12,7 @@ is assembled by `content`, in one place.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, AIMessageChunk
@@ -21,12 +21,10 @@ from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, p
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
 
 from langchain_perplexity_strict._message_keys import CONTEXT_KEY, THOUGHT_SIGNATURES
+from langchain_perplexity_strict._response._answer_view import AnswerView as Answer
 from langchain_perplexity_strict._response._blocks import ANNOTATIONS, PROVIDER, text_block
 from langchain_perplexity_strict._response._blocks import citation_annotations as citations_in
 from langchain_perplexity_strict._response._server_stream import v0_kwargs
-
-if TYPE_CHECKING:
-    from langchain_perplexity_strict._response._answer import Answer
 
 
 def content(

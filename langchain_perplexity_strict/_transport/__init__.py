@@ -27,7 +27,7 @@ from langchain_perplexity_strict._transport._client import (
 from langchain_perplexity_strict._transport._follow import AsyncStreamFollower, StreamFollower
 from langchain_perplexity_strict._transport._guard import aguarded, guarded
 from langchain_perplexity_strict._transport._leaving import opened
-from langchain_perplexity_strict._transport._runs import Runs, RunSettings
+from langchain_perplexity_strict._transport._runs import Runs, RunSettings, RunStates
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict._transport._timeouts import check_timeout, client_timeout, timeout_seconds
 
@@ -37,6 +37,7 @@ __all__ = [
     "AsyncStreamFollower",
     "Fallback",
     "RunSettings",
+    "RunStates",
     "Runs",
     "SSEBatcher",
     "StreamFollower",

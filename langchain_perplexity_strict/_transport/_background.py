@@ -1,12 +1,9 @@
 """Wait for a background run: poll `GET /v1/responses/{id}` with backoff until its status is final.
 
-Statuses, from `StatusOutput` in `perplexity.generated.api`: `queued` and
-`in_progress` are not final, so polling goes on; `completed`,
-`requires_action` (function calls to answer), `failed` and `cancelled` are
-final, and the answer is read from that response as from any other (a
-failure or a cancellation raises `PerplexityResponseError`). A status outside
-the schema is treated as final, so an unexpected answer is reported instead
-of polled forever.
+Whether a run is still going is the reader's word (`Runs.states.pending`,
+from `_response._vocabulary`): while it is, polling goes on; once it is not,
+the answer is read from that response as from any other (a failure or a
+cancellation raises `PerplexityResponseError` there).
 
 The wait is bounded by `timeout` (none: unbounded). A poll that fails on the
 connection or with a 5xx, after the client's own retries, is tried again, up
@@ -29,7 +26,6 @@ from langchain_perplexity_strict._transport._guard import pause
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunTimeoutError
 
-PENDING_STATUSES = frozenset({"queued", "in_progress"})
 FIRST_POLL = 0.2
 """Seconds before the first poll; each later wait is 1.5 times longer, up to `MAX_POLL`."""
 MAX_POLL = 5.0
@@ -38,7 +34,8 @@ MAX_POLL = 5.0
 class Poll:
     """The state of one wait: the run, the deadline, the next pause, failures in a row."""
 
-    def __init__(self, response: dict[str, Any], timeout: float | None, max_resumes: int) -> None:
+    def __init__(self, runs: Runs, response: dict[str, Any], timeout: float | None, max_resumes: int) -> None:
+        self.states = runs.states
         self.response = response
         self.response_id = str(response.get("id"))
         self.deadline = time.monotonic() + timeout if timeout else None
@@ -49,7 +46,7 @@ class Poll:
 
     @property
     def pending(self) -> bool:
-        return self.response.get("status") in PENDING_STATUSES
+        return self.states.pending(self.response)
 
     def next_pause(self) -> float:
         """Seconds to wait before the next poll; raises once the deadline has passed."""
@@ -92,19 +89,19 @@ def leaving(error: BaseException) -> bool:
 
 def abandon(runs: Runs, response: dict[str, Any]) -> None:
     """The caller left as the create's answer arrived (`_guard`): cancel the run it started, unless it is over."""
-    if response.get("status") in PENDING_STATUSES:
+    if runs.states.pending(response):
         runs.cancel(str(response.get("id")))
 
 
 async def aabandon(runs: Runs, response: dict[str, Any]) -> None:
     """Async twin of `abandon`."""
-    if response.get("status") in PENDING_STATUSES:
+    if runs.states.pending(response):
         await runs.acancel(str(response.get("id")))
 
 
 def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
     """The run `response` began, once its status is final."""
-    poll = Poll(response, settings.timeout, settings.max_resumes)
+    poll = Poll(runs, response, settings.timeout, settings.max_resumes)
     try:
         while poll.pending:
             pause(poll.next_pause())  # cut short if the caller left by Ctrl-C (a worker thread of `batch`)
@@ -122,7 +119,7 @@ def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[st
 
 async def await_run(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
     """Async twin of `wait`."""
-    poll = Poll(response, settings.timeout, settings.max_resumes)
+    poll = Poll(runs, response, settings.timeout, settings.max_resumes)
     try:
         while poll.pending:
             await asyncio.sleep(poll.next_pause())

@@ -37,13 +37,14 @@ from langchain_perplexity_strict.errors import (
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
 """Perplexity's server root; each endpoint's path is relative to it."""
 
-RETIRED_HINT = (
-    " Perplexity ended Sonar chat completions on 2026-09-27: use ChatPerplexityStrict(api='agent'), the default."
-)
+Hints = Mapping[str, str]
+"""What to do about an error, by Perplexity's error `type`: a sentence the caller's surface adds to the message
+(the transport knows no error type; `_surfaces.ERROR_HINTS` hands them over)."""
 
 
-def raise_perplexity_error(error: openai.APIError, api: str | None) -> NoReturn:
-    """Re-raise `error` with Perplexity's type and message, as langchain-openai does (`api` names the API)."""
+def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints | None = None) -> NoReturn:
+    """Re-raise `error` with Perplexity's type and message, as langchain-openai does (`api` names the API;
+    `hints` adds what to do about an error of a type it names)."""
     if isinstance(error, openai.APIStatusError):
         body = error.body if isinstance(error.body, dict) else {}
         detail = body.get("error", body) if isinstance(body, dict) else {}
@@ -55,8 +56,8 @@ def raise_perplexity_error(error: openai.APIError, api: str | None) -> NoReturn:
         # A server may echo what it was sent (a value, the key it refused): the message shows no credential.
         text = redact_text(str(text or error.message), _sent_key(error.response.request))
         message += f" ({kind}): {text}" if kind else f": {text}"
-        if kind == "chat_completions_not_available":
-            message += RETIRED_HINT
+        if isinstance(kind, str) and hints and kind in hints:
+            message += f" {hints[kind]}"
         error = type(error)(message, response=error.response, body=error.body)
         if isinstance(error, openai.BadRequestError):
             _handle_openai_bad_request(error)
@@ -121,9 +122,11 @@ class Transport:
     `api` on each call names the API in error messages (`"agent"`, `"search"`, ...).
     """
 
-    def __init__(self, chat_openai: ChatOpenAI, key: tuple[Any, ...] = ()) -> None:
+    def __init__(self, chat_openai: ChatOpenAI, key: tuple[Any, ...] = (), hints: Hints | None = None) -> None:
         self.chat_openai = chat_openai
         self.key = key
+        self.hints: Hints = dict(hints or {})
+        """What to do about an error, by its type (`raise_perplexity_error`), as the caller handed it."""
         """The settings this transport was built from (the chat model rebuilds it when they change)."""
         self._loop_clients = LoopClients(chat_openai.root_async_client)
         trust_store()  # made here, outside any event loop
@@ -133,9 +136,10 @@ class Transport:
         return self._loop_clients.current()
 
     @classmethod
-    def build(cls, base_url: str, key: tuple[Any, ...], *, model: str) -> Transport:
+    def build(cls, base_url: str, key: tuple[Any, ...], *, model: str, hints: Hints | None = None) -> Transport:
         """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (`server_root`; key,
-        retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`)."""
+        retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`; `hints` as in
+        `raise_perplexity_error`)."""
         _, api_key, timeout, max_retries = key
         check_base_url(base_url)
         root = server_root(base_url)
@@ -146,7 +150,7 @@ class Transport:
         chat_openai = _ChatOpenAI(
             model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout, http_client=pool
         )
-        return cls(chat_openai, key)
+        return cls(chat_openai, key, hints)
 
     # A body is JSON already serialized (`encode_body`); the client posts `content` as it is,
     # with its JSON content type.
@@ -158,7 +162,7 @@ class Transport:
         no run was started (`_create`); otherwise the client's retries apply.
         """
         client = self.chat_openai.root_client
-        with translated_errors(api):
+        with translated_errors(api, hints=self.hints):
             if run:
                 return create(lambda: client.post(path, content=body, cast_to=object, options=ONCE),
                               client.max_retries)  # fmt: skip
@@ -166,7 +170,7 @@ class Transport:
 
     async def apost(self, path: str, body: bytes, *, api: str | None = None, run: bool = False) -> dict[str, Any]:
         client = self.async_client()
-        with translated_errors(api):
+        with translated_errors(api, hints=self.hints):
             if run:
                 return await acreate(lambda: client.post(path, content=body, cast_to=object, options=ONCE),
                                      client.max_retries)  # fmt: skip
@@ -174,11 +178,11 @@ class Transport:
 
     def get(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         """GET `path` with query `params`; Perplexity's JSON answer."""
-        with translated_errors(api):
+        with translated_errors(api, hints=self.hints):
             return self.chat_openai.root_client.get(path, cast_to=object, options=_query(params))
 
     async def aget(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
-        with translated_errors(api):
+        with translated_errors(api, hints=self.hints):
             return await self.async_client().get(path, cast_to=object, options=_query(params))
 
     def stream(self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None,
@@ -189,7 +193,7 @@ class Transport:
         timeout. `run` as in `post`.
         """
         client, options = self.chat_openai.root_client, _options(params, run)
-        with translated_errors(api):
+        with translated_errors(api, hints=self.hints):
             if body is None:
                 stream = client.get(path, cast_to=object, options=options, stream=True,
                                     stream_cls=openai.Stream[object])  # fmt: skip
@@ -206,7 +210,7 @@ class Transport:
                       api: str | None = None, read_timeout: float | None = None, run: bool = False
                       ) -> openai.AsyncStream[Any]:  # fmt: skip
         client, options = self.async_client(), _options(params, run)
-        with translated_errors(api):
+        with translated_errors(api, hints=self.hints):
             if body is None:
                 stream = await client.get(path, cast_to=object, options=options, stream=True,
                                           stream_cls=openai.AsyncStream[object])  # fmt: skip
@@ -291,7 +295,7 @@ then tell from a cut (readers of streams without it ignore an event type they do
 
 
 def iterate_batches(
-    stream: openai.Stream[Any], api: str | None = None
+    stream: openai.Stream[Any], api: str | None = None, hints: Hints | None = None
 ) -> Generator[tuple[list[dict[str, Any]], bool], None, None]:
     """The stream's JSON events, a batch per network read, each with whether the stream ended there
     (`DONE` last in the batch that held `[DONE]`).
@@ -299,7 +303,7 @@ def iterate_batches(
     Transport failures become clear errors.
     """
     batcher = SSEBatcher()
-    with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
+    with translated_errors(api, hints=hints, mid_stream=True, transport=http_errors(stream.response)):
         for data in stream.response.iter_bytes():
             batch = batcher.feed(data)
             if batcher.done:
@@ -311,11 +315,11 @@ def iterate_batches(
 
 
 async def aiterate_batches(
-    stream: openai.AsyncStream[Any], api: str | None = None
+    stream: openai.AsyncStream[Any], api: str | None = None, hints: Hints | None = None
 ) -> AsyncGenerator[tuple[list[dict[str, Any]], bool], None]:
     """Async twin of `iterate_batches`."""
     batcher = SSEBatcher()
-    with translated_errors(api, mid_stream=True, transport=http_errors(stream.response)):
+    with translated_errors(api, hints=hints, mid_stream=True, transport=http_errors(stream.response)):
         async for data in stream.response.aiter_bytes():
             batch = batcher.feed(data)
             if batcher.done:
@@ -336,9 +340,15 @@ class translated_errors:
     """
 
     def __init__(
-        self, api: str | None, *, mid_stream: bool = False, transport: tuple[type[BaseException], ...] = ()
+        self,
+        api: str | None,
+        *,
+        hints: Hints | None = None,
+        mid_stream: bool = False,
+        transport: tuple[type[BaseException], ...] = (),
     ) -> None:
         self.api = api
+        self.hints = hints
         self.mid_stream = mid_stream
         self.broken = (openai.APIConnectionError, httpx.HTTPError, ConnectionError, *transport)
 
@@ -351,7 +361,7 @@ class translated_errors:
         if self.mid_stream and isinstance(error, self.broken):
             raise _broken_stream(error) from error
         if isinstance(error, openai.APIError):
-            raise_perplexity_error(error, self.api)
+            raise_perplexity_error(error, self.api, self.hints)
         if isinstance(error, ValueError):
             raise _malformed(error) from error
 

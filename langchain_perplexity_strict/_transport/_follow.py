@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,10 +40,6 @@ from langchain_perplexity_strict._transport._guard import caller_left
 from langchain_perplexity_strict._transport._runs import Runs
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunUnknownError, PerplexityStreamError
 
-TERMINAL_EVENTS = frozenset(
-    {"response.completed", "response.failed", "response.incomplete", "response.cancelled", "error"}
-)
-FINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "requires_action", "incomplete"})
 RESUME_BACKOFF = 0.25
 """Seconds before the second resume in a row (the first is immediate); doubled each time, up to `RESUME_BACKOFF_MAX`."""
 RESUME_BACKOFF_MAX = 4.0
@@ -55,8 +51,10 @@ READ_ON, COMPLETE, RESUME = "read on", "complete", "resume"
 
 @dataclass
 class Cursor:
-    """Where a followed run stands: its id, the last event received, and the resumes so far."""
+    """Where a followed run stands: its id, the last event received, and the resumes so far; `terminal` says
+    which events end the run (`RunStates.terminal`)."""
 
+    terminal: Callable[[Mapping[str, Any]], bool]
     response_id: str | None = None
     after: int | None = None
     """The `sequence_number` of the last event received."""
@@ -87,7 +85,7 @@ class Cursor:
             response = event.get("response")
             if self.response_id is None and isinstance(response, dict) and isinstance(response.get("id"), str):
                 self.response_id = response["id"]
-            if event.get("type") in TERMINAL_EVENTS:
+            if self.terminal(event):
                 self.finished = True
             fresh.append(event)
         if fresh:
@@ -111,7 +109,7 @@ class _Follower:
         self.max_resumes = max_resumes
         self.metadata: dict[str, Any] = {}
         """Where the resumes are noted: the caller sets the answer's `response_metadata` here."""
-        self.cursor = Cursor()
+        self.cursor = Cursor(runs.states.terminal)
         self.failures = 0
         """Resume requests in a row that failed."""
         self.over: dict[str, Any] | None = None
@@ -167,14 +165,14 @@ class _Follower:
     def standing(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
         """After a connection that brought nothing: the run's terminal event if it is over and its last
         events were already asked for; otherwise None, and the stream is resumed."""
-        if response.get("status") not in FINAL_STATUSES:
+        if not self.runs.states.over(response):
             self.over = None
             return None
         if self.over is None:
             self.over = response  # resume once more: the events after `after` may still be there
             return None
         self.cursor.finished = True
-        return [{"type": "response.completed", "response": response}]
+        return [self.runs.states.as_event(response)]
 
     def unknown(self, error: openai.APIError) -> None:
         """Raise `PerplexityResumeError` if the server says it no longer knows the run; other failures
@@ -250,7 +248,7 @@ class StreamFollower(_Follower):
     reads: Generator[Batch, None, None] | None = None
 
     def identify(self) -> None:
-        """Read until an event names the run (the first, `response.created`), keeping what was read for
+        """Read until an event names the run (the stream's first, as a rule), keeping what was read for
         `batches`: a background stream is handed over once its run can be cancelled (`_guard`)."""
         self.reads = self._follow()
         while self.cursor.response_id is None and not (self.early and self.early[-1][1]):
@@ -273,7 +271,7 @@ class StreamFollower(_Follower):
     def _follow(self) -> Generator[Batch, None, None]:
         while True:
             try:
-                with contextlib.closing(iterate_batches(self.stream, self.api)) as reads:
+                with contextlib.closing(iterate_batches(self.stream, self.api, self.runs.transport.hints)) as reads:
                     for batch, ended in reads:
                         out, then = self.read(batch, ended)
                         if out is not None:
@@ -350,7 +348,9 @@ class AsyncStreamFollower(_Follower):
         while True:
             try:
                 # Closed here, not left to the garbage collector ("Task was destroyed but it is pending").
-                async with contextlib.aclosing(aiterate_batches(self.stream, self.api)) as reads:
+                async with contextlib.aclosing(
+                    aiterate_batches(self.stream, self.api, self.runs.transport.hints)
+                ) as reads:
                     async for batch, ended in reads:
                         out, then = self.read(batch, ended)
                         if out is not None:

@@ -2,7 +2,7 @@
 
 A background run bills from the moment the server accepts its create, and its id, the one handle to cancel it
 by (`POST /v1/responses/{id}/cancel`), comes back only with the create's answer: the queued response, or a
-stream's first event (`response.created`). A caller who left while that answer was on its way (Ctrl-C, a
+stream's first event. A caller who left while that answer was on its way (Ctrl-C, a
 cancelled task, `asyncio.wait_for` or `asyncio.timeout`, `asyncio.run` ending, an `abatch` cancelled) would
 lose the id, and the run would go on, queued then billed, with no cancel ever sent. So that step is guarded:
 it goes on to its end, and when the caller left meanwhile, `left` gets its result (and cancels the run)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -36,6 +37,21 @@ def body_read_timeout(client_timeout: Any, stall: float | None) -> float | None:
 
 
 @dataclass(frozen=True)
+class RunStates:
+    """What a run's answers mean, as the surface's reader says it (`_response._vocabulary`, handed over by
+    `_surfaces.py`): the transport polls, follows and cancels runs knowing no status or event name."""
+
+    pending: Callable[[Mapping[str, Any]], bool]
+    """A retrieved run that is still going: polled on, cancelled when the caller leaves."""
+    over: Callable[[Mapping[str, Any]], bool]
+    """A retrieved run that has ended: its last events can be read from it."""
+    terminal: Callable[[Mapping[str, Any]], bool]
+    """A stream event after which the run sends nothing more."""
+    as_event: Callable[[dict[str, Any]], dict[str, Any]]
+    """A retrieved run that is over, as the stream event its reader reads a whole response from."""
+
+
+@dataclass(frozen=True)
 class RunSettings:
     """How a call follows its run: the stall timeout, failed resumes allowed in a row, the wait's bound."""
 
@@ -45,13 +61,15 @@ class RunSettings:
 
 
 class Runs:
-    """Retrieve, resume and cancel the runs of one endpoint (`path`), streams read with the stall timeout."""
+    """Retrieve, resume and cancel the runs of one endpoint (`path`), streams read with the stall timeout;
+    `states` says what the runs' answers mean."""
 
-    def __init__(self, transport: Transport, path: str, api: str, stall: float | None) -> None:
+    def __init__(self, transport: Transport, path: str, api: str, stall: float | None, states: RunStates) -> None:
         self.transport = transport
         self.path = path
         self.api = api
         self.stall = stall
+        self.states = states
 
     def _path(self, response_id: str, suffix: str = "") -> str:
         return f"{self.path}/{quote(response_id, safe='')}{suffix}"

@@ -25,7 +25,8 @@ from langchain_perplexity_strict import (
     sandbox_tool,
     web_search_tool,
 )
-from langchain_perplexity_strict._request._builtin_tools import SKILL_SHAPES, TOOL_SHAPES
+from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES
+from langchain_perplexity_strict._request._skills import SKILL_SHAPES
 
 
 def _resolve(annotation: Any) -> Any:

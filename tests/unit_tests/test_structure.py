@@ -91,7 +91,8 @@ ENTRY = {
     "registration",
     "_endpoint",
     "_background",
-}  # the last two serve cli and demo
+    "_console",
+}  # the last three serve cli and demo
 # Public by name: what an application imports. `demo`, `registration` and `data` keep their
 # LangChain-partner names; every other module is private (`_name`) and re-exported when public.
 PUBLIC = {
@@ -263,3 +264,93 @@ def test_the_private_import_check_sees_private_modules_and_names(tmp_path: Path)
     assert _private_imports(source) == {("_request", "_agent"), ("_endpoint", "_endpoint"), ("normalize", "_content")}
     assert _names(source, "normalizer") and not _names(source, "normalize")
     assert "transport" in _unit_modules("_transport") and "sse" in _unit_modules("_transport")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph(paths: list[Path]) -> dict[str, set[str]]:
+    """Module -> the package modules it imports, by every `import` and `from ... import` anywhere in it
+    (inside functions and under `TYPE_CHECKING` too: a lazy import hides a cycle, it does not remove it)."""
+    modules = {_module_name(p): p for p in paths}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                edges |= {a.name for a in node.names if a.name in modules}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: from the module's package, up `level - 1` packages
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*up, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    target = f"{base}.{alias.name}"
+                    edges.add(target if target in modules else base)
+        graph[name] = {e for e in edges if e in modules and e != name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of `graph`: its strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _without_package_inits(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """A package's `__init__` re-exports its modules, which import their siblings through it or directly:
+    that is how a package is built, not a cycle. Edges from an `__init__` to its own modules are left out."""
+    inits = {name for name in graph if (PACKAGE.parent / name.replace(".", "/") / "__init__.py").exists()}
+    return {
+        name: {e for e in edges if not (name in inits and e.startswith(f"{name}."))} for name, edges in graph.items()
+    }
+
+
+def test_no_module_of_the_package_imports_itself_through_others() -> None:
+    cycles = _cycles(_without_package_inits(_import_graph(_sources())))
+    assert not cycles, cycles
+
+
+def test_the_cycle_check_sees_a_lazy_and_a_type_checking_import(tmp_path: Path) -> None:
+    global PACKAGE
+    root = tmp_path / "langchain_perplexity_strict"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    (root / "a.py").write_text("def f():\n    from langchain_perplexity_strict.b import g\n")
+    (root / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n")
+    (root / "c.py").write_text("from langchain_perplexity_strict import a\n")
+    saved, PACKAGE = PACKAGE, root
+    try:
+        graph = _without_package_inits(_import_graph(sorted(root.glob("*.py"))))
+    finally:
+        PACKAGE = saved
+    assert _cycles(graph) == [["langchain_perplexity_strict.a", "langchain_perplexity_strict.b"]]

@@ -34,10 +34,14 @@ def test_errors_carry_perplexitys_type_and_message() -> None:
     assert isinstance(info.value, openai.BadRequestError)
 
 
-def test_the_retired_surface_says_what_to_do() -> None:
+def test_an_error_type_gets_the_hint_it_is_handed_and_none_of_the_transports_own() -> None:
+    """The surfaces own their hints (`_surfaces.ERROR_HINTS`); the transport adds what it is handed, by type."""
     body = {"error": {"message": "Sonar is now the Agent API.", "type": "chat_completions_not_available"}}
-    with pytest.raises(openai.PermissionDeniedError, match="use ChatPerplexityStrict\\(api='agent'\\)"):
-        raise_perplexity_error(_status_error(openai.PermissionDeniedError, 403, body), "chat_completions")
+    error = _status_error(openai.PermissionDeniedError, 403, body)
+    with pytest.raises(openai.PermissionDeniedError, match=r"Agent API\. Do this instead\.$"):
+        raise_perplexity_error(error, "chat_completions", {"chat_completions_not_available": "Do this instead."})
+    with pytest.raises(openai.PermissionDeniedError, match=r"Sonar is now the Agent API\.$"):
+        raise_perplexity_error(error, "chat_completions")
 
 
 def test_a_connection_error_says_where_and_why() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -17,18 +18,25 @@ def events(numbers: list[int]) -> list[dict[str, Any]]:
     return [{"type": "response.output_text.delta", "sequence_number": n, "delta": str(n)} for n in numbers]
 
 
+def ends(event: Mapping[str, Any]) -> bool:
+    """A vocabulary of this test's own: the cursor knows no event type but what it is handed."""
+    return event.get("type") == "the end"
+
+
 def test_the_first_events_name_the_run_and_a_terminal_event_ends_it() -> None:
-    cursor = Cursor()
+    cursor = Cursor(ends)
     cursor.take([{"type": "response.created", "sequence_number": 1, "response": {"id": "resp_1"}}])
     assert cursor.response_id == "resp_1" and cursor.after == 1 and cursor.resumable and not cursor.finished
     cursor.take([{"type": "response.completed", "sequence_number": 2, "response": {"id": "resp_2"}}])
+    assert not cursor.finished  # not an end in the vocabulary it was handed
+    cursor.take([{"type": "the end", "sequence_number": 3}])
     assert cursor.response_id == "resp_1" and cursor.finished
 
 
 @given(st.lists(st.lists(st.integers(1, 40), max_size=12), max_size=8))
 def test_each_event_passes_once_however_the_connections_repeat_them(connections: list[list[int]]) -> None:
     """Every resumed connection starts after the last number taken and may repeat any earlier ones."""
-    cursor = Cursor()
+    cursor = Cursor(ends)
     taken: list[int] = []
     for numbers in connections:
         # In order: old events first (numbers at or below the cursor, sent again), then the new ones.
@@ -37,7 +45,7 @@ def test_each_event_passes_once_however_the_connections_repeat_them(connections:
 
 
 def test_an_event_without_a_number_passes_and_leaves_the_cursor() -> None:
-    cursor = Cursor(after=3)
+    cursor = Cursor(ends, after=3)
     assert cursor.take([{"type": "keepalive"}]) == [{"type": "keepalive"}]
     assert cursor.after == 3
 

@@ -1,0 +1,48 @@
+"""What the `perplexity-strict` command and the demo share: the key in the environment, a model's settings
+(the real API or an embedded emulator), and an answer's sources printed.
+
+Its own module, below both, so the demo (which `cli demo` runs) and the CLI import it rather than each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import Any
+
+
+def has_key() -> bool:
+    """Whether a Perplexity key is in the environment."""
+    return bool(os.environ.get("PPLX_API_KEY") or os.environ.get("PERPLEXITY_API_KEY"))
+
+
+def model_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """`--api`, and `--model` / `--preset` when given (else the surface's default model, or the preset's choice)."""
+    chosen = {"model": getattr(args, "model", None), "preset": getattr(args, "preset", None)}
+    return {"api": args.api, **{name: value for name, value in chosen.items() if value}}
+
+
+@contextlib.contextmanager
+def model_settings(args: argparse.Namespace, *, emulator: bool) -> Iterator[dict[str, Any]]:
+    """Keyword arguments for ChatPerplexityStrict: the real API, or (``emulator``) an embedded emulator."""
+    settings = model_arguments(args)
+    if not emulator:
+        yield settings
+        return
+    from langchain_perplexity_strict.testing import PerplexityEmulator
+
+    with PerplexityEmulator() as running:
+        yield {**settings, "api_key": "emulator", "base_url": running.base_url}
+
+
+def print_sources(additional_kwargs: dict[str, Any]) -> None:
+    """Numbered sources, as the answer's [n] markers refer to them."""
+    titles = {r.get("url"): r.get("title") for r in additional_kwargs.get("search_results", [])}
+    citations = additional_kwargs.get("citations", [])
+    if citations:
+        print("\nSources:")
+    for n, url in enumerate(citations, start=1):
+        title = titles.get(url)
+        print(f"  [{n}] {title} - {url}" if title else f"  [{n}] {url}")

@@ -1,0 +1,12 @@
+"""The documented numeric ranges of built-in tool fields, which the tool checks and the model's own search
+parameters (`_parameter`) share: its own module, so that neither imports the other for it."""
+
+RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("fetch_url", "max_urls"): (1, 100, "an integer"),
+    ("image_search", "max_results"): (1, 20, "an integer"),
+    ("web_search", "max_tokens"): (1, 1_000_000, "an integer"),
+    ("web_search", "max_tokens_per_page"): (1, 1_000_000, "an integer"),
+    ("web_search", "user_location.latitude"): (-90, 90, "a number"),
+    ("web_search", "user_location.longitude"): (-180, 180, "a number"),
+}
+"""(tool type, field path) → (lowest, highest, what): docs/perplexity-rules.md, "Built-in tool ranges"."""

@@ -1,0 +1,74 @@
+"""Skills as Perplexity publishes them (`SkillInput` in `perplexity.generated.api`), and the `skills`
+parameter's check.
+
+Its own module, below `_parameters` (whose `skills` row uses the check) and `_builtin_tools` (which
+builds skills and re-exports these), so that neither the parameter table nor the tool checks import
+each other through it. Docs: docs.perplexity.ai, Agent API "Skills".
+"""
+
+# No `from __future__ import annotations`: TypedDict reads `NotRequired` only from evaluated annotations.
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from typing_extensions import NotRequired, TypedDict
+
+from langchain_perplexity_strict._request._shape_check import check_shape
+
+
+class BuiltinSkill(TypedDict):
+    """`BuiltinSkillInput`: one of Perplexity's office skills."""
+
+    type: Literal["builtin"]
+    name: Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
+
+
+class InlineSkill(TypedDict):
+    """`InlineSkillInput`: a skill written in the request."""
+
+    type: Literal["inline"]
+    name: str
+    description: str
+    instructions: str
+
+
+class CustomSkill(TypedDict):
+    """`CustomSkillInput`: a skill uploaded to the account, by id (and version)."""
+
+    type: Literal["custom"]
+    id: str
+    version: NotRequired[str]
+
+
+Skill = BuiltinSkill | InlineSkill | CustomSkill
+"""Any skill, as the `skills` parameter takes it."""
+SKILL_SHAPES: dict[str, Any] = {"builtin": BuiltinSkill, "inline": InlineSkill, "custom": CustomSkill}
+"""Skill type → its published shape (`SkillInput`)."""
+
+
+def check_skill(skill: Any, path: str = "skills") -> None:
+    """Raise `ValueError` naming the field unless `skill` is a skill in its published shape."""
+    shape = SKILL_SHAPES.get(str(skill.get("type"))) if isinstance(skill, Mapping) else None
+    if shape is None:
+        kind = skill.get("type") if isinstance(skill, Mapping) else skill
+        msg = f"{path}.type: {kind!r} is not a skill type; expected one of {', '.join(SKILL_SHAPES)}"
+        raise ValueError(msg)
+    check_shape(skill, shape, path)
+
+
+def check_skills(skills: Any) -> list[dict[str, Any]]:
+    """The `skills` parameter checked: a list of skills, each in its published shape (a copy)."""
+    if not isinstance(skills, (list, tuple)):
+        msg = f"skills: {skills!r} is not accepted; expected a list of skills (builtin_skill(...), ...)"
+        raise ValueError(msg)
+    for i, skill in enumerate(skills):
+        check_skill(skill, f"skills[{i}]")
+    return [dict(s) for s in skills]
+
+
+def skills_problem(skills: Any) -> str | None:
+    """The `skills` parameter's rule: which skill and field is wrong (None: all are accepted)."""
+    try:
+        check_skills(skills)
+    except ValueError as error:
+        return str(error)
+    return None

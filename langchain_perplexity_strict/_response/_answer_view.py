@@ -1,0 +1,42 @@
+"""What `_render` reads of an answer, as a protocol: `_answer.Answer` is one.
+
+`_answer` renders through `_render`; `_render` names the answer by this protocol, not by importing
+`_answer`, so the two modules do not import each other (not even under `TYPE_CHECKING`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from langchain_core.messages import AIMessage
+from langchain_core.messages.ai import UsageMetadata
+
+from langchain_perplexity_strict._continuation import Context
+from langchain_perplexity_strict._response._server_stream import ServerItems
+
+
+class AnswerView(Protocol):
+    """The fields and methods of an answer that rendering a message or a chunk reads."""
+
+    output_version: str
+    text: str
+    reasoning: str
+    tool_calls: list[dict[str, Any]]
+    citations: list[str]
+    search_results: list[dict[str, Any]]
+    annotations: list[dict[str, Any]]
+    extras: dict[str, Any]
+    thought_signatures: dict[str, str]
+    context: Context | None
+    usage: UsageMetadata | None
+    metadata: dict[str, Any]
+    finished: bool
+    parse_as: type | None
+    stream_usage: bool
+    server: ServerItems
+
+    def take_pending(self) -> tuple[str, str]: ...
+
+    def unsent_sources(self) -> dict[str, Any]: ...
+
+    def context_record(self, message: AIMessage) -> dict[str, Any] | None: ...
