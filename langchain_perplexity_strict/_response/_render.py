@@ -18,7 +18,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import ToolCallChunk, tool_call_chunk
 from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, parse_tool_call
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
+from langchain_core.outputs import ChatGenerationChunk
 
 from langchain_perplexity_strict._message_keys import CONTEXT_KEY, THOUGHT_SIGNATURES
 from langchain_perplexity_strict._response._blocks import ANNOTATIONS, PROVIDER, text_block
@@ -224,26 +224,6 @@ def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[
         if parsed is not None:
             valid.append(parsed)
     return valid, invalid
-
-
-def merge_generation_chunks(chunks: list[ChatGenerationChunk]) -> ChatGeneration:
-    """A stream's chunks as one generation (`streaming=True` under invoke)."""
-    merged = chunks[0]
-    for chunk in chunks[1:]:
-        merged += chunk
-    message = merged.message
-    return ChatGeneration(
-        message=AIMessage(
-            content=message.content,
-            additional_kwargs=message.additional_kwargs,
-            response_metadata=message.response_metadata,
-            tool_calls=getattr(message, "tool_calls", []),
-            invalid_tool_calls=getattr(message, "invalid_tool_calls", []),
-            usage_metadata=getattr(message, "usage_metadata", None),
-            id=message.id,
-        ),
-        generation_info=merged.generation_info,
-    )
 
 
 def emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
