@@ -10,7 +10,12 @@ from typing import Any, Literal, cast
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
-from langchain_core.language_models.chat_models import BaseChatModel, LangSmithParams
+from langchain_core.language_models.chat_models import (
+    BaseChatModel,
+    LangSmithParams,
+    agenerate_from_stream,
+    generate_from_stream,
+)
 from langchain_core.language_models.model_profile import ModelProfile
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
@@ -38,7 +43,7 @@ from langchain_perplexity_strict._request._parameters import PARAMETERS, Perplex
 from langchain_perplexity_strict._request._structured_output import pydantic_class, response_format, structured_runnable
 from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._render import aemit, emit, merge_generation_chunks
+from langchain_perplexity_strict._response._render import aemit, emit
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_batch
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
 from langchain_perplexity_strict._transport._follow import Batch
@@ -313,8 +318,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         **kwargs: Any,
     ) -> ChatResult:
         if self.streaming and self.n == 1:
-            chunks = list(self._stream(messages, stop, run_manager, **kwargs))
-            return ChatResult(generations=[merge_generation_chunks(chunks)])
+            return generate_from_stream(self._stream(messages, stop, run_manager, **kwargs))
         prepared = self._prepare(messages, stop, kwargs, stream=False)
         n = prepared.n
 
@@ -365,8 +369,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         **kwargs: Any,
     ) -> ChatResult:
         if self.streaming and self.n == 1:
-            chunks = [c async for c in self._astream(messages, stop, run_manager, **kwargs)]
-            return ChatResult(generations=[merge_generation_chunks(chunks)])
+            return await agenerate_from_stream(self._astream(messages, stop, run_manager, **kwargs))
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:

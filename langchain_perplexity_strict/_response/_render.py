@@ -5,8 +5,10 @@ the server tools' calls and results, text with citation annotations, tool
 calls); citations and search results to `additional_kwargs`, and, in v0,
 the server tools' items too (`_server_stream.v0_kwargs`); usage to
 `usage_metadata`, counted once even when streaming; cost, served model, id
-and status to `response_metadata`. The content of every message and chunk
-is assembled by `content`, in one place.
+and status to `response_metadata`. A whole message is rendered once, as v0,
+and with v1 its content is the standard blocks the registered translator
+(`_blocks`) reads from it, as `content_blocks` and langchain-core's own v1
+conversion do; a stream chunk's content is assembled by `content`.
 """
 
 from __future__ import annotations
@@ -18,11 +20,18 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import ToolCallChunk, tool_call_chunk
 from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, parse_tool_call
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
+from langchain_core.outputs import ChatGenerationChunk
 
 from langchain_perplexity_strict._message_keys import CONTEXT_KEY, THOUGHT_SIGNATURES
 from langchain_perplexity_strict._response._answer_view import AnswerView as Answer
-from langchain_perplexity_strict._response._blocks import ANNOTATIONS, PROVIDER, text_block
+from langchain_perplexity_strict._response._blocks import (
+    ANNOTATIONS,
+    FIRST_TOOL_CALL_INDEX,
+    PROVIDER,
+    REASONING_INDEX,
+    TEXT_INDEX,
+    text_block,
+)
 from langchain_perplexity_strict._response._blocks import citation_annotations as citations_in
 from langchain_perplexity_strict._response._server_stream import v0_kwargs
 
@@ -35,32 +44,30 @@ def content(
     annotations: Sequence[dict[str, Any]] = (),
     server_blocks: Sequence[dict[str, Any]] = (),
     tool_blocks: Sequence[Any] = (),
-    whole: bool,
 ) -> Any:
-    """The content of a message (`whole`) or a stream chunk: the text (v0), or v1 standard blocks.
+    """The content of a stream chunk: the text (v0), or v1 standard blocks.
+
+    A whole message is rendered once, as v0, and its v1 content is the registered
+    translator's (`_message`). A stream's v1 chunks cannot be had so, chunk by chunk
+    (`tests/unit_tests/test_response_render.py` shows why): a server tool's call goes out
+    with the event that starts it, before the v0 item exists, and the last chunk's
+    citation annotations point into the whole text, not the chunk's part of it.
 
     The blocks come in the order things happen: reasoning, the server tools' calls and
-    results, the text, the function calls. A chunk's blocks carry their `index`
-    (reasoning 0, text 1, tool calls from 2, server blocks their own), so LangChain merges
-    a stream's chunks block by block; a whole message has an empty text block only when it
-    has no other block (as a stream's merged chunks have none beside other blocks).
+    results, the text, the function calls. Each carries its `index` (reasoning 0, text 1,
+    tool calls from 2, server blocks their own, as the translator gives a v0 chunk), so
+    LangChain merges a stream's chunks block by block.
     """
     if answer.output_version != "v1":
         return text
     blocks: list[dict[str, Any]] = []
     if reasoning:
-        blocks.append(_indexed({"type": "reasoning", "reasoning": reasoning}, 0, whole))
+        blocks.append({"type": "reasoning", "reasoning": reasoning, "index": REASONING_INDEX})
     blocks.extend(server_blocks)
-    if text or annotations or (whole and not tool_blocks and not blocks):
-        blocks.append(text_block(text, list(annotations), None if whole else 1))
-    blocks.extend(_indexed(dict(b), 2 + i, whole) for i, b in enumerate(tool_blocks))
+    if text or annotations:
+        blocks.append(text_block(text, list(annotations), TEXT_INDEX))
+    blocks.extend({**b, "index": FIRST_TOOL_CALL_INDEX + i} for i, b in enumerate(tool_blocks))
     return blocks
-
-
-def _indexed(block: dict[str, Any], index: int, whole: bool) -> dict[str, Any]:
-    if not whole:
-        block["index"] = index
-    return block
 
 
 def text_chunks(answer: Answer) -> list[AIMessageChunk]:
@@ -76,7 +83,7 @@ def text_chunks(answer: Answer) -> list[AIMessageChunk]:
     kwargs.update({**answer.unsent_sources(), **({} if v1 else answer.server.take_v0())})
     if not (reasoning or text or server_blocks or kwargs):
         return []
-    blocks = content(answer, reasoning, text, server_blocks=server_blocks, whole=False)
+    blocks = content(answer, reasoning, text, server_blocks=server_blocks)
     return [AIMessageChunk(content=blocks, additional_kwargs=kwargs, response_metadata=_provider(answer))]
 
 
@@ -87,14 +94,15 @@ def _provider(answer: Answer) -> dict[str, Any]:
     return metadata
 
 
-def additional_kwargs(answer: Answer) -> dict[str, Any]:
+def additional_kwargs(answer: Answer, *, v0: bool | None = None) -> dict[str, Any]:
     """Sources, reasoning and server tool items (v0), thought signatures and the fields with no standard place."""
+    v0 = answer.output_version != "v1" if v0 is None else v0
     kwargs: dict[str, Any] = {}
     if answer.citations:
         kwargs["citations"] = list(answer.citations)
     if answer.search_results:
         kwargs["search_results"] = list(answer.search_results)
-    if answer.output_version != "v1":
+    if v0:
         if answer.reasoning:
             kwargs["reasoning_content"] = answer.reasoning
         if answer.annotations:
@@ -139,27 +147,27 @@ def message(answer: Answer) -> AIMessage:
 
 
 def _message(answer: Answer) -> AIMessage:
+    """The whole answer: rendered once, as v0; a v1 answer's content is that message's `content_blocks`.
+
+    `content_blocks` goes through the translator registered for `"perplexity"` (`_blocks`),
+    as langchain-core's own `output_version="v1"` conversion does, so the v1 content and
+    a v0 answer's `content_blocks` are one function's output. The v1 answer keeps in
+    `additional_kwargs` only what its blocks do not hold.
+    """
     tool_calls, invalid = _parse_tool_calls(answer.tool_calls)
-    tool_blocks = [{"type": "tool_call", "id": c["id"], "name": c["name"], "args": c["args"]} for c in tool_calls]
-    v1 = answer.output_version == "v1"
-    kwargs = additional_kwargs(answer) if v1 else {**additional_kwargs(answer), **v0_kwargs(answer.server.items)}
-    return AIMessage(
-        content=content(
-            answer,
-            answer.reasoning,
-            answer.text,
-            annotations=annotations_of(answer),
-            server_blocks=answer.server.blocks() if v1 else (),
-            tool_blocks=tool_blocks,
-            whole=True,
-        ),
-        additional_kwargs=kwargs,
+    v0 = AIMessage(
+        content=answer.text,
+        additional_kwargs={**additional_kwargs(answer, v0=True), **v0_kwargs(answer.server.items)},
         response_metadata=response_metadata(answer),
         tool_calls=tool_calls,
         invalid_tool_calls=invalid,
         usage_metadata=answer.usage,
         id=answer.metadata.get("id"),
     )
+    if answer.output_version != "v1":
+        return v0
+    blocks = v0.content_blocks  # str content: read by the translator, whatever its output_version
+    return v0.model_copy(update={"content": blocks, "additional_kwargs": additional_kwargs(answer, v0=False)})
 
 
 def final_chunk(answer: Answer) -> AIMessageChunk:
@@ -197,7 +205,6 @@ def final_chunk(answer: Answer) -> AIMessageChunk:
             annotations=annotations_of(answer),
             server_blocks=server_blocks,
             tool_blocks=tool_call_chunks,
-            whole=False,
         ),
         additional_kwargs=kwargs,
         response_metadata=metadata,
@@ -222,26 +229,6 @@ def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[
         if parsed is not None:
             valid.append(parsed)
     return valid, invalid
-
-
-def merge_generation_chunks(chunks: list[ChatGenerationChunk]) -> ChatGeneration:
-    """A stream's chunks as one generation (`streaming=True` under invoke)."""
-    merged = chunks[0]
-    for chunk in chunks[1:]:
-        merged += chunk
-    message = merged.message
-    return ChatGeneration(
-        message=AIMessage(
-            content=message.content,
-            additional_kwargs=message.additional_kwargs,
-            response_metadata=message.response_metadata,
-            tool_calls=getattr(message, "tool_calls", []),
-            invalid_tool_calls=getattr(message, "invalid_tool_calls", []),
-            usage_metadata=getattr(message, "usage_metadata", None),
-            id=message.id,
-        ),
-        generation_info=merged.generation_info,
-    )
 
 
 def emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:

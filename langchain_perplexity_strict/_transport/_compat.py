@@ -1,4 +1,4 @@
-"""The private langchain-openai helpers this package reuses, behind one import with a clear error.
+"""The private langchain-openai and openai helpers this package reuses, behind one import with a clear error.
 
 The transport re-raises Perplexity's HTTP errors through langchain-openai's own
 error mapping (`_handle_openai_api_error`, `_handle_openai_bad_request`), so
@@ -6,14 +6,21 @@ callers catch the same exceptions as with `ChatOpenAI`, which from
 langchain-openai 1.6.0 are also langchain-core's `ModelAPIError` kinds. Those
 helpers are private to langchain-openai (added in 1.1.9); an install without
 them fails here with the version needed instead of a bare `cannot import name`.
+
+A run's create is retried by the package itself (`_create`), with openai's own
+numbers and `Retry-After` parsing (`openai._constants`, `BaseClient._parse_retry_after_header`),
+read from the installed openai so they cannot drift from the client's other retries.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 import openai
+from openai import _constants
+from openai._base_client import BaseClient
 
 LANGCHAIN_OPENAI_NEEDED = "1.6.0"
 
@@ -53,3 +60,19 @@ def handle_openai_bad_request(error: openai.BadRequestError) -> None:
 def handle_openai_api_error(error: openai.APIError) -> None:
     """Raise langchain-openai's exception for an API error (auth, rate limit, timeout...), else `error`."""
     _through(_handle_openai_api_error, error)
+
+
+INITIAL_RETRY_DELAY: float = _constants.INITIAL_RETRY_DELAY
+"""The openai client's first backoff, in seconds (doubled on each retry)."""
+MAX_RETRY_DELAY: float = _constants.MAX_RETRY_DELAY
+"""The openai client's longest backoff, in seconds."""
+MAX_RETRY_AFTER_DELAY: float = getattr(_constants, "MAX_RETRY_AFTER_DELAY", 60.0)
+"""The longest `Retry-After` the openai client waits for. openai releases before the constant
+bounded it at 60 s inline (`_calculate_retry_timeout`: `0 < retry_after <= 60`)."""
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """The seconds a response's `retry-after-ms` or `Retry-After` (seconds or an HTTP date) asks for, as the
+    openai client reads them; None when neither is given or readable."""
+    # An instance method that reads nothing of its instance, on every openai release since 1.0.
+    return BaseClient._parse_retry_after_header(None, headers)  # type: ignore[arg-type]

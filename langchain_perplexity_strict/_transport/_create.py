@@ -21,7 +21,6 @@ the run is not posted again. Other 4xx are raised as usual.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -29,6 +28,12 @@ from typing import Any, TypeVar
 
 import openai
 
+from langchain_perplexity_strict._transport._compat import (
+    INITIAL_RETRY_DELAY,
+    MAX_RETRY_AFTER_DELAY,
+    MAX_RETRY_DELAY,
+    parse_retry_after,
+)
 from langchain_perplexity_strict.errors import PerplexityRunUnknownError
 
 T = TypeVar("T")
@@ -38,8 +43,6 @@ ONCE: dict[str, Any] = {"max_retries": 0}
 NOT_SENT = frozenset({"ConnectError", "ConnectTimeout", "PoolTimeout"})
 """httpx's (and its fork's) errors raised before a request is written."""
 REFUSALS = frozenset({408, 409, 429})
-MAX_RETRY_AFTER = 60.0
-"""A longer `Retry-After` is not waited for (the openai client's bound)."""
 
 
 def _not_sent(error: openai.APIError) -> bool:
@@ -49,30 +52,13 @@ def _not_sent(error: openai.APIError) -> bool:
     )
 
 
-def _retry_after(headers: Any) -> float | None:
-    """The server's `retry-after-ms` or `Retry-After` (seconds or an HTTP date), in seconds."""
-    try:
-        if headers.get("retry-after-ms"):
-            return float(headers["retry-after-ms"]) / 1000
-        value = headers.get("retry-after")
-        if not value:
-            return None
-        try:
-            return float(value)
-        except ValueError:
-            when = email.utils.parsedate_to_datetime(value)
-            return when.timestamp() - time.time()
-    except (TypeError, ValueError):
-        return None
-
-
 def retry_delay(error: openai.APIError, attempt: int) -> float | None:
     """Seconds to wait before posting the create again, or None when it must not be posted again."""
     if isinstance(error, openai.APIStatusError):
         headers = error.response.headers
-        after = _retry_after(headers)
-        if after is not None and after > MAX_RETRY_AFTER:
-            return None
+        after = parse_retry_after(headers)
+        if after is not None and after > MAX_RETRY_AFTER_DELAY:
+            return None  # a longer wait than the openai client's bound is not waited for
         safe = headers.get("x-should-retry")
         refused = error.status_code < 500 and (error.status_code in REFUSALS or after is not None)
         if safe == "false" or not (safe == "true" or refused):
@@ -81,7 +67,8 @@ def retry_delay(error: openai.APIError, attempt: int) -> float | None:
             return after
     elif not _not_sent(error):
         return None
-    backoff = min(0.5 * 2.0**attempt, 8.0)  # the openai client's backoff and jitter
+    # The openai client's backoff and jitter (`_calculate_retry_timeout`), from its own constants.
+    backoff = min(INITIAL_RETRY_DELAY * 2.0 ** min(attempt, 1000), MAX_RETRY_DELAY)
     return backoff * (1 - 0.25 * random.random())
 
 

@@ -7,7 +7,9 @@ import importlib.util
 import httpx
 import openai
 import pytest
+from openai import _constants as openai_constants
 
+from langchain_perplexity_strict._transport._compat import parse_retry_after
 from langchain_perplexity_strict._transport._create import create, may_have_started, retry_delay
 from langchain_perplexity_strict.errors import PerplexityRunUnknownError
 
@@ -94,3 +96,41 @@ def test_create_raises_run_unknown_once_the_run_may_have_started() -> None:
     with pytest.raises(PerplexityRunUnknownError, match=r"\(ReadTimeout: timed out\).*max_retries=2"):
         create(post, max_retries=2)
     assert len(sent) == 1
+
+
+# The numbers and the parsing are the installed openai client's own (`openai._constants`,
+# `BaseClient._parse_retry_after_header`), so the create's retries cannot drift from the client's
+# other retries; the decision (re-post only when no run was started) stays the package's.
+
+
+def test_a_retry_after_up_to_the_openai_clients_bound_is_waited_for_and_a_longer_one_is_not() -> None:
+    bound = getattr(openai_constants, "MAX_RETRY_AFTER_DELAY", 60.0)
+    assert retry_delay(status_error(429, {"Retry-After": str(bound)}), 0) == bound
+    assert retry_delay(status_error(429, {"Retry-After": str(bound + 1)}), 0) is None
+
+
+HEADERS = {
+    "seconds": {"Retry-After": "7"},
+    "milliseconds": {"retry-after-ms": "1500"},
+    "unreadable": {"Retry-After": "soon"},
+    "absent": {},
+    "http-date": {"Retry-After": "Wed, 21 Oct 2015 07:28:30 GMT"},
+}
+
+
+@pytest.mark.parametrize("headers", HEADERS.values(), ids=HEADERS.keys())
+def test_retry_after_is_read_as_the_openai_client_reads_it(
+    monkeypatch: pytest.MonkeyPatch, headers: dict[str, str]
+) -> None:
+    monkeypatch.setattr("time.time", lambda: 1445412480.0)  # 30 s before the date: both read the same clock
+    response = httpx.Response(429, headers=headers, request=REQUEST)
+    assert parse_retry_after(response.headers) == openai.OpenAI(
+        api_key="unused", base_url="http://127.0.0.1:9"
+    )._parse_retry_after_header(response.headers)
+
+
+@pytest.mark.parametrize("attempt", [0, 1, 3, 10])
+def test_the_backoff_is_the_openai_clients(monkeypatch: pytest.MonkeyPatch, attempt: int) -> None:
+    monkeypatch.setattr("random.random", lambda: 0.0)  # no jitter: the delay is the backoff itself
+    expected = min(openai_constants.INITIAL_RETRY_DELAY * 2.0**attempt, openai_constants.MAX_RETRY_DELAY)
+    assert retry_delay(status_error(429), attempt) == expected
