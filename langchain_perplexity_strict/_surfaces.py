@@ -252,12 +252,11 @@ class PreparedCall:
         return opened(follower), fell_back  # closed when the caller closes the model's astream (_leaving)
 
 
-def read_batch(reader: StreamReader, batch: list[dict[str, Any]], ended: bool) -> list[Any]:
-    """The chunks one network read completes: what its events produced, then its text (and new sources) as one.
+def read_event(reader: StreamReader, event: dict[str, Any]) -> list[Any]:
+    """The chunks one event completes: what the event produced (the final chunk, at a terminal event), then
+    the text and new sources it brought, as one chunk.
 
-    At the end of the stream the text goes out with the final chunk instead.
+    Chunks are a function of the events alone, never of how the network split them into reads: the same
+    stream gives the same chunks, and the same `on_llm_new_token` tokens, read at once or an event at a time.
     """
-    chunks = [chunk for event in batch for chunk in reader.feed(event)]
-    if not ended:
-        chunks += reader.answer.take_text()
-    return chunks
+    return [*reader.feed(event), *reader.answer.take_text()]

@@ -44,7 +44,7 @@ from langchain_perplexity_strict._request._structured_output import pydantic_cla
 from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
-from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_batch
+from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
 from langchain_perplexity_strict._transport._follow import Batch
 from langchain_perplexity_strict._transport._guard import leaving_together, together
@@ -59,6 +59,12 @@ from langchain_perplexity_strict.normalize import (
 )
 
 _SETTING_NAMES = tuple(PARAMETERS)
+
+
+def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
+    """A stream's events one by one, whatever network reads brought them: chunks follow events, not reads."""
+    for events, _ in batches:
+        yield from events
 
 
 class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
@@ -341,8 +347,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         mapper = prepared.surface.stream_reader(answer)
         try:
             with closing(cast(Generator[Batch, None, None], events.batches())) as batches:
-                for batch, ended in batches:
-                    for chunk in read_batch(mapper, batch, ended):
+                for event in _events(batches):
+                    for chunk in read_event(mapper, event):
                         yield emit(chunk, run_manager)
                     # A matched stop ends the text, not the reading: the rest brings usage, sources and
                     # metadata, as invoke reads them (and is generated and billed either way). A
@@ -402,9 +408,12 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         mapper = prepared.surface.stream_reader(answer)
         try:
             async with aclosing(cast(AsyncGenerator[Batch, None], events.batches())) as batches:  # not left to the gc
-                async for batch, ended in batches:
-                    for chunk in read_batch(mapper, batch, ended):
-                        yield await aemit(chunk, run_manager)
+                async for read, _ in batches:
+                    for event in read:  # chunks follow events, as in `_events`, not network reads
+                        for chunk in read_event(mapper, event):
+                            yield await aemit(chunk, run_manager)
+                        if answer.stopped and prepared.background:
+                            break
                     if answer.stopped and prepared.background:
                         break
             for chunk in mapper.finish():

@@ -158,7 +158,7 @@ class AgentStreamReader:
         self._thought: str | None = None  # the last thought read (a repeat is not a new step)
 
     def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]:
-        """Read one event; return the chunks it completes (text goes out per network read)."""
+        """Read one event; return the chunks it completes (its text goes out after it, `_surfaces.read_event`)."""
         kind = event.get("type", "")
         answer = self.answer
         index = int(event.get("output_index") or 0)
@@ -207,7 +207,7 @@ class AgentStreamReader:
         if kind == "response.reasoning.search_queries":
             answer.add_queries(event.get("queries") or [])
         elif kind == "response.reasoning.search_results":
-            answer.add_search_results(event.get("results") or [])  # streamed with this network read's chunk
+            answer.add_search_results(event.get("results") or [])  # streamed with this event's chunk
         if kind in TOOL_EVENTS:
             item_type, starts, field = TOOL_EVENTS[kind]
             value = {field: event.get(field) or []}

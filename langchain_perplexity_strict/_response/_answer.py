@@ -99,7 +99,7 @@ class Answer:
         return self._stop.stopped
 
     def pend(self, reasoning: str, answer: str) -> None:
-        """Keep text for the next stream chunk (what arrives together goes out together)."""
+        """Keep text for the next stream chunk (what one event brings goes out together)."""
         if reasoning:
             self._pending_reasoning.append(reasoning)
         if answer:
@@ -115,8 +115,8 @@ class Answer:
     def take_text(self) -> list[AIMessageChunk]:
         """One chunk for all pending text and the sources found since the last chunk, or none.
 
-        Sources go out as soon as a network read brings them, before the answer
-        ends; each citation and search result is streamed once.
+        Taken after each event: sources go out as soon as an event brings them,
+        before the answer ends; each citation and search result is streamed once.
         """
         return _render.text_chunks(self)
 

@@ -71,7 +71,8 @@ def content(
 
 
 def text_chunks(answer: Answer) -> list[AIMessageChunk]:
-    """One chunk for the answer's pending text and blocks, and the sources found since the last chunk, or none.
+    """One chunk for the answer's pending text and blocks, and the sources found since the last chunk, or none
+    (taken after each event, so a stream's chunks follow its events).
 
     Every chunk names the provider (and v1), so `content_blocks` of a chunk, which
     `stream_events(version="v3")` reads, goes through this package's translator.
@@ -173,8 +174,8 @@ def _message(answer: Answer) -> AIMessage:
 def final_chunk(answer: Answer) -> AIMessageChunk:
     """The last stream chunk: the text still pending, sources, usage (once), metadata, tool calls.
 
-    Text that arrived with the end of the stream goes out in this chunk, so an
-    answer that arrives in one network read is one chunk.
+    Text still held (by the stop filter or the `<think>` splitter) at the end of
+    the stream goes out in this chunk.
     """
     reasoning, text = answer.take_pending()
     tool_call_chunks: list[ToolCallChunk] = [
@@ -204,7 +205,7 @@ def final_chunk(answer: Answer) -> AIMessageChunk:
             text,
             annotations=annotations_of(answer),
             server_blocks=server_blocks,
-            tool_blocks=tool_call_chunks,
+            tool_blocks=_last_tool_blocks(answer, tool_call_chunks),
         ),
         additional_kwargs=kwargs,
         response_metadata=metadata,
@@ -212,6 +213,19 @@ def final_chunk(answer: Answer) -> AIMessageChunk:
         usage_metadata=answer.usage if answer.stream_usage else None,
         chunk_position="last",
     )
+
+
+def _last_tool_blocks(answer: Answer, chunks: list[ToolCallChunk]) -> list[Any]:
+    """The tool-call blocks of a last chunk: parsed `tool_call` blocks, which keep their stream index (a
+    `tool_call_chunk` block of a last chunk becomes an unindexed `tool_call`, which langchain-core then numbers
+    by block type, colliding with a text chunk's index when the text came in earlier chunks); a call whose
+    arguments do not parse stays a chunk."""
+    valid = {c["id"]: c for c in _parse_tool_calls(answer.tool_calls)[0]}
+    blocks: list[Any] = []
+    for chunk in chunks:
+        call = valid.get(chunk["id"])
+        blocks.append(chunk if call is None else {"type": "tool_call", **{k: call[k] for k in ("id", "name", "args")}})
+    return blocks
 
 
 def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[Any]]:

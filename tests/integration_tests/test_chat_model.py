@@ -332,7 +332,7 @@ def test_agent_request_has_only_documented_fields(emu: PerplexityEmulator) -> No
     assert json.dumps(body).count('"id"') == 0
 
 
-# --- stream chunks follow network reads --------------------------------------------------------
+# --- stream chunks follow events, not network reads ------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -345,27 +345,28 @@ def test_agent_request_has_only_documented_fields(emu: PerplexityEmulator) -> No
     ],
 )
 @pytest.mark.parametrize("output_version", ["v0", "v1"])
-async def test_what_arrives_together_is_one_chunk(
+async def test_the_same_events_give_the_same_chunks_however_they_are_read(
     emu: PerplexityEmulator, api: str, model: str, extra: dict[str, Any], output_version: str
 ) -> None:
+    """The emulator's stream served in one network read and one event per read: the same chunks, a chunk per
+    event that brings text, then the final chunk (the property over drawn streams: test_stream_chunking.py)."""
     llm = make(emu, api, model, output_version=output_version, **extra)
     invoked = llm.invoke("Why is the sky blue?")
-    merged = []
+    merged, chunked = [], []
     for label, reads in recorded_reads(llm, "Why is the sky blue?").items():
         replay(llm, reads)
         question = "Why is the sky blue?"
         for chunks in (list(llm.stream(question)), [c async for c in llm.astream(question)]):
-            if label == "one read":
-                assert len(chunks) == 1, label  # the text, sources and usage together, in the final chunk
-            else:
-                assert len(chunks) > 2, label  # text as it came, then the final chunk
+            assert len(chunks) > 2, label  # text as it came, then the final chunk
             assert sum(1 for c in chunks if c.usage_metadata) == 1, label
             assert chunks[-1].chunk_position == "last", label
             streamed = collect(chunks)
             assert streamed.text == invoked.text, label
             assert streamed.usage_metadata == invoked.usage_metadata, label
             merged.append((streamed.content, streamed.additional_kwargs, streamed.tool_calls))
+            chunked.append([(c.content, c.additional_kwargs, c.response_metadata) for c in chunks])
     assert all(m == merged[0] for m in merged)  # however the bytes arrived, the same message
+    assert all(c == chunked[0] for c in chunked)  # and the same chunks
     assert {**merged[0][1], "reasoning_content": None} == {**invoked.additional_kwargs, "reasoning_content": None}
     # (the Agent API's response object has no reasoning items: only its stream carries reasoning)
 

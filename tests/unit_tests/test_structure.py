@@ -211,7 +211,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
     ("smoke_preflight.py", "_endpoint"): "the same guard, for `make smoke`",
     ("unit_tests/test_search_embeddings_strict.py", "_connection"): "the connection checks both classes share",
     ("unit_tests/test_search_embeddings_strict.py", "_request"): "the search-filter rules shared with the chat model",
-    ("unit_tests/test_response_output_items.py", "_surfaces"): "read_batch feeds the reader event by event",
+    ("unit_tests/test_response_output_items.py", "_surfaces"): "read_event feeds the reader event by event",
 }
 TESTS = ROOT / "tests"
 
