@@ -1,11 +1,18 @@
-"""Server-sent events, read one network read at a time.
+"""Server-sent events, decoded as each network read completes them.
 
-The openai client decodes a stream event by event. Here each network read
-yields all the complete events it carried, so the chat model can emit what
-has arrived as one chunk instead of one chunk per event: the first token is
-not delayed, and a burst of events costs LangChain's per-chunk machinery
-once. Events end with a blank line; `data:` lines carry the JSON; `[DONE]`
-ends a chat-completions stream.
+Each read yields the complete events it carried, a batch the follower
+(`_follow`) notes at once: the newest `sequence_number` to resume after, a
+terminal event. The batches are a transport detail: the chat model makes its
+chunks event by event (`_surfaces.read_event`), so how the network splits a
+stream never shows in its chunks. Events end with a blank line; `data:`
+lines carry the JSON; `[DONE]` ends a chat-completions stream.
+
+Why not openai's `SSEDecoder` (`openai._streaming`): it drops a last event
+that arrives without its blank line, and the Agent API has no `[DONE]`, so
+its terminal event (`response.completed`, which carries the usage and the
+status) is the only sign the answer is whole; dropped, a complete answer
+would read as a cut stream (resumed, or an error). Here it is kept
+(`test_sse.py` shows the two side by side).
 
 The common case (one `data:` line per event, `\\n` line ends) skips the
 line-by-line parsing; anything else takes the general path, with the same

@@ -10,7 +10,6 @@ from langchain_core.tools import tool
 
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
-from tests.integration_tests.reads import recorded_reads, replay
 
 
 def stream(llm: Any, prompt: Any) -> tuple[list[AIMessageChunk], AIMessageChunk]:
@@ -41,11 +40,11 @@ def test_thought_is_reasoning_never_answer(emu: PerplexityEmulator) -> None:
 def test_search_results_arrive_before_the_answer_ends(emu: PerplexityEmulator) -> None:
     """response.reasoning.search_queries / .search_results: sources in a chunk before the last, once each.
 
-    One network read is one chunk, so the stream arrives an event per read, as a slow server sends it.
+    Chunks follow events, not network reads: the search events' chunk comes before the answer's, however the
+    socket is read.
     """
     emu.clear()
     llm = make(emu)
-    replay(llm, recorded_reads(llm, "why is the sky blue")["one event per read"])
     chunks, merged = stream(llm, "why is the sky blue")
     first_with_sources = next(i for i, c in enumerate(chunks) if c.additional_kwargs.get("search_results"))
     assert first_with_sources < len(chunks) - 1

@@ -1,4 +1,4 @@
-"""Reading server-sent events a network read at a time."""
+"""Reading server-sent events as network reads complete them (chunks follow the events: test_stream_chunking.py)."""
 
 from __future__ import annotations
 
@@ -48,6 +48,18 @@ def test_a_last_event_without_its_blank_line_is_kept() -> None:
     batcher = SSEBatcher()
     assert batcher.feed(b'data: {"a": 1}') == []
     assert batcher.close() == [{"a": 1}]
+
+
+def test_a_terminal_event_without_its_blank_line_is_kept_where_openais_decoder_drops_it() -> None:
+    """Why `_sse` is not openai's `SSEDecoder`: the Agent API has no `[DONE]`, so its terminal event is the
+    only sign an answer is whole, and a stream whose last blank line is lost must not lose it."""
+    from openai._streaming import SSEDecoder
+
+    reads = [b'data: {"type": "response.created"}\n\n', b'data: {"type": "response.completed"}']
+    assert [json.loads(e.data) for e in SSEDecoder().iter_bytes(iter(reads))] == [{"type": "response.created"}]
+    batcher = SSEBatcher()
+    events = [event for read in reads for event in batcher.feed(read)] + batcher.close()
+    assert events == [{"type": "response.created"}, {"type": "response.completed"}]
 
 
 def test_malformed_and_error_events_raise() -> None:
