@@ -21,11 +21,12 @@ import difflib
 import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import chat_models
 from langchain_core.runnables import RunnableBinding
-from pydantic import BaseModel, ConfigDict, SecretStr, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, SecretStr, SerializerFunctionWrapHandler, ValidationError, model_serializer
+from pydantic_core import PydanticCustomError
 
 HIDDEN = "***"
 """What stands in for a hidden value."""
@@ -59,16 +60,20 @@ def secret_name(name: Any) -> bool:
 
 
 def without_userinfo(text: str) -> str:
-    """`text` with every URL's user info (`user:pass@`) replaced by `***@`."""
-    return _USERINFO.sub(rf"\1{HIDDEN}@", text)
+    """`text` with every URL's user info (`user:pass@`) replaced by `***@`, and the value of a query
+    parameter under a credential's name (`?token=...`, `&api_key=...`) by `***`."""
+    return _QUERY_SECRET.sub(rf"\1{HIDDEN}", _USERINFO.sub(rf"\1{HIDDEN}@", text))
 
 
 def has_userinfo(text: Any) -> bool:
-    return isinstance(text, str) and _USERINFO.search(text) is not None
+    """Whether `text` holds a URL's user info or a credential in a URL's query."""
+    return isinstance(text, str) and (_USERINFO.search(text) or _QUERY_SECRET.search(text)) is not None
 
 
 _KEY_IN_TEXT = re.compile(r"(?i)\b(?:bearer\s+|basic\s+)?(?:pplx-|sk-|xai-|gsk_|ghp_)[\w.-]+")
 _NAMED = r"[\w-]*(?:key|secret|passw|auth|token(?!s))[\w-]*"
+_QUERY_SECRET = re.compile(rf"([?&]{_NAMED}=)[^&#\s'\"]+", re.IGNORECASE)
+"""A query parameter under a credential's name, up to its value (`?token=`, `&api_key=`)."""
 _SECRET_SETTING = re.compile(
     rf"((?<![\w-])--{_NAMED}(?:=|\s+)|{_NAMED}=|{_NAMED}:\s*(?=['\"]))(['\"]?)[^\s'\",;)}}]+", re.IGNORECASE
 )
@@ -154,6 +159,32 @@ def secret_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
             yield path
 
 
+def redacted_error(error: ValidationError, fields: Mapping[str, Any]) -> ValidationError:
+    """`error` with each record's `input` redacted, as its text already is (`hide_input_in_errors`).
+
+    A record of the whole input (a model validator's) keeps its keys; a value under a name that is no
+    field (a misspelling, a foreign argument) is hidden, whatever it looks like, as the unknown-argument
+    message never shows it.
+    """
+    details: list[Any] = []
+    for record in error.errors():
+        loc, value = record["loc"], record.get("input")
+        if not loc and isinstance(value, Mapping):
+            value = {k: redact(v, k) if k in fields else HIDDEN for k, v in value.items()}
+        else:
+            value = redact(value, next((part for part in loc if isinstance(part, str)), None))
+        detail: dict[str, Any] = {"type": record["type"], "loc": loc, "input": value}
+        if "ctx" in record:
+            detail["ctx"] = record["ctx"]
+        try:
+            ValidationError.from_exception_data(error.title, [cast(Any, detail)])
+        except (KeyError, TypeError, ValueError):  # a custom error type: its message as it was
+            message = record["msg"].replace("{", "{{").replace("}", "}}")
+            detail = {"type": PydanticCustomError(record["type"], message), "loc": loc, "input": value}
+        details.append(detail)
+    return ValidationError.from_exception_data(error.title, details, hide_input=True)
+
+
 class Redacted(BaseModel):
     """A model whose repr, `model_dump`, pydantic errors and LangChain dump never show a credential.
 
@@ -164,6 +195,12 @@ class Redacted(BaseModel):
     """
 
     model_config = ConfigDict(hide_input_in_errors=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            super().__init__(*args, **kwargs)
+        except ValidationError as error:  # `errors()` and `json()` would still carry the input, key and all
+            raise redacted_error(error, type(self).model_fields) from None
 
     def __repr_args__(self) -> Any:
         return [(k, redact(v, k)) for k, v in super().__repr_args__()]

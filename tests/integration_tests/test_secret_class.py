@@ -44,6 +44,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.load import dumpd, dumps
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import ConfigurableField
+from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from langchain_perplexity_strict import (
@@ -77,6 +78,8 @@ CONSTRUCTOR_FORMS: dict[str, dict[str, Any]] = {
     "an unknown *secret* argument": {"client_secret": CANARY},
     "an unknown argument holding a key-shaped string": {"extra": KEY},
     "default_headers, not taken": {"default_headers": {"Authorization": f"Bearer {CANARY}"}},
+    "default_query, not taken": {"default_query": {"key": CANARY}},
+    "an unknown argument under a plain name": {"x_pplx": CANARY},
     "a key of the wrong type": {"api_key": [CANARY]},
     "openai_api_key of the wrong type": {"openai_api_key": {"key": CANARY}},
     "a key beside a bad timeout": {"api_key": CANARY, "timeout": -1},
@@ -136,7 +139,10 @@ def failure(call: Callable[[], Any]) -> list[str]:
         if asyncio.iscoroutine(result):
             asyncio.run(result)
     error = info.value
-    return [str(error), repr(error), str(error.__cause__), str(error.__context__), str(error.args)]
+    texts = [str(error), repr(error), str(error.__cause__), str(error.__context__), str(error.args)]
+    if isinstance(error, ValidationError):  # what FastAPI and structured loggers serialize
+        texts += [repr(error.errors()), error.json()]
+    return texts
 
 
 def reprs(obj: Any) -> list[str]:
@@ -397,3 +403,15 @@ def test_the_cli_never_shows_a_key_from_argv_or_the_environment(
     status, text = _cli(["chat", "hi"])
     assert status == 1
     seen.append(text)
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_a_credential_in_a_base_urls_query_is_never_shown(cls: type, seen: list[str]) -> None:
+    obj = cls(api_key="test-key", base_url=f"http://127.0.0.1:1/v1?token={CANARY}&x=1")
+    seen += [str(obj), repr(obj), str(obj.model_dump())]
+
+
+def test_model_copy_refusing_a_credential_never_shows_it(seen: list[str]) -> None:
+    model = ChatPerplexityStrict(api_key="test-key")
+    seen += failure(lambda: model.model_copy(update={"api_key": [CANARY]}))
+    seen += failure(lambda: model.model_copy(update={"default_headers": {"Authorization": CANARY}}))
