@@ -283,9 +283,20 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             settings.get("stream_chunk_timeout"), settings["max_resumes"], _timeouts.timeout_seconds(self.timeout)
         )
         requesting()  # in generate, the call is sent next (no cache answered it): a cost budget is checked now
-        return PreparedCall(surface, body, encode_body(body), stops, n, self.output_version or "v0",
-                            conversation.compaction, context, fallback, run, parse_as,
-                            stream_usage=settings.get("stream_usage") is not False)  # fmt: skip
+        return PreparedCall(
+            surface,
+            body,
+            encode_body(body),
+            stops,
+            n,
+            self.output_version or "v0",
+            conversation.compaction,
+            context,
+            fallback,
+            run,
+            parse_as,
+            stream_usage=settings.get("stream_usage") is not False,
+        )
 
     def _warn_once(self, conversation: Prepared, notice: str | None) -> None:
         """Compaction dropped part of the conversation, a Sonar name was mapped: each said once per model instance."""
@@ -295,9 +306,14 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             self._warnings.warn(self, notice, notice)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
-        answer = Answer(output_version=prepared.output_version, stops=prepared.stops, context=prepared.context,
-                        raise_on_length=self.raise_on_length, parse_as=prepared.parse_as,
-                        stream_usage=prepared.stream_usage)  # fmt: skip
+        answer = Answer(
+            output_version=prepared.output_version,
+            stops=prepared.stops,
+            context=prepared.context,
+            raise_on_length=self.raise_on_length,
+            parse_as=prepared.parse_as,
+            stream_usage=prepared.stream_usage,
+        )
         if prepared.compaction is not None:
             answer.note("compaction", prepared.compaction)
         if prepared.context is not None and prepared.context.continuation is not None:

@@ -1,7 +1,8 @@
 """Streams whose bytes arrive in network reads a test chooses.
 
-Chunks follow events, not reads (`_surfaces.read_event`; tests/unit_tests/test_stream_chunking.py), so no
-chunking test needs this. What still follows the reads is whether a run is over when the caller leaves: the
+Chunks follow events, not reads (`_surfaces.read_event`), so no chunking test needs a scripted split; the
+chunking property (tests/unit_tests/test_stream_chunking.py) uses these to serve drawn splits and show it.
+What still follows the reads is whether a run is over when the caller leaves: the
 follower notes a terminal event as soon as a read brings it, and a run whose end has arrived is not cancelled.
 The tests of cancelling a background run (long runs) script the reads so the terminal event has not arrived,
 where a loaded machine may read a paced socket's last events at once.

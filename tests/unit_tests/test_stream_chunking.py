@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from hypothesis import given
@@ -28,35 +27,13 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict import ChatPerplexityStrict
+from tests.integration_tests.reads import AsyncReads, Reads
 
 # Pieces that cross the client's text machinery: a stop sequence ("lo"), `<think>` split across pieces,
 # a citation marker.
 PIECES = st.sampled_from(["Hel", "lo", " wor", "ld", " [1]", "<thi", "nk>", "hm", "</th", "ink>", "\n", "é"])
 TEXTS = st.lists(st.text(max_size=4) | PIECES, min_size=1, max_size=8)
 SOURCES = [{"url": f"https://example.com/{i}", "title": f"page {i}"} for i in range(3)]
-
-
-class Reads:
-    """A stream whose bytes arrive in the given network reads (sync and async): what the transport opens."""
-
-    def __init__(self, reads: list[bytes]) -> None:
-        self.response = self
-        self.reads = reads
-
-    def iter_bytes(self) -> Iterator[bytes]:
-        return iter(self.reads)
-
-    async def aiter_bytes(self) -> AsyncIterator[bytes]:
-        for read in self.reads:
-            yield read
-
-    def close(self) -> None:
-        pass
-
-
-class AsyncReads(Reads):
-    async def close(self) -> None:  # type: ignore[override]
-        pass
 
 
 def agent_events(pieces: list[str], searched: bool) -> list[dict[str, Any]]:

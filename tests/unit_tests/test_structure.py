@@ -15,7 +15,7 @@ def _sources() -> list[Path]:
 
 
 # The formatter shapes all code; split a module by concern when it grows, never squeeze it to fit.
-MAX_FORMATTER_OPT_OUTS = 93
+MAX_FORMATTER_OPT_OUTS = 84
 
 
 def test_formatter_opt_outs_do_not_grow() -> None:
