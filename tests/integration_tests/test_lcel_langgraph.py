@@ -131,3 +131,29 @@ def test_perplexity_as_the_second_node_after_another_models_agent(emu: Perplexit
         result = app.invoke({"messages": [HumanMessage(question)]}, config)
         assert isinstance(result["messages"][-1], AIMessage)
     assert len(emu.requests) == 3
+
+
+def test_an_agent_whose_middleware_injects_a_reminder_answers_from_the_tool_result(emu: PerplexityEmulator) -> None:
+    """The README's agent: a reminder injected before every model call (so after the tool result too) is
+    sent as user text; the answer still comes from the tool's result, not from the reminder."""
+
+    @before_model
+    def remind(state: Any, runtime: Any) -> dict[str, Any]:
+        return {"messages": [SystemMessage("Reminder: show your work.")]}
+
+    agent = create_agent(make(emu), tools=[add], checkpointer=InMemorySaver(), middleware=[remind])
+    config = {"configurable": {"thread_id": "readme"}}
+    first = agent.invoke({"messages": [("human", "add 2 and 3")]}, config)["messages"][-1]
+    second = agent.invoke({"messages": [("human", "now add 10 and 20")]}, config)["messages"][-1]
+    assert (first.content, second.content) == ("From the tool results: 5.", "From the tool results: 30.")
+
+
+def test_a_new_question_after_a_tool_result_is_answered_as_a_question(emu: PerplexityEmulator) -> None:
+    history: list[BaseMessage] = [
+        HumanMessage("add 1 and 2"),
+        AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1, "b": 2}, "id": "call_1"}]),
+        ToolMessage("3", tool_call_id="call_1"),
+        HumanMessage("What is LCEL?"),
+    ]
+    answer = make(emu).invoke(history)
+    assert isinstance(answer.content, str) and answer.content.startswith("On LCEL:")
