@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain.agents import create_agent
 from langchain.agents.middleware import before_model
 from langchain_core.chat_history import InMemoryChatMessageHistory
@@ -18,6 +19,13 @@ from pydantic import BaseModel
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.tools import add, get_weather
+
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:RunnableWithMessageHistory is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:The class `InMemoryChatMessageHistory` was deprecated:DeprecationWarning"),
+]
 
 
 def test_prompt_model_parser_chain(emu: PerplexityEmulator) -> None:
