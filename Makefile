@@ -36,6 +36,7 @@ $(STAMP): pyproject.toml
 		echo "make: $(VENV) was built by another Python; rebuilding it with $(PYTHON)"; rm -rf $(VENV); fi
 	@if [ -d $(VENV) ] && [ ! -x $(PY) ]; then \
 		echo "make: $(VENV) is broken (no $(PY)); rebuilding it"; rm -rf $(VENV); fi
+	@echo "make: setting up $(VENV) (once): the package with its test and lint tools, installed quietly; about 20 to 60 s"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip || { rm -rf $(VENV); exit 1; }
 	$(PY) -m pip install --quiet -e ".[test,lint]" || { rm -rf $(VENV); exit 1; }

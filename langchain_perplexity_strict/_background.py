@@ -10,12 +10,15 @@ running the README's `eval` step twice leaves one emulator and the same exports.
 from __future__ import annotations
 
 import errno
+import os
 import re
 import selectors
+import signal
 import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from langchain_perplexity_strict._endpoint import EMULATOR_HEADER
@@ -68,12 +71,14 @@ def check_can_listen(host: str, port: int) -> None:
 
 def running_emulator(host: str, port: int) -> Running | None:
     """The emulator already serving host:port, if one does (it says so in its headers)."""
-    if port == 0:
-        return None
-    base_url = f"http://{host}:{port}"
+    return None if port == 0 else running_emulator_at(f"http://{host}:{port}")
+
+
+def running_emulator_at(base_url: str) -> Running | None:
+    """The emulator serving `base_url`, if one does (it says so in its headers)."""
     try:
         direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # a local port: never via a proxy
-        with direct.open(base_url + "/v1/models", timeout=2) as response:
+        with direct.open(base_url.rstrip("/").removesuffix("/v1") + "/v1/models", timeout=2) as response:
             pid = response.headers.get(PID_HEADER)
     except (OSError, ValueError):
         return None
@@ -110,15 +115,55 @@ def start(command: list[str]) -> Running:
     raise StartError(f"the emulator did not start within {START_TIMEOUT:.0f} s")
 
 
-def report(running: Running, *, env: bool) -> list[str]:
-    """Where the emulator is and how to stop it: lines to print; shell exports for `eval` with `env`."""
+# What `--env` points at the emulator, and what `--stop --env` gives back.
+EXPORTED = ("PPLX_BASE_URL", "PPLX_API_KEY")
+SAVED_PREFIX = "PERPLEXITY_EMULATOR_SAVED_"
+STOP_COMMAND = 'eval "$(perplexity-strict emulator --stop --env)"'
+
+
+def report(running: Running, *, env: bool, environ: Mapping[str, str]) -> list[str]:
+    """Where the emulator is and how to stop it: lines to print; shell exports for `eval` with `env`.
+
+    With `env`, a variable the shell already exported is first saved under another name, by
+    reference (`"$PPLX_API_KEY"`, never its value), so that `--stop --env` can give it back. A
+    shell already pointed at an emulator (`PERPLEXITY_EMULATOR_PID` set) saves nothing again.
+    """
     how = "already running, reused" if running.reused else "started"
-    where = f"Perplexity emulator {how} at {running.base_url} (process {running.pid}); stop it with: kill {running.pid}"
+    where = f"Perplexity emulator {how} at {running.base_url} (process {running.pid})"
     if not env:
-        return [where]
+        return [f"{where}; stop it with: kill {running.pid}"]
+    saves = (
+        []
+        if "PERPLEXITY_EMULATOR_PID" in environ
+        else [f'export {SAVED_PREFIX}{name}="${name}"' for name in EXPORTED if name in environ]
+    )
     return [
+        *saves,
         f"export PPLX_BASE_URL={running.base_url}",
         "export PPLX_API_KEY=emulator-key",
         f"export PERPLEXITY_EMULATOR_PID={running.pid}",
-        f"# {where}",
+        f"# {where}; stop it and restore your settings with: {STOP_COMMAND}",
     ]
+
+
+def restore(environ: Mapping[str, str]) -> list[str]:
+    """Shell lines that undo `--env`: each variable back to what it was before, or unset."""
+    lines = []
+    for name in EXPORTED:
+        saved = SAVED_PREFIX + name
+        lines.append(f'export {name}="${saved}"; unset {saved}' if saved in environ else f"unset {name}")
+    return [*lines, "unset PERPLEXITY_EMULATOR_PID"]
+
+
+def stop(running: Running, *, wait: float = 10.0) -> None:
+    """Stop the emulator process `running` names, and wait until its address no longer serves."""
+    try:
+        os.kill(running.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if running_emulator_at(running.base_url) is None:
+            return
+        time.sleep(0.05)
+    raise StartError(f"process {running.pid} did not stop within {wait:.0f} s")

@@ -131,8 +131,13 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _emulator(args: argparse.Namespace) -> int:
+    if args.stop:
+        return _stop_emulator(args)
     if args.env and not args.background:
-        raise CommandError("--env prints shell exports for a background emulator: add --background", status=2)
+        raise CommandError(
+            "--env prints shell exports for a background emulator: add --background (or --stop to undo them)",
+            status=2,
+        )
     if args.background:
         return _emulator_in_background(args)
     from langchain_perplexity_strict.testing import PerplexityEmulator
@@ -165,7 +170,29 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
             running = _background.start(command)
         except _background.StartError as error:
             raise CommandError(str(error), status=2) from error
-    print(*_background.report(running, env=args.env), sep="\n", flush=True)
+    print(*_background.report(running, env=args.env, environ=os.environ), sep="\n", flush=True)
+    return 0
+
+
+def _stop_emulator(args: argparse.Namespace) -> int:
+    """Stop the background emulator this shell points at (else the one on --host/--port); `--env` undoes the exports."""
+    if args.background:
+        raise CommandError("--stop and --background cannot go together", status=2)
+    pointed = os.environ.get("PPLX_BASE_URL") if "PERPLEXITY_EMULATOR_PID" in os.environ else None
+    running = (
+        _background.running_emulator_at(pointed) if pointed else _background.running_emulator(args.host, args.port)
+    )
+    where = pointed or f"http://{args.host}:{args.port}"
+    if running is None:
+        print(f"# no Perplexity emulator serves {where}", file=sys.stderr if args.env else sys.stdout, flush=True)
+    else:
+        try:
+            _background.stop(running)
+        except _background.StartError as error:
+            raise CommandError(str(error), status=1) from error
+        print(f"# Perplexity emulator at {running.base_url} (process {running.pid}) stopped", flush=True)
+    if args.env:
+        print(*_background.restore(os.environ), sep="\n", flush=True)
     return 0
 
 
@@ -252,7 +279,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run it as a separate process, return once it serves (reuses an emulator already on the port)",
     )
-    emulator.add_argument("--env", action="store_true", help="with --background: print shell exports for eval")
+    emulator.add_argument(
+        "--env",
+        action="store_true",
+        help="with --background: print shell exports for eval; with --stop: print what undoes them",
+    )
+    emulator.add_argument(
+        "--stop",
+        action="store_true",
+        help="stop the background emulator this shell points at (PPLX_BASE_URL), else the one on --port",
+    )
     emulator.add_argument("--sonar-retired", action="store_true", help="answer chat completions with 403")
     emulator.add_argument("--event-delay", type=_seconds, default=0.0, help="seconds between stream events")
     emulator.set_defaults(func=_emulator)

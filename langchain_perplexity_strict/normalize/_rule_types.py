@@ -33,8 +33,18 @@ class Change:
     reason: str
 
     def __str__(self) -> str:
-        where = ", ".join(f"#{i}" for i in self.sources) or "(inserted)"
-        return f"{self.rule}: {where}: {self.reason}"
+        return f"{self.rule}: {_positions(self.sources) or '(inserted)'}: {self.reason}"
+
+
+def _positions(sources: tuple[int, ...]) -> str:
+    """`#1, #2` for a pair, `#1-#82` for a run of three or more consecutive positions: a long report stays one line."""
+    runs: list[list[int]] = []
+    for i in sources:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ", ".join(f"#{run[0]}-#{run[-1]}" if len(run) > 2 else ", ".join(f"#{i}" for i in run) for run in runs)
 
 
 class Rule(Protocol):

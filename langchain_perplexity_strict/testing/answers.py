@@ -100,9 +100,16 @@ def trailing_tool_outputs(
     """The texts of the tool results that end the conversation, oldest first: what the model answers from.
 
     `tool_output` is the surface's reading of one item: its text when it is a tool result, else None.
+    User text after the results with no answer between them (an agent's reminder, or a middleware's
+    late system message sent as user text) does not hide them: a model still answers from the results.
+    A new question there (text ending in "?", as `last_user_text` reads a question) does.
     """
+    items = list(messages)
+    while items and items[-1].get("role") == "user":
+        if text_of(items.pop().get("content")).rstrip().endswith("?"):
+            return []
     outputs: list[str] = []
-    for item in reversed(messages):
+    for item in reversed(items):
         text = tool_output(item)
         if text is None:
             break

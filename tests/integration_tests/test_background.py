@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import socket
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +79,78 @@ def test_running_twice_reuses_the_emulator_and_says_so(capsys: pytest.CaptureFix
         )
     finally:
         stop(pid, port)
+
+
+def test_env_saves_the_shells_own_settings_by_reference_and_stop_env_gives_them_back(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's offline step, then its undo: the user's own key comes back, the emulator's URL goes.
+
+    The saved key is named, never printed: `eval` expands `"$PPLX_API_KEY"` in the user's shell.
+    """
+    monkeypatch.setenv("PPLX_API_KEY", "pplx-canary-of-the-user")
+    monkeypatch.delenv("PPLX_BASE_URL", raising=False)
+    monkeypatch.delenv("PERPLEXITY_EMULATOR_PID", raising=False)
+    started = background(capsys, "--port", "0")
+    assert started.returncode == 0, started.stderr
+    assert "pplx-canary-of-the-user" not in started.stdout
+    assert 'export PERPLEXITY_EMULATOR_SAVED_PPLX_API_KEY="$PPLX_API_KEY"' in started.stdout.splitlines()
+    assert "PERPLEXITY_EMULATOR_SAVED_PPLX_BASE_URL" not in started.stdout  # it was not set: nothing to save
+    values = exports(started)
+    port = int(values["PPLX_BASE_URL"].rsplit(":", 1)[1])
+    assert 'eval "$(perplexity-strict emulator --stop --env)"' in started.stdout
+    # What `eval` leaves in the shell:
+    for name in ("PPLX_BASE_URL", "PERPLEXITY_EMULATOR_PID"):
+        monkeypatch.setenv(name, values[name])
+    monkeypatch.setenv("PERPLEXITY_EMULATOR_SAVED_PPLX_API_KEY", "pplx-canary-of-the-user")
+    monkeypatch.setenv("PPLX_API_KEY", "emulator-key")
+    try:
+        again = background(capsys, "--port", str(port))  # the step run twice: the saved key is not overwritten
+        assert "PERPLEXITY_EMULATOR_SAVED" not in again.stdout
+        capsys.readouterr()
+        assert main(["emulator", "--stop", "--env"]) == 0
+        out = capsys.readouterr().out
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(values["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)
+    assert not serves(port)
+    assert out.splitlines()[1:] == [
+        "unset PPLX_BASE_URL",
+        'export PPLX_API_KEY="$PERPLEXITY_EMULATOR_SAVED_PPLX_API_KEY"; unset PERPLEXITY_EMULATOR_SAVED_PPLX_API_KEY',
+        "unset PERPLEXITY_EMULATOR_PID",
+    ]
+    assert "pplx-canary-of-the-user" not in out
+
+
+def test_stop_env_in_a_real_shell_restores_what_was_there(tmp_path: Path) -> None:
+    """The two README lines run by bash, as a user types them: afterwards the shell is as it was."""
+    cli = tmp_path / "perplexity-strict"
+    cli.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m langchain_perplexity_strict "$@"\n')
+    cli.chmod(0o755)
+    script = """
+        export PPLX_API_KEY=pplx-mine; unset PPLX_BASE_URL PERPLEXITY_EMULATOR_PID
+        eval "$(perplexity-strict emulator --background --env --port 0)"
+        echo "during $PPLX_API_KEY ${PPLX_BASE_URL:+set}"
+        eval "$(perplexity-strict emulator --stop --env)"
+        echo "after ${PPLX_API_KEY-unset} ${PPLX_BASE_URL-unset} ${PERPLEXITY_EMULATOR_PID-unset}"
+    """
+    env = {"PATH": f"{tmp_path}:{os.environ['PATH']}", "PYTHONPATH": str(Path(__file__).parents[2])}
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["during emulator-key set", "after pplx-mine unset unset"]
+
+
+def test_stop_with_no_emulator_says_so_and_still_undoes_the_exports(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("PPLX_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("PERPLEXITY_EMULATOR_PID", "1")
+    monkeypatch.delenv("PERPLEXITY_EMULATOR_SAVED_PPLX_API_KEY", raising=False)
+    monkeypatch.delenv("PERPLEXITY_EMULATOR_SAVED_PPLX_BASE_URL", raising=False)
+    assert main(["emulator", "--stop", "--env"]) == 0
+    out, err = capsys.readouterr()
+    assert err == f"# no Perplexity emulator serves http://127.0.0.1:{port}\n"
+    assert out.splitlines() == ["unset PPLX_BASE_URL", "unset PPLX_API_KEY", "unset PERPLEXITY_EMULATOR_PID"]

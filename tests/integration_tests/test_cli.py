@@ -219,8 +219,14 @@ def test_out_of_range_options_are_refused_once(args: list[str], says: str, capsy
 def test_env_without_background_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["emulator", "--env"]) == 2
     assert capsys.readouterr().err == (
-        "perplexity-strict emulator: --env prints shell exports for a background emulator: add --background\n"
+        "perplexity-strict emulator: --env prints shell exports for a background emulator: add --background"
+        " (or --stop to undo them)\n"
     )
+
+
+def test_stop_and_background_together_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["emulator", "--stop", "--background"]) == 2
+    assert capsys.readouterr().err == "perplexity-strict emulator: --stop and --background cannot go together\n"
 
 
 def test_an_empty_question_is_not_sent(capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,6 +23,14 @@ from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.tools import add
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:RunnableWithMessageHistory is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:The class `InMemoryChatMessageHistory` was deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:ChatPerplexityStrict compacted the conversation:UserWarning"),
+]
+
 
 def semantic(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Items with function-call arguments parsed (the server's JSON spacing may differ from ours)."""

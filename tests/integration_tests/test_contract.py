@@ -33,6 +33,12 @@ from tests import published_schema
 from tests.integration_tests.factory import make as model
 from tests.unit_tests.app_histories import app_histories
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:The newest user message lost content block:UserWarning"),
+]
+
 KEY = "test-key"
 
 

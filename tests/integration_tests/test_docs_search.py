@@ -27,6 +27,9 @@ def test_doc_example_runs(
     namespace: dict[str, object] = {"__name__": "doc_example"}
     exec(compile(block, str(DOC), "exec"), namespace)
     printed = capsys.readouterr().out
+    assert printed.strip(), "an example prints nothing when run as a script"
+    if "embed_in_context" in block:
+        assert printed.split() == ["2", "3"], printed
     if "create_agent" in block:  # the search ran, and its result reached the model
         messages = namespace["result"]["messages"]  # type: ignore[index]
         assert any(getattr(m, "status", None) == "success" and m.artifact for m in messages), messages

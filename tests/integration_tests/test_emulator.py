@@ -27,7 +27,8 @@ def post(emu: PerplexityEmulator, path: str, body: Any, key: str | None = KEY) -
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
+        with error:  # an error answer is a response too: closed, not left to the garbage collector
+            return error.code, json.loads(error.read())
 
 
 def agent(**fields: Any) -> dict[str, Any]:
@@ -386,8 +387,9 @@ def test_failed_and_incomplete_are_http_200(emu: PerplexityEmulator) -> None:
     assert incomplete[1]["status"] == "failed" and incomplete[1]["error"]["code"] == "max_output_tokens"
 
 
-def test_stream_faults_are_observable(emu: PerplexityEmulator) -> None:
+def test_stream_faults_are_observable(emu: PerplexityEmulator, request: pytest.FixtureRequest) -> None:
     client = openai.OpenAI(api_key=KEY, base_url=emu.base_url + "/v1", max_retries=0)
+    request.addfinalizer(client.close)  # its connections, cut and reset by the faults, closed with it
     emu.inject(Fault("cut_stream", after_events=3))
     events = list(client.responses.create(model="perplexity/sonar", input="hi", stream=True))
     assert len(events) == 3 and not events[-1].type.startswith("response.completed")
@@ -401,8 +403,9 @@ def test_stream_faults_are_observable(emu: PerplexityEmulator) -> None:
         list(client.responses.create(model="perplexity/sonar", input="hi", stream=True))
 
 
-def test_delay_and_malformed_json_non_stream(emu: PerplexityEmulator) -> None:
+def test_delay_and_malformed_json_non_stream(emu: PerplexityEmulator, request: pytest.FixtureRequest) -> None:
     client = openai.OpenAI(api_key=KEY, base_url=emu.base_url + "/v1", max_retries=0, timeout=0.5)
+    request.addfinalizer(client.close)
     emu.inject(Fault("delay", seconds=1.5))
     with pytest.raises(openai.APITimeoutError):
         client.responses.create(model="perplexity/sonar", input="hi")

@@ -24,6 +24,12 @@ from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.habits import MODES, SURFACES, report_text, run
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:The newest user message lost content block:UserWarning"),
+]
+
 IMG_URL = "https://img.example.com/cat.png"
 IMG_B64 = base64.b64encode(b"\x89PNG image bytes").decode()
 PDF_URL = "https://docs.example.com/paper.pdf"

@@ -19,6 +19,12 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:ChatPerplexityStrict compacted the conversation:UserWarning"),
+]
+
 BUDGET = 4_000
 
 

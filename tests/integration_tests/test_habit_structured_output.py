@@ -25,6 +25,12 @@ from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.habits import MODES, SURFACES, run
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:with_structured_output\\(method='function_calling'\\):UserWarning"),
+]
+
 
 class Weather(BaseModel):
     """The weather in a city, as reported today."""

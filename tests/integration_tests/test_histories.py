@@ -21,6 +21,12 @@ from langchain_core.messages import (
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:ChatPerplexityStrict compacted the conversation:UserWarning"),
+]
+
 CALL = {"name": "lookup", "args": {"q": "x"}, "id": "call_1", "type": "tool_call"}
 CALLS = [CALL, {**CALL, "id": "call_2"}]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain.agents import create_agent
 from langchain.agents.middleware import before_model
 from langchain_core.chat_history import InMemoryChatMessageHistory
@@ -18,6 +19,13 @@ from pydantic import BaseModel
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.tools import add, get_weather
+
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:RunnableWithMessageHistory is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:The class `InMemoryChatMessageHistory` was deprecated:DeprecationWarning"),
+]
 
 
 def test_prompt_model_parser_chain(emu: PerplexityEmulator) -> None:
@@ -131,3 +139,29 @@ def test_perplexity_as_the_second_node_after_another_models_agent(emu: Perplexit
         result = app.invoke({"messages": [HumanMessage(question)]}, config)
         assert isinstance(result["messages"][-1], AIMessage)
     assert len(emu.requests) == 3
+
+
+def test_an_agent_whose_middleware_injects_a_reminder_answers_from_the_tool_result(emu: PerplexityEmulator) -> None:
+    """The README's agent: a reminder injected before every model call (so after the tool result too) is
+    sent as user text; the answer still comes from the tool's result, not from the reminder."""
+
+    @before_model
+    def remind(state: Any, runtime: Any) -> dict[str, Any]:
+        return {"messages": [SystemMessage("Reminder: show your work.")]}
+
+    agent = create_agent(make(emu), tools=[add], checkpointer=InMemorySaver(), middleware=[remind])
+    config = {"configurable": {"thread_id": "readme"}}
+    first = agent.invoke({"messages": [("human", "add 2 and 3")]}, config)["messages"][-1]
+    second = agent.invoke({"messages": [("human", "now add 10 and 20")]}, config)["messages"][-1]
+    assert (first.content, second.content) == ("From the tool results: 5.", "From the tool results: 30.")
+
+
+def test_a_new_question_after_a_tool_result_is_answered_as_a_question(emu: PerplexityEmulator) -> None:
+    history: list[BaseMessage] = [
+        HumanMessage("add 1 and 2"),
+        AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1, "b": 2}, "id": "call_1"}]),
+        ToolMessage("3", tool_call_id="call_1"),
+        HumanMessage("What is LCEL?"),
+    ]
+    answer = make(emu).invoke(history)
+    assert isinstance(answer.content, str) and answer.content.startswith("On LCEL:")

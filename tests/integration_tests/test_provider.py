@@ -10,6 +10,12 @@ import langchain_perplexity_strict
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:The function `load` is in beta"),
+]
+
 
 def test_init_chat_model_by_prefix_and_by_provider(emu: PerplexityEmulator) -> None:
     model = init_chat_model("perplexity_strict:perplexity/sonar", api_key="test-key", base_url=emu.base_url)

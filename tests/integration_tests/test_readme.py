@@ -36,10 +36,20 @@ def test_the_readme_starts_the_emulator_as_the_exports_fixture_does() -> None:
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"example-{i}" for i in range(len(BLOCKS))])
-def test_readme_example_runs(exports: dict[str, str], monkeypatch: pytest.MonkeyPatch, block: str) -> None:
+def test_readme_example_runs(
+    exports: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], block: str
+) -> None:
+    """Each block runs as a script and prints what it is about; the stop and agent blocks show their claim."""
     for name, value in exports.items():
         monkeypatch.setenv(name, value)
     exec(compile(block, str(README), "exec"), {"__name__": "readme_example"})
+    printed = capsys.readouterr().out
+    assert printed.strip(), "a README example prints nothing when run as a script"
+    if "stop=" in block:  # the answer is cut before the stop sequence, and the metadata says so
+        text, matched = printed.splitlines()[:2]
+        assert "[1]" in text and "[2]" not in text and matched == "[2]", printed
+    if "create_agent" in block:  # the last answer comes from the tool's result, not from the injected reminder
+        assert printed.splitlines()[-1] == "From the tool results: 30.", printed
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"example-{i}" for i in range(len(BLOCKS))])
@@ -54,7 +64,13 @@ def test_each_docs_page_has_examples() -> None:
 
 
 @pytest.mark.parametrize(("page", "block"), DOC_BLOCKS, ids=[f"{p}-{i}" for i, (p, _) in enumerate(DOC_BLOCKS)])
-def test_docs_example_runs(exports: dict[str, str], monkeypatch: pytest.MonkeyPatch, page: str, block: str) -> None:
+def test_docs_example_runs(
+    exports: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], page: str, block: str
+) -> None:
     for name, value in exports.items():
         monkeypatch.setenv(name, value)
     exec(compile(block, str(ROOT / "docs" / page), "exec"), {"__name__": "docs_example"})
+    printed = capsys.readouterr().out
+    assert printed.strip(), f"an example of docs/{page} prints nothing when run as a script"
+    if "compact_messages" in block:  # a long run of dropped messages is one range, not 82 numbers
+        assert re.search(r"compact_to_context_window: #1-#\d+:", printed), printed

@@ -11,6 +11,12 @@ from langchain_core.load import dumpd, dumps
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:The method `BaseChatModel.dict` was deprecated:DeprecationWarning"),
+]
+
 CANARY = "pplx-CANARY-0123456789abcdef"
 
 

@@ -7,6 +7,12 @@ import socket
 import pytest
 from pytest_socket import SocketConnectBlockedError
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:A test tried to use socket.socket.connect:UserWarning"),
+]
+
 
 def test_a_host_beyond_loopback_is_blocked() -> None:
     with socket.socket() as sock, pytest.raises(SocketConnectBlockedError):

@@ -243,3 +243,22 @@ def test_raw_messy_histories_are_rejected_by_the_validator() -> None:
     ]
     for history in broken:
         assert violation(history) is not None, history
+
+
+@pytest.mark.parametrize(
+    ("sources", "shown"),
+    [
+        ((), "(inserted)"),
+        ((4,), "#4"),
+        ((2, 3), "#2, #3"),
+        (tuple(range(1, 83)), "#1-#82"),
+        ((1, 2, 3, 7, 9, 10, 11, 12), "#1-#3, #7, #9-#12"),
+        ((5, 3, 4), "#5, #3, #4"),  # a report keeps the order a rule gave, ranges only where it counts up
+    ],
+)
+def test_a_change_names_its_messages_with_ranges(sources: tuple[int, ...], shown: str) -> None:
+    from langchain_perplexity_strict.normalize import Change
+
+    assert (
+        str(Change("compact_to_context_window", sources, "dropped")) == f"compact_to_context_window: {shown}: dropped"
+    )

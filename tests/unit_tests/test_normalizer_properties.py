@@ -15,6 +15,7 @@ import itertools
 import re
 from typing import Any, NamedTuple
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -31,6 +32,12 @@ from langchain_perplexity_strict.testing.conversation import (
 )
 from tests import published_schema
 from tests.unit_tests.app_histories import app_histories
+
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:The newest user message lost content block:UserWarning"),
+]
 
 REFUSALS = re.compile(r"nothing but system messages|left out of the newest user message")
 # Bodies are built the public way, as `perplexity-strict check` does: `request_body` sends nothing.

@@ -10,6 +10,12 @@ from langchain_tests.unit_tests import ChatModelUnitTests
 
 from langchain_perplexity_strict import ChatPerplexityStrict
 
+# Warnings these tests provoke on purpose (each is the behaviour under test or a habit kept on purpose);
+# filtered here so that `make test` shows only warnings nobody expected.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:with_structured_output\\(method='function_calling'\\):UserWarning"),
+]
+
 SERDES_REASON = (
     "langchain-core's load(allowed_objects='all') admits only the integrations listed in "
     "langchain_core.load.mapping, and this package is not listed there; "
