@@ -1,5 +1,6 @@
-"""What the `perplexity-strict` command and the demo share: the key in the environment, a model's settings
-(the real API or an embedded emulator), and an answer's sources printed.
+"""What the `perplexity-strict` command and the demo share: the key, a model's settings, sources printed.
+
+The key is read from the environment; a model's settings reach the real API or an embedded emulator.
 
 Its own module, below both, so the demo (which `cli demo` runs) and the CLI import it rather than each other.
 """

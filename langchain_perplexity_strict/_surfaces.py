@@ -1,4 +1,4 @@
-"""The two Perplexity surfaces, each one object: its path, how a body is built, how an answer is read.
+"""The two surfaces, each one object (path, body builder, readers); `read_event` makes a stream's chunks.
 
 The chat model asks its `Surface` instead of comparing names; this table is the
 only place a surface is chosen by name, and removing a surface is deleting its entry.

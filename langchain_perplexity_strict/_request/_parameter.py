@@ -1,4 +1,4 @@
-"""The vocabulary a parameter is declared in: what it accepts, and where it goes on each surface.
+"""A row of the parameter table (`Parameter`): what a parameter accepts, and where it goes on each surface.
 
 A `Parameter` says what it accepts, as a strict pydantic type checked by
 `_accepts.Accepts` (at construction and at call time alike, so a request Perplexity would refuse is never sent and a

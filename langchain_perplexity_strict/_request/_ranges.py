@@ -1,5 +1,8 @@
-"""The documented numeric ranges of built-in tool fields, which the tool checks and the model's own search
-parameters (`_parameter`) share: its own module, so that neither imports the other for it."""
+"""The documented numeric ranges of built-in tool fields, shared by the tool checks and the search parameters.
+
+The tool checks and the model's own search parameters (`_parameter`) both read them: its own module, so
+that neither imports the other for it.
+"""
 
 RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
     ("fetch_url", "max_urls"): (1, 100, "an integer"),

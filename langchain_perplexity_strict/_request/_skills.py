@@ -1,5 +1,4 @@
-"""Skills as Perplexity publishes them (`SkillInput` in `perplexity.generated.api`), and the `skills`
-parameter's check.
+"""Skills as Perplexity publishes them (`SkillInput` in `perplexity.generated.api`), and `skills=`'s check.
 
 Its own module, below `_parameters` (whose `skills` row uses the check) and `_builtin_tools` (which
 builds skills and re-exports these), so that neither the parameter table nor the tool checks import

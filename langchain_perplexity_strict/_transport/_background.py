@@ -1,4 +1,4 @@
-"""Wait for a background run: poll `GET /v1/responses/{id}` with backoff until its status is final.
+"""`background=True`: poll `GET /v1/responses/{id}` with backoff until the run's status is final (`timeout`).
 
 Whether a run is still going is the reader's word (`Runs.states.pending`,
 from `_response._vocabulary`): while it is, polling goes on; once it is not,

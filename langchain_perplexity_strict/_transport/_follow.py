@@ -1,4 +1,4 @@
-"""Follow a streamed run to its terminal event, resuming its stream where it broke.
+"""Resume a broken stream where it broke (`stream_chunk_timeout`, `max_resumes`), to the run's terminal event.
 
 Every Agent API stream event carries a `sequence_number`. When the stream
 breaks after the first event (a reset, an idle proxy's drop, a stall of

@@ -1,4 +1,4 @@
-"""Stored responses: background mode, `GET /v1/responses/{id}` (polled or streamed again) and cancellation.
+"""The emulator's routes to a stored response: `GET /v1/responses/{id}` (polled or streamed again), cancel.
 
 The endpoints and their parameters are the SDK's `responses.retrieve`
 (`format`, `stream`, `starting_after`) and `responses.cancel` (answering

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).parents[2]
 PACKAGE = ROOT / "langchain_perplexity_strict"
@@ -188,6 +190,39 @@ def test_the_architecture_doc_states_the_import_rule_of_every_unit() -> None:
             assert may_import == "anything", unit
         else:  # the base, and the emulator
             assert not named, unit
+
+
+def _where_is() -> ModuleType:
+    """docs/where_is.py, the generator of architecture.md's "where is" table (a script, not a package module)."""
+    spec = importlib.util.spec_from_file_location("where_is", ROOT / "docs" / "where_is.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_module_says_what_it_does_in_one_line() -> None:
+    """A module's docstring opens with one line saying what it does and why: the where-is table shows it."""
+    where_is = _where_is()
+    wrong = []
+    for path in _sources():
+        docstring = ast.get_docstring(ast.parse(path.read_text()))
+        first_paragraph = (docstring or "").strip().split("\n\n")[0]
+        if not docstring or "\n" in first_paragraph:
+            wrong.append(path.relative_to(ROOT).as_posix())
+        else:
+            assert where_is.summary(path) == first_paragraph.strip()
+    assert not wrong, f"give each a docstring whose first line, alone in its paragraph, says what and why: {wrong}"
+
+
+def test_the_where_is_table_names_every_module_as_its_docstring_does() -> None:
+    where_is = _where_is()
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    listed = set(re.findall(r"^\| `([\w/]+\.py)` \|", doc.split(where_is.START, 1)[-1], re.MULTILINE))
+    missing = {p.relative_to(PACKAGE).as_posix() for p in _sources()} - listed
+    assert where_is.render(doc) == doc, (
+        f"docs/architecture.md's where-is table is stale (missing: {sorted(missing)}); run: {where_is.COMMAND}"
+    )
 
 
 def _public_modules_named_in(path: Path) -> set[str]:
