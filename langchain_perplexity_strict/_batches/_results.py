@@ -70,7 +70,7 @@ def read_line(part: Part, index: int, record: dict[str, Any], read: Reader) -> O
     if not isinstance(response, dict):
         return _failure(part, index, None, f"a result line without a response or an error: {json.dumps(record)[:500]}")
     status, body = response.get("status_code"), response.get("body")
-    if status != 200:
+    if status != 200 or not isinstance(body, dict):
         code, message = _error_of(body)
         return _failure(part, index, code, f"HTTP {status}: {message}")
     try:

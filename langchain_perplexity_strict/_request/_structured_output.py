@@ -184,7 +184,8 @@ def _chain(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
 def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
     """`llm | parser`, or LangChain's `{"raw", "parsed", "parsing_error"}` form (a `StructuredOutput`)."""
     chain = cast(RunnableSequence, _chain(llm, parser, include_raw))
-    structured = StructuredOutput(*chain.steps, name=chain.name)
+    # Built from the steps, as RunnableSequence builds itself (mypy's pydantic plugin sees only its fields).
+    structured = StructuredOutput(*chain.steps, name=chain.name)  # type: ignore[call-arg]
     structured._llm, structured._parse = llm, _chain(RunnablePassthrough(), parser, include_raw)
     return structured
 

@@ -275,7 +275,8 @@ def _write_files(store: BatchStore, batch: Batch, status: str, now: float, model
     batch.written = True
     done = len(batch.lines) if status == "completed" else batch.lines_done(now)
     faults = {f.line: f.kind for f in batch.faults if f.kind in ("line_error", "line_failed")}
-    outputs, errors = [], []
+    outputs: list[dict[str, Any]] = []
+    errors: list[dict[str, Any]] = []
     totals = {"input_tokens": 0, "output_tokens": 0, "cached": 0}
     for index, record in enumerate(batch.lines[:done]):
         line = _answer_line(record, models, faults.get(index))
@@ -449,10 +450,9 @@ class BatchRoutes(RunRoutes):
         form = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + kind.encode() + b"\r\n\r\n" + raw)
         fields: dict[str, Any] = {}
         filename = "upload.jsonl"
-        for part in form.iter_parts():  # type: ignore[attr-defined]
+        for part in form.iter_parts():
             name = part.get_param("name", header="content-disposition")
-            if part.get_filename():
-                filename = part.get_filename()
+            filename = part.get_filename() or filename
             fields[str(name)] = part.get_payload(decode=True) or b""
         record.body = {k: (v.decode() if k != "file" else f"<{len(v)} bytes>") for k, v in fields.items()}
         if "expires_after" in fields or any(k.startswith("expires_after") for k in fields):

@@ -47,7 +47,8 @@ def test_what_submit_batch_sends_is_published(emu: PerplexityEmulator) -> None:
     published_schema.validate("BatchCreateRequestInput", creates[0].body)
     assert creates[0].body["endpoint"] == "/v1/responses" and creates[0].body["completion_window"] == "24h"
     assert uploads[0].body["purpose"] == "batch" and set(uploads[0].body) == {"file", "purpose"}
-    assert {k.lower(): v for k, v in uploads[0].headers.items()}["content-type"].startswith("multipart/form-data; boundary=")
+    content_type = {k.lower(): v for k, v in uploads[0].headers.items()}["content-type"]
+    assert content_type.startswith("multipart/form-data; boundary=")
     for line in _file_lines(emu, job.batches[job.id]["input_file_id"]):
         assert set(line) == {"custom_id", "method", "url", "body"}
         published_schema.agent_request(line["body"])
