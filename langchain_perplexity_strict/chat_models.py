@@ -459,6 +459,9 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             kind = type(inputs).__name__
             msg = f"submit_batch: inputs must be a list of model inputs, as batch() takes them; got {kind}."
             raise TypeError(msg)
+        if not inputs:
+            msg = "submit_batch: no inputs; a batch needs at least one (Perplexity refuses an empty file)."
+            raise ValueError(msg)
         self._check_batchable(kwargs)
         stop = kwargs.pop("stop", None)
         return [

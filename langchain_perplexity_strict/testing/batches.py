@@ -17,7 +17,8 @@ A batch runs on the emulator's compressible clock (`run_duration`, seconds for t
 once): `validating` for its first tenth, `in_progress` (its lines done evenly) to nine tenths, `finalizing`,
 then `completed`. Nothing runs in the background: the status is computed from the clock when asked, and the
 answers (the same as `POST /v1/responses` gives) when the output file is first needed. Output lines are
-`{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}`, in OpenAI's shape.
+`{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}`, in OpenAI's shape, and
+in no particular order (shuffled, seeded by the batch id), as a client must join them on `custom_id`.
 
 Faults (`inject_batch_faults(emu, BatchFault(...))`, applied to the next batch created): `line_error` (that
 line answers HTTP 500, in the error file), `line_failed` (that line's run ends with status `failed`),
@@ -31,6 +32,7 @@ before anything is created; `drop` once the batch is created, so its answer is l
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 import uuid
@@ -292,6 +294,7 @@ def _write_files(store: BatchStore, batch: Batch, status: str, now: float, model
             line_id = f"batch_req_{uuid.uuid4().hex}"
             errors.append({"id": line_id, "custom_id": record["custom_id"], "response": None, "error": error})
     for kind, lines in (("output_file_id", outputs), ("error_file_id", errors)):
+        random.Random(batch.id).shuffle(lines)  # not in input order: a client joins on custom_id
         if lines:
             content = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
             name = f"{batch.id}_{kind.removesuffix('_file_id')}.jsonl"

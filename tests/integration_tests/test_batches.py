@@ -195,6 +195,8 @@ def test_a_bad_input_is_refused_before_anything_is_uploaded(emu: PerplexityEmula
         model_for(emu).submit_batch(["fine", "fine too"], temperature="hot")
     with pytest.raises(TypeError, match="inputs must be a list"):
         model_for(emu).submit_batch("one string")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no inputs"):
+        model_for(emu).submit_batch([])
     assert emu.requests == []
 
 
