@@ -10,6 +10,7 @@ returns the original batch), which the client's retries send again unchanged.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -21,6 +22,7 @@ from langchain_perplexity_strict._batches._statuses import job_status, status_of
 from langchain_perplexity_strict._transport import Transport, encode_body
 from langchain_perplexity_strict.errors import PerplexityBatchTimeoutError
 
+logger = logging.getLogger("langchain_perplexity_strict")
 API = "batch"
 FILES = "/v1/files"
 BATCHES = "/v1/batches"
@@ -240,16 +242,35 @@ def _key(idempotency_key: str | None) -> str:
     return idempotency_key if idempotency_key is not None else uuid.uuid4().hex
 
 
+def _unless_whole(created: list[dict[str, Any]], keyed: bool, cancel: Callable[[str], Any]) -> None:
+    """A create failed after others succeeded: without the caller's key, the batches made cannot be found
+    again by a resubmission, so they are cancelled (best effort) rather than left to run and bill unseen."""
+    if keyed:
+        return  # the caller's key returns them to a second submit_batch, which creates only what is missing
+    for batch in created:
+        try:
+            cancel(str(batch["id"]))
+        except Exception as error:  # best effort: the create's error is the one raised
+            logger.warning("could not cancel batch %s after a failed submit_batch: %s", batch["id"], error)
+
+
 def submit(
     transport: Transport, lines: Sequence[bytes], metadata: Mapping[str, str], idempotency_key: str | None, read: Reader
 ) -> BatchJob:
-    """Upload the lines (split within the limits), then create a batch for each file; the job."""
+    """Upload the lines (split within the limits), then create a batch for each file; the job.
+
+    Every file is uploaded before any batch is created, so a refused upload starts nothing.
+    """
     parts, key = split(lines), _key(idempotency_key)
     uploads = [transport.post_form(FILES, *_upload(p, key, n), api=API) for n, p in enumerate(parts)]
-    batches = [
-        transport.post_with(BATCHES, _create_body(u["id"], p, metadata), {"Idempotency-Key": f"{key}-{n}"}, api=API)
-        for n, (p, u) in enumerate(zip(parts, uploads, strict=True))
-    ]
+    batches: list[dict[str, Any]] = []
+    try:
+        for n, (part, upload) in enumerate(zip(parts, uploads, strict=True)):
+            body = _create_body(upload["id"], part, metadata)
+            batches.append(transport.post_with(BATCHES, body, {"Idempotency-Key": f"{key}-{n}"}, api=API))
+    except Exception:
+        _unless_whole(batches, idempotency_key is not None, lambda i: transport.post(f"{BATCHES}/{i}/cancel", b"{}"))
+        raise
     return BatchJob(transport, batches, read)
 
 
@@ -258,12 +279,19 @@ async def asubmit(
 ) -> BatchJob:
     parts, key = split(lines), _key(idempotency_key)
     uploads = [await transport.apost_form(FILES, *_upload(p, key, n), api=API) for n, p in enumerate(parts)]
-    batches = [
-        await transport.apost_with(
-            BATCHES, _create_body(u["id"], p, metadata), {"Idempotency-Key": f"{key}-{n}"}, api=API
-        )
-        for n, (p, u) in enumerate(zip(parts, uploads, strict=True))
-    ]
+    batches: list[dict[str, Any]] = []
+    try:
+        for n, (part, upload) in enumerate(zip(parts, uploads, strict=True)):
+            body = _create_body(upload["id"], part, metadata)
+            batches.append(await transport.apost_with(BATCHES, body, {"Idempotency-Key": f"{key}-{n}"}, api=API))
+    except Exception:
+        if idempotency_key is None:
+            for batch in batches:
+                try:
+                    await transport.apost(f"{BATCHES}/{batch['id']}/cancel", b"{}")
+                except Exception as error:  # best effort, as in `_unless_whole`
+                    logger.warning("could not cancel batch %s after a failed submit_batch: %s", batch["id"], error)
+        raise
     return BatchJob(transport, batches, read)
 
 

@@ -237,6 +237,31 @@ def test_a_resubmission_with_the_callers_key_returns_the_same_batches(
     assert model.submit_batch(["a", "b", "c"]).id != first.id  # without a key, each submission is its own
 
 
+def test_a_job_half_created_is_cancelled_unless_the_caller_keyed_it(
+    slow_emulator: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, quick_client_retries: None
+) -> None:
+    emu = slow_emulator
+    emu.clear()
+    monkeypatch.setattr(_lines, "MAX_LINES", 1)
+    model = model_for(emu)
+    # Two uploads and the first create pass; the second create fails through the client's retries.
+    emu.inject(*[Fault("delay", seconds=0)] * 3, *[Fault("server_error", status=500)] * 3)
+    with pytest.raises(Exception, match="500"):
+        model.submit_batch(["a", "b"])
+    assert created(emu)[0].body["metadata"]["first_input"] == "0"
+    assert model.get_batch(listed(emu)[0]).status() in ("cancelling", "cancelled")  # not left to run unseen
+    emu.inject(*[Fault("delay", seconds=0)] * 3, *[Fault("server_error", status=500)] * 3)
+    with pytest.raises(Exception, match="500"):
+        model.submit_batch(["a", "b"], idempotency_key="keyed")
+    kept = listed(emu)[0]
+    assert model.get_batch(kept).status() == "validating"  # kept, for the resubmission
+    job = model.submit_batch(["a", "b"], idempotency_key="keyed")
+    assert job.ids[0] == kept and len(job.ids) == 2
+    for batch_id in job.ids:
+        batch_status(emu, batch_id, "completed")
+    assert [m.content[:4] for m in job.results()] == ["On a", "On b"]
+
+
 # -- a failed line, and every status ------------------------------------------------------------------------------
 
 
