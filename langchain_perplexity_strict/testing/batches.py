@@ -8,7 +8,7 @@ Perplexity's Batch API (docs.perplexity.ai, "Batch API", and the API reference p
   50,000 lines and 200 MB, every line checked before the file is stored: its shape (`custom_id` unique,
   `method: POST`, `url: /v1/responses`, `body`) and its body by the same request checker as
   `POST /v1/responses` (the published schema, then the documented rules and the conversation rules);
-  `expires_after` is refused. `GET /v1/files/{id}` and `GET /v1/files/{id}/content` read it back.
+  `expires_after` is refused. `GET /v1/files/{id}`, `GET /v1/files/{id}/content` and `GET /v1/files` read it back.
 - `POST /v1/batches` (`endpoint: /v1/responses`, `input_file_id`, `completion_window: 24h`, `metadata`)
   honours `Idempotency-Key`: a repeat with the same key returns the original batch. `output_expires_after`
   is refused. `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`, `GET /v1/batches` (list).
@@ -359,6 +359,12 @@ def batch_object(store: BatchStore, batch: Batch, models: tuple[str, ...]) -> di
     return out
 
 
+def _listed(data: list[dict[str, Any]]) -> dict[str, Any]:
+    """A list answer (`BatchListOutput`, `FileObjectListOutput`): every item, newest first, in one page."""
+    first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
+    return {"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last}
+
+
 # -- routes ----------------------------------------------------------------------------------------------------
 
 
@@ -394,6 +400,9 @@ class BatchRoutes(RunRoutes):
         parts = path.strip("/").split("/")  # v1, files|batches, id?, content|cancel?
         if method == "POST" and parts == ["v1", "files"]:
             self._upload(store, raw, record)
+        elif method == "GET" and parts == ["v1", "files"]:
+            files = [f.object() for f in reversed(store.files.values()) if f.account == self._account()]
+            self._send_json(200, _listed(files))
         elif method == "GET" and len(parts) in (3, 4) and parts[1] == "files":
             stored = store.files.get(parts[2])
             if stored is None or stored.account != self._account():
@@ -409,11 +418,7 @@ class BatchRoutes(RunRoutes):
             self._create_batch(store, record)
         elif method == "GET" and parts == ["v1", "batches"]:
             mine = [b for b in store.batches.values() if b.account == self._account()]
-            data = [batch_object(store, b, self.state.agent_models) for b in reversed(mine)]
-            first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
-            self._send_json(
-                200, {"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last}
-            )
+            self._send_json(200, _listed([batch_object(store, b, self.state.agent_models) for b in reversed(mine)]))
         elif method == "GET" and len(parts) == 3 and parts[1] == "batches":
             self._send_json(200, batch_object(store, self._find_batch(store, parts[2]), self.state.agent_models))
         elif method == "POST" and len(parts) == 4 and parts[1] == "batches" and parts[3] == "cancel":

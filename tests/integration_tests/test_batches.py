@@ -276,6 +276,7 @@ def test_a_failed_line_is_an_error_in_its_place(emu: PerplexityEmulator) -> None
     assert "input 1" in str(error) and "emulated failure of this request" in str(error)
     failed = answers[3]
     assert isinstance(failed, PerplexityBatchError) and "input 3" in str(failed) and "the run failed" in str(failed)
+    assert failed.partial is not None and failed.partial.content  # what the failed run produced, kept
     assert job.batches[job.id]["request_counts"] == {"total": 4, "completed": 2, "failed": 2}
 
 

@@ -67,6 +67,8 @@ def test_every_answer_is_published_in_every_status(slow_emulator: PerplexityEmul
         published_schema.validate("BatchOutput", answer)
     listed = httpx.get(f"{emu.base_url}/v1/batches", headers=HEADERS).json()
     published_schema.validate("BatchListOutput", listed)
+    files = httpx.get(f"{emu.base_url}/v1/files", headers=HEADERS).json()
+    published_schema.validate("FileObjectListOutput", files)
 
 
 @pytest.mark.parametrize(
