@@ -242,16 +242,15 @@ def _key(idempotency_key: str | None) -> str:
     return idempotency_key if idempotency_key is not None else uuid.uuid4().hex
 
 
-def _unless_whole(created: list[dict[str, Any]], keyed: bool, cancel: Callable[[str], Any]) -> None:
+def _to_cancel(created: list[dict[str, Any]], keyed: bool) -> list[str]:
     """A create failed after others succeeded: without the caller's key, the batches made cannot be found
-    again by a resubmission, so they are cancelled (best effort) rather than left to run and bill unseen."""
-    if keyed:
-        return  # the caller's key returns them to a second submit_batch, which creates only what is missing
-    for batch in created:
-        try:
-            cancel(str(batch["id"]))
-        except Exception as error:  # best effort: the create's error is the one raised
-            logger.warning("could not cancel batch %s after a failed submit_batch: %s", batch["id"], error)
+    again by a resubmission, so they are cancelled (best effort) rather than left to run and bill unseen;
+    with it, a second `submit_batch` returns them and creates only what is missing."""
+    return [] if keyed else [str(b["id"]) for b in created]
+
+
+def _not_cancelled(batch_id: str, error: Exception) -> None:
+    logger.warning("could not cancel batch %s after a failed submit_batch: %s", batch_id, error)
 
 
 def submit(
@@ -269,7 +268,11 @@ def submit(
             body = _create_body(upload["id"], part, metadata)
             batches.append(transport.post_with(BATCHES, body, {"Idempotency-Key": f"{key}-{n}"}, api=API))
     except Exception:
-        _unless_whole(batches, idempotency_key is not None, lambda i: transport.post(f"{BATCHES}/{i}/cancel", b"{}"))
+        for batch_id in _to_cancel(batches, idempotency_key is not None):
+            try:
+                transport.post(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
+            except Exception as error:  # best effort: the create's error is the one raised
+                _not_cancelled(batch_id, error)
         raise
     return BatchJob(transport, batches, read)
 
@@ -285,12 +288,11 @@ async def asubmit(
             body = _create_body(upload["id"], part, metadata)
             batches.append(await transport.apost_with(BATCHES, body, {"Idempotency-Key": f"{key}-{n}"}, api=API))
     except Exception:
-        if idempotency_key is None:
-            for batch in batches:
-                try:
-                    await transport.apost(f"{BATCHES}/{batch['id']}/cancel", b"{}")
-                except Exception as error:  # best effort, as in `_unless_whole`
-                    logger.warning("could not cancel batch %s after a failed submit_batch: %s", batch["id"], error)
+        for batch_id in _to_cancel(batches, idempotency_key is not None):
+            try:
+                await transport.apost(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
+            except Exception as error:  # best effort: the create's error is the one raised
+                _not_cancelled(batch_id, error)
         raise
     return BatchJob(transport, batches, read)
 

@@ -424,3 +424,22 @@ async def test_async_twins(emu: PerplexityEmulator, slow_emulator: PerplexityEmu
         await slow.aresults(timeout=0.2)
     assert await slow.acancel() == "cancelling"
     assert [a.code for a in await slow.aresults(timeout=30)] == ["batch_cancelled"]  # type: ignore[union-attr]
+
+
+async def test_async_half_created_job_is_cancelled_unless_keyed(
+    slow_emulator: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, quick_client_retries: None
+) -> None:
+    emu = slow_emulator
+    emu.clear()
+    monkeypatch.setattr(_lines, "MAX_LINES", 1)
+    model = model_for(emu)
+    emu.inject(*[Fault("delay", seconds=0)] * 3, *[Fault("server_error", status=500)] * 3)
+    with pytest.raises(Exception, match="500"):
+        await model.asubmit_batch(["a", "b"])
+    assert await (await model.aget_batch(listed(emu)[0])).astatus() in ("cancelling", "cancelled")
+    emu.inject(*[Fault("delay", seconds=0)] * 3, *[Fault("server_error", status=500)] * 3)
+    with pytest.raises(Exception, match="500"):
+        await model.asubmit_batch(["a", "b"], idempotency_key="async-keyed")
+    kept = listed(emu)[0]
+    job = await model.asubmit_batch(["a", "b"], idempotency_key="async-keyed")
+    assert job.ids[0] == kept and await job.astatus() == "validating"
