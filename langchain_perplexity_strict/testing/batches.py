@@ -314,7 +314,8 @@ def batch_object(store: BatchStore, batch: Batch, models: tuple[str, ...]) -> di
     """`BatchOutput` as of now."""
     now = time.monotonic()
     status = batch.status(now)
-    _write_files(store, batch, status, now, models)
+    with store.lock:  # two requests at once write the files once
+        _write_files(store, batch, status, now, models)
     done = len(batch.lines) if status == "completed" else batch.lines_done(now)
     if status in ("validating", "failed"):
         done = 0
