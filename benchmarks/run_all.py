@@ -14,6 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import (
+    bench_batches,
     bench_compaction,
     bench_concurrency,
     bench_continuation,
@@ -33,6 +34,7 @@ SECTIONS = [
     ("Continuations (use_previous_response_id)", bench_continuation),
     ("Long runs through an idle-dropping proxy", bench_long_runs),
     ("Embeddings: decoding and end to end", bench_embeddings),
+    ("Batches: submit_batch against model.batch", bench_batches),
 ]
 
 

@@ -26,6 +26,12 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
+from langchain_perplexity_strict._batches import BatchJob, check_metadata
+from langchain_perplexity_strict._batches import aget as aget_batches
+from langchain_perplexity_strict._batches import asubmit as asubmit_batches
+from langchain_perplexity_strict._batches import get as get_batches
+from langchain_perplexity_strict._batches import line as batch_line
+from langchain_perplexity_strict._batches import submit as submit_batches
 from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._once import OncePerOwner
@@ -59,6 +65,14 @@ from langchain_perplexity_strict.normalize import (
 )
 
 _SETTING_NAMES = tuple(PARAMETERS)
+_NOT_IN_A_BATCH = {
+    "api": "Perplexity's Batch API runs Agent API requests (/v1/responses) only; use api='agent', the default.",
+    "background": "a batch already runs on Perplexity's side, each line to its end; leave background unset.",
+    "use_previous_response_id": "each batch line is a whole conversation, with no stored response to continue; "
+    "leave it unset.",
+    "n": "a batch line gives one answer; repeat the input in the list for several.",
+}
+"""Settings a batch line cannot carry, and why (`submit_batch` refuses them before building anything)."""
 
 
 def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
@@ -436,6 +450,88 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
                 yield await aemit(chunk, run_manager)
         finally:
             await events.close()
+
+    # -- batches: Perplexity's Batch API (docs/batches.md) ----------------------------------------------
+
+    def _batch_lines(self, inputs: Sequence[LanguageModelInput], kwargs: dict[str, Any]) -> list[bytes]:
+        """Each input's JSONL line, its body built exactly as `invoke` builds it (`_prepare`), all before any upload."""
+        if not isinstance(inputs, Sequence) or isinstance(inputs, (str, bytes)):
+            kind = type(inputs).__name__
+            msg = f"submit_batch: inputs must be a list of model inputs, as batch() takes them; got {kind}."
+            raise TypeError(msg)
+        if not inputs:
+            msg = "submit_batch: no inputs; a batch needs at least one (Perplexity refuses an empty file)."
+            raise ValueError(msg)
+        self._check_batchable(kwargs)
+        stop = kwargs.pop("stop", None)
+        return [
+            batch_line(i, self._prepare(self._convert_input(x).to_messages(), stop, dict(kwargs), stream=False).data)
+            for i, x in enumerate(inputs)
+        ]
+
+    def _check_batchable(self, kwargs: dict[str, Any]) -> None:
+        """Refuse what a batch line cannot carry: the Batch API runs Agent API requests, each whole, one answer."""
+        settings = {**self._settings(), **kwargs}
+        refused = {
+            "api": self.api != "agent",
+            "background": bool(settings.get("background")),
+            "use_previous_response_id": bool(settings.get("use_previous_response_id")),
+            "n": settings.get("n", 1) != 1,
+        }
+        for name in (name for name, hit in refused.items() if hit):
+            value = self.api if name == "api" else settings.get(name)
+            raise ValueError(f"submit_batch: {name}={value!r}: {_NOT_IN_A_BATCH[name]}")
+
+    def _batch_reader(self, kwargs: dict[str, Any]) -> Any:
+        """The reader of a line's Agent API response: `invoke`'s own, with the call's stop and response format."""
+        kwargs = dict(kwargs)
+        template = self._prepare([HumanMessage("-")], kwargs.pop("stop", None), kwargs, stream=False)
+        return lambda body: self._read(template, body).message
+
+    def submit_batch(
+        self,
+        inputs: Sequence[LanguageModelInput],
+        config: RunnableConfig | None = None,
+        *,
+        metadata: dict[str, str] | None = None,
+        idempotency_key: str | None = None,
+        **kwargs: Any,
+    ) -> BatchJob:
+        """Send `inputs` through Perplexity's Batch API, as `batch(inputs)` would send them (docs/batches.md).
+
+        Each input becomes one JSONL line whose body is what `invoke` would post; inputs past a file's limits
+        (50,000 lines, 200 MB) go in several batches. The job's `results(timeout=...)` waits, then gives each
+        input's `AIMessage` (or a `PerplexityBatchError`) in input order; `job.id` finds it again from another
+        process (`get_batch`). `metadata` is Perplexity's batch metadata; `idempotency_key` makes a
+        resubmission (after a crash) return the batches already created rather than create them again.
+        `config` is accepted as `batch` takes it; a batch's answers arrive later, outside any traced run.
+        """
+        meta = check_metadata(metadata)
+        lines = self._batch_lines(inputs, kwargs)
+        return submit_batches(self.transport, lines, meta, idempotency_key, self._batch_reader(kwargs))
+
+    async def asubmit_batch(
+        self,
+        inputs: Sequence[LanguageModelInput],
+        config: RunnableConfig | None = None,
+        *,
+        metadata: dict[str, str] | None = None,
+        idempotency_key: str | None = None,
+        **kwargs: Any,
+    ) -> BatchJob:
+        """Async twin of `submit_batch`."""
+        meta = check_metadata(metadata)
+        lines = self._batch_lines(inputs, kwargs)
+        return await asubmit_batches(self.transport, lines, meta, idempotency_key, self._batch_reader(kwargs))
+
+    def get_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
+        """The job `batch_id` names (`job.id`), as submitted from any process; its answers read by this model
+        (with the call's `kwargs`: a `stop`, a `response_format`)."""
+        return get_batches(self.transport, batch_id, self._batch_reader(kwargs))
+
+    async def aget_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
+        """Async twin of `get_batch`."""
+        return await aget_batches(self.transport, batch_id, self._batch_reader(kwargs))
 
     # -- tools and structured output ----------------------------------------------------------------
 

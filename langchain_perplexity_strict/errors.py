@@ -85,3 +85,39 @@ class PerplexityBudgetExceededError(RuntimeError):
         )
         self.spent_usd = spent_usd
         self.budget_usd = budget_usd
+
+
+class PerplexityBatchError(PerplexityResponseError):
+    """One input of a batch (`submit_batch`) has no answer: its line failed, or its batch ended without it.
+
+    It stands in that input's place in `job.results()`, the other inputs answered. The message names the
+    input (`index`, its position in the inputs), the line's `custom_id`, the `batch_id`, and Perplexity's
+    error (`code`, and the message); `partial` is what the line's run produced, when Perplexity sent it.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        index: int,
+        custom_id: str,
+        batch_id: str,
+        code: str | None = None,
+        partial: AIMessage | None = None,
+    ) -> None:
+        super().__init__(message, partial)
+        self.index = index
+        self.custom_id = custom_id
+        self.batch_id = batch_id
+        self.code = code
+
+
+class PerplexityBatchTimeoutError(PerplexityResponseError, TimeoutError):
+    """A batch did not end within `results(timeout=...)`. It goes on on Perplexity (it is not cancelled):
+    `job.results()` later, in this process or another (`get_batch(batch_id)`), collects it.
+    `batch_id` and `status` (the last seen) say which and where it was."""
+
+    def __init__(self, message: str, batch_id: str, status: str) -> None:
+        super().__init__(message)
+        self.batch_id = batch_id
+        self.status = status

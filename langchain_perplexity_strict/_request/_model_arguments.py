@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
+from langchain_core.runnables.config import merge_configs
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
 
@@ -135,6 +136,28 @@ class _KeepsWhatItHolds:
         # The model's own method, on this runnable: it calls only bind_tools, bind and supports_function_tools.
         return cast(Any, type(self._model())).with_structured_output(self, schema, **kwargs)
 
+    # A batch (docs/batches.md) on the runnable held: the model's settings as configured here, and the
+    # arguments bound here, apply to every line (langchain-core's `__getattr__` would forward the config only).
+
+    def _batching(self, config: RunnableConfig | None, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+        return self._model(), config, kwargs
+
+    def submit_batch(self, inputs: list[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        model, config, kwargs = self._batching(config, kwargs)
+        return model.submit_batch(inputs, config, **kwargs)
+
+    async def asubmit_batch(self, inputs: list[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        model, config, kwargs = self._batching(config, kwargs)
+        return await model.asubmit_batch(inputs, config, **kwargs)
+
+    def get_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        model, config, kwargs = self._batching(config, kwargs)
+        return model.get_batch(batch_id, config, **kwargs)
+
+    async def aget_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        model, config, kwargs = self._batching(config, kwargs)
+        return await model.aget_batch(batch_id, config, **kwargs)
+
 
 class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
     """`configurable_fields` whose configured values are set by the model's `model_copy(update=...)`.
@@ -156,6 +179,10 @@ class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
     def _model(self) -> Any:
         return self.default
 
+    def _batching(self, config: RunnableConfig | None, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+        model, config = self._prepare(config)  # the model as configured by `config`
+        return model, config, kwargs
+
 
 class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
     """`model.bind(...)`, whose bound settings stay bound through `bind_tools` and `with_structured_output`
@@ -169,6 +196,9 @@ class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
 
     def _model(self) -> Any:
         return self.bound
+
+    def _batching(self, config: RunnableConfig | None, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+        return self.bound, merge_configs(self.config, config), {**self.kwargs, **kwargs}
 
 
 class Bindings:

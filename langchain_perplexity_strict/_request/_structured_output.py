@@ -28,7 +28,7 @@ from langchain_core.output_parsers import (
     PydanticOutputParser,
     PydanticToolsParser,
 )
-from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
+from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough, RunnableSequence
 from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
 from langchain_openai.chat_models.base import _convert_to_openai_response_format
@@ -173,13 +173,52 @@ def output_parser(schema: Any, method: str, name: str) -> Runnable:
     return JsonOutputParser()
 
 
-def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
-    """`llm | parser`, or LangChain's `{"raw", "parsed", "parsing_error"}` form."""
+def _chain(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
     if not include_raw:
         return llm | parser
     parser_assign = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
     parser_none = RunnablePassthrough.assign(parsed=lambda _: None)
     return RunnableMap(raw=llm) | parser_assign.with_fallbacks([parser_none], exception_key="parsing_error")
+
+
+def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
+    """`llm | parser`, or LangChain's `{"raw", "parsed", "parsing_error"}` form (a `StructuredOutput`)."""
+    chain = cast(RunnableSequence, _chain(llm, parser, include_raw))
+    # Built from the steps, as RunnableSequence builds itself (mypy's pydantic plugin sees only its fields).
+    structured = StructuredOutput(*chain.steps, name=chain.name)  # type: ignore[call-arg]
+    structured._llm, structured._parse = llm, _chain(RunnablePassthrough(), parser, include_raw)
+    return structured
+
+
+class StructuredOutput(RunnableSequence):
+    """What `with_structured_output` returns: langchain-core's sequence (and serialized as one), whose
+    `submit_batch` / `get_batch` send each input as its model would, and parse each answer as `invoke` does
+    (a parsing error stands in its input's place, as a failed line's does)."""
+
+    _llm: Any = pydantic.PrivateAttr(default=None)
+    _parse: Any = pydantic.PrivateAttr(default=None)
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        return [*cls.get_lc_namespace(), "RunnableSequence"]
+
+    def _parsed(self, message: Any) -> Any:
+        try:
+            return self._parse.invoke(message)
+        except Exception as error:  # the input's outcome, as a failed line's error is
+            return error
+
+    def submit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
+        return self._llm.submit_batch(inputs, config, **kwargs).then(self._parsed)
+
+    async def asubmit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
+        return (await self._llm.asubmit_batch(inputs, config, **kwargs)).then(self._parsed)
+
+    def get_batch(self, batch_id: str, config: Any = None, **kwargs: Any) -> Any:
+        return self._llm.get_batch(batch_id, config, **kwargs).then(self._parsed)
+
+    async def aget_batch(self, batch_id: str, config: Any = None, **kwargs: Any) -> Any:
+        return (await self._llm.aget_batch(batch_id, config, **kwargs)).then(self._parsed)
 
 
 def structured_runnable(

@@ -23,6 +23,7 @@ import openai
 from langchain_openai import ChatOpenAI
 
 from langchain_perplexity_strict._redact import redact, redact_text, shown
+from langchain_perplexity_strict._transport._compat import BINARY
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
@@ -176,6 +177,43 @@ class Transport:
                                      client.max_retries)  # fmt: skip
             return await client.post(path, content=body, cast_to=object)
 
+    # A JSON body with headers of its own (an `Idempotency-Key`, which the client's retries then repeat),
+    # a multipart form (a file upload), and a GET of raw bytes (a file's content): the Batch API's needs,
+    # kept generic. The openai client builds the multipart body (its boundary) as its own `files.create` does.
+
+    def post_with(self, path: str, body: bytes, headers: Mapping[str, str], *, api: str | None = None) -> Any:
+        """POST `body` to `path` with `headers`; the client's retries re-send the same headers."""
+        options: Any = {"headers": dict(headers)}
+        with translated_errors(api, hints=self.hints):
+            return self.chat_openai.root_client.post(path, content=body, cast_to=object, options=options)
+
+    async def apost_with(self, path: str, body: bytes, headers: Mapping[str, str], *, api: str | None = None) -> Any:
+        options: Any = {"headers": dict(headers)}
+        with translated_errors(api, hints=self.hints):
+            return await self.async_client().post(path, content=body, cast_to=object, options=options)
+
+    def post_form(self, path: str, fields: Mapping[str, str], files: Files, *, api: str | None = None) -> Any:
+        """POST a multipart form: `fields` as text parts, `files` as `{name: (filename, bytes, content type)}`."""
+        with translated_errors(api, hints=self.hints):
+            return self.chat_openai.root_client.post(
+                path, body=dict(fields), files=list(files.items()), cast_to=object, options=_MULTIPART
+            )
+
+    async def apost_form(self, path: str, fields: Mapping[str, str], files: Files, *, api: str | None = None) -> Any:
+        with translated_errors(api, hints=self.hints):
+            return await self.async_client().post(
+                path, body=dict(fields), files=list(files.items()), cast_to=object, options=_MULTIPART
+            )
+
+    def get_bytes(self, path: str, *, api: str | None = None) -> bytes:
+        """GET `path`; the body's bytes as sent (a file's content), not JSON."""
+        with translated_errors(api, hints=self.hints):
+            return bytes(self.chat_openai.root_client.get(path, cast_to=BINARY, options=_OCTETS).content)
+
+    async def aget_bytes(self, path: str, *, api: str | None = None) -> bytes:
+        with translated_errors(api, hints=self.hints):
+            return bytes((await self.async_client().get(path, cast_to=BINARY, options=_OCTETS)).content)
+
     def get(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         """GET `path` with query `params`; Perplexity's JSON answer."""
         with translated_errors(api, hints=self.hints):
@@ -245,6 +283,12 @@ class Transport:
                            ) -> tuple[openai.AsyncStream[Any], bool]:  # fmt: skip
         return await _aonce_more(lambda data: self.astream(path, data, api=api, read_timeout=read_timeout,
                                                            run=run), body, fallback)  # fmt: skip
+
+
+Files = Mapping[str, tuple[str, bytes, str]]
+"""A multipart form's files: `{field name: (filename, content, content type)}`."""
+_MULTIPART: Any = {"headers": {"Content-Type": "multipart/form-data"}}  # the client adds the boundary
+_OCTETS: Any = {"headers": {"Accept": "application/octet-stream"}}
 
 
 def _query(params: Params) -> Any:

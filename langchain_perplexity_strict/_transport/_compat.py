@@ -19,7 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import openai
-from openai import _constants
+from openai import _constants, _legacy_response
 from openai._base_client import BaseClient
 
 LANGCHAIN_OPENAI_NEEDED = "1.6.0"
@@ -76,3 +76,7 @@ def parse_retry_after(headers: Any) -> float | None:
     openai client reads them; None when neither is given or readable."""
     # An instance method that reads nothing of its instance, on every openai release since 1.0.
     return BaseClient._parse_retry_after_header(None, headers)  # type: ignore[arg-type]
+
+
+BINARY: Any = _legacy_response.HttpxBinaryResponseContent
+"""What openai's own `files.content` casts a file's bytes to (`.content`), on httpx and httpx2 alike."""

@@ -48,7 +48,8 @@ from http.server import ThreadingHTTPServer
 from typing import Any
 
 from langchain_perplexity_strict.testing import agent_api, chat_completions, embeddings, search
-from langchain_perplexity_strict.testing.background import RESPONSES_PREFIX, RunRoutes, cancel_path
+from langchain_perplexity_strict.testing.background import RESPONSES_PREFIX, cancel_path
+from langchain_perplexity_strict.testing.batches import BatchRoutes
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
     RoleMemory,
@@ -231,13 +232,15 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
-class _Handler(RunRoutes):
+class _Handler(BatchRoutes):
     """Routes requests to the Agent API, chat completions and the stored responses."""
 
     # -- routing -----------------------------------------------------------------
 
     def do_GET(self) -> None:
         path, _, query = self.path.partition("?")
+        if self._serve_batches("GET", path):  # the Batch API (.batches)
+            return
         self._record("GET", path, None).query = query
         with self._answered():
             if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
@@ -251,6 +254,8 @@ class _Handler(RunRoutes):
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
+        if self._serve_batches("POST", path):  # the Batch API (.batches): a multipart upload, read there
+            return
         with self._answered():
             body = self._read_body(path)
             if path in AGENT_PATHS:

@@ -75,7 +75,9 @@ STAGES: dict[str, set[str]] = {
     "_transport": set(),
     "_response": {"_continuation"},
     "_surfaces": {"_continuation", "_request", "_response", "_transport"},
-    "chat_models": {"normalize", "_continuation", "_request", "_response", "_surfaces", "_transport"},
+    # Perplexity's Batch API, beside the chat pipeline: the chat model hands it each line's bytes and its reader.
+    "_batches": {"_transport"},
+    "chat_models": {"normalize", "_continuation", "_request", "_response", "_surfaces", "_transport", "_batches"},
     # Beside the chat model, on the same transport: the Search API and the embeddings endpoints.
     "_connection": {"_transport"},
     "_search": {"_connection", "_request", "_transport"},  # _request: the search-filter rules it shares

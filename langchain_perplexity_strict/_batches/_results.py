@@ -1,0 +1,106 @@
+"""A batch's output and error files, read back into one outcome per input, in input order.
+
+A line of either file is, in OpenAI's shape that Perplexity's Batch API follows: `{"id", "custom_id",
+"response": {"status_code", "request_id", "body"} | null, "error": {"code", "message"} | null}`. A line
+answered with status 200 carries an Agent API response, read by the chat model's own reader (handed in as
+`read`); any other line is its input's `PerplexityBatchError`, naming the input and Perplexity's error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage
+
+from langchain_perplexity_strict._batches._lines import index_of
+from langchain_perplexity_strict._batches._statuses import status_of
+from langchain_perplexity_strict.errors import PerplexityBatchError, PerplexityResponseError
+
+Reader = Callable[[dict[str, Any]], AIMessage]
+"""An Agent API response into the message `invoke` returns (the chat model's reader)."""
+Outcome = AIMessage | Exception
+
+
+@dataclass(frozen=True)
+class Part:
+    """One Perplexity batch of a job: its id and the inputs it holds (`first` to `first + count - 1`)."""
+
+    id: str
+    first: int
+    count: int
+
+
+def file_lines(content: bytes) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSONL file (blank lines skipped)."""
+    for text in content.splitlines():
+        if text.strip():
+            yield json.loads(text)
+
+
+def _failure(part: Part, index: int, code: str | None, message: str, partial: AIMessage | None = None) -> Exception:
+    named = f"{code}: {message}" if code else message
+    return PerplexityBatchError(
+        f"batch {part.id}, input {index} (custom_id input-{index}): {named}",
+        index=index,
+        custom_id=f"input-{index}",
+        batch_id=part.id,
+        code=code,
+        partial=partial,
+    )
+
+
+def _error_of(body: Any) -> tuple[str | None, str]:
+    """Perplexity's error envelope `{"error": {"message", "type", "code"}}` as (code, message)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return None, json.dumps(body)[:500]
+    code = error.get("type") or error.get("code")
+    return (str(code) if code is not None else None), str(error.get("message") or error)
+
+
+def read_line(part: Part, index: int, record: dict[str, Any], read: Reader) -> Outcome:
+    """One output or error line as its input's answer or error."""
+    error = record.get("error")
+    response = record.get("response")
+    if isinstance(error, dict):
+        return _failure(part, index, error.get("code"), str(error.get("message") or error))
+    if not isinstance(response, dict):
+        return _failure(part, index, None, f"a result line without a response or an error: {json.dumps(record)[:500]}")
+    status, body = response.get("status_code"), response.get("body")
+    if status != 200 or not isinstance(body, dict):
+        code, message = _error_of(body)
+        return _failure(part, index, code, f"HTTP {status}: {message}")
+    try:
+        return read(body)
+    except PerplexityResponseError as failed:  # a run that failed or was cut: its partial answer kept
+        return _failure(part, index, "failed", str(failed), failed.partial)
+
+
+def collect(part: Part, batch: dict[str, Any], files: list[bytes], read: Reader) -> list[Outcome]:
+    """The outcomes of `part`'s inputs, in order, once its batch is over (`batch`: its `BatchOutput`)."""
+    found: dict[int, Outcome] = {}
+    for content in files:
+        for record in file_lines(content):
+            index = index_of(record.get("custom_id"))
+            if index is not None and part.first <= index < part.first + part.count:
+                found[index] = read_line(part, index, record, read)
+    status = str(batch.get("status"))
+    reason = status_of(status).unanswered
+    errors = ((batch.get("errors") or {}).get("data")) or []
+    by_line = {e["line"]: e for e in errors if isinstance(e.get("line"), int)}
+    general = "; ".join(f"{e.get('code')}: {e.get('message')}" for e in errors if e.get("line") is None)
+    outcomes: list[Outcome] = []
+    for index in range(part.first, part.first + part.count):
+        if index in found:
+            outcomes.append(found[index])
+            continue
+        line_error = by_line.get(index - part.first + 1)  # `line`: the line of the input file, from 1
+        if line_error is not None:
+            outcomes.append(_failure(part, index, line_error.get("code"), str(line_error.get("message"))))
+        else:
+            detail = f"{reason} ({general})" if general else reason
+            outcomes.append(_failure(part, index, f"batch_{status}", detail))
+    return outcomes

@@ -1,0 +1,53 @@
+"""What each published batch status means for `results()`: wait, or collect (rules as data).
+
+The statuses are `BatchOutput.status` in Perplexity's SDK (`perplexity.generated.api`):
+validating, in_progress, finalizing, cancelling, then completed, expired, cancelled or failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Status:
+    """One batch status: whether the batch still runs, and what an input without an answer line gets."""
+
+    name: str
+    over: bool
+    unanswered: str
+    """Why an input of a batch over in this status has no answer (its `PerplexityBatchError`)."""
+
+
+STATUSES: dict[str, Status] = {
+    s.name: s
+    for s in (
+        Status("validating", False, ""),
+        Status("in_progress", False, ""),
+        Status("finalizing", False, ""),
+        Status("cancelling", False, ""),
+        Status("completed", True, "the batch completed without a line for this input"),
+        Status("expired", True, "the batch expired (its 24h completion window ended) before this input ran"),
+        Status("cancelled", True, "the batch was cancelled before this input ran"),
+        Status("failed", True, "the batch failed"),
+    )
+}
+ORDER = tuple(STATUSES)
+"""From the earliest to the last; a job of several batches reports the earliest pending status, else the
+most severe final one (`job_status`)."""
+SEVERITY = ("failed", "expired", "cancelled", "completed")
+
+
+def status_of(name: str) -> Status:
+    """The status `name`; one not published is taken as over (never waited on forever), and its inputs fail."""
+    return STATUSES.get(name) or Status(name, True, f"the batch ended with status {name!r}, which is not published")
+
+
+def job_status(names: list[str]) -> str:
+    """One status for the batches of a job: the earliest still pending, else the most severe."""
+    pending = [n for n in names if not status_of(n).over]
+    if pending:
+        return min(pending, key=ORDER.index)
+    known = [n for n in names if n in SEVERITY]
+    unknown = [n for n in names if n not in SEVERITY]
+    return unknown[0] if unknown else min(known, key=SEVERITY.index)
