@@ -33,13 +33,24 @@ def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
     _read_chat_end(answer, completion, "stop" if answer.stopped else choice.get("finish_reason"))
 
 
+RECORD_LISTS = ("images", "videos", "related_questions", "reasoning_steps")
+"""Lists Sonar sends beside the published fields (with `return_images`, `media_response`,
+`return_related_questions`, and for reasoning models), read where langchain-perplexity 1.4.2 read them:
+`additional_kwargs[key]`. `reasoning_steps` may also come in a message or delta (`ChatMessageOutputOutput`)."""
+
+
 def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
     answer.add_citations(data.get("citations") or [])
     if data.get("search_results"):
         answer.add_search_results(data["search_results"])
-    for key in ("images", "related_questions"):
+    for key in RECORD_LISTS:
         if data.get(key):
-            answer.set_extra(key, data[key])
+            answer.add_items(key, data[key])
+    for choice in data.get("choices") or []:
+        for part in ("message", "delta"):
+            steps = (choice.get(part) or {}).get("reasoning_steps")
+            if steps:
+                answer.add_items("reasoning_steps", steps)
 
 
 def _read_chat_end(answer: Answer, data: dict[str, Any], finish_reason: Any) -> None:
