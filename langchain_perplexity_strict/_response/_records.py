@@ -16,7 +16,7 @@ RECORD_FIELDS = frozenset({"title", "url", "date", "last_updated", "snippet", "s
 """The fields of a published search-result record: attribute access on them never raises."""
 
 
-class SearchResult(dict):  # type: ignore[type-arg]
+class SearchResult(dict[str, Any]):
     """One search result: the dict as sent, readable as attributes too (`r.url`, `r.title`, `r.date`)."""
 
     __slots__ = ()
