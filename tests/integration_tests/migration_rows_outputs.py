@@ -114,10 +114,11 @@ ROWS: list[dict[str, str]] = [
     {
         "group": LP,
         "kind": "output",
-        "habit": '`PerplexitySearchResults(content_as="results")` in an agent',
-        "now": "carries over: the list of result dicts, as JSON in the `ToolMessage`; the answer is its artifact",
-        "instead": "—",
-        "defaults": "",
+        "habit": "`PerplexitySearchResults` in an agent (the `ToolMessage` the model reads)",
+        "now": "carries over: the model gets the results, as numbered text (`[1] title`, URL, dates, snippet), "
+        "which models cite well; the `ToolMessage`'s artifact is Perplexity's answer as sent",
+        "instead": '—; `content_as="results"` sends the list of dicts as JSON, as langchain-perplexity did',
+        "defaults": '`content_as="text"`',
         "test": OUT + "test_search_tool_results_as_a_list_of_dicts",
     },
     {

@@ -186,7 +186,8 @@ def search_tools(emulator: PerplexityEmulator) -> dict[str, PerplexitySearchResu
 
 
 async def test_search_tool_results_as_a_list_of_dicts(search_tools: dict[str, PerplexitySearchResults]) -> None:
-    """langchain-perplexity's `PerplexitySearchResults().invoke("q")` returned `list[dict]`: `content_as="results"`."""
+    """langchain-perplexity's `PerplexitySearchResults().invoke("q")` returned `list[dict]`: `content_as="results"`;
+    in a tool call the model reads that list as JSON, or by default the numbered text."""
     tool = search_tools["results"]
     for results in (tool.invoke("cats"), await tool.ainvoke("cats")):
         assert isinstance(results, list) and results[0]["url"].startswith("https://")
@@ -195,6 +196,9 @@ async def test_search_tool_results_as_a_list_of_dicts(search_tools: dict[str, Pe
     message = tool.invoke(call)
     assert isinstance(message, ToolMessage)
     assert json.loads(str(message.content)) == message.artifact["results"]  # the model reads them as JSON
+    text = search_tools["text"].invoke(call)  # the default: numbered text for the model, the answer as artifact
+    assert isinstance(text, ToolMessage) and str(text.content).startswith("[1] ")
+    assert text.artifact["results"] == message.artifact["results"]
 
 
 def test_search_tool_text_warns_a_direct_call_once(search_tools: dict[str, PerplexitySearchResults]) -> None:
