@@ -1,17 +1,15 @@
 """Provider names in `init_chat_model`, as langchain-perplexity's and `ChatOpenAI`'s users name them.
 
 LangChain gives a third-party package no hook to register a provider, so `perplexity_strict` is known once
-the package is imported; one fresh interpreter shows what an application sees before the import (LangChain's
-own errors, which docs/migration.md answers with the import line) and after it (the name works, in the prefix,
-`model_provider=` and config-file forms). `perplexity` is langchain-perplexity's name: served by this package
-only when langchain-perplexity is not installed, with a warning that names `perplexity_strict:`.
+the package is imported: LangChain's table as it ships shows what an application sees before the import
+(LangChain's own errors, which the docs answer with the import line), and registering shows what it sees
+after (the name works, in the prefix, `model_provider=` and config-file forms). `perplexity` is
+langchain-perplexity's name: served by this package only when langchain-perplexity is not installed, with a
+warning that names `perplexity_strict:`.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import warnings
 
 import pytest
@@ -22,42 +20,32 @@ from langchain_perplexity_strict.registration import LEGACY_PROVIDER, register_p
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import KEY
 
-# Runs in a fresh interpreter: what init_chat_model does before and after `import langchain_perplexity_strict`.
-SCRIPT = """
-import json, sys
-from langchain.chat_models import init_chat_model
+CONFIG = {"model": "perplexity/sonar", "model_provider": "perplexity_strict", "api_key": KEY}  # as read from a file
 
-config = {"model": "perplexity/sonar", "model_provider": "perplexity_strict", "api_key": "k"}
-def attempt(**kwargs):
+
+def _attempt(**kwargs: object) -> str:
     try:
-        return type(init_chat_model(**kwargs)).__name__
+        return type(init_chat_model(**kwargs)).__name__  # type: ignore[arg-type]
     except Exception as error:
         return f"{type(error).__name__}: {error}"
 
-before = [attempt(model="perplexity_strict:perplexity/sonar", api_key="k"), attempt(**config)]
-import langchain_perplexity_strict  # the line docs/migration.md says to add
-after = [
-    attempt(model="perplexity_strict:perplexity/sonar", api_key="k"),
-    attempt(**config),
-    attempt(model="perplexity_strict:perplexity/sonar", api_key="k", base_url="https://gateway.example/v1"),
-]
-print(json.dumps({"before": before, "after": after}))
-"""
 
-
-@pytest.fixture(scope="module")
-def fresh_interpreter() -> dict[str, list[str]]:
-    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=120, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
-
-
-def test_the_provider_name_needs_the_import_and_works_after_it(fresh_interpreter: dict[str, list[str]]) -> None:
-    """Before the import: LangChain's errors (if LangChain ever adds a registration hook, this fails, and the
-    package should use it); after it, every form builds the model."""
-    prefix, config = fresh_interpreter["before"]
+def test_the_provider_name_needs_the_import_and_works_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before the import (LangChain's table as LangChain ships it): LangChain's own errors, which the docs answer
+    with the import line (if LangChain ever adds a registration hook, this fails, and the package should use
+    it). After it (`register_provider`, which the import runs): the prefix, `model_provider=` and config forms."""
+    shipped = {k: v for k, v in base._BUILTIN_PROVIDERS.items() if k != "perplexity_strict"}
+    shipped[LEGACY_PROVIDER] = ("langchain_perplexity", "ChatPerplexity", base._call)
+    monkeypatch.setattr(base, "_BUILTIN_PROVIDERS", shipped)
+    base._get_chat_model_creator.cache_clear()
+    prefix = _attempt(model="perplexity_strict:perplexity/sonar", api_key=KEY)
     assert prefix.startswith("ValueError: Unable to infer model provider for model='perplexity_strict:")
-    assert config.startswith("ValueError: Unsupported provider='perplexity_strict'")
-    assert fresh_interpreter["after"] == ["ChatPerplexityStrict"] * 3
+    assert _attempt(**CONFIG).startswith("ValueError: Unsupported provider='perplexity_strict'")
+    assert register_provider() is True  # what `import langchain_perplexity_strict` runs
+    gateway = {"base_url": "https://gateway.example/v1"}
+    after = [_attempt(model="perplexity_strict:perplexity/sonar", api_key=KEY), _attempt(**CONFIG, **gateway)]
+    assert after == ["ChatPerplexityStrict"] * 2
+    base._get_chat_model_creator.cache_clear()
 
 
 def test_the_perplexity_name_is_served_when_langchain_perplexity_is_gone(emu: PerplexityEmulator) -> None:
