@@ -341,8 +341,11 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         return ChatGeneration(message=message, generation_info={"finish_reason": answer.metadata.get("finish_reason")})
 
     def _result(self, generations: list[ChatGeneration]) -> ChatResult:
-        llm_output = {"model_name": generations[0].message.response_metadata.get("model_name")}
-        return ChatResult(generations=generations, llm_output={**llm_output, "model_provider": "perplexity"})
+        metadata = generations[0].message.response_metadata
+        llm_output = {"model_name": metadata.get("model_name"), "model_provider": "perplexity"}
+        if metadata.get("token_usage"):  # what `ChatOpenAI`'s callbacks read in `LLMResult.llm_output`
+            llm_output["token_usage"] = metadata["token_usage"]
+        return ChatResult(generations=generations, llm_output=llm_output)
 
     # -- sync --------------------------------------------------------------------------------------
 

@@ -27,6 +27,9 @@ from langchain_perplexity_strict.errors import PerplexityResponseError
 # Separates the text of two message items of one response (a preamble, then the answer), and of two
 # `output_text` parts of one item: each is a paragraph of its own, and run together they would read as one.
 PART_SEPARATOR = "\n\n"
+# The envelope fields `response_metadata` keeps besides `id`, `model` and `status`, as `ChatOpenAI` keeps a
+# Responses answer's (its `created_at` is left out: a run's clock, which would make two runs' answers differ).
+ENVELOPE_KEYS = ("object", "service_tier")
 # The `response.reasoning.*` events of a server tool: (item type, whether it starts, the field carried).
 TOOL_EVENTS = {
     "response.reasoning.search_queries": ("search_results", True, "queries"),
@@ -73,6 +76,8 @@ def read_output(
         elif kind == "search_results":
             answer.add_queries(item.get("queries") or [])
             answer.add_search_results(item.get("results") or [])
+        elif kind == "image_search_results":
+            answer.add_items("images", item.get("results") or [])
         elif kind == "function_call":
             answer.add_tool_call(item.get("call_id"), item.get("name"), item.get("arguments"),
                                  item.get("thought_signature"))  # fmt: skip
@@ -113,7 +118,8 @@ def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
 def read_status(answer: Answer, response: dict[str, Any]) -> None:
     """Usage, metadata and status; HTTP 200 is not success on the Agent API: `status` says whether it is."""
     status = response.get("status")
-    answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status)
+    envelope = {key: response[key] for key in ENVELOPE_KEYS if response.get(key) is not None}
+    answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status, **envelope)
     raise_for_status(answer, status, response.get("error") or {})
 
 
@@ -177,6 +183,8 @@ class AgentStreamReader:
             self._catch_up(int(event.get("output_index") or len(self._items) - 1), item)
             if item.get("type") == "search_results":
                 answer.add_search_results(item.get("results") or [])
+            elif item.get("type") == "image_search_results":
+                answer.add_items("images", item.get("results") or [])
             if is_server_item(item):
                 read_server_item(answer, item, self._done)
         elif kind == "response.skill.loaded":
@@ -208,6 +216,8 @@ class AgentStreamReader:
             answer.add_queries(event.get("queries") or [])
         elif kind == "response.reasoning.search_results":
             answer.add_search_results(event.get("results") or [])  # streamed with this event's chunk
+        elif kind == "response.reasoning.image_search_results":
+            answer.add_items("images", event.get("results") or [])
         if kind in TOOL_EVENTS:
             item_type, starts, field = TOOL_EVENTS[kind]
             value = {field: event.get(field) or []}

@@ -18,6 +18,7 @@ from langchain_core.messages.ai import UsageMetadata
 
 from langchain_perplexity_strict._continuation import Context
 from langchain_perplexity_strict._response import _render
+from langchain_perplexity_strict._response._records import search_result
 from langchain_perplexity_strict._response._server_stream import ServerItems
 from langchain_perplexity_strict._response._stop import StopFilter
 from langchain_perplexity_strict._response._think import ThinkSplitter
@@ -127,7 +128,7 @@ class Answer:
         for record in results:
             url = record.get("url")
             if url not in self._result_urls:
-                self.search_results.append(dict(record))
+                self.search_results.append(search_result(record))
                 self._result_urls.add(url)
         self.add_citations(r["url"] for r in results if r.get("url"))
 
@@ -170,9 +171,11 @@ class Answer:
         if thought_signature:
             self.thought_signatures[str(call_id)] = str(thought_signature)
 
-    def set_extra(self, key: str, value: Any) -> None:
-        """A field with no standard place (`images`, `related_questions`): `additional_kwargs[key]`."""
-        self.extras[key] = value
+    def add_items(self, key: str, items: Sequence[Any]) -> None:
+        """Records with no standard place (`images`, `videos`, `related_questions`, `reasoning_steps`):
+        `additional_kwargs[key]`, each kept once (Sonar repeats them in every chunk that carries them)."""
+        known = self.extras.setdefault(key, [])
+        known.extend(item for item in items if item not in known)
 
     def add_queries(self, queries: Sequence[str]) -> None:
         """The search queries Perplexity ran (`additional_kwargs["search_queries"]`), once each."""
@@ -189,12 +192,15 @@ class Answer:
     # -- the end --------------------------------------------------------------------------
 
     def end(self, data: dict[str, Any], finish_reason: Any, **fields: Any) -> None:
-        """The response is complete: its id, served model, `fields` (the Agent API's `status`), the
-        finish reason, usage and cost."""
+        """The response is complete: its id, served model (as `model_name` and `model`), `fields` (the Agent
+        API's `status` and `object`), the finish reason, usage (also as sent, `token_usage`, where `ChatOpenAI`
+        keeps a chat completion's) and cost."""
         usage = data.get("usage")
         self.usage = read_usage(usage)
-        self.metadata.update({"id": data.get("id"), "model_name": data.get("model"), **fields,
-                              "finish_reason": finish_reason, **usage_extras(usage)})  # fmt: skip
+        served = {"model_name": data.get("model"), "model": data.get("model")}
+        self.metadata.update({"id": data.get("id"), **served, **fields, "finish_reason": finish_reason})
+        self.metadata.update({"token_usage": usage} if usage else {})
+        self.metadata.update(usage_extras(usage))
         self.finished = True
 
     def fail(self) -> None:

@@ -29,17 +29,29 @@ def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
     for call in message.get("tool_calls") or [] if not answer.stopped else []:
         function = call.get("function") or {}
         answer.add_tool_call(call.get("id"), function.get("name"), function.get("arguments"))
-    _read_chat_sources(answer, completion)
+    _read_chat_sources(answer, completion, "message")
     _read_chat_end(answer, completion, "stop" if answer.stopped else choice.get("finish_reason"))
 
 
-def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
+RECORD_LISTS = ("images", "videos", "related_questions", "reasoning_steps")
+"""Lists Sonar sends beside the published fields (with `return_images`, `media_response`,
+`return_related_questions`, and for reasoning models), read where langchain-perplexity 1.4.2 read them:
+`additional_kwargs[key]`. `reasoning_steps` may also come in a message or delta (`ChatMessageOutputOutput`)."""
+
+
+def _read_chat_sources(answer: Answer, data: dict[str, Any], part: str) -> None:
+    """Sources and Sonar's record lists; `part` is where a choice's message is (`message` in a completion,
+    `delta` in a stream chunk: the other one is not the answer)."""
     answer.add_citations(data.get("citations") or [])
     if data.get("search_results"):
         answer.add_search_results(data["search_results"])
-    for key in ("images", "related_questions"):
+    for key in RECORD_LISTS:
         if data.get(key):
-            answer.set_extra(key, data[key])
+            answer.add_items(key, data[key])
+    choice = (data.get("choices") or [{}])[0]  # the answer is the first choice's, as its text is
+    steps = (choice.get(part) or {}).get("reasoning_steps")
+    if steps:
+        answer.add_items("reasoning_steps", steps)
 
 
 def _read_chat_end(answer: Answer, data: dict[str, Any], finish_reason: Any) -> None:
@@ -74,7 +86,7 @@ class ChatStreamReader:
         # The latest value of each envelope field: a trailing chunk that carries only the sources (no usage,
         # id or model) does not erase what the finish chunk reported; usage is cumulative, so the latest counts.
         self._last = {**self._last, **{k: v for k, v in data.items() if v is not None}}
-        _read_chat_sources(answer, data)
+        _read_chat_sources(answer, data, "delta")
         for choice in data.get("choices") or []:
             delta = choice.get("delta") or {}
             if delta.get("content"):

@@ -25,32 +25,46 @@ def read_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
 
     Cache reads and writes (Agent API) and citation tokens (chat completions, no
     standard key: `InputTokenDetails` admits extra keys at run time) go in the input
-    details, reasoning tokens in the output details.
+    details, reasoning tokens in the output details: each whenever Perplexity reports
+    the count, 0 included, as `ChatOpenAI` and langchain-perplexity report theirs.
+    Citation tokens are also kept where langchain-perplexity 1.4.2 put them,
+    `output_token_details["citation_tokens"]` (deprecated: read
+    `input_token_details["citation"]`; Perplexity bills them as input).
     """
     if not usage:
         return None
     # The token details are optional at run time; they are added below when Perplexity reports them.
     metadata = cast(
         UsageMetadata,
-        {"input_tokens": int(_first(usage, "input_tokens", "prompt_tokens") or 0),
-         "output_tokens": int(_first(usage, "output_tokens", "completion_tokens") or 0),
-         "total_tokens": int(usage.get("total_tokens") or 0)},
-    )  # fmt: skip
-    reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens") or usage.get("reasoning_tokens")
-    if reasoning:
-        metadata["output_token_details"] = {"reasoning": int(reasoning)}
+        {
+            "input_tokens": int(_first(usage, "input_tokens", "prompt_tokens") or 0),
+            "output_tokens": int(_first(usage, "output_tokens", "completion_tokens") or 0),
+            "total_tokens": int(usage.get("total_tokens") or 0),
+        },
+    )
     details = usage.get("input_tokens_details") or {}
-    inputs: dict[str, int] = {}
-    read = details.get("cache_read_input_tokens") or details.get("cached_tokens")
-    if read:
-        inputs["cache_read"] = int(read)
-    if details.get("cache_creation_input_tokens"):
-        inputs["cache_creation"] = int(details["cache_creation_input_tokens"])
-    if usage.get("citation_tokens"):
-        inputs["citation"] = int(usage["citation_tokens"])
+    inputs = _counts(
+        cache_read=_first(details, "cache_read_input_tokens", "cached_tokens"),
+        cache_creation=details.get("cache_creation_input_tokens"),
+        citation=usage.get("citation_tokens"),
+    )
+    reasoning = _first(usage, "reasoning_tokens")  # chat completions; the Agent API's live answers nest it
+    if reasoning is None:
+        reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
+    outputs = _counts(
+        reasoning=reasoning,
+        citation_tokens=usage.get("citation_tokens"),  # langchain-perplexity's place, deprecated
+    )
     if inputs:
         metadata["input_token_details"] = cast(Any, inputs)
+    if outputs:
+        metadata["output_token_details"] = cast(Any, outputs)
     return metadata
+
+
+def _counts(**counts: Any) -> dict[str, int]:
+    """The counts Perplexity reported (0 included), as integers; those it did not report are left out."""
+    return {key: int(value) for key, value in counts.items() if value is not None}
 
 
 def usage_extras(usage: dict[str, Any] | None) -> dict[str, Any]:

@@ -232,6 +232,11 @@ def to_documents(response: Any) -> list[Document]:
     return documents
 
 
+def to_records(response: Any) -> list[dict[str, Any]]:
+    """The results as dicts (`title`, `url`, `snippet`, `date`, `last_updated`, as sent), in order."""
+    return [dict(result) for result in read_results(response)[1]]
+
+
 def to_text(response: Any) -> str:
     """The results as numbered text a model reads well: title, URL, dates, then the snippet."""
     _, results, _ = read_results(response)

@@ -6,12 +6,14 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic.v1 import ValidationError as ValidationErrorV1
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._search._request import (
     MAX_QUERIES,
     SEARCH_PATH,
@@ -19,6 +21,7 @@ from langchain_perplexity_strict._search._request import (
     check_field,
     encode_search,
     search_body,
+    to_records,
     to_text,
 )
 
@@ -82,6 +85,9 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     which models cite well; its `artifact` is Perplexity's answer as it came
     (`{"id", "results": [{"title", "url", "snippet", "date", "last_updated"}], ...}`).
     With `response_format="content"`, the tool returns the numbered text alone.
+    With `content_as="results"`, the content is the results as a list of dicts
+    instead, as langchain-perplexity's tool returned them (`tool.invoke("q")[0]["url"]`;
+    in a `ToolMessage`, LangChain sends them to the model as JSON).
 
     A bad argument the model chose comes back to it as the tool's answer, in
     the check's words (`handle_validation_error`, default `explain_arguments`);
@@ -109,6 +115,10 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     )
     args_schema: type[BaseModel] = SearchInput
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
+    content_as: Literal["text", "results"] = "text"
+    """The tool's content (what `tool.invoke("q")` returns): numbered text for a model (`"text"`), or the
+    results as a list of dicts (`"results"`, langchain-perplexity's output). A direct call with the default
+    warns once per tool, as langchain-perplexity's returned the list."""
     max_results: int | None = None
     """Default number of results when the model gives none (1 to 20; the API's default is 10)."""
     handle_tool_error: bool | str | Callable[[ToolException], Any] | None = True
@@ -120,6 +130,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     """A single argument the model chose badly comes back to it as the tool's answer, in the check's words."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    _warnings: OncePerOwner = PrivateAttr(default_factory=OncePerOwner)
 
     @field_validator("max_results", mode="before")
     @classmethod
@@ -163,8 +174,30 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     ) -> str | tuple[str, dict[str, Any]]:
         return self._output(await self._apost(SEARCH_PATH, self._body({"query": query, **arguments})))
 
-    def _output(self, response: dict[str, Any]) -> str | tuple[str, dict[str, Any]]:
-        """What `response_format` promises: the numbered text, with the answer as artifact when asked."""
+    def _output(self, response: dict[str, Any]) -> Any:
+        """What `response_format` promises: the content (`content_as`), with the answer as artifact when asked."""
+        content = to_text(response) if self.content_as == "text" else to_records(response)
         if self.response_format == "content":
-            return to_text(response)
-        return to_text(response), response
+            return content
+        return content, response
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        self._note_direct_call(input)
+        return super().invoke(input, config, **kwargs)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        self._note_direct_call(input)
+        return await super().ainvoke(input, config, **kwargs)
+
+    def _note_direct_call(self, input: Any) -> None:
+        """A call outside a tool call (an application's own `tool.invoke("q")`, langchain-perplexity's habit)
+        with the default `content_as`: say once that the text is for a model, and how to get the results."""
+        if "content_as" in self.model_fields_set or (isinstance(input, dict) and input.get("type") == "tool_call"):
+            return
+        self._warnings.warn(
+            self,
+            "content_as",
+            "PerplexitySearchResults returns the results as numbered text for a model to read; "
+            "langchain-perplexity's tool returned a list of dicts. For the list, build the tool with "
+            "content_as='results'; content_as='text' keeps the text and silences this warning.",
+        )

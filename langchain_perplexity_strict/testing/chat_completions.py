@@ -183,6 +183,14 @@ def _usage(body: dict[str, Any], answer: EmulatedAnswer, completion_tokens: int)
     }
 
 
+def _reasoning_steps(answer: EmulatedAnswer) -> list[dict[str, Any]]:
+    """A reasoning model's search step (`ReasoningStepOutputOutput` in the published message), when it searched."""
+    if not (answer.reasoning and answer.queries):
+        return []
+    search = {"search_keywords": list(answer.queries), "search_results": answer.search_results}
+    return [{"thought": answer.reasoning, "type": "web_search", "web_search": search}]
+
+
 def _tool_calls(answer: EmulatedAnswer) -> list[dict[str, Any]]:
     return [
         {
@@ -198,6 +206,8 @@ def completion(body: dict[str, Any], answer: EmulatedAnswer, *, finish_reason: s
     """The chat completion (`CompletionResponseOutput`)."""
     content = _content(answer)
     message: dict[str, Any] = {"role": "assistant", "content": content}
+    if _reasoning_steps(answer):
+        message["reasoning_steps"] = _reasoning_steps(answer)
     if answer.tool_calls:
         message["tool_calls"] = _tool_calls(answer)
         finish_reason = "tool_calls"
@@ -246,6 +256,8 @@ def stream_chunks(
                "choices": [{"index": 0, "finish_reason": None, "delta": delta}],
                "usage": _usage(body, answer, approx_tokens(emitted))}  # fmt: skip
     final_delta: dict[str, Any] = {"role": "assistant", "content": ""}
+    if _reasoning_steps(answer):
+        final_delta["reasoning_steps"] = _reasoning_steps(answer)
     if answer.tool_calls:
         final_delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(_tool_calls(answer))]
         finish_reason = "tool_calls"

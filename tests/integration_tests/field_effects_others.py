@@ -163,6 +163,14 @@ def _response_format(emu: PerplexityEmulator) -> None:
     assert asyncio.run(_tool(emu, response_format="content").ainvoke("q")) == both.content
 
 
+@effect(TOOL, "content_as")
+def _content_as(emu: PerplexityEmulator) -> None:
+    records = _tool(emu, content_as="results")
+    assert records.invoke("q")[0]["url"] == _call(_tool(emu)).artifact["results"][0]["url"]
+    assert json.loads(_call(records).content) == _call(records).artifact["results"]
+    assert _tool(emu, content_as="text").invoke("q").startswith("[1] q (1)")
+
+
 @effect(TOOL, "handle_validation_error")
 def _handle_validation_error(emu: PerplexityEmulator) -> None:
     assert "max_results=99 is not accepted" in _call(_tool(emu), max_results=99).content  # the default explains

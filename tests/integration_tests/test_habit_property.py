@@ -90,8 +90,8 @@ def agent_events(response: dict[str, Any], cuts: list[int], deltas: bool) -> lis
 
 def chat_chunks(completion: dict[str, Any], cut: int) -> list[dict[str, Any]]:
     """Sonar's chunks for `completion`'s first choice: content cut in two, each tool call whole in its own chunk
-    (the published `ToolCallOutput` has no `index`), then the last chunk with the finish reason, usage and
-    sources (every chunk repeats the citations, as Sonar's do)."""
+    (the published `ToolCallOutput` has no `index`), then the last chunk with the finish reason, usage,
+    sources and the message's `reasoning_steps` (every chunk repeats the citations, as Sonar's do)."""
     head = {k: completion[k] for k in ("id", "model", "created") if k in completion}
     head["citations"] = completion.get("citations")
     choice = (completion["choices"] or [{"index": 0, "message": {"role": "assistant"}}])[0]
@@ -102,7 +102,8 @@ def chat_chunks(completion: dict[str, Any], cut: int) -> list[dict[str, Any]]:
     deltas += [{"role": "assistant", "tool_calls": [call]} for call in message.get("tool_calls") or []]
     chunks = [{**head, "choices": [{"index": 0, "delta": d, "message": {"role": "assistant"}, "finish_reason": None}]}
               for d in deltas]  # fmt: skip
-    last = {**head, "choices": [{"index": 0, "delta": {"role": "assistant"}, "message": {"role": "assistant"},
+    steps = {"reasoning_steps": message["reasoning_steps"]} if message.get("reasoning_steps") else {}
+    last = {**head, "choices": [{"index": 0, "delta": {"role": "assistant", **steps}, "message": {"role": "assistant"},
                                  "finish_reason": choice.get("finish_reason")}]}  # fmt: skip
     for key in ("usage", "search_results"):
         if completion.get(key) is not None:

@@ -69,3 +69,38 @@ def test_usage_id_model_and_sources_survive_whichever_chunk_brings_them(ending: 
     assert merged.response_metadata["model_name"] == "sonar"
     assert merged.response_metadata["finish_reason"] == "stop"
     assert merged.additional_kwargs["citations"] == ["https://a"]
+
+
+# What Sonar sends beside the published fields (langchain-perplexity 1.4.2 read each into additional_kwargs).
+SONAR_LISTS = {
+    "images": [{"image_url": "https://i/1.png", "origin_url": "https://a", "height": 480, "width": 640}],
+    "videos": [{"url": "https://v/1", "thumbnail_url": "https://v/1.jpg", "duration": 12}],
+    "related_questions": ["What about Lyon?"],
+    "reasoning_steps": [{"thought": "Searching", "type": "web_search", "web_search": {"search_keywords": ["paris"]}}],
+}
+
+
+def test_sonar_record_lists_are_kept_once_from_invoke_and_stream() -> None:
+    """`images`, `videos`, `related_questions` and `reasoning_steps`: in `additional_kwargs`, once each, whether a
+    completion carries them or every stream chunk repeats them (the steps may also come in the message)."""
+    from langchain_perplexity_strict._response._chat import read_chat_completion
+
+    answer = Answer()
+    step = {"thought": "Reading", "type": "fetch_url_content"}
+    message = {"role": "assistant", "content": "Paris [1]", "reasoning_steps": [step]}
+    completion = {**ENVELOPE, "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], **SONAR_LISTS}
+    read_chat_completion(answer, {**completion, "usage": USAGE, **SOURCES})
+    invoked = answer.message().additional_kwargs
+    streamed = read(
+        [
+            text_chunk("Paris ", **SONAR_LISTS),
+            text_chunk("[1]", **SONAR_LISTS),
+            {**finish_chunk(usage=USAGE, **SOURCES, **SONAR_LISTS)}
+            | {"choices": [{"index": 0, "delta": {"reasoning_steps": [step]}, "finish_reason": "stop"}]},
+        ]
+    ).additional_kwargs
+    for kwargs in (invoked, streamed):
+        for key, value in SONAR_LISTS.items():
+            expected = [*value, step] if key == "reasoning_steps" else value
+            assert kwargs[key] == expected, key
+        assert kwargs["search_results"][0].url == "https://a" == kwargs["search_results"][0]["url"]
