@@ -267,7 +267,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             planner = Planner(*owner, surface.encode_items, self.input_budget, self.counter)
         conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.counter,
                                keep_whole=planner.keep_whole if planner else None)  # fmt: skip
-        self._warn_once(conversation, surface.notice(settings))
+        self._warn_once(conversation, surface.notices(settings))
         context = planner.context(conversation) if planner else None
 
         def build(plan: Context | None) -> dict[str, Any]:
@@ -298,11 +298,12 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             stream_usage=settings.get("stream_usage") is not False,
         )
 
-    def _warn_once(self, conversation: Prepared, notice: str | None) -> None:
-        """Compaction dropped part of the conversation, a Sonar name was mapped: each said once per model instance."""
+    def _warn_once(self, conversation: Prepared, notices: list[str]) -> None:
+        """Compaction dropped part of the conversation, a Sonar name was mapped, a deprecated `preset`: each said
+        once per model instance."""
         if conversation.compaction is not None:
             self._warnings.warn(self, "compaction", compaction_warning(conversation.compaction))
-        if notice is not None:
+        for notice in notices:
             self._warnings.warn(self, notice, notice)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:

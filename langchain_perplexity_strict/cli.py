@@ -223,8 +223,11 @@ def build_parser() -> argparse.ArgumentParser:
             "chat_completions)",
         )
         p.add_argument(
-            "--preset", default=None, help="an Agent API preset (fast, low, medium, ...): it picks the model"
+            "--effort",
+            default=None,
+            help="an Agent API effort level (fast, low, medium, high, xhigh; fast@VERSION pins one): picks the model",
         )
+        p.add_argument("--preset", default=None, help="deprecated by Perplexity: use --effort")
         p.add_argument(
             "--api",
             choices=list(SURFACES),

@@ -463,7 +463,7 @@ def _version(emu: PerplexityEmulator) -> None:
     assert __version__ in _run_cli("--version")[1]
 
 
-@effect(CLI, "chat question", "chat --system", "chat --model", "chat --preset", "chat --api")
+@effect(CLI, "chat question", "chat --system", "chat --model", "chat --effort", "chat --preset", "chat --api")
 def _cli_chat(emu: PerplexityEmulator) -> None:
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PPLX_API_KEY", KEY)
@@ -473,6 +473,8 @@ def _cli_chat(emu: PerplexityEmulator) -> None:
         body = sent(emu)
         assert body["model"] == "openai/gpt-5.1"
         assert "Be brief." in json.dumps(body) and "what is new" in json.dumps(body)
+        _run_cli("chat", "what is new", "--effort", "fast@2026-10-16.0")
+        assert sent(emu)["effort"] == "fast@2026-10-16.0" and "model" not in sent(emu)
         _run_cli("chat", "what is new", "--preset", "low")
         assert sent(emu)["preset"] == "low" and "model" not in sent(emu)
         _run_cli("chat", "what is new", "--api", "chat_completions")
@@ -489,7 +491,7 @@ def _cli_chat_emulator(emu: PerplexityEmulator) -> None:
     assert status == 0 and out.startswith("[answered by the local Perplexity emulator")
 
 
-@effect(CLI, "check file", "check --model", "check --preset", "check --api")
+@effect(CLI, "check file", "check --model", "check --effort", "check --preset", "check --api")
 def _cli_check(emu: PerplexityEmulator) -> None:
     import tempfile
 
@@ -500,6 +502,8 @@ def _cli_check(emu: PerplexityEmulator) -> None:
         assert status == 0 and '"model": "perplexity/sonar"' in out and "merge" in out.lower()
         status, out = _run_cli("check", str(path), "--model", "openai/gpt-5.1")
         assert '"model": "openai/gpt-5.1"' in out
+        status, out = _run_cli("check", str(path), "--effort", "medium")
+        assert '"effort": "medium"' in out and '"model"' not in out
         status, out = _run_cli("check", str(path), "--preset", "low")
         assert '"preset": "low"' in out
         status, out = _run_cli("check", str(path), "--api", "chat_completions")
