@@ -6,6 +6,7 @@ from langchain_perplexity_strict._embeddings import (
     PerplexityContextualizedEmbeddings,
     PerplexityEmbeddings,
 )
+from langchain_perplexity_strict._model_list import PerplexityModelInfo, alist_models, list_models
 from langchain_perplexity_strict._request._builtin_tools import (
     ApprovalFilter,
     ApprovalFilters,
@@ -96,6 +97,7 @@ __all__ = [
     "PerplexityCostCallbackHandler",
     "PerplexityEmbeddings",
     "PerplexityIncompleteError",
+    "PerplexityModelInfo",
     "PerplexityResponseError",
     "PerplexityResumeError",
     "PerplexityRunTimeoutError",
@@ -112,6 +114,7 @@ __all__ = [
     "WebSearchFilters",
     "WebSearchTool",
     "__version__",
+    "alist_models",
     "builtin_skill",
     "check_builtin_tool",
     "check_skill",
@@ -123,6 +126,7 @@ __all__ = [
     "get_perplexity_cost_callback",
     "image_search_tool",
     "inline_skill",
+    "list_models",
     "mcp_tool",
     "normalize_messages",
     "people_search_tool",

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Iterator
 from http.server import ThreadingHTTPServer
 from typing import Any
 
-from langchain_perplexity_strict.testing import agent_api, chat_completions, embeddings, search
+from langchain_perplexity_strict.testing import agent_api, chat_completions, embeddings, models, search
 from langchain_perplexity_strict.testing.background import RESPONSES_PREFIX, RunRoutes, cancel_path
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
@@ -240,10 +240,10 @@ class _Handler(RunRoutes):
         path, _, query = self.path.partition("?")
         self._record("GET", path, None).query = query
         with self._answered():
-            if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
-                models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
+            if path in models.PATHS:  # no auth needed (docs.perplexity.ai, "Models")
+                listed = models.model_list(self.state.agent_models)
                 # The serving process, so `perplexity-strict emulator --background` can reuse this one.
-                self._send_json(200, {"object": "list", "data": models}, {EMULATOR_HEADER + "-pid": str(os.getpid())})
+                self._send_json(200, listed, {EMULATOR_HEADER + "-pid": str(os.getpid())})
             elif path.startswith(RESPONSES_PREFIX):
                 self._retrieve(path, query)
             else:

@@ -481,6 +481,18 @@ def _cli_chat(emu: PerplexityEmulator) -> None:
         assert emu.requests[-1].path == "/chat/completions"
 
 
+@effect(CLI, "models --json", "models --emulator")
+def _cli_models(emu: PerplexityEmulator) -> None:
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("PPLX_API_KEY", raising=False)
+        env.delenv("PERPLEXITY_API_KEY", raising=False)
+        assert _run_cli("models")[0] == 2  # no key: refused
+        status, out = _run_cli("models", "--emulator")
+        assert status == 0 and "perplexity/sonar\tperplexity" in out.splitlines()
+        status, out = _run_cli("models", "--emulator", "--json")
+        assert status == 0 and json.loads(out)["data"][0]["id"] == "perplexity/sonar"
+
+
 @effect(CLI, "chat --emulator")
 def _cli_chat_emulator(emu: PerplexityEmulator) -> None:
     with pytest.MonkeyPatch.context() as env:
