@@ -1,6 +1,7 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts."""
 
 from langchain_perplexity_strict._cost import PerplexityCostCallbackHandler, get_perplexity_cost_callback
+from langchain_perplexity_strict._decisions import PerplexityDecision, PerplexityDecisionResult
 from langchain_perplexity_strict._embeddings import (
     EmbeddingsResult,
     PerplexityContextualizedEmbeddings,
@@ -95,6 +96,8 @@ __all__ = [
     "PerplexityBudgetExceededError",
     "PerplexityContextualizedEmbeddings",
     "PerplexityCostCallbackHandler",
+    "PerplexityDecision",
+    "PerplexityDecisionResult",
     "PerplexityEmbeddings",
     "PerplexityIncompleteError",
     "PerplexityModelInfo",

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Iterator
 from http.server import ThreadingHTTPServer
 from typing import Any
 
-from langchain_perplexity_strict.testing import agent_api, chat_completions, embeddings, models, search
+from langchain_perplexity_strict.testing import agent_api, chat_completions, decisions, embeddings, models, search
 from langchain_perplexity_strict.testing.background import RESPONSES_PREFIX, RunRoutes, cancel_path
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
@@ -65,7 +65,11 @@ from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 MAX_BODY_BYTES = 32 * 1024 * 1024
 AGENT_PATHS = ("/v1/responses", "/v1/agent")
 CHAT_PATHS = ("/chat/completions", "/v1/chat/completions", "/v1/sonar")
-JSON_ROUTES = {**search.ROUTES, **embeddings.ROUTES}  # one JSON answer per request, no conversation state
+JSON_ROUTES = {
+    **search.ROUTES,
+    **embeddings.ROUTES,
+    **decisions.ROUTES,
+}  # one JSON answer per request, no conversation state
 # How often the serving thread looks for a `stop()`: socketserver's default of 0.5 s made every stop
 # (each test's own emulator) wait half a second; an idle check this often costs next to nothing.
 SHUTDOWN_POLL = 0.05

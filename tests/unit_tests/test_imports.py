@@ -33,6 +33,8 @@ EXPECTED_ALL = [
     "PerplexityBudgetExceededError",
     "PerplexityContextualizedEmbeddings",
     "PerplexityCostCallbackHandler",
+    "PerplexityDecision",
+    "PerplexityDecisionResult",
     "PerplexityEmbeddings",
     "PerplexityIncompleteError",
     "PerplexityModelInfo",
