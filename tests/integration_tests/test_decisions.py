@@ -25,13 +25,19 @@ from tests import published_schema
 from tests.integration_tests.factory import KEY
 
 QUESTIONS: dict[str, Any] = {
-    "urgent": {"type": "noul", "instructions": "Does this need a reply today?",
-               "criteria": {"true": "a blocker", "false": {"examples": ["a question"]}}},
+    "urgent": {
+        "type": "noul",
+        "instructions": "Does this need a reply today?",
+        "criteria": {"true": "a blocker", "false": {"examples": ["a question"]}},
+    },
     "bare_noul": {"type": "noul", "criteria": {"true": "yes"}},
-    "team": {"type": "choice", "criteria": {"billing": "money, invoices", "tech": ["errors", "crashes"], "other": None},
-             "instructions": {"pick": "one"}},
+    "team": {
+        "type": "choice",
+        "criteria": {"billing": "money, invoices", "tech": ["errors", "crashes"], "other": None},
+        "instructions": {"pick": "one"},
+    },
     "severity": {"type": "score", "criteria": ["cosmetic", {"level": "annoying"}, ["blocking", "data loss"]]},
-}  # fmt: skip
+}
 BAD_QUESTIONS: list[Any] = [
     "urgent?",
     ["urgent"],

@@ -46,8 +46,12 @@ def test_the_connection_settings_are_the_chat_models(emu: PerplexityEmulator, mo
     emu.clear()
     with pytest.raises(ValueError, match="api_key: no key given to list_models"):
         list_models()
-    for bad, name in (({"timeout": -1}, "timeout"), ({"max_retries": "2"}, "max_retries"),
-                      ({"base_url": "not a url"}, "base_url"), ({"model": "x"}, "model")):  # fmt: skip
+    for bad, name in (
+        ({"timeout": -1}, "timeout"),
+        ({"max_retries": "2"}, "max_retries"),
+        ({"base_url": "not a url"}, "base_url"),
+        ({"model": "x"}, "model"),
+    ):
         with pytest.raises(ValueError, match=name):
             list_models(api_key=KEY, **bad)
     assert emu.requests == []
