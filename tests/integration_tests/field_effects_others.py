@@ -481,6 +481,32 @@ def _cli_chat(emu: PerplexityEmulator) -> None:
         assert emu.requests[-1].path == "/chat/completions"
 
 
+def _in_flight(emu: PerplexityEmulator, call: Any) -> None:
+    """`call` keeps two requests in flight at once: both held answers are waiting together."""
+    import threading
+
+    emu.inject(Fault("hold"), Fault("hold"))
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    try:
+        assert emu.wait_holding(2, timeout=30)
+    finally:
+        emu.release()
+    thread.join(30)
+
+
+@effect("PerplexityEmbeddings", "max_concurrency")
+def _embeddings_concurrency(emu: PerplexityEmulator) -> None:
+    model = PerplexityEmbeddings(api_key=KEY, base_url=emu.base_url, chunk_size=1, max_concurrency=2)  # type: ignore[arg-type]
+    _in_flight(emu, lambda: model.embed_documents(["a", "b", "c"]))
+
+
+@effect("PerplexityContextualizedEmbeddings", "max_concurrency")
+def _contextual_concurrency(emu: PerplexityEmulator) -> None:
+    model = PerplexityContextualizedEmbeddings(api_key=KEY, base_url=emu.base_url, max_concurrency=2)  # type: ignore[arg-type]
+    _in_flight(emu, lambda: model.embed_in_context([[f"{n}" + "a" * 40_000] for n in range(4)]))
+
+
 @effect(CLI, "models --json", "models --emulator")
 def _cli_models(emu: PerplexityEmulator) -> None:
     with pytest.MonkeyPatch.context() as env:
