@@ -39,6 +39,7 @@ from langchain_perplexity_strict._request._builtin_tools import (
 from langchain_perplexity_strict._request._skills import BuiltinSkill, CustomSkill, InlineSkill, Skill, check_skill
 from langchain_perplexity_strict._response._blocks import register_block_translator
 from langchain_perplexity_strict._search import PerplexitySearchResults, PerplexitySearchRetriever
+from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
 from langchain_perplexity_strict.errors import (
@@ -102,6 +103,7 @@ __all__ = [
     "PerplexityIncompleteError",
     "PerplexityModelInfo",
     "PerplexityResponseError",
+    "PerplexityResponseFile",
     "PerplexityResumeError",
     "PerplexityRunTimeoutError",
     "PerplexityRunUnknownError",

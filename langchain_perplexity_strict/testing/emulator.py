@@ -47,7 +47,15 @@ from collections.abc import Iterable, Iterator
 from http.server import ThreadingHTTPServer
 from typing import Any
 
-from langchain_perplexity_strict.testing import agent_api, chat_completions, decisions, embeddings, models, search
+from langchain_perplexity_strict.testing import (
+    agent_api,
+    chat_completions,
+    decisions,
+    embeddings,
+    models,
+    response_files,
+    search,
+)
 from langchain_perplexity_strict.testing.background import RESPONSES_PREFIX, RunRoutes, cancel_path
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
@@ -248,6 +256,8 @@ class _Handler(RunRoutes):
                 listed = models.model_list(self.state.agent_models)
                 # The serving process, so `perplexity-strict emulator --background` can reuse this one.
                 self._send_json(200, listed, {EMULATOR_HEADER + "-pid": str(os.getpid())})
+            elif response_files.parse(path):
+                self._files(path)
             elif path.startswith(RESPONSES_PREFIX):
                 self._retrieve(path, query)
             else:

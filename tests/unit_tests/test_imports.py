@@ -39,6 +39,7 @@ EXPECTED_ALL = [
     "PerplexityIncompleteError",
     "PerplexityModelInfo",
     "PerplexityResponseError",
+    "PerplexityResponseFile",
     "PerplexityResumeError",
     "PerplexityRunTimeoutError",
     "PerplexityRunUnknownError",
