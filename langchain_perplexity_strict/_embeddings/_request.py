@@ -234,7 +234,7 @@ def run_batches(
     if concurrency <= 1 or len(bodies) <= 1:
         return [post(encode_body(body)) for body in bodies]
     with ThreadPoolExecutor(max_workers=min(concurrency, len(bodies)), thread_name_prefix="perplexity-embed") as pool:
-        futures = [pool.submit(lambda body=body: post(encode_body(body))) for body in bodies]
+        futures = [pool.submit(post, encode_body(body)) for body in bodies]
         try:
             return [future.result() for future in futures]
         except BaseException:

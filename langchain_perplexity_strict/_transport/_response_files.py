@@ -11,6 +11,7 @@ file. Requests and events only (no messages): the chat model finds the id.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,11 +54,11 @@ class PerplexityResponseFile:
             raise RuntimeError(msg)
         return self._transport
 
-    def download(self) -> bytes:
+    def download(self) -> builtins.bytes:
         """The file's bytes (`GET /v1/responses/{id}/files/{file_id}/content`)."""
         return self._connected().get_raw(self._content_path, api=API).content
 
-    async def adownload(self) -> bytes:
+    async def adownload(self) -> builtins.bytes:
         """Async `download`."""
         return (await self._connected().aget_raw(self._content_path, api=API)).content
 
