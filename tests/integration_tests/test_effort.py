@@ -17,6 +17,7 @@ from langchain_core.runnables import ConfigurableField
 
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
+from langchain_perplexity_strict.testing.agent_api import PRESETS
 from tests import published_schema
 from tests.integration_tests.factory import KEY
 
@@ -141,12 +142,7 @@ def test_with_both_effort_wins_and_preset_is_not_sent(emu: PerplexityEmulator, w
 
 
 def test_the_emulator_serves_the_pinned_levels_model(emu: PerplexityEmulator) -> None:
-    """A pinned level is its level on the emulator (the model it picks), and the response names the effort."""
-    llm = ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url, effort="xhigh@2026-10-16.0")  # type: ignore[arg-type]
-    pinned = llm.invoke("hi").response_metadata["model_name"]
-    assert (
-        pinned
-        == ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url, effort="xhigh")
-        .invoke("hi")
-        .response_metadata["model_name"]
-    )  # type: ignore[arg-type]
+    """A pinned level is its level on the emulator (the model it picks, not the default model)."""
+    for effort in ("xhigh@2026-10-16.0", "xhigh"):
+        llm = ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url, effort=effort)  # type: ignore[arg-type]
+        assert llm.invoke("hi").response_metadata["model_name"] == PRESETS["xhigh"] != "perplexity/sonar"
