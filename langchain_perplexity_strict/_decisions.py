@@ -90,6 +90,21 @@ ACCEPTS = {
     "state": Accepts("a string, a dict or a list (or a message, document or prompt value, sent as its text)", Json),
 }
 """Each setting's rule, as the published `DecisionsRequestInput` types it."""
+_QUESTION = Accepts(
+    "a noul, choice or score question (the published DecisionQuestionInput: "
+    "{'type': 'noul', 'instructions': ..., 'criteria': {'true': ..., 'false': ...}}, "
+    "{'type': 'choice', 'criteria': {option: description}}, {'type': 'score', 'criteria': [lowest, ..., highest]})",
+    Question,
+)
+
+
+def check_setting(name: str, value: Any) -> None:
+    """`check` by `ACCEPTS`; for `questions`, the first wrong question is named (`questions['team']=...`)."""
+    if name == "questions" and isinstance(value, dict):
+        for key, question in value.items():
+            if isinstance(key, str):
+                check(f"questions[{key!r}]", question, _QUESTION)
+    check(name, value, ACCEPTS[name])
 
 
 class PerplexityDecisionResult(BaseModel):
@@ -170,7 +185,7 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
     @field_validator("questions", "model", mode="before")
     @classmethod
     def _as_given(cls, value: Any, info: Any) -> Any:
-        check(info.field_name, value, ACCEPTS[info.field_name])
+        check_setting(info.field_name, value)
         return value
 
     @classmethod
@@ -183,7 +198,7 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
             msg = f"{unknown[0]}: not a per-call setting of PerplexityDecision; accepted: questions, model."
             raise TypeError(msg)
         for name, setting in overrides.items():
-            check(name, setting, ACCEPTS[name])
+            check_setting(name, setting)
         state = state_of(value)
         check("state", state, ACCEPTS["state"])
         questions = overrides.get("questions", self.questions)

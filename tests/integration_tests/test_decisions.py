@@ -109,11 +109,11 @@ def test_questions_outside_the_published_models_are_refused_before_sending_on_ev
         assert not published_schema.verdict(
             "DecisionsRequestInput", {"model": "m", "state": "s", "questions": questions}
         )
-    with pytest.raises(ValueError, match=r"questions=.*noul, choice or score questions"):
+    with pytest.raises(ValueError, match=r"questions(\[.*\])?=.*noul, choice or score question"):
         PerplexityDecision(api_key=KEY, base_url=emu.base_url, questions=questions)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"questions=.*noul, choice or score questions"):
+    with pytest.raises(ValueError, match=r"questions(\[.*\])?=.*noul, choice or score question"):
         decide.invoke("x", questions=questions)
-    with pytest.raises(ValueError, match=r"questions=.*noul, choice or score questions"):
+    with pytest.raises(ValueError, match=r"questions(\[.*\])?=.*noul, choice or score question"):
         decide.bind(questions=questions).invoke("x")
     assert emu.requests == []
 
@@ -178,3 +178,12 @@ def test_the_emulator_judges_as_the_published_models(emu: PerplexityEmulator, bo
     if status == 200:
         published_schema.validate("DecisionsResponseOutput", payload)
         assert set(payload["answers"]) == set(body["questions"])
+
+
+def test_the_wrong_question_is_named(emu: PerplexityEmulator, decide: PerplexityDecision) -> None:
+    wrong = {**QUESTIONS, "team": {"type": "choice", "criteria": ["billing", "tech"]}}
+    with pytest.raises(ValueError, match=r"questions\['team'\]=\{'type': 'choice'"):
+        PerplexityDecision(api_key=KEY, base_url=emu.base_url, questions=wrong)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"questions\['team'\]="):
+        decide.invoke("x", questions=wrong)
+    assert emu.requests == []
