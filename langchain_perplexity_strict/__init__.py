@@ -1,11 +1,13 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts."""
 
 from langchain_perplexity_strict._cost import PerplexityCostCallbackHandler, get_perplexity_cost_callback
+from langchain_perplexity_strict._decisions import PerplexityDecision, PerplexityDecisionResult
 from langchain_perplexity_strict._embeddings import (
     EmbeddingsResult,
     PerplexityContextualizedEmbeddings,
     PerplexityEmbeddings,
 )
+from langchain_perplexity_strict._model_list import PerplexityModelInfo, alist_models, list_models
 from langchain_perplexity_strict._request._builtin_tools import (
     ApprovalFilter,
     ApprovalFilters,
@@ -37,6 +39,7 @@ from langchain_perplexity_strict._request._builtin_tools import (
 from langchain_perplexity_strict._request._skills import BuiltinSkill, CustomSkill, InlineSkill, Skill, check_skill
 from langchain_perplexity_strict._response._blocks import register_block_translator
 from langchain_perplexity_strict._search import PerplexitySearchResults, PerplexitySearchRetriever
+from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
 from langchain_perplexity_strict.errors import (
@@ -94,9 +97,13 @@ __all__ = [
     "PerplexityBudgetExceededError",
     "PerplexityContextualizedEmbeddings",
     "PerplexityCostCallbackHandler",
+    "PerplexityDecision",
+    "PerplexityDecisionResult",
     "PerplexityEmbeddings",
     "PerplexityIncompleteError",
+    "PerplexityModelInfo",
     "PerplexityResponseError",
+    "PerplexityResponseFile",
     "PerplexityResumeError",
     "PerplexityRunTimeoutError",
     "PerplexityRunUnknownError",
@@ -112,6 +119,7 @@ __all__ = [
     "WebSearchFilters",
     "WebSearchTool",
     "__version__",
+    "alist_models",
     "builtin_skill",
     "check_builtin_tool",
     "check_skill",
@@ -123,6 +131,7 @@ __all__ = [
     "get_perplexity_cost_callback",
     "image_search_tool",
     "inline_skill",
+    "list_models",
     "mcp_tool",
     "normalize_messages",
     "people_search_tool",

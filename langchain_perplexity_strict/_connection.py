@@ -116,3 +116,10 @@ class PerplexityConnection(Redacted):
 
     async def _apost(self, path: str, body: bytes) -> dict[str, Any]:
         return await self.transport.apost(path, body, api=self._api_name)
+
+    def _get(self, path: str) -> dict[str, Any]:
+        """GET the endpoint `path`; errors name this API."""
+        return self.transport.get(path, api=self._api_name)
+
+    async def _aget(self, path: str) -> dict[str, Any]:
+        return await self.transport.aget(path, api=self._api_name)

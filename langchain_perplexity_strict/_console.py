@@ -20,8 +20,10 @@ def has_key() -> bool:
 
 
 def model_arguments(args: argparse.Namespace) -> dict[str, Any]:
-    """`--api`, and `--model` / `--preset` when given (else the surface's default model, or the preset's choice)."""
-    chosen = {"model": getattr(args, "model", None), "preset": getattr(args, "preset", None)}
+    """`--api`, and `--model` / `--effort` / `--preset` when given (else the surface's default model, or the
+    effort level's choice)."""
+    names = ("model", "effort", "preset")
+    chosen = {name: getattr(args, name, None) for name in names}
     return {"api": args.api, **{name: value for name, value in chosen.items() if value}}
 
 

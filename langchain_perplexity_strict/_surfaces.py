@@ -16,7 +16,7 @@ from langchain_perplexity_strict._continuation import Context, ItemEncoder
 from langchain_perplexity_strict._request._agent import agent_body, agent_items, model_and_preset
 from langchain_perplexity_strict._request._chat import chat_body
 from langchain_perplexity_strict._request._input import BodyInput
-from langchain_perplexity_strict._request._model_names import agent_name_notice, sonar_notice
+from langchain_perplexity_strict._request._model_names import agent_name_notice, preset_notice, sonar_notice
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
@@ -77,9 +77,14 @@ class Surface:
     """What the surface says of a model name it sends as another (a Sonar name on the Agent API, mapped by
     Perplexity's migration table, or `perplexity/sonar` on chat completions), else None."""
 
-    def notice(self, settings: Mapping[str, Any]) -> str | None:
-        """What a model says once (`_once`) of the call's settings on this surface: a model name mapped."""
-        return self.model_notice(settings["model"])
+    settings_notice: Callable[[Mapping[str, Any]], str | None] = lambda settings: None
+    """What the surface says of the call's other settings (the Agent API: a deprecated `preset`), else None."""
+
+    def notices(self, settings: Mapping[str, Any]) -> list[str]:
+        """What a model says once each (`_once`) of the call's settings on this surface: a model name mapped,
+        a deprecated setting."""
+        said = (self.model_notice(settings["model"]), self.settings_notice(settings))
+        return [notice for notice in said if notice is not None]
 
     def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
         """What a continuation record names as the model (the body's `model` and `preset`)."""
@@ -97,6 +102,7 @@ SURFACES: dict[str, Surface] = {
         agent_items,
         True,
         model_notice=sonar_notice,
+        settings_notice=lambda settings: preset_notice(settings.get("preset"), settings.get("effort")),
     ),
     "chat_completions": Surface(
         "chat_completions",

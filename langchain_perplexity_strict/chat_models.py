@@ -35,7 +35,7 @@ from langchain_perplexity_strict._batches import submit as submit_batches
 from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._once import OncePerOwner
-from langchain_perplexity_strict._redact import Redacted, redact
+from langchain_perplexity_strict._redact import Redacted, redact, shown
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
     Bindings,
@@ -55,6 +55,7 @@ from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, R
 from langchain_perplexity_strict._transport._follow import Batch
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
+from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
     NormalizationResult,
@@ -244,6 +245,31 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             history = self._convert_input(messages).to_messages()
         return prepare(history, rules=self.rules, budget=self.input_budget, counter=self.counter).result
 
+    def response_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
+        """The files an Agent API run shared (the sandbox's `share_file`), by the answer's response id
+        (`GET /v1/responses/{id}/files`); each file's `download()` (or `save(directory)`) fetches its bytes.
+
+        `answer`: an `AIMessage` (or a streamed chunk) this model returned, or its `response_metadata["id"]`.
+        """
+        return list_files(self.transport, self._response_id(answer))
+
+    async def aresponse_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
+        """Async `response_files`; each file's `adownload()` (or `asave(directory)`) fetches its bytes."""
+        return await alist_files(self.transport, self._response_id(answer))
+
+    def _response_id(self, answer: Any) -> str:
+        if self.surface.encode_items is None:  # the surface stores no responses (chat completions)
+            msg = f"response files exist on api='agent' only (this model's api is {self.api!r})."
+            raise ValueError(msg)
+        response_id = answer.response_metadata.get("id") if isinstance(answer, BaseMessage) else answer
+        if not isinstance(response_id, str) or not response_id:
+            msg = (
+                f"answer={shown(answer, 'answer')}: expected an AIMessage this model returned (with "
+                "response_metadata['id']) or a response id string such as 'resp_...'."
+            )
+            raise ValueError(msg)
+        return response_id
+
     def request_body(
         self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
     ) -> dict[str, Any]:
@@ -281,7 +307,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             planner = Planner(*owner, surface.encode_items, self.input_budget, self.counter)
         conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.counter,
                                keep_whole=planner.keep_whole if planner else None)  # fmt: skip
-        self._warn_once(conversation, surface.notice(settings))
+        self._warn_once(conversation, surface.notices(settings))
         context = planner.context(conversation) if planner else None
 
         def build(plan: Context | None) -> dict[str, Any]:
@@ -312,11 +338,12 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             stream_usage=settings.get("stream_usage") is not False,
         )
 
-    def _warn_once(self, conversation: Prepared, notice: str | None) -> None:
-        """Compaction dropped part of the conversation, a Sonar name was mapped: each said once per model instance."""
+    def _warn_once(self, conversation: Prepared, notices: list[str]) -> None:
+        """Compaction dropped part of the conversation, a Sonar name was mapped, a deprecated `preset`: each said
+        once per model instance."""
         if conversation.compaction is not None:
             self._warnings.warn(self, "compaction", compaction_warning(conversation.compaction))
-        if notice is not None:
+        for notice in notices:
             self._warnings.warn(self, notice, notice)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:

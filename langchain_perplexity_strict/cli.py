@@ -1,4 +1,4 @@
-"""The `perplexity-strict` command line: chat, check a conversation, serve the emulator, demo."""
+"""The `perplexity-strict` command line: chat, check a conversation, list the models, serve the emulator, demo."""
 
 from __future__ import annotations
 
@@ -64,6 +64,25 @@ def _chat(args: argparse.Namespace) -> int:
             raise _with_cli_hint(error, emulator=args.emulator) from error
     print()
     print_sources(full.additional_kwargs if full is not None else {})
+    return 0
+
+
+def _models(args: argparse.Namespace) -> int:
+    """`models`: the models Perplexity serves (`GET /v1/models`), one per line, or the published JSON."""
+    from langchain_perplexity_strict._model_list import list_models
+
+    if not has_key() and not args.emulator:
+        raise CommandError(NO_KEY, status=2)
+    with model_settings(args, emulator=args.emulator) as settings:
+        if args.emulator or _exported_emulator():
+            print(EMULATOR_LABEL, file=sys.stderr)  # stdout stays the list, for pipes
+        connection = {k: v for k, v in settings.items() if k in ("api_key", "base_url")}
+        listed = list_models(**connection)
+    if args.json:
+        print(json.dumps({"object": "list", "data": [m.model_dump() for m in listed]}, indent=2))
+    else:
+        for info in listed:
+            print(f"{info.id}\t{info.owned_by}")
     return 0
 
 
@@ -250,8 +269,11 @@ def build_parser() -> argparse.ArgumentParser:
             "chat_completions)",
         )
         p.add_argument(
-            "--preset", default=None, help="an Agent API preset (fast, low, medium, ...): it picks the model"
+            "--effort",
+            default=None,
+            help="an Agent API effort level (fast, low, medium, high, xhigh; fast@VERSION pins one): picks the model",
         )
+        p.add_argument("--preset", default=None, help="deprecated by Perplexity: use --effort")
         p.add_argument(
             "--api",
             choices=list(SURFACES),
@@ -270,6 +292,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file", help="a JSON conversation (LangChain or OpenAI message dicts); - reads standard input")
     model_options(check)
     check.set_defaults(func=_check)
+
+    listing = sub.add_parser("models", help="list the models Perplexity serves (GET /v1/models): id and owner")
+    listing.add_argument("--json", action="store_true", help="print Perplexity's list as JSON (ModelListOutput)")
+    listing.add_argument("--emulator", action="store_true", help="list the local emulator's models (no key needed)")
+    listing.set_defaults(func=_models, api="agent")
 
     emulator = sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine")
     emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")

@@ -221,13 +221,15 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     def embed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
         """Per document, one vector per chunk, in order; with the summed usage and cost."""
         bodies = self._bodies(documents)
-        return self._result(bodies, run_batches(lambda data: self._post(CONTEXTUALIZED_PATH, data), bodies))
+        answers = run_batches(lambda data: self._post(CONTEXTUALIZED_PATH, data), bodies, self.max_concurrency)
+        return self._result(bodies, answers)
 
     async def aembed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
         """Async `embed_contexts`."""
         bodies = self._bodies(documents)
         post = self._apost
-        return self._result(bodies, await arun_batches(lambda data: post(CONTEXTUALIZED_PATH, data), bodies))
+        answers = await arun_batches(lambda data: post(CONTEXTUALIZED_PATH, data), bodies, self.max_concurrency)
+        return self._result(bodies, answers)
 
     def embed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
         """Per document (a list of chunks), one vector per chunk."""

@@ -47,7 +47,8 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
     at most 512 texts and 120,000 tokens per request; `chunk_size` lowers the
     first), counting tokens conservatively as UTF-8 bytes; the vectors come
     back in the texts' order. Empty strings are refused before sending, as
-    Perplexity refuses them. Async batches run 4 at a time.
+    Perplexity refuses them. `max_concurrency` requests (4 by default, at most
+    16) are in flight at once, sync (threads) and async alike.
 
     Usage and cost: `embed(texts)` / `aembed(texts)` return an
     `EmbeddingsResult` with the vectors and the summed `usage`
@@ -94,13 +95,14 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
     def embed(self, texts: list[str]) -> EmbeddingsResult:
         """Embed `texts` in as few requests as the limits allow; vectors in order, with usage and cost."""
         bodies = self._bodies(text_list(texts, "texts"))
-        return self._result(bodies, run_batches(lambda data: self._post(EMBEDDINGS_PATH, data), bodies))
+        answers = run_batches(lambda data: self._post(EMBEDDINGS_PATH, data), bodies, self.max_concurrency)
+        return self._result(bodies, answers)
 
     async def aembed(self, texts: list[str]) -> EmbeddingsResult:
         """Async `embed`."""
         bodies = self._bodies(text_list(texts, "texts"))
         post = self._apost
-        answers = await arun_batches(lambda data: post(EMBEDDINGS_PATH, data), bodies)
+        answers = await arun_batches(lambda data: post(EMBEDDINGS_PATH, data), bodies, self.max_concurrency)
         return self._result(bodies, answers)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -24,10 +24,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, StrictInt, StrictStr, field_validator, model_validator
+from pydantic import BaseModel, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import Accepts, check
@@ -42,7 +43,10 @@ MAX_INPUT_TOKENS = 32_768
 """32K tokens per text (per document when contextualized), read as 32 * 1024: the larger reading refuses less."""
 _WORD_RUN = re.compile(r"\w+")
 CONCURRENT_REQUESTS = 4
-"""Async batches in flight at once (retries on 429 are the transport's)."""
+"""Requests in flight at once by default (`max_concurrency`; retries on 429 are the transport's)."""
+MAX_CONCURRENCY = 16
+"""The most `max_concurrency` takes: a bound, so that a large corpus is not sent as a burst of requests that a
+rate limit answers with 429s (Perplexity's tiers limit requests per minute: docs.perplexity.ai, "Rate Limits")."""
 FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
 
 
@@ -50,6 +54,9 @@ _SETTINGS = {
     "dimensions": Accepts("an integer (128 up to the model's full size) or None", StrictInt),
     "model": Accepts("a string", StrictStr),
     "encoding_format": Accepts("one of base64_int8, base64_binary", Literal["base64_int8", "base64_binary"]),
+    "max_concurrency": Accepts(
+        f"an integer from 1 to {MAX_CONCURRENCY}", Annotated[int, Strict(), Field(ge=1, le=MAX_CONCURRENCY)]
+    ),
 }
 """Each setting's rule; which models a class serves, and their sizes, are `_check_settings`' (they depend on both)."""
 
@@ -61,10 +68,13 @@ class EmbeddingSettings(BaseModel):
     """Matryoshka dimensions: 128 to 1024 (0.6b models) or 2560 (4b models); None: the model's full size."""
     encoding_format: Literal["base64_int8", "base64_binary"] = "base64_int8"
     """`base64_int8`: floats from -128.0 to 127.0; `base64_binary`: +1.0 / -1.0 per dimension (see the class)."""
+    max_concurrency: int = CONCURRENT_REQUESTS
+    """Requests in flight at once when the input needs several (1 to 16; sync calls use threads, async calls
+    tasks); 1 sends them one after another. Not sent: the vectors come back in input order either way."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
 
-    @field_validator("dimensions", "model", "encoding_format", mode="before", check_fields=False)
+    @field_validator("dimensions", "model", "encoding_format", "max_concurrency", mode="before", check_fields=False)
     @classmethod
     def _as_given(cls, value: Any, info: Any) -> Any:
         """No coercion (`_accepts`): `dimensions="512"` or `True` is refused, as a per-call value would be."""
@@ -216,16 +226,28 @@ def decode_items(items: list[dict[str, Any]], settings: EmbeddingSettings) -> li
     return [decode(item.get("embedding"), settings.encoding_format, settings.dimensions) for item in items]
 
 
-def run_batches(post: Callable[[bytes], dict[str, Any]], bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Post each body in turn; the answers in the same order."""
-    return [post(encode_body(body)) for body in bodies]
+def run_batches(
+    post: Callable[[bytes], dict[str, Any]], bodies: list[dict[str, Any]], concurrency: int = 1
+) -> list[dict[str, Any]]:
+    """Post the bodies, `concurrency` at a time (threads: the transport's sync client is thread-safe); the
+    answers in the bodies' order. On the first failure the requests not yet sent are not sent, and it is raised."""
+    if concurrency <= 1 or len(bodies) <= 1:
+        return [post(encode_body(body)) for body in bodies]
+    with ThreadPoolExecutor(max_workers=min(concurrency, len(bodies)), thread_name_prefix="perplexity-embed") as pool:
+        futures = [pool.submit(post, encode_body(body)) for body in bodies]
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
 
 
 async def arun_batches(
-    post: Callable[[bytes], Awaitable[dict[str, Any]]], bodies: list[dict[str, Any]]
+    post: Callable[[bytes], Awaitable[dict[str, Any]]], bodies: list[dict[str, Any]], concurrency: int = 1
 ) -> list[dict[str, Any]]:
-    """Post the bodies, `CONCURRENT_REQUESTS` at a time; the answers in the bodies' order."""
-    gate = asyncio.Semaphore(CONCURRENT_REQUESTS)
+    """Post the bodies, `concurrency` at a time; the answers in the bodies' order."""
+    gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(body: dict[str, Any]) -> dict[str, Any]:
         async with gate:

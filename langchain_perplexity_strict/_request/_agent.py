@@ -53,12 +53,12 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     else:
         body = {"input": agent_input(request.messages)}
     body.update(model_and_preset(settings, request.model_explicit))
-    preset = body.get("preset")
+    preset = body.get("effort") or body.get("preset")
     search: dict[str, Any] = {"type": "web_search"}
     names: dict[str, str] = {}  # a search tool field -> the parameter that set it, for errors
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
-        if value is None or parameter is None or parameter.agent in (None, CLIENT):
+        if value is None or parameter is None or parameter.agent in (None, CLIENT) or name in _MODEL_CHOICE:
             continue
         if parameter.agent.startswith("web_search."):
             names[parameter.agent.removeprefix("web_search.")] = name
@@ -89,17 +89,28 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     return body
 
 
-def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
-    """`model` and `preset` as the body carries them (Sonar names mapped by Perplexity's table).
+_MODEL_CHOICE = ("effort", "preset")
+"""Parameters `model_and_preset` places (the model they pick depends on each other), not the loop."""
 
-    A preset picks its own model: the default model is left out, a model the caller chose is sent too.
+
+def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
+    """`model` and `effort` (or the deprecated `preset`) as the body carries them (Sonar names mapped by
+    Perplexity's table, to an effort level).
+
+    An effort level picks its own model: the default model is left out, a model the caller chose is sent
+    too. With both `effort` and `preset`, only `effort` is sent: the published schema says effort takes
+    precedence when both are supplied, so the preset would do nothing (`preset_notice` says so).
     """
     target = agent_target(settings["model"])
-    preset = settings.get("preset") or target.preset
+    effort, preset = settings.get("effort"), settings.get("preset")
+    if not effort and not preset:
+        effort = target.preset
     fields: dict[str, Any] = {}
-    if target.model and (model_explicit or not preset):
+    if target.model and (model_explicit or not (effort or preset)):
         fields["model"] = target.model
-    if preset:
+    if effort:
+        fields["effort"] = effort
+    elif preset:
         fields["preset"] = preset
     return fields
 

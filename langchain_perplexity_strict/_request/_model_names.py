@@ -33,7 +33,8 @@ SONAR_MODELS = (
 
 @dataclass(frozen=True)
 class AgentTarget:
-    """What a Sonar model name becomes on the Agent API."""
+    """What a Sonar model name becomes on the Agent API: a model, or an effort level (the table's preset,
+    which Perplexity has since deprecated for `effort`, sent under that name)."""
 
     model: str | None
     preset: str | None
@@ -59,12 +60,35 @@ def sonar_notice(model: str) -> str | None:
     target = SONAR_TO_AGENT.get(model)
     if target is None:
         return None
-    becomes = f"model {target.model!r}" if target.model else f"preset {target.preset!r}"
+    becomes = f"model {target.model!r}" if target.model else f"effort {target.preset!r}"
     return (
         f"model {model!r} is a Sonar chat-completions name; on the Agent API it is "
         f"sent as {becomes} with web search, per Perplexity's migration table. "
         "Pass that directly to silence this warning."
     )
+
+
+def preset_notice(preset: str | None, effort: str | None) -> str | None:
+    """What a model says (once per model instance, `_once`) of a `preset`: Perplexity deprecated it for `effort`
+    (`ResponsesRequestInput.preset`: "Deprecated: Use effort instead. If both are supplied, effort takes
+    precedence when non-null."); with `effort` too, it is not sent."""
+    if not preset:
+        return None
+    if effort:
+        return (
+            f"preset={preset!r} is not sent: effort={effort!r} takes precedence (Perplexity deprecated preset; "
+            "when both are supplied, effort wins). Remove preset."
+        )
+    write = (
+        f"effort={preset!r}"
+        if preset.split("@")[0] in EFFORT_NAMES
+        else "effort=... (fast, low, medium, high or xhigh)"
+    )
+    return f'preset={preset!r} is deprecated by Perplexity ("Use effort instead"); write {write}.'
+
+
+EFFORT_NAMES = ("fast", "low", "medium", "high", "xhigh")
+"""The effort levels, as `_parameter.EFFORT_LEVELS` (this module imports nothing of the table)."""
 
 
 # The Agent API slugs that name a Sonar model, as chat completions name it (the migration table read backwards).

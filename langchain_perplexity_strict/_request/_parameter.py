@@ -39,6 +39,8 @@ SERVICE_TIERS = ("auto", "default", "flex", "priority", "fast")  # ResponsesRequ
 DATE_FILTERS = ("search_after_date_filter", "search_before_date_filter",
                 "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
 LOCATION_FIELDS = ("city", "country", "region", "latitude", "longitude")  # ToolUserLocationInput
+EFFORT_LEVELS = ("fast", "low", "medium", "high", "xhigh")
+"""The Agent API's effort levels (docs.perplexity.ai/docs/agent-api/effort), not `reasoning.effort`'s."""
 
 
 def _number(low: float, high: float) -> Any:
@@ -63,6 +65,13 @@ DATE = Annotated[StrictStr, holds(lambda v: parse_date(v) is not None)]
 STOP = StrictStr | list[TEXT]
 MODELS = Annotated[list[StrictStr], Field(min_length=1, max_length=5)]
 FREQUENCY_PENALTY = Annotated[float, Strict(), Field(gt=0)]
+# An effort level, optionally pinned to a released version (`fast@2026-10-16.0`, the effort page's example).
+# The published field is a free string; the names are the effort page's, the version's format is Perplexity's
+# to define (one example published), so any version without spaces or another `@` goes through.
+EFFORT = Annotated[
+    StrictStr, StringConstraints(pattern=r"^(" + "|".join(EFFORT_LEVELS) + r")(@[0-9A-Za-z][0-9A-Za-z._-]*)?$")
+]
+EFFORT_ACCEPTED = "one of " + ", ".join(EFFORT_LEVELS) + ", optionally pinned to a version (fast@2026-10-16.0)"
 # Chat completions store nothing to continue from.
 NO_CONTINUATION = Annotated[StrictBool, holds(lambda v: v is False)]
 

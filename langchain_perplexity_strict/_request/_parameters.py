@@ -259,12 +259,16 @@ class PerplexityParameters(BaseModel):
     """The `web_search` tool's `max_tokens_per_page` (Agent API)."""
     web_search: Annotated[bool | None, Parameter("True or False", accepts.FLAG, CLIENT, None)] = None
     """Add the `web_search` tool (Agent API; on unless set to False)."""
+    effort: Annotated[str | None, Parameter(accepts.EFFORT_ACCEPTED, accepts.EFFORT, "effort", None)] = None
+    """Agent API effort level: `fast`, `low`, `medium`, `high` or `xhigh`, optionally pinned (`fast@2026-10-16.0`).
+
+    A Perplexity-managed configuration (model, search, steps, prompt, tools); without `model`, it picks the
+    model. Not `reasoning_effort` (the chosen model's reasoning). Replaces the deprecated `preset`."""
     preset: Annotated[
         str | None, Parameter("a preset name such as fast, low, medium, high, xhigh", accepts.TEXT, "preset", None)
     ] = None
-    """Agent API preset (`fast`, `low`, `medium`, ...; an open set); without `model`, it picks the model."""
-    effort: Annotated[str | None, Parameter("an effort name (supersedes preset)", accepts.TEXT, "effort", None)] = None
-    """Agent API `effort`, which supersedes `preset`."""
+    """Deprecated by Perplexity in favour of `effort` (a warning says so, once per model); still sent when
+    `effort` is not set. With `effort`, effort takes precedence (the published schema), so preset is not sent."""
     models: Annotated[list[str] | None, Parameter("a list of 1 to 5 model slugs", accepts.MODELS, "models", None)] = (
         None
     )

@@ -110,6 +110,10 @@ def server_root(base_url: str) -> str:
     return base_url.rstrip("/").removesuffix("/v1")
 
 
+_RAW: Any = {"headers": {"Accept": "application/octet-stream"}}
+"""What a raw download asks for (the SDK's own `responses.files.content` sends this `Accept`)."""
+
+
 class _ChatOpenAI(ChatOpenAI):
     """`ChatOpenAI`, whose repr hides a `base_url`'s user info as this package's classes do (`_redact`)."""
 
@@ -222,6 +226,17 @@ class Transport:
     async def aget(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         with translated_errors(api, hints=self.hints):
             return await self.async_client().get(path, cast_to=object, options=_query(params))
+
+    def get_raw(self, path: str, *, api: str | None = None) -> httpx.Response:
+        """GET `path` for raw bytes (a file's content, not JSON): the read response, its headers with it."""
+        with translated_errors(api, hints=self.hints):
+            return self.chat_openai.root_client.get(path, cast_to=httpx.Response, options=_RAW)
+
+    async def aget_raw(self, path: str, *, api: str | None = None) -> httpx.Response:
+        with translated_errors(api, hints=self.hints):
+            response = await self.async_client().get(path, cast_to=httpx.Response, options=_RAW)
+            await response.aread()
+            return response
 
     def stream(self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None,
                read_timeout: float | None = None, run: bool = False) -> openai.Stream[Any]:  # fmt: skip

@@ -43,8 +43,8 @@ AGENT_MODELS = (
     "google/gemini-2.5-pro",
     "xai/grok-4",
 )
-# Presets are an open set (docs.perplexity.ai, "Presets"); the emulator knows a few and
-# serves any other with perplexity/sonar. The model a preset picks is the emulator's choice.
+# Effort levels (and the deprecated presets, an open set: docs.perplexity.ai, "Presets"); the emulator knows
+# a few and serves any other with perplexity/sonar. The model a level picks is the emulator's choice.
 PRESETS = {
     "fast": "perplexity/sonar",
     "low": "perplexity/sonar",
@@ -73,7 +73,10 @@ def validate_request(body: Any, models: tuple[str, ...]) -> str:
     """
     check_schema(body)
     served = _check_model(body, models)
-    if "max_output_tokens" not in body and served.startswith("anthropic/"):
+    # An effort level bundles its own parameters (docs.perplexity.ai/docs/agent-api/effort): the rule is the caller's
+    # only when the caller named the model.
+    by_level = body.get("model") is None and bool(body.get("effort") or body.get("preset"))
+    if "max_output_tokens" not in body and served.startswith("anthropic/") and not by_level:
         # docs.perplexity.ai, Agent API "Models": Anthropic models require max_output_tokens.
         raise invalid("invalid_parameter", f"max_output_tokens is required for {served}", "max_output_tokens")
     _range(body, "max_output_tokens", 1, None)
@@ -103,10 +106,12 @@ def _check_model(body: dict[str, Any], models: tuple[str, ...]) -> str:
             if slug not in models:
                 raise invalid("invalid_model", f"unknown model {slug!r}", f"models[{i}]")
     model = body.get("model")
+    # "If both are supplied, effort takes precedence when non-null" (ResponsesRequestInput.preset); a pinned
+    # level (`fast@2026-10-16.0`, docs.perplexity.ai/docs/agent-api/effort) picks its level's model here.
     preset = body.get("effort") or body.get("preset")
     if model is None:
         if preset is not None:
-            return PRESETS.get(preset, "perplexity/sonar")
+            return PRESETS.get(preset.split("@")[0], "perplexity/sonar")
         if fallbacks:
             return str(fallbacks[0])
         raise invalid(ERROR_TYPE, "model, models or preset is required", "model")

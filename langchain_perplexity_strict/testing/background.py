@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs
 
+from langchain_perplexity_strict.testing import response_files
 from langchain_perplexity_strict.testing.agent_events import stream_events
 from langchain_perplexity_strict.testing.answers import EmulatedAnswer
 from langchain_perplexity_strict.testing.errors import APIError, invalid
@@ -100,6 +101,25 @@ class RunRoutes(BaseHandler):
             raise invalid(ERROR_TYPE, f"starting_after {after} is past the response's last event ({total})",
                           "starting_after")  # fmt: skip
         self._stream_run(run, after, fault)
+
+    def _files(self, path: str) -> None:
+        """A run's shared files (`response_files`): the list, or one file's bytes."""
+        self._check_auth()
+        response_id, file_id = response_files.parse(path) or ("", None)
+        run = self._find_run(response_id)  # another key's run is not there for this one
+        fault = self.state.next_fault()
+        self._pre_answer_fault(fault)
+        response = run.snapshot()
+        if file_id is None:
+            self._answer_json({"object": "list", "data": response_files.shared_files(response)}, fault)
+            return
+        data, filename, kind = response_files.content(response, file_id)
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Disposition", f'attachment; filename="{filename}"')
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _cancel(self, path: str) -> None:
         """`POST /v1/responses/{id}/cancel`: stop a queued or running response."""

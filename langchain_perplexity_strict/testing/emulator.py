@@ -47,7 +47,15 @@ from collections.abc import Iterable, Iterator
 from http.server import ThreadingHTTPServer
 from typing import Any
 
-from langchain_perplexity_strict.testing import agent_api, chat_completions, embeddings, search
+from langchain_perplexity_strict.testing import (
+    agent_api,
+    chat_completions,
+    decisions,
+    embeddings,
+    models,
+    response_files,
+    search,
+)
 from langchain_perplexity_strict.testing.background import RESPONSES_PREFIX, cancel_path
 from langchain_perplexity_strict.testing.batches import BatchRoutes
 from langchain_perplexity_strict.testing.conversation import (
@@ -66,7 +74,11 @@ from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 MAX_BODY_BYTES = 32 * 1024 * 1024
 AGENT_PATHS = ("/v1/responses", "/v1/agent")
 CHAT_PATHS = ("/chat/completions", "/v1/chat/completions", "/v1/sonar")
-JSON_ROUTES = {**search.ROUTES, **embeddings.ROUTES}  # one JSON answer per request, no conversation state
+JSON_ROUTES = {
+    **search.ROUTES,
+    **embeddings.ROUTES,
+    **decisions.ROUTES,
+}  # one JSON answer per request, no conversation state
 # How often the serving thread looks for a `stop()`: socketserver's default of 0.5 s made every stop
 # (each test's own emulator) wait half a second; an idle check this often costs next to nothing.
 SHUTDOWN_POLL = 0.05
@@ -243,10 +255,12 @@ class _Handler(BatchRoutes):
             return
         self._record("GET", path, None).query = query
         with self._answered():
-            if path in ("/v1/models", "/models"):  # no auth needed (docs.perplexity.ai, "Models")
-                models = [{"id": m, "object": "model", "owned_by": m.split("/")[0]} for m in self.state.agent_models]
+            if path in models.PATHS:  # no auth needed (docs.perplexity.ai, "Models")
+                listed = models.model_list(self.state.agent_models)
                 # The serving process, so `perplexity-strict emulator --background` can reuse this one.
-                self._send_json(200, {"object": "list", "data": models}, {EMULATOR_HEADER + "-pid": str(os.getpid())})
+                self._send_json(200, listed, {EMULATOR_HEADER + "-pid": str(os.getpid())})
+            elif response_files.parse(path):
+                self._files(path)
             elif path.startswith(RESPONSES_PREFIX):
                 self._retrieve(path, query)
             else:

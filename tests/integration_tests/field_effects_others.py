@@ -471,7 +471,7 @@ def _version(emu: PerplexityEmulator) -> None:
     assert __version__ in _run_cli("--version")[1]
 
 
-@effect(CLI, "chat question", "chat --system", "chat --model", "chat --preset", "chat --api")
+@effect(CLI, "chat question", "chat --system", "chat --model", "chat --effort", "chat --preset", "chat --api")
 def _cli_chat(emu: PerplexityEmulator) -> None:
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PPLX_API_KEY", KEY)
@@ -481,10 +481,50 @@ def _cli_chat(emu: PerplexityEmulator) -> None:
         body = sent(emu)
         assert body["model"] == "openai/gpt-5.1"
         assert "Be brief." in json.dumps(body) and "what is new" in json.dumps(body)
+        _run_cli("chat", "what is new", "--effort", "fast@2026-10-16.0")
+        assert sent(emu)["effort"] == "fast@2026-10-16.0" and "model" not in sent(emu)
         _run_cli("chat", "what is new", "--preset", "low")
         assert sent(emu)["preset"] == "low" and "model" not in sent(emu)
         _run_cli("chat", "what is new", "--api", "chat_completions")
         assert emu.requests[-1].path == "/chat/completions"
+
+
+def _in_flight(emu: PerplexityEmulator, call: Any) -> None:
+    """`call` keeps two requests in flight at once: both held answers are waiting together."""
+    import threading
+
+    emu.inject(Fault("hold"), Fault("hold"))
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    try:
+        assert emu.wait_holding(2, timeout=30)
+    finally:
+        emu.release()
+    thread.join(30)
+
+
+@effect("PerplexityEmbeddings", "max_concurrency")
+def _embeddings_concurrency(emu: PerplexityEmulator) -> None:
+    model = PerplexityEmbeddings(api_key=KEY, base_url=emu.base_url, chunk_size=1, max_concurrency=2)  # type: ignore[arg-type]
+    _in_flight(emu, lambda: model.embed_documents(["a", "b", "c"]))
+
+
+@effect("PerplexityContextualizedEmbeddings", "max_concurrency")
+def _contextual_concurrency(emu: PerplexityEmulator) -> None:
+    model = PerplexityContextualizedEmbeddings(api_key=KEY, base_url=emu.base_url, max_concurrency=2)  # type: ignore[arg-type]
+    _in_flight(emu, lambda: model.embed_in_context([[f"{n}" + "a" * 40_000] for n in range(4)]))
+
+
+@effect(CLI, "models --json", "models --emulator")
+def _cli_models(emu: PerplexityEmulator) -> None:
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("PPLX_API_KEY", raising=False)
+        env.delenv("PERPLEXITY_API_KEY", raising=False)
+        assert _run_cli("models")[0] == 2  # no key: refused
+        status, out = _run_cli("models", "--emulator")
+        assert status == 0 and "perplexity/sonar\tperplexity" in out.splitlines()
+        status, out = _run_cli("models", "--emulator", "--json")
+        assert status == 0 and json.loads(out)["data"][0]["id"] == "perplexity/sonar"
 
 
 @effect(CLI, "chat --emulator")
@@ -497,7 +537,7 @@ def _cli_chat_emulator(emu: PerplexityEmulator) -> None:
     assert status == 0 and out.startswith("[answered by the local Perplexity emulator")
 
 
-@effect(CLI, "check file", "check --model", "check --preset", "check --api")
+@effect(CLI, "check file", "check --model", "check --effort", "check --preset", "check --api")
 def _cli_check(emu: PerplexityEmulator) -> None:
     import tempfile
 
@@ -508,6 +548,8 @@ def _cli_check(emu: PerplexityEmulator) -> None:
         assert status == 0 and '"model": "perplexity/sonar"' in out and "merge" in out.lower()
         status, out = _run_cli("check", str(path), "--model", "openai/gpt-5.1")
         assert '"model": "openai/gpt-5.1"' in out
+        status, out = _run_cli("check", str(path), "--effort", "medium")
+        assert '"effort": "medium"' in out and '"model"' not in out
         status, out = _run_cli("check", str(path), "--preset", "low")
         assert '"preset": "low"' in out
         status, out = _run_cli("check", str(path), "--api", "chat_completions")

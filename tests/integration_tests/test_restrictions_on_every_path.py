@@ -51,8 +51,8 @@ def _search_settings() -> dict[str, dict[str, Any]]:
     """Each parameter that lands on the default `web_search` tool, and what it puts there."""
     found = {}
     for name, value in AGENT_VALUES.items():
-        if name in ("web_search", "preset", "use_previous_response_id"):
-            continue  # the tool itself, a preset that searches on its own, and a client option
+        if name in ("web_search", "effort", "preset", "use_previous_response_id"):
+            continue  # the tool itself, an effort level (or preset) that searches on its own, and a client option
         offline = ChatPerplexityStrict(api_key=KEY, base_url="http://127.0.0.1:9", **{name: value})  # type: ignore[arg-type]
         fields = {k: v for k, v in offline.request_body("hi")["tools"][-1].items() if k != "type"}
         if fields:

@@ -11,13 +11,13 @@ from langchain_perplexity_strict import ChatPerplexityStrict
 
 def test_sonar_names_map_to_the_agent_api_once_with_a_warning() -> None:
     llm = ChatPerplexityStrict(model="sonar-deep-research", api_key="unused")
-    with pytest.warns(UserWarning, match="preset 'medium'"):
+    with pytest.warns(UserWarning, match="effort 'medium'"):
         body = llm.request_body("deep")
-    assert body["preset"] == "medium"
-    assert "model" not in body
+    assert body["effort"] == "medium"  # the table's preset, under the name Perplexity now gives it
+    assert "model" not in body and "preset" not in body
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert llm.request_body("again")["preset"] == "medium"  # the second time, silently
+        assert llm.request_body("again")["effort"] == "medium"  # the second time, silently
 
 
 def test_an_agent_api_slug_with_a_sonar_twin_goes_to_chat_completions_as_its_sonar_name() -> None:

@@ -82,6 +82,8 @@ STAGES: dict[str, set[str]] = {
     "_connection": {"_transport"},
     "_search": {"_connection", "_request", "_transport"},  # _request: the search-filter rules it shares
     "_embeddings": {"_connection", "_transport"},
+    "_model_list": {"_connection"},
+    "_decisions": {"_connection", "_transport"},
     # A callback that reads answers (their response_metadata), not a stage of the call.
     "_cost": set(),
 }

@@ -1,0 +1,226 @@
+"""`PerplexityDecision`: Perplexity's Decisions API (`POST /v1/decisions`) as a LangChain Runnable.
+
+A decision model answers typed questions about a piece of state with
+probabilities, not text (docs.perplexity.ai/docs/decisions/quickstart). The
+questions are set once (they are the classifier); each input is the state to
+judge, so the Runnable sits in a chain like any other step and batches,
+streams its one answer and traces like one. Shapes are the published
+`DecisionsRequestInput` and `DecisionsResponseOutput` (`perplexity.generated.api`):
+
+- `noul`: a yes/no question (`criteria` `{"true": ..., "false": ...}` and/or
+  `instructions`); the answer `{"type": "noul", "noul": p}` is the probability of true.
+- `choice`: `criteria` maps each option to its description; the answer has
+  `choice`, `confidence` and every option's `probabilities`.
+- `score`: `criteria` is a rubric, lowest level first; the answer has
+  `score` (probability-weighted), `confidence`, `probabilities` and `legend`.
+
+Settings are checked through `_accepts.Accepts` (strict pydantic types of the
+published models), at construction and per call alike.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from langchain_core.documents import Document
+from langchain_core.messages import BaseMessage
+from langchain_core.prompt_values import PromptValue
+from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+from typing_extensions import NotRequired, TypedDict
+
+from langchain_perplexity_strict._accepts import Accepts, check
+from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._transport import encode_body
+from langchain_perplexity_strict.errors import PerplexityResponseError
+
+DECISIONS_PATH = "/v1/decisions"
+DEFAULT_DECISION_MODEL = "pplx-decider-v1-27b"
+"""The decision model of Perplexity's decisions quickstart."""
+
+Json = StrictStr | dict[str, Any] | list[Any]
+"""`Union[str, dict[str, Any], list[Any]]`: what a state, instructions and criteria may be."""
+
+
+class NoulCriteria(TypedDict, total=False):
+    """`DecisionNoulCriteriaInput`: what true and what false mean."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    true: Json | None
+    false: Json | None
+
+
+class NoulQuestion(TypedDict):
+    """`DecisionNoulQuestionInput`: a yes/no question."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    type: Literal["noul"]
+    criteria: NotRequired[NoulCriteria | None]
+    instructions: NotRequired[Json | None]
+
+
+class ChoiceQuestion(TypedDict):
+    """`DecisionChoiceQuestionInput`: one of the options `criteria` names (option -> description)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    type: Literal["choice"]
+    criteria: dict[str, Json | None]
+    instructions: NotRequired[Json | None]
+
+
+class ScoreQuestion(TypedDict):
+    """`DecisionScoreQuestionInput`: a level of the rubric `criteria` (lowest first)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    type: Literal["score"]
+    criteria: list[Json]
+    instructions: NotRequired[Json | None]
+
+
+Question = Annotated[NoulQuestion | ChoiceQuestion | ScoreQuestion, Field(discriminator="type")]
+
+ACCEPTS = {
+    "model": Accepts("a decision model name, such as pplx-decider-v1-27b", StrictStr),
+    "questions": Accepts(
+        "a dict of question names to noul, choice or score questions (the published DecisionQuestionInput: "
+        "{'type': 'noul', 'instructions': ..., 'criteria': {'true': ..., 'false': ...}}, "
+        "{'type': 'choice', 'criteria': {option: description}}, {'type': 'score', 'criteria': [lowest, ..., highest]})",
+        dict[StrictStr, Question],
+    ),
+    "state": Accepts("a string, a dict or a list (or a message, document or prompt value, sent as its text)", Json),
+}
+"""Each setting's rule, as the published `DecisionsRequestInput` types it."""
+_QUESTION = Accepts(
+    "a noul, choice or score question (the published DecisionQuestionInput: "
+    "{'type': 'noul', 'instructions': ..., 'criteria': {'true': ..., 'false': ...}}, "
+    "{'type': 'choice', 'criteria': {option: description}}, {'type': 'score', 'criteria': [lowest, ..., highest]})",
+    Question,
+)
+
+
+def check_setting(name: str, value: Any) -> None:
+    """`check` by `ACCEPTS`; for `questions`, the first wrong question is named (`questions['team']=...`)."""
+    if name == "questions" and isinstance(value, dict):
+        for key, question in value.items():
+            if isinstance(key, str):
+                check(f"questions[{key!r}]", question, _QUESTION)
+    check(name, value, ACCEPTS[name])
+
+
+class PerplexityDecisionResult(BaseModel):
+    """The published `DecisionsResponseOutput`: one answer per question name, the model that answered, usage.
+
+    Each answer is the published dict, with its probabilities: `{"type": "noul", "noul": 0.93}`,
+    `{"type": "choice", "choice": ..., "confidence": ..., "probabilities": {...}}` or
+    `{"type": "score", "score": ..., "confidence": ..., "probabilities": {...}, "legend": {...}}`.
+    A field Perplexity adds is kept.
+    """
+
+    answers: dict[str, dict[str, Any]]
+    model: str
+    usage: dict[str, Any] = Field(default_factory=dict)
+
+    model_config = ConfigDict(extra="allow", protected_namespaces=())
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        """The answer to the question `name`."""
+        return self.answers[name]
+
+
+def state_of(value: Any) -> Any:
+    """What is sent as `state`: a message, document or prompt value as its text, anything else as given."""
+    if isinstance(value, BaseMessage):
+        return value.text
+    if isinstance(value, Document):
+        return value.page_content
+    if isinstance(value, PromptValue):
+        return value.to_string()
+    return value
+
+
+def _read(answer: Any, asked: dict[str, Any]) -> PerplexityDecisionResult:
+    answers = answer.get("answers") if isinstance(answer, dict) else None
+    if not isinstance(answers, dict) or not all(isinstance(a, dict) for a in answers.values()):
+        msg = f"Perplexity's {DECISIONS_PATH} answered no answers (DecisionsResponseOutput): {str(answer)[:200]}"
+        raise PerplexityResponseError(msg)
+    missing = sorted(set(asked) - set(answers))
+    if missing:
+        msg = f"Perplexity's {DECISIONS_PATH} answered no answer to {', '.join(missing)}"
+        raise PerplexityResponseError(msg)
+    return PerplexityDecisionResult.model_validate({**answer, "model": answer.get("model") or ""})
+
+
+class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, PerplexityDecisionResult]):
+    """Perplexity's Decisions API as a Runnable: the input is the state to judge, the output the answers.
+
+    ```python
+    from langchain_perplexity_strict import PerplexityDecision
+
+    triage = PerplexityDecision(
+        questions={
+            "urgent": {"type": "noul", "instructions": "Does this need a reply today?"},
+            "team": {"type": "choice", "criteria": {"billing": "money, invoices", "tech": "errors, crashes"}},
+            "severity": {"type": "score", "criteria": ["cosmetic", "annoying", "blocking"]},
+        }
+    )
+    result = triage.invoke("I was charged twice and the app crashes at login.")
+    result["urgent"]["noul"]  # probability of true
+    result["team"]["choice"], result["team"]["probabilities"]
+    ```
+
+    The state may be a string, a dict or a list (JSON), or a message, a `Document` or a prompt value
+    (sent as its text). `questions=` and `model=` can be given per call too
+    (`triage.invoke(text, questions={...})`), checked as on the constructor. Key, base URL, timeout,
+    retries and error translation are the chat model's.
+    """
+
+    questions: dict[str, Any]
+    """Question name -> a `noul`, `choice` or `score` question (the published `DecisionQuestionInput`)."""
+    model: str = DEFAULT_DECISION_MODEL
+    """The decision model (`pplx-decider-v1-27b`)."""
+
+    _api_name: ClassVar[str] = "decisions"
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
+
+    @field_validator("questions", "model", mode="before")
+    @classmethod
+    def _as_given(cls, value: Any, info: Any) -> Any:
+        check_setting(info.field_name, value)
+        return value
+
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        return False
+
+    def _body(self, value: Any, overrides: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+        unknown = sorted(set(overrides) - {"questions", "model"})
+        if unknown:
+            msg = f"{unknown[0]}: not a per-call setting of PerplexityDecision; accepted: questions, model."
+            raise TypeError(msg)
+        for name, setting in overrides.items():
+            check_setting(name, setting)
+        state = state_of(value)
+        check("state", state, ACCEPTS["state"])
+        questions = overrides.get("questions", self.questions)
+        body = {"model": overrides.get("model", self.model), "state": state, "questions": questions}
+        return encode_body(body), questions
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> PerplexityDecisionResult:
+        """Ask the questions about `input` (the state); the published answers."""
+
+        def decide(value: Any) -> PerplexityDecisionResult:
+            body, asked = self._body(value, kwargs)
+            return _read(self._post(DECISIONS_PATH, body), asked)
+
+        return self._call_with_config(decide, input, config, run_type="chain")
+
+    async def ainvoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> PerplexityDecisionResult:
+        """Async `invoke`."""
+
+        async def decide(value: Any) -> PerplexityDecisionResult:
+            body, asked = self._body(value, kwargs)
+            return _read(await self._apost(DECISIONS_PATH, body), asked)
+
+        return await self._acall_with_config(decide, input, config, run_type="chain")
