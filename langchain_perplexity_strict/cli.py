@@ -138,7 +138,11 @@ def _emulator(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict.testing import PerplexityEmulator
 
     emulator = PerplexityEmulator(
-        host=args.host, port=args.port, sonar_retired=args.sonar_retired, event_delay=args.event_delay
+        host=args.host,
+        port=args.port,
+        sonar_retired=args.sonar_retired,
+        event_delay=args.event_delay,
+        dialect=args.dialect,
     )
     try:
         emulator.start()
@@ -157,7 +161,8 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
     running = _background.running_emulator(args.host, args.port)
     if running is None:
         command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host,
-                   "--port", str(args.port), "--event-delay", str(args.event_delay)]  # fmt: skip
+                   "--port", str(args.port), "--event-delay", str(args.event_delay),
+                   "--dialect", args.dialect]  # fmt: skip
         if args.sonar_retired:
             command.append("--sonar-retired")
         try:
@@ -255,6 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
     emulator.add_argument("--env", action="store_true", help="with --background: print shell exports for eval")
     emulator.add_argument("--sonar-retired", action="store_true", help="answer chat completions with 403")
     emulator.add_argument("--event-delay", type=_seconds, default=0.0, help="seconds between stream events")
+    emulator.add_argument(
+        "--dialect",
+        choices=("live", "schema"),
+        default="live",
+        help="live: answer as the live Agent API does (default); schema: the bare published schema",
+    )
     emulator.set_defaults(func=_emulator)
 
     demo = sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)")
