@@ -168,3 +168,37 @@ def test_the_schema_dialect_stays_the_published_schema(http: httpx.Client) -> No
 def test_an_unknown_dialect_is_refused() -> None:
     with pytest.raises(ValueError, match="dialect: 'sonar' is not accepted; expected one of live, schema"):
         PerplexityEmulator(dialect="sonar")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dialect", ["live", "schema"])
+def test_the_command_line_passes_the_dialect_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], dialect: str
+) -> None:
+    from langchain_perplexity_strict import _background, cli, testing
+
+    made: list[dict[str, Any]] = []
+    commands: list[list[str]] = []
+
+    class Recorder:
+        def __init__(self, **settings: Any) -> None:
+            made.append(settings)
+
+        def start(self) -> None:
+            raise OSError(98, "in use")
+
+    def start(command: list[str]) -> Any:
+        commands.append(command)
+        raise _background.StartError("not started")
+
+    monkeypatch.setattr(testing, "PerplexityEmulator", Recorder)
+    monkeypatch.setattr(_background, "running_emulator", lambda host, port: None)
+    monkeypatch.setattr(_background, "check_can_listen", lambda host, port: None)
+    monkeypatch.setattr(_background, "start", start)
+    assert cli.main(["emulator", "--port", "0", "--dialect", dialect]) == 2
+    assert cli.main(["emulator", "--port", "0", "--background", "--dialect", dialect]) == 2
+    assert made[0]["dialect"] == dialect
+    assert commands[0][commands[0].index("--dialect") + 1] == dialect
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["emulator", "--dialect", "sonar"])
+    assert exit_.value.code == 2 and "invalid choice: 'sonar'" in capsys.readouterr().err
