@@ -8,7 +8,9 @@ published models; docs/perplexity-rules.md ("The live dialect") lists them.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -170,14 +172,12 @@ def test_an_unknown_dialect_is_refused() -> None:
         PerplexityEmulator(dialect="sonar")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("dialect", ["live", "schema"])
 def test_the_command_line_passes_the_dialect_on(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], dialect: str
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], http: httpx.Client
 ) -> None:
-    from langchain_perplexity_strict import _background, cli, testing
+    from langchain_perplexity_strict import cli, testing
 
     made: list[dict[str, Any]] = []
-    commands: list[list[str]] = []
 
     class Recorder:
         def __init__(self, **settings: Any) -> None:
@@ -186,19 +186,22 @@ def test_the_command_line_passes_the_dialect_on(
         def start(self) -> None:
             raise OSError(98, "in use")
 
-    def start(command: list[str]) -> Any:
-        commands.append(command)
-        raise _background.StartError("not started")
-
-    monkeypatch.setattr(testing, "PerplexityEmulator", Recorder)
-    monkeypatch.setattr(_background, "running_emulator", lambda host, port: None)
-    monkeypatch.setattr(_background, "check_can_listen", lambda host, port: None)
-    monkeypatch.setattr(_background, "start", start)
-    assert cli.main(["emulator", "--port", "0", "--dialect", dialect]) == 2
-    assert cli.main(["emulator", "--port", "0", "--background", "--dialect", dialect]) == 2
-    assert made[0]["dialect"] == dialect
-    assert commands[0][commands[0].index("--dialect") + 1] == dialect
+    with monkeypatch.context() as patched:
+        patched.setattr(testing, "PerplexityEmulator", Recorder)
+        assert cli.main(["emulator", "--port", "0", "--dialect", "schema"]) == 2
+        assert cli.main(["emulator", "--port", "0"]) == 2
+    assert [m["dialect"] for m in made] == ["schema", "live"]
     capsys.readouterr()
+    # The background command starts a process of its own with the dialect asked for.
+    assert cli.main(["emulator", "--port", "0", "--background", "--env", "--dialect", "schema"]) == 0
+    exports = dict(re.findall(r"^export (\w+)=(\S+)$", capsys.readouterr().out, re.MULTILINE))
+    try:
+        body = {**SEARCH, "stream": True}
+        headers = {"Authorization": f"Bearer {exports['PPLX_API_KEY']}"}
+        text = http.post(f"{exports['PPLX_BASE_URL']}/v1/responses", json=body, headers=headers).text
+        assert _events(text)[0]["sequence_number"] == 1  # the schema's numbering, not the live one's 0
+    finally:
+        os.kill(int(exports["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)
     with pytest.raises(SystemExit) as exit_:
         cli.main(["emulator", "--dialect", "sonar"])
     assert exit_.value.code == 2 and "invalid choice: 'sonar'" in capsys.readouterr().err
