@@ -160,9 +160,8 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
     """Reuse the emulator already serving the port, or start one and wait until it serves; then say which."""
     running = _background.running_emulator(args.host, args.port)
     if running is None:
-        command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host,
-                   "--port", str(args.port), "--event-delay", str(args.event_delay),
-                   "--dialect", args.dialect]  # fmt: skip
+        command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host]
+        command += ["--port", str(args.port), "--event-delay", str(args.event_delay), "--dialect", args.dialect]
         if args.sonar_retired:
             command.append("--sonar-retired")
         try:

@@ -110,8 +110,8 @@ def _model(base_url: str, mode: str, version: str, tools: bool, **kw: Any) -> An
 
 def _marker_citation(marker: str, url: str, title: str) -> dict[str, Any]:
     start = TEXT.index(marker)
-    return {"type": "citation", "url": url, "title": title, "start_index": start,
-            "end_index": start + len(marker), "cited_text": marker}  # fmt: skip
+    citation = {"type": "citation", "url": url, "title": title, "start_index": start}
+    return {**citation, "end_index": start + len(marker), "cited_text": marker}
 
 
 @pytest.mark.parametrize("tools", [False, True], ids=["plain", "tools"])
@@ -165,11 +165,9 @@ def test_a_live_exchange_reads_alike_in_every_mode(replay: Replay, mode: str, ve
 def _two_searches() -> tuple[dict[str, Any], list[dict[str, Any]], str]:
     """The exchange with a second search that finds the Rust site again under id 5, and a new page as 6."""
     response = copy.deepcopy(RESPONSE)
-    again = [
-        {**SEARCH["results"][2], "id": 5},
-        {"id": 6, "url": "https://foundation.rust-lang.org/", "title": "Rust Foundation", "snippet": "The Rust "
-         "Foundation stewards the Rust language.", "source": "web", "last_updated": "2026-09-20"},
-    ]  # fmt: skip
+    foundation = {"id": 6, "url": "https://foundation.rust-lang.org/", "title": "Rust Foundation"}
+    snippet = {"snippet": "The Rust Foundation stewards the Rust language.", "source": "web"}
+    again = [{**SEARCH["results"][2], "id": 5}, {**foundation, **snippet, "last_updated": "2026-09-20"}]
     text = "Rust is stewarded by the Rust Foundation.[6] Its site is rust-lang.org.[5]"
     response["output"].insert(1, {"type": "search_results", "queries": ["Rust Foundation"], "results": again})
     response["output"][2]["content"][0]["text"] = text
