@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 PYTHON_ID := $(shell $(PYTHON) -c 'import os, sys; sys.stdout.write("%s %d %d %d" % ((os.path.realpath(sys.executable),) + tuple(sys.version_info[:3])))' 2>/dev/null)
 NEED_PYTHON := 3.10
 
-.PHONY: install test test-fast unit integration lint format demo bench smoke dist test-pythons test-lowest \
+.PHONY: install test test-fast unit integration lint format demo bench smoke record dist test-pythons test-lowest \
 	test-readme clean
 
 install: $(STAMP)
@@ -87,6 +87,12 @@ demo: $(STAMP)
 smoke: $(STAMP)
 	@$(PY) tests/smoke_preflight.py
 	$(PY) -m pytest tests/integration_tests/test_real_api.py -v -rs
+
+# Record real exchanges for a fixed set of calls (tests/recording.py's CALLS) as VCR cassettes in
+# tests/cassettes/recorded/, secrets scrubbed; `make test` replays them (tests/integration_tests/test_recorded.py).
+# Needs PPLX_API_KEY (or PERPLEXITY_API_KEY); refuses the emulator and any other base URL, as `make smoke` does.
+record: $(STAMP)
+	$(PY) tests/recording.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

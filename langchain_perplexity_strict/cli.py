@@ -162,7 +162,11 @@ def _emulator(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict.testing import PerplexityEmulator
 
     emulator = PerplexityEmulator(
-        host=args.host, port=args.port, sonar_retired=args.sonar_retired, event_delay=args.event_delay
+        host=args.host,
+        port=args.port,
+        sonar_retired=args.sonar_retired,
+        event_delay=args.event_delay,
+        dialect=args.dialect,
     )
     try:
         emulator.start()
@@ -180,8 +184,8 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
     """Reuse the emulator already serving the port, or start one and wait until it serves; then say which."""
     running = _background.running_emulator(args.host, args.port)
     if running is None:
-        command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host,
-                   "--port", str(args.port), "--event-delay", str(args.event_delay)]  # fmt: skip
+        command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host]
+        command += ["--port", str(args.port), "--event-delay", str(args.event_delay), "--dialect", args.dialect]
         if args.sonar_retired:
             command.append("--sonar-retired")
         try:
@@ -318,6 +322,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     emulator.add_argument("--sonar-retired", action="store_true", help="answer chat completions with 403")
     emulator.add_argument("--event-delay", type=_seconds, default=0.0, help="seconds between stream events")
+    emulator.add_argument(
+        "--dialect",
+        choices=("live", "schema"),
+        default="live",
+        help="live: answer as the live Agent API does (default); schema: the bare published schema",
+    )
     emulator.set_defaults(func=_emulator)
 
     demo = sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)")

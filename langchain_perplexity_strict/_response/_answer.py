@@ -9,7 +9,7 @@ id), usage and metadata. Turning it into a message or a chunk is `_render`'s.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,7 +60,7 @@ class Answer:
         self._pending_reasoning: list[str] = []
         self._pending_text: list[str] = []
         self._cited = set(self.citations)  # Sonar repeats every URL in every chunk: look up, don't scan
-        self._result_urls = {r.get("url") for r in self.search_results}
+        self._results_kept = {_result_key(r) for r in self.search_results}
         self._call_ids = {c["id"] for c in self.tool_calls}
         self._sent_citations = 0  # sources already streamed in an earlier chunk
         self._sent_results = 0
@@ -124,12 +124,16 @@ class Answer:
     # -- sources, tool calls, extras ------------------------------------------------------
 
     def add_search_results(self, results: Sequence[dict[str, Any]]) -> None:
-        """Keep each record once; citations are their URLs, in order."""
+        """Keep each record once; citations are their URLs, in order.
+
+        A record is its URL and its `id`: a stream repeats the same records (its events, the item, the
+        response), while a later search may find a URL again under another `id`, which `[n]` markers cite.
+        """
         for record in results:
-            url = record.get("url")
-            if url not in self._result_urls:
+            key = _result_key(record)
+            if key not in self._results_kept:
                 self.search_results.append(search_result(record))
-                self._result_urls.add(url)
+                self._results_kept.add(key)
         self.add_citations(r["url"] for r in results if r.get("url"))
 
     def add_citations(self, urls: Iterable[str]) -> None:
@@ -262,3 +266,8 @@ class Answer:
         if status != "completed" and not self.waits_for_the_app:
             return None
         return self.context.record(message)
+
+
+def _result_key(record: Mapping[str, Any]) -> tuple[Any, Any]:
+    """What makes a search result record the same record: its URL and its `id` (`[n]` markers cite ids)."""
+    return record.get("url"), record.get("id")

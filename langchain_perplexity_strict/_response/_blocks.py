@@ -36,16 +36,25 @@ def citation_annotations(
     citations: Sequence[str],
     search_results: Sequence[Mapping[str, Any]],
 ) -> list[dict[str, Any]]:
-    """Standard `citation` annotations: Perplexity's own `url_citation`s, else one per `[n]` marker in `text`."""
+    """Standard `citation` annotations: Perplexity's own `url_citation`s, else one per `[n]` marker in `text`.
+
+    The live Agent API sends no annotations and numbers its search results: `[n]` is the result whose
+    `id` is n (vercel/ai's `packages/perplexity/src/__fixtures__/agent-web-search.json`, docs/perplexity-rules.md).
+    Results without ids (Sonar's) are cited by position: `[n]` is the n-th citation.
+    """
     if annotations:
         return [_citation(a.get("url"), a.get("title"), a.get("start_index"), a.get("end_index"), text)
                 for a in annotations]  # fmt: skip
     titles = {r.get("url"): r.get("title") for r in search_results}
+    by_id: dict[int, str] = {}
+    for record in search_results:
+        if isinstance(record.get("id"), int) and isinstance(record.get("url"), str):
+            by_id.setdefault(record["id"], record["url"])
     out = []
     for match in _MARKER.finditer(text):
         n = int(match.group(1))
-        if 1 <= n <= len(citations):
-            url = citations[n - 1]
+        url = by_id.get(n) if by_id else (citations[n - 1] if 1 <= n <= len(citations) else None)
+        if url is not None:
             out.append(_citation(url, titles.get(url), match.start(), match.end(), text))
     return out
 

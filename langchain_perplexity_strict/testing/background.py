@@ -14,6 +14,7 @@ from urllib.parse import parse_qs
 from langchain_perplexity_strict.testing import response_files
 from langchain_perplexity_strict.testing.agent_events import stream_events
 from langchain_perplexity_strict.testing.answers import EmulatedAnswer
+from langchain_perplexity_strict.testing.dialect import live_events
 from langchain_perplexity_strict.testing.errors import APIError, invalid
 from langchain_perplexity_strict.testing.handler import BaseHandler
 from langchain_perplexity_strict.testing.runs import Run
@@ -57,7 +58,7 @@ class RunRoutes(BaseHandler):
         state = self.state
         run = Run(
             response,
-            lambda: list(stream_events(response, answer, openai_events=state.openai_events)),
+            lambda: self._events(body, response, answer),
             duration=state.run_duration if background or body.get("stream") else 0.0,
             queued_for=state.queue_time if background else 0.0,
             background=background,
@@ -73,6 +74,13 @@ class RunRoutes(BaseHandler):
             self._answer_json(accepted, fault)
         else:
             self._answer_json(response, fault)
+
+    def _events(self, body: dict[str, Any], response: dict[str, Any], answer: EmulatedAnswer) -> list[dict[str, Any]]:
+        """The run's stream: the published events, in the live dialect unless `dialect="schema"`."""
+        events = stream_events(response, answer, openai_events=self.state.openai_events)
+        if self.state.dialect != "live":
+            return list(events)
+        return list(live_events(events, body, web_search=bool(answer.queries), reasoning=bool(answer.reasoning)))
 
     def _find_run(self, response_id: str) -> Run:
         run = self.state.runs.get(response_id)
@@ -96,11 +104,11 @@ class RunRoutes(BaseHandler):
         if not run.background and not self.state.resumable_streams:
             raise invalid(ERROR_TYPE, f"response {response_id!r} was not created with background: true; "
                           "only a background response can be streamed again", "stream")  # fmt: skip
-        total = len(run.events())
-        if after > total:
-            raise invalid(ERROR_TYPE, f"starting_after {after} is past the response's last event ({total})",
+        last = run.last_number()
+        if after is not None and after > last:
+            raise invalid(ERROR_TYPE, f"starting_after {after} is past the response's last event ({last})",
                           "starting_after")  # fmt: skip
-        self._stream_run(run, after, fault)
+        self._stream_run(run, run.index_after(after), fault)
 
     def _files(self, path: str) -> None:
         """A run's shared files (`response_files`): the list, or one file's bytes."""
@@ -135,17 +143,17 @@ class RunRoutes(BaseHandler):
         self._send_json(200, {"response_id": response_id, "status": "cancelling"})
 
 
-def _retrieve_params(query: str) -> tuple[bool, int, str]:
+def _retrieve_params(query: str) -> tuple[bool, int | None, str]:
     """`stream`, `starting_after` and `format` from a retrieve's query string, checked."""
     params = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
     stream = params.get("stream", "false").lower()
     if stream not in ("true", "false"):
         raise invalid(ERROR_TYPE, f"stream must be true or false, got {params['stream']!r}", "stream")
-    after_text = params.get("starting_after", "0")
-    if not after_text.isdigit():
+    after_text = params.get("starting_after")
+    if after_text is not None and not after_text.isdigit():
         raise invalid(ERROR_TYPE, f"starting_after must be a non-negative integer, got {after_text!r}",
                       "starting_after")  # fmt: skip
     form = params.get("format", "default")
     if form not in ("default", "short"):
         raise invalid(ERROR_TYPE, f"format must be default or short, got {form!r}", "format")
-    return stream == "true", int(after_text), form
+    return stream == "true", None if after_text is None else int(after_text), form

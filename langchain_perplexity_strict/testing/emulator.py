@@ -65,6 +65,7 @@ from langchain_perplexity_strict.testing.conversation import (
     turns_from_agent_input,
     turns_from_chat_messages,
 )
+from langchain_perplexity_strict.testing.dialect import DIALECTS, Dialect, live_id, live_response
 from langchain_perplexity_strict.testing.errors import APIError
 from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER, Reset
 from langchain_perplexity_strict.testing.state import EmulatorState as _State
@@ -105,7 +106,11 @@ class PerplexityEmulator:
         queue_time: float = 0.0,
         resumable_streams: bool = True,
         unknown_output_items: bool = False,
+        dialect: Dialect = "live",
     ) -> None:
+        if dialect not in DIALECTS:
+            msg = f"dialect: {dialect!r} is not accepted; expected one of {', '.join(DIALECTS)}"
+            raise ValueError(msg)
         self._state = _State(
             api_key=api_key,
             rules=conversation_rules or ConversationRules(),
@@ -120,6 +125,7 @@ class PerplexityEmulator:
             queue_time=queue_time,
             resumable_streams=resumable_streams,
             unknown_output_items=unknown_output_items,
+            dialect=dialect,
         )
         self._host = host
         self._port = port
@@ -350,7 +356,8 @@ class _Handler(BatchRoutes):
         self._pre_answer_fault(fault)
         whole = {**body, "input": conversation}
         answer = agent_api.build_answer(whole, first_input=len(conversation) - len(self._input_items(body)))
-        response = agent_api.response_object(whole, served, answer)
+        live = self.state.dialect == "live"
+        response = agent_api.response_object(whole, served, answer, response_id=live_id("resp") if live else None)
         if fault is None or fault.kind not in ("failed", "incomplete"):
             stored = conversation + agent_api.output_as_input(response["output"])
             self.state.remember_response(response["id"], stored, self._account())
@@ -368,6 +375,8 @@ class _Handler(BatchRoutes):
             at = next((i for i, o in enumerate(response["output"]) if o["type"] == "message"), len(response["output"]))
             note = {"note": "an output item newer than the published schema"}
             response["output"].insert(at, {"type": "unknown", "item_name": "emulated_future_item", "payload": note})
+        if live:
+            response = live_response(whole, response)
         self._serve_run(body, response, answer, fault)
 
     @staticmethod

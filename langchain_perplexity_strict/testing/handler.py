@@ -127,11 +127,11 @@ class BaseHandler(BaseHTTPRequestHandler):
                 time.sleep(self.state.event_delay)
         self.flush_headers()  # a stream cut before its first event still has its head
 
-    def _stream_run(self, run: Run, after: int, fault: Fault | None) -> None:
-        """Stream `run`'s events after `sequence_number` `after`, as they happen on the run's clock."""
+    def _stream_run(self, run: Run, first: int, fault: Fault | None) -> None:
+        """Stream `run`'s events from index `first` on, as they happen on the run's clock."""
         self._start_stream()
         sent = 0
-        index = after
+        index = first
         stalled = False
         while True:
             if fault is not None and sent == fault.after_events:

@@ -46,7 +46,8 @@ def schedule(events: list[dict[str, Any]], duration: float) -> list[float]:
 
 @dataclass
 class Run:
-    """One response on the clock. `events` hold `sequence_number` 1..n in order."""
+    """One response on the clock. `events` hold increasing `sequence_number`s: 1..n in the published schema's
+    dialect, from 0 with gaps in the live one (`.dialect`)."""
 
     response: dict[str, Any]
     make_events: Callable[[], list[dict[str, Any]]]
@@ -76,6 +77,17 @@ class Run:
                     # non-streamed background create answers at once; the run's work waits for the queue.
                     self._offsets[0] = 0.0
             return self._events
+
+    def index_after(self, after: int | None) -> int:
+        """The index of the first event numbered above `after` (`starting_after`; None: the first event)."""
+        events = self.events()
+        if after is None:
+            return 0
+        return next((i for i, e in enumerate(events) if e["sequence_number"] > after), len(events))
+
+    def last_number(self) -> int:
+        """The `sequence_number` of the run's last event."""
+        return int(self.events()[-1]["sequence_number"])
 
     def due(self, now: float | None = None) -> int:
         """How many events have happened by `now`."""
@@ -124,7 +136,8 @@ class Run:
             done = [e["item"] for e in kept if e["type"] == "response.output_item.done"]
             final = {**self.response, "status": "cancelled", "output": done, "usage": None}
             final.pop("error", None)
-            terminal = {"type": "response.completed", "sequence_number": len(kept) + 1, "response": final}
+            number = kept[-1]["sequence_number"] + 1 if kept else events[0]["sequence_number"]
+            terminal = {"type": "response.completed", "sequence_number": number, "response": final}
             self._events = [*kept, terminal]
             self._offsets = [*self._offsets[: len(kept)], now - self.started]
             self.cancelled_at = now

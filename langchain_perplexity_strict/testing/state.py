@@ -97,6 +97,8 @@ class EmulatorState:
     queue_time: float = 0.0
     resumable_streams: bool = True
     unknown_output_items: bool = False
+    dialect: str = "live"
+    """`live`: what the live API sends (`.dialect`); `schema`: the bare published shapes."""
     runs: RunStore = field(default_factory=RunStore)
     roles: RoleMemory = field(default_factory=RoleMemory)
     requests: list[RecordedRequest] = field(default_factory=list)

@@ -140,7 +140,8 @@ def test_citations_are_standard_annotations_in_v1_and_in_content_blocks_of_v0(em
 def test_tool_calls_details_are_per_tool_in_response_metadata(emu: PerplexityEmulator) -> None:
     answer = make(emu).bind_tools([web_search_tool(), fetch_url_tool()]).invoke(QUESTION)
     details = answer.response_metadata["tool_calls_details"]
-    assert details["web_search"]["invocation"] == 1 and details["fetch_url"]["invocation"] == 1
+    # Perplexity's own names, as sent: the live API calls its web search `search_web` (docs/perplexity-rules.md)
+    assert details["search_web"]["invocation"] == 1 and details["fetch_url"]["invocation"] == 1
     assert all(d["cost_usd"] >= 0 for d in details.values())
 
 

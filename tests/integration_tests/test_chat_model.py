@@ -132,8 +132,8 @@ def test_agent_reasoning_events_become_reasoning(emu: PerplexityEmulator) -> Non
     llm = make(emu, reasoning_effort="low")
     message = collect(llm.stream("Think first"))
     reasoning = message.additional_kwargs["reasoning_content"]
-    # the model's thought, then the search step's (the emulator's search events carry a thought)
-    assert reasoning == "Thinking about: Think first\n\nSearching the web for: Think first"
+    # the model's thought, then the search steps' (the live API's search events carry a thought each)
+    assert reasoning == "Thinking about: Think first\n\nSearching the web...\n\nFound 3 results"
     assert "Thinking" not in message.text
 
 

@@ -83,7 +83,11 @@ def test_valid_agent_request_passes(emu: PerplexityEmulator, path: str) -> None:
     assert status == 200
     assert [o["type"] for o in body["output"]] == ["search_results", "message"]
     assert body["usage"]["cost"]["total_cost"] > 0
-    assert body["output"][1]["content"][0]["annotations"][0]["type"] == "url_citation"
+    part = body["output"][1]["content"][0]
+    assert part["annotations"] == [] and "[1]" in part["text"]  # the live API cites with [n] markers only
+    with PerplexityEmulator(api_key=KEY, dialect="schema") as schema:
+        part = post(schema, path, agent(tools=[{"type": "web_search"}]))[1]["output"][1]["content"][0]
+    assert part["annotations"][0]["type"] == "url_citation"  # the published schema's form
 
 
 @pytest.mark.parametrize(

@@ -26,10 +26,18 @@ RESEARCH = {
 }
 
 
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[PerplexityEmulator]:
+    """This module holds the emulator's answers to the published models (extras forbidden): its bare-schema
+    dialect. The live dialect's rules are checked in tests/integration_tests/test_emulator_dialect.py."""
+    with PerplexityEmulator(api_key=KEY, dialect="schema") as emu:
+        yield emu
+
+
 @pytest.fixture
 def slow() -> Iterator[PerplexityEmulator]:
     """Runs that take long enough for a test to catch them queued or running."""
-    with PerplexityEmulator(api_key=KEY, run_duration=30.0, queue_time=10.0) as emu:
+    with PerplexityEmulator(api_key=KEY, run_duration=30.0, queue_time=10.0, dialect="schema") as emu:
         yield emu
 
 
@@ -154,7 +162,7 @@ def test_unstored_and_plain_streams(emu: PerplexityEmulator) -> None:
     assert get(emu, f"/v1/responses/{unstored['id']}").status_code == 404
     refused = post(emu, "/v1/responses", {**RESEARCH, "store": False, "background": True})
     assert refused.status_code == 400 and refused.json()["error"]["param"] == "store"
-    with PerplexityEmulator(api_key=KEY, resumable_streams=False) as strict:
+    with PerplexityEmulator(api_key=KEY, resumable_streams=False, dialect="schema") as strict:
         whole, _ = create_stream(strict, RESEARCH)
         response_id = whole[0]["response"]["id"]
         assert get(strict, f"/v1/responses/{response_id}").json()["status"] == "completed"
@@ -186,7 +194,7 @@ def test_a_stall_sends_nothing_then_the_rest(emu: PerplexityEmulator) -> None:
 def test_an_idle_dropping_proxy_cuts_a_long_run_and_resuming_completes_it(emu: PerplexityEmulator) -> None:
     whole, _ = create_stream(emu, RESEARCH)  # the same run on no clock: what the resumed one must add up to
     # 2 s: an emulator paused up to a second by a loaded machine still meets silences after it (to 1.7 s in).
-    with PerplexityEmulator(api_key=KEY, run_duration=2.0) as timed:
+    with PerplexityEmulator(api_key=KEY, run_duration=2.0, dialect="schema") as timed:
         timed.set_fault_rates({Fault("idle_drop", seconds=0.05): 1.0})
         got, _ = create_stream(timed, RESEARCH)
         response_id = got[0]["response"]["id"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -32,6 +33,14 @@ TOOLS: dict[str, tuple[dict[str, Any], list[str], set[str]]] = {
                   {"response.output_item.done"}),
 }  # fmt: skip
 QUESTION = "what changed at https://example.com/news today?"
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[PerplexityEmulator]:
+    """This module holds the emulator's answers to the published models (extras forbidden): its bare-schema
+    dialect. The live dialect's rules are checked in tests/integration_tests/test_emulator_dialect.py."""
+    with PerplexityEmulator(api_key=KEY, dialect="schema") as emu:
+        yield emu
 
 
 def post(emu: PerplexityEmulator, body: dict[str, Any]) -> httpx.Response:
@@ -187,7 +196,7 @@ def test_all_tools_together_and_unknown_items(emu: PerplexityEmulator) -> None:
     body = {"model": "perplexity/sonar", "input": QUESTION, "tools": tools}
     response = answer(emu, body)
     assert set(response["usage"]["tool_calls_details"]) == {t["type"] for t in tools}
-    with PerplexityEmulator(api_key=KEY, unknown_output_items=True) as emu2:
+    with PerplexityEmulator(api_key=KEY, unknown_output_items=True, dialect="schema") as emu2:
         other = answer(emu2, body)
         assert [o["type"] for o in other["output"]][-2:] == ["unknown", "message"]
         for event in events(emu2, body):

@@ -26,7 +26,7 @@ def test_thought_is_reasoning_never_answer(emu: PerplexityEmulator) -> None:
     _, merged = stream(llm, "why?")
     reasoning = merged.additional_kwargs["reasoning_content"]
     assert (
-        reasoning == "Thinking about: why?\n\nSearching the web for: why?"
+        reasoning == "Thinking about: why?\n\nSearching the web...\n\nFound 3 results"
     )  # each step's thought, a blank line between
     assert "Thinking" not in merged.text
     v1 = make(emu, model="openai/gpt-5.1", reasoning_effort="high", output_version="v1")
