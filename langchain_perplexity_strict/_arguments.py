@@ -6,7 +6,6 @@ Shared by the search and embeddings classes and by `ChatPerplexityStrict`
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -28,14 +27,42 @@ def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
     return names
 
 
+def _distance(a: str, b: str) -> int:
+    """Edits from `a` to `b` (insert, delete, replace, swap two neighbours): optimal string alignment."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        row = [i]
+        for j, y in enumerate(b, 1):
+            cost = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                cost = min(cost, previous2[j - 2] + 1)
+            row.append(cost)
+        previous2, previous = previous, row
+    return previous[-1]
+
+
+def near_typo(name: str, accepted: Iterable[str]) -> str | None:
+    """The accepted name `name` is a near typo of (`temprature` for `temperature`), or None.
+
+    Near: one edit for a name of up to five letters, two for a longer one. Spelling distance alone
+    says nothing about meaning (`web_search_options` is not `web_search`, `truncation` is not
+    `instructions`), so a wider guess is never offered: other integrations' names have their own
+    table (`_request/_habits.py`).
+    """
+    limit = 1 if len(name) <= 5 else 2
+    scored = sorted((_distance(name.lower(), n.lower()), n) for n in accepted if isinstance(n, str))
+    return scored[0][1] if scored and scored[0][0] <= limit else None
+
+
 def unknown_argument(name: str, value: Any, accepted: Iterable[str], owner: str, why: str = "") -> ValueError:
     """The error for `name=value`, which `owner` does not take: the closest accepted name, then all of them.
 
     The value is shown only when known to be safe (`_redact.named`): a misspelt `api_kye=` holds a key.
     """
     names = sorted(n for n in accepted if not n.startswith("_"))
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close and not why else ""
+    close = near_typo(name, names)
+    hint = f" Did you mean {close!r}?" if close and not why else ""
     return ValueError(
         f"{named(name, value, *close_names(name, names))} is not an argument of {owner}"
         f"{f' ({why})' if why else ''}.{hint} Accepted: {', '.join(names)}."

@@ -243,6 +243,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         parse_as = pydantic_class(call.get("response_format"))  # answered as an instance, as ChatOpenAI does
         if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
             call["response_format"] = response_format(call["response_format"])  # {"type": "text"}: None, the default
+        if "model_kwargs" in kwargs:  # a call's extra body fields (extra_body=) add to the model's
+            kwargs["model_kwargs"] = {**self.model_kwargs, **kwargs["model_kwargs"]}
         settings = {**self._settings(), **kwargs}
         if stop is not None:
             settings["stop"] = stop
@@ -259,7 +261,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
-        explicit = "model" in self.model_fields_set
+        explicit = "model" in self.model_fields_set or "model" in kwargs
         planner = None
         if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
             target = surface.target(settings, explicit)
@@ -452,7 +454,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
 
         Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
         Perplexity's built-in tools (`fetch_url_tool()`, `{"type": "fetch_url"}`, ...) are checked
-        against their published shapes; binding one replaces the default `web_search` tool.
+        against their published shapes; a bound `web_search` replaces the default one, another built-in is
+        added beside it (`web_search=False` leaves it out).
         `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`: True or
         None, not sent (the published Agent API has no such field); False, which it cannot honour, is refused.
         """

@@ -166,7 +166,7 @@ def test_strict_is_sent_on_function_tools_as_published() -> None:
 
 def test_model_filters_and_a_bound_search_tool() -> None:
     model = ChatPerplexityStrict(api_key="k", search_domain_filter=["nature.com"])  # type: ignore[arg-type]
-    # A bound built-in set replaces the default search; the model's filter would restrict nothing: refused.
+    # A bound built-in set would leave the model's filter restricting nothing: refused.
     with pytest.raises(ValueError, match=r"search_domain_filter=\['nature.com'\] .* tools\[0\] \(fetch_url\) replace"):
         model.request_body("q", tools=[fetch_url_tool()])
     quiet = model.model_copy(update={"web_search": False})  # the model says it does not search
