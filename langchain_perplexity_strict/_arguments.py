@@ -45,14 +45,20 @@ def _distance(a: str, b: str) -> int:
 def near_typo(name: str, accepted: Iterable[str]) -> str | None:
     """The accepted name `name` is a near typo of (`temprature` for `temperature`), or None.
 
-    Near: one edit for a name of up to five letters, two for a longer one. Spelling distance alone
+    Near: one edit for a name of up to five letters, two for a longer one; or the name cut short at a
+    word boundary, when one accepted name alone starts with it. Spelling distance alone
     says nothing about meaning (`web_search_options` is not `web_search`, `truncation` is not
     `instructions`), so a wider guess is never offered: other integrations' names have their own
     table (`_request/_habits.py`).
     """
+    names = [n for n in accepted if isinstance(n, str)]
     limit = 1 if len(name) <= 5 else 2
-    scored = sorted((_distance(name.lower(), n.lower()), n) for n in accepted if isinstance(n, str))
-    return scored[0][1] if scored and scored[0][0] <= limit else None
+    scored = sorted((_distance(name.lower(), n.lower()), n) for n in names)
+    if scored and scored[0][0] <= limit:
+        return scored[0][1]
+    # A name cut short at a word (`search_recency` for `search_recency_filter`), when only one name fits.
+    longer = [n for n in names if n.startswith(name + "_")]
+    return longer[0] if len(longer) == 1 else None
 
 
 def unknown_argument(name: str, value: Any, accepted: Iterable[str], owner: str, why: str = "") -> ValueError:
