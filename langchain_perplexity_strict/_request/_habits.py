@@ -174,9 +174,7 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
     "include_response_headers": Refuse(
         "headers are not kept; response_metadata carries the id, model, status, usage and cost"
     ),
-    "disabled_params": Refuse(
-        "nothing to disable: a parameter Perplexity lacks is refused before sending, never sent"
-    ),
+    "disabled_params": Refuse("nothing to disable: a parameter Perplexity lacks is refused before sending, never sent"),
     "prompt_cache_options": Refuse("pass prompt_cache_key=... (the Agent API's prompt caching)"),
     "tiktoken_model_name": Refuse("pass token_counter=... (it counts tokens for compaction and get_num_tokens)"),
     "verbosity": Refuse(_NOT_PUBLISHED + "; ask for brevity in instructions=... or a system message"),
@@ -224,10 +222,7 @@ def translate(values: Mapping[str, Any], where: Where, known: Collection[str]) -
                 put_extra(key, item, given_as)
             return
         if name in out and out[name] != value:
-            msg = (
-                f"{name} is given twice, as {came[name]} and as {given_as}, with different values; "
-                "give it once."
-            )
+            msg = f"{name} is given twice, as {came[name]} and as {given_as}, with different values; give it once."
             raise ValueError(msg)
         out[name], came[name] = value, given_as
 
