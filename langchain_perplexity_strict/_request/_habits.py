@@ -103,7 +103,10 @@ def _stream_options(value: Any, where: Where) -> dict[str, Any]:
 
 def _use_responses_api(value: Any, where: Where) -> dict[str, Any]:
     if where == "call":
-        msg = "use_responses_api is chosen when the model is built: ChatPerplexityStrict(api='agent' or 'chat_completions')."
+        msg = (
+            "use_responses_api is chosen when the model is built: "
+            "ChatPerplexityStrict(api='agent' or 'chat_completions')."
+        )
         raise ValueError(msg)
     if value is None:
         return {}

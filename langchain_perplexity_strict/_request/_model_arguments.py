@@ -15,9 +15,9 @@ from langchain_core.runnables.utils import ConfigurableField
 
 from langchain_perplexity_strict._arguments import near_typo, unknown_argument
 from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
+from langchain_perplexity_strict._request._habits import translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter import Api
-from langchain_perplexity_strict._request._habits import translate
 from langchain_perplexity_strict._request._parameters import PARAMETERS
 
 

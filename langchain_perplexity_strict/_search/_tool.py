@@ -22,7 +22,6 @@ from langchain_perplexity_strict._search._request import (
     to_text,
 )
 
-
 CALL_ALIASES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
 """langchain-perplexity 1.4.2's names for a call's date filters (`PerplexitySearchResults._run`)."""
 

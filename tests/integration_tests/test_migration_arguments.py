@@ -9,6 +9,8 @@ constructor, call and `bind` paths. docs/migration.md's rows (`migration_rows_ar
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage
 
@@ -137,7 +139,7 @@ def test_disable_search_carries_over(emu: PerplexityEmulator, api: str) -> None:
 def test_enable_search_classifier(emu: PerplexityEmulator) -> None:
     for sent in on_every_path(emu, "chat_completions", enable_search_classifier=True):
         assert sent["enable_search_classifier"] is True
-    with pytest.raises(ValueError, match="no search classifier.*web_search=False"):
+    with pytest.raises(ValueError, match=r"no search classifier.*web_search=False"):
         make(emu, "agent", enable_search_classifier=True)
 
 
@@ -245,6 +247,7 @@ def test_renamed_arguments(emu: PerplexityEmulator, name: str, value: object, ex
         ("agent", {"prompt_cache_key": "app-1"}, "prompt_cache_key", "app-1"),
         ("chat_completions", {"presence_penalty": 0.5}, "presence_penalty", 0.5),
         ("chat_completions", {"frequency_penalty": 1.2}, "frequency_penalty", 1.2),
+        ("chat_completions", {"top_k": 5}, "top_k", 5),
     ],
 )
 def test_shared_fields_carry_over_on_every_path(
@@ -258,6 +261,26 @@ def test_shared_fields_carry_over_on_every_path(
         assert where == value
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("search_mode", "academic"),
+        ("return_related_questions", True),
+        ("top_k", 5),
+        ("presence_penalty", 0.5),
+        ("frequency_penalty", 1.2),
+    ],
+)
+def test_chat_completions_only_parameters_are_refused_on_the_agent_api(
+    emu: PerplexityEmulator, name: str, value: object
+) -> None:
+    emu.clear()
+    for build in (lambda: make(emu, **{name: value}), lambda: make(emu).invoke(Q, **{name: value})):
+        with pytest.raises(ValueError, match=f"{name}=.* is not available on api='agent'.*api='chat_completions'"):
+            build()
+    assert not emu.requests
+
+
 def test_n_is_n_requests(emu: PerplexityEmulator) -> None:
     result = make(emu, n=2).generate([[HumanMessage(Q)]])
     assert len(result.generations[0]) == 2
@@ -269,7 +292,7 @@ def test_parallel_tool_calls_true_is_what_perplexity_does(emu: PerplexityEmulato
     make(emu).invoke(Q, parallel_tool_calls=value)
     assert "parallel_tool_calls" not in body(emu)
     emu.clear()
-    with pytest.raises(ValueError, match="parallel_tool_calls=False: .*handle every tool call"):
+    with pytest.raises(ValueError, match=r"parallel_tool_calls=False: .*handle every tool call"):
         make(emu).invoke(Q, parallel_tool_calls=False)
     assert not emu.requests
 
@@ -315,6 +338,10 @@ REFUSED = [
     ("text", {"format": {"type": "json_object"}}, "with_structured_output"),
     ("seed", 7, "published request models"),
     ("logit_bias", {1: 1}, "published request models"),
+    ("prediction", {"type": "content", "content": "x"}, "published request models"),
+    ("modalities", ["text"], "published request models"),
+    ("audio", {"voice": "alloy"}, "published request models"),
+    ("user", "user-1", "published request models"),
     ("logprobs", True, "no logprobs"),
     ("top_logprobs", 3, "no logprobs"),
     ("max_search_results", 5, "search_max_tokens"),
@@ -424,5 +451,5 @@ def test_retriever_tool_and_embeddings_arguments_carry_over(emu: PerplexityEmula
     embeddings.embed_query("x")
     assert body(emu)["model"] == "pplx-embed-v1-0.6b"
     for cls in (PerplexitySearchRetriever, PerplexitySearchResults, PerplexityEmbeddings):
-        with pytest.raises(ValueError, match="api_key=..., base_url=..., timeout=..., max_retries=..."):
+        with pytest.raises(ValueError, match=re.escape("api_key=..., base_url=..., timeout=..., max_retries=...")):
             cls(**common, client=object())  # type: ignore[arg-type]
