@@ -159,8 +159,8 @@ def with_search_tool(
     bypassed; this holds with `web_search=False` too, which only leaves the default tool out.
     `add` says whether the default tool is wanted (`web_search` is not False), `bare` whether
     a tool without options is (no preset). A bound built-in tool set never silently drops the default
-    search: when the model has search settings, they would restrict nothing beside it, so it is
-    refused, naming them (bind `web_search` too, or say `web_search=False`); a bare model keeps its
+    search: when the model has search settings, the bound tools would reach the web without them, so it
+    is refused, naming them (bind `web_search` too, or say `web_search=False`); a bare model keeps its
     default `web_search` beside the bound tools.
     """
     options = {k: v for k, v in search.items() if k != "type"}
@@ -173,8 +173,8 @@ def with_search_tool(
     if builtins and options:
         given = ", ".join(f"{names[path]}={value!r}" for path, value in _leaves(options))
         msg = (
-            f"{given} (search settings of the model or the call) configure the web_search tool, which the "
-            f"bound built-in tools {', '.join(builtins)} replace, so they would restrict nothing. Bind web_search too "
+            f"{given} (search settings of the model or the call) configure the web_search tool only; the bound "
+            f"built-in tools {', '.join(builtins)} would reach the web without them. Bind web_search too "
             "(web_search_tool(), which takes the model's search settings), or pass web_search=False to "
             "the model to say it does not search."
         )
