@@ -212,7 +212,8 @@ def translate(values: Mapping[str, Any], where: Where, known: Collection[str]) -
     """`values` in this package's names: renamed, converted, or refused by `HABITS`.
 
     `extra_body` (the OpenAI SDK's extra body fields, also inside `model_kwargs`) is unpacked: an entry
-    this package knows (`known`, or a name in `HABITS`) is taken as that argument, checked as it is;
+    naming a body setting (`known`: the parameters, `model`, a call's `tools`..., or a name in `HABITS`)
+    is taken as that argument, checked as it is;
     any other goes to `model_kwargs`, sent as it is. A setting given twice with different values is
     refused, naming both ways it came.
     """

@@ -49,7 +49,8 @@ def check_parallel_tool_calls(value: Any) -> None:
 
 CALL_ONLY = ("model", "model_kwargs")
 """Besides the parameters, a call may change the model (as langchain-perplexity's calls did) and add
-extra body fields (`extra_body=`, unpacked into `model_kwargs` by `_habits.translate`)."""
+extra body fields (`extra_body=`, unpacked into `model_kwargs` by `_habits.translate`; `model_kwargs=`
+itself is the constructor's)."""
 
 
 def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -58,8 +59,13 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
     Other integrations' names are translated first (`_habits.HABITS`). Raises `ValueError` for an
     argument that is none of these, naming it and listing what a call takes.
     """
-    known = {*PARAMETERS, *CALL_KWARGS, *IGNORED_KWARGS, *CALL_ONLY}
-    kwargs = translate(kwargs, "call", known)
+    if "model_kwargs" in kwargs:
+        msg = (
+            f"model_kwargs is not a parameter of ChatPerplexityStrict (api={api!r}) in a call: "
+            "pass extra_body={...} to add body fields to one call (model_kwargs is the constructor's)."
+        )
+        raise ValueError(msg)
+    kwargs = translate(kwargs, "call", {*PARAMETERS, *CALL_KWARGS, "model"})
     check_parallel_tool_calls(kwargs.get("parallel_tool_calls"))
     params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
     call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
@@ -69,7 +75,7 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
         msg = (
             f"{named(unknown[0], params[unknown[0]], *close_names(unknown[0], PARAMETERS))} "
             f"is not a parameter of ChatPerplexityStrict (api={api!r}).{f' Did you mean {close!r}?' if close else ''} "
-            f"Call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join((*CALL_KWARGS, *CALL_ONLY))}."
+            f"Call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}, model, extra_body."
         )
         raise ValueError(msg)
     model = params.get("model")
@@ -107,7 +113,7 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     if not isinstance(values, dict):
         return values
     accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
-    values = translate(values, "constructor", accepted)
+    values = translate(values, "constructor", {*PARAMETERS, "model"})
     if values.get("output_version") not in OUTPUT_VERSIONS:
         msg = (
             f"output_version={shown(values['output_version'])} is not accepted: use 'v1' for LangChain's "
