@@ -34,7 +34,7 @@ def row_modules() -> list[Path]:
 
 def collect() -> list[dict[str, Any]]:
     """Every row of every rows module, in module then list order, each with the module it came from."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path in row_modules():
         module = importlib.import_module(f"tests.integration_tests.{path.stem}")
         rows.extend({**row, "_module": path.name} for row in module.ROWS)

@@ -10,6 +10,7 @@ constructor, call and `bind` paths. docs/migration.md's rows (`migration_rows_ar
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage
@@ -112,7 +113,7 @@ def test_a_call_may_change_the_model(emu: PerplexityEmulator) -> None:
 
 
 def test_use_responses_api_picks_the_api(emu: PerplexityEmulator) -> None:
-    common = {"api_key": KEY, "base_url": emu.base_url}
+    common: dict[str, Any] = {"api_key": KEY, "base_url": emu.base_url}
     assert ChatPerplexityStrict(use_responses_api=True, **common).api == "agent"  # type: ignore[call-arg]
     model = ChatPerplexityStrict(use_responses_api=False, **common)  # type: ignore[call-arg]
     assert (model.api, model.model) == ("chat_completions", "sonar")
@@ -203,7 +204,7 @@ def test_output_version(emu: PerplexityEmulator) -> None:
     ],
 )
 def test_renamed_arguments(emu: PerplexityEmulator, name: str, value: object, expected: str) -> None:
-    common = {"api_key": KEY, "base_url": emu.base_url}
+    common: dict[str, Any] = {"api_key": KEY, "base_url": emu.base_url}
     common.pop(expected, None)
     model = ChatPerplexityStrict(**common, **{name: value})  # type: ignore[arg-type]
     got = getattr(model, expected)
@@ -404,7 +405,7 @@ def test_an_unknown_arguments_credential_is_never_shown(emu: PerplexityEmulator)
 
 
 def test_retriever_tool_and_embeddings_arguments_carry_over(emu: PerplexityEmulator) -> None:
-    common = {"pplx_api_key": KEY, "base_url": emu.base_url}
+    common: dict[str, Any] = {"pplx_api_key": KEY, "base_url": emu.base_url}
     PerplexitySearchRetriever(
         **common,
         k=3,
