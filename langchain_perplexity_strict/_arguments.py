@@ -6,12 +6,23 @@ Shared by the search and embeddings classes and by `ChatPerplexityStrict`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic.fields import FieldInfo
 
 from langchain_perplexity_strict._redact import close_names, named
+
+
+def openai_environment_note() -> str:
+    """For a missing key: what an app that ran `ChatOpenAI` on Perplexity has set, and why it is not read."""
+    if not os.environ.get("OPENAI_API_KEY"):
+        return ""
+    return (
+        " OPENAI_API_KEY is set but not read (it may hold an OpenAI key, which must not reach another server): "
+        "put your Perplexity key in PPLX_API_KEY, and the server root, if not Perplexity's, in PPLX_BASE_URL."
+    )
 
 
 def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:

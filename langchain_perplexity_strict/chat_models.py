@@ -26,6 +26,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
+from langchain_perplexity_strict._arguments import openai_environment_note
 from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._once import OncePerOwner
@@ -134,7 +135,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             msg = (
                 "api_key: no key given, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY is set. "
                 "Pass api_key=... (for offline tests, any key works against "
-                "langchain_perplexity_strict.testing.PerplexityEmulator)."
+                "langchain_perplexity_strict.testing.PerplexityEmulator)." + openai_environment_note()
             )
             raise ValueError(msg)
         check_parameters(self._settings(), self.api)

@@ -50,7 +50,6 @@ class Refuse:
     """Not in Perplexity's published request models: what to write instead."""
 
     instead: str
-    where: tuple[Where, ...] = ("constructor", "call")
 
 
 def _as_dict(name: str, value: Any) -> dict[str, Any]:
@@ -259,10 +258,8 @@ def translate(values: Mapping[str, Any], where: Where, known: Collection[str]) -
         elif isinstance(habit, Convert):
             for key, item in habit.convert(value, where).items():
                 take(key, item, given_as)
-        elif where in habit.where:
-            raise refusal(name, value)
         else:
-            put(name, value, given_as)
+            raise refusal(name, value)
 
     for name, value in values.items():
         take(name, value, name)

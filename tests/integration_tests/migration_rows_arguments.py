@@ -403,6 +403,14 @@ ROWS: list[dict[str, str]] = [
     row(
         OA,
         "argument",
+        "`OPENAI_API_KEY` / `OPENAI_BASE_URL` in the environment",
+        "refused before sending: not read (an OpenAI key must not reach another server); a missing key's error says so",
+        "`PPLX_API_KEY` (or `PERPLEXITY_API_KEY`), and `PPLX_BASE_URL` for another server",
+        T + "test_a_missing_key_says_openai_api_key_is_not_read",
+    ),
+    row(
+        OA,
+        "argument",
         "a misspelt name (`temprature=`)",
         "refused before sending with \"Did you mean 'temperature'?\"; a hint only for a near typo of this "
         "package's own names, never a guess for another integration's name",

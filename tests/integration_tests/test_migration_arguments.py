@@ -366,6 +366,16 @@ def test_refused_before_sending_naming_the_replacement(
     assert "Did you mean" not in str(info.value)
 
 
+def test_a_missing_key_says_openai_api_key_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("PPLX_API_KEY", "PERPLEXITY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-perplexity")
+    for cls in (ChatPerplexityStrict, PerplexitySearchRetriever, PerplexityEmbeddings):
+        with pytest.raises(ValueError, match=r"OPENAI_API_KEY is set but not read.*PPLX_API_KEY") as info:
+            cls()
+        assert "sk-not-for-perplexity" not in str(info.value)
+
+
 @pytest.mark.parametrize(
     ("name", "hint"),
     [
