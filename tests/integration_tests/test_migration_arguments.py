@@ -349,19 +349,25 @@ REFUSED = [
 ]
 
 
+@pytest.fixture(scope="module")
+def shared(emulator: PerplexityEmulator) -> ChatPerplexityStrict:
+    """One model for the call and bind refusals (nothing it holds changes)."""
+    return make(emulator)
+
+
 @pytest.mark.parametrize(("name", "value", "instead"), REFUSED, ids=[r[0] for r in REFUSED])
 @pytest.mark.parametrize("path", ["constructor", "call", "bind"])
 def test_refused_before_sending_naming_the_replacement(
-    emu: PerplexityEmulator, name: str, value: object, instead: str, path: str
+    emu: PerplexityEmulator, shared: ChatPerplexityStrict, name: str, value: object, instead: str, path: str
 ) -> None:
     emu.clear()
     with pytest.raises(ValueError, match=f"{name}.* is not taken by ChatPerplexityStrict: .*{instead}") as info:
         if path == "constructor":
             make(emu, **{name: value})
         elif path == "call":
-            make(emu).invoke(Q, **{name: value})
+            shared.invoke(Q, **{name: value})
         else:
-            make(emu).bind(**{name: value}).invoke(Q)
+            shared.bind(**{name: value}).invoke(Q)
     assert not emu.requests
     assert "Did you mean" not in str(info.value)
 
