@@ -1,7 +1,8 @@
-"""Unknown constructor arguments: refused with the closest accepted name ("Did you mean 'dimensions'?").
+"""Unknown arguments: refused, with "Did you mean 'dimensions'?" only for a near typo of an accepted name.
 
 Shared by the search and embeddings classes and by `ChatPerplexityStrict`
-(`known_arguments` in `_request/_parameters.py` raises `unknown_argument`).
+(`known_arguments` and `call_arguments` in `_request/_model_arguments.py`); another integration's
+names are not guessed at here but looked up in their own table (`_request/_habits.py`).
 """
 
 from __future__ import annotations
