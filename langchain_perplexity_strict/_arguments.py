@@ -1,18 +1,29 @@
-"""Unknown constructor arguments: refused with the closest accepted name ("Did you mean 'dimensions'?").
+"""Unknown arguments: refused, with "Did you mean 'dimensions'?" only for a near typo of an accepted name.
 
 Shared by the search and embeddings classes and by `ChatPerplexityStrict`
-(`known_arguments` in `_request/_parameters.py` raises `unknown_argument`).
+(`known_arguments` and `call_arguments` in `_request/_model_arguments.py`); another integration's
+names are not guessed at here but looked up in their own table (`_request/_habits.py`).
 """
 
 from __future__ import annotations
 
-import difflib
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic.fields import FieldInfo
 
 from langchain_perplexity_strict._redact import close_names, named
+
+
+def openai_environment_note() -> str:
+    """For a missing key: what an app that ran `ChatOpenAI` on Perplexity has set, and why it is not read."""
+    if not os.environ.get("OPENAI_API_KEY"):
+        return ""
+    return (
+        " OPENAI_API_KEY is set but not read (it may hold an OpenAI key, which must not reach another server): "
+        "put your Perplexity key in PPLX_API_KEY, and the server root, if not Perplexity's, in PPLX_BASE_URL."
+    )
 
 
 def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
@@ -28,14 +39,48 @@ def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
     return names
 
 
+def _distance(a: str, b: str) -> int:
+    """Edits from `a` to `b` (insert, delete, replace, swap two neighbours): optimal string alignment."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        row = [i]
+        for j, y in enumerate(b, 1):
+            cost = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                cost = min(cost, previous2[j - 2] + 1)
+            row.append(cost)
+        previous2, previous = previous, row
+    return previous[-1]
+
+
+def near_typo(name: str, accepted: Iterable[str]) -> str | None:
+    """The accepted name `name` is a near typo of (`temprature` for `temperature`), or None.
+
+    Near: one edit for a name of up to five letters, two for a longer one; or the name cut short at a
+    word boundary, when one accepted name alone starts with it. Spelling distance alone
+    says nothing about meaning (`web_search_options` is not `web_search`, `truncation` is not
+    `instructions`), so a wider guess is never offered: other integrations' names have their own
+    table (`_request/_habits.py`).
+    """
+    names = [n for n in accepted if isinstance(n, str)]
+    limit = 1 if len(name) <= 5 else 2
+    scored = sorted((_distance(name.lower(), n.lower()), n) for n in names)
+    if scored and scored[0][0] <= limit:
+        return scored[0][1]
+    # A name cut short at a word (`search_recency` for `search_recency_filter`), when only one name fits.
+    longer = [n for n in names if n.startswith(name + "_")]
+    return longer[0] if len(longer) == 1 else None
+
+
 def unknown_argument(name: str, value: Any, accepted: Iterable[str], owner: str, why: str = "") -> ValueError:
     """The error for `name=value`, which `owner` does not take: the closest accepted name, then all of them.
 
     The value is shown only when known to be safe (`_redact.named`): a misspelt `api_kye=` holds a key.
     """
     names = sorted(n for n in accepted if not n.startswith("_"))
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close and not why else ""
+    close = near_typo(name, names)
+    hint = f" Did you mean {close!r}?" if close and not why else ""
     return ValueError(
         f"{named(name, value, *close_names(name, names))} is not an argument of {owner}"
         f"{f' ({why})' if why else ''}.{hint} Accepted: {', '.join(names)}."

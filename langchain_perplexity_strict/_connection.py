@@ -15,7 +15,7 @@ from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validato
 from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import RETRIES, check
-from langchain_perplexity_strict._arguments import check_known
+from langchain_perplexity_strict._arguments import check_known, openai_environment_note
 from langchain_perplexity_strict._redact import Redacted
 from langchain_perplexity_strict._transport import (
     DEFAULT_BASE_URL,
@@ -94,7 +94,7 @@ class PerplexityConnection(Redacted):
             msg = (
                 f"api_key: no key given to {type(self).__name__}, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY "
                 "is set. Pass api_key=... (for offline tests, any key works against "
-                "langchain_perplexity_strict.testing.PerplexityEmulator)."
+                "langchain_perplexity_strict.testing.PerplexityEmulator)." + openai_environment_note()
             )
             raise ValueError(msg)
         # Built now, as the chat model does: creating the HTTP client loads the TLS trust store

@@ -26,6 +26,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
+from langchain_perplexity_strict._arguments import openai_environment_note
 from langchain_perplexity_strict._batches import BatchJob, check_metadata
 from langchain_perplexity_strict._batches import aget as aget_batches
 from langchain_perplexity_strict._batches import asubmit as asubmit_batches
@@ -149,7 +150,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             msg = (
                 "api_key: no key given, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY is set. "
                 "Pass api_key=... (for offline tests, any key works against "
-                "langchain_perplexity_strict.testing.PerplexityEmulator)."
+                "langchain_perplexity_strict.testing.PerplexityEmulator)." + openai_environment_note()
             )
             raise ValueError(msg)
         check_parameters(self._settings(), self.api)
@@ -283,6 +284,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         parse_as = pydantic_class(call.get("response_format"))  # answered as an instance, as ChatOpenAI does
         if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
             call["response_format"] = response_format(call["response_format"])  # {"type": "text"}: None, the default
+        if "model_kwargs" in kwargs:  # a call's extra body fields (extra_body=) add to the model's
+            kwargs["model_kwargs"] = {**self.model_kwargs, **kwargs["model_kwargs"]}
         settings = {**self._settings(), **kwargs}
         if stop is not None:
             settings["stop"] = stop
@@ -299,7 +302,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
-        explicit = "model" in self.model_fields_set
+        explicit = "model" in self.model_fields_set or "model" in kwargs
         planner = None
         if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
             target = surface.target(settings, explicit)
@@ -578,7 +581,8 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
 
         Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
         Perplexity's built-in tools (`fetch_url_tool()`, `{"type": "fetch_url"}`, ...) are checked
-        against their published shapes; binding one replaces the default `web_search` tool.
+        against their published shapes; a bound `web_search` replaces the default one, another built-in is
+        added beside it (`web_search=False` leaves it out).
         `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`: True or
         None, not sent (the published Agent API has no such field); False, which it cannot honour, is refused.
         """

@@ -74,7 +74,7 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     # A preset searches on its own, so it gets the tool only to carry options. The model's search
     # settings reach a bound web_search with or without `web_search=False` (which only leaves the
     # default tool out).
-    add = settings.get("web_search", True) is not False
+    add = settings.get("web_search", True) is not False and not settings.get("disable_search")
     tools = with_search_tool(tools, search, names, add=add, bare=not preset)
     if tools:
         body["tools"] = tools

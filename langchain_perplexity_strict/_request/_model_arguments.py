@@ -14,11 +14,12 @@ from langchain_core.runnables.config import merge_configs
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
 
-from langchain_perplexity_strict._arguments import unknown_argument
+from langchain_perplexity_strict._arguments import near_typo, unknown_argument
 from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
+from langchain_perplexity_strict._request._habits import translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter import Api
-from langchain_perplexity_strict._request._parameters import PARAMETERS, UNSUPPORTED
+from langchain_perplexity_strict._request._parameters import PARAMETERS
 
 
 def stop_list(stop: Any) -> list[str]:
@@ -47,21 +48,40 @@ def check_parallel_tool_calls(value: Any) -> None:
         raise ValueError(msg)
 
 
+CALL_ONLY = ("model", "model_kwargs")
+"""Besides the parameters, a call may change the model (as langchain-perplexity's calls did) and add
+extra body fields (`extra_body=`, unpacked into `model_kwargs` by `_habits.translate`; `model_kwargs=`
+itself is the constructor's)."""
+
+
 def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
     """A call's keyword arguments as (tools, tool choice and response format; parameters).
 
-    Raises `ValueError` for an argument that is neither, naming it and listing what a call takes.
+    Other integrations' names are translated first (`_habits.HABITS`). Raises `ValueError` for an
+    argument that is none of these, naming it and listing what a call takes.
     """
+    if "model_kwargs" in kwargs:
+        msg = (
+            f"model_kwargs is not a parameter of ChatPerplexityStrict (api={api!r}) in a call: "
+            "pass extra_body={...} to add body fields to one call (model_kwargs is the constructor's)."
+        )
+        raise ValueError(msg)
+    kwargs = translate(kwargs, "call", {*PARAMETERS, *CALL_KWARGS, "model"})
     check_parallel_tool_calls(kwargs.get("parallel_tool_calls"))
     params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
     call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
-    unknown = sorted(k for k in params if k not in PARAMETERS)
+    unknown = sorted(k for k in params if k not in PARAMETERS and k not in CALL_ONLY)
     if unknown:
+        close = near_typo(unknown[0], PARAMETERS)
         msg = (
             f"{named(unknown[0], params[unknown[0]], *close_names(unknown[0], PARAMETERS))} "
-            "is not a parameter of ChatPerplexityStrict "
-            f"(api={api!r}); call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}."
+            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{f' Did you mean {close!r}?' if close else ''} "
+            f"Call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}, model, extra_body."
         )
+        raise ValueError(msg)
+    model = params.get("model")
+    if "model" in params and (not isinstance(model, str) or not model):
+        msg = f"model={shown(model)} is not accepted: expected a model name (a non-empty string)."
         raise ValueError(msg)
     return call, params
 
@@ -85,35 +105,30 @@ def ls_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> Any:
     return params
 
 
-# Names other integrations use for a field of this one.
-ALIASES = {
-    "max_output_tokens": "max_tokens",
-    "max_completion_tokens": "max_tokens",
-    "model_name": "model",
-    "pplx_api_key": "api_key",
-    "perplexity_api_key": "api_key",
-    "request_timeout": "timeout",
-    "openai_api_key": "api_key",  # ChatOpenAI's own aliases, for an app that pointed it at Perplexity
-    "openai_api_base": "base_url",
-}
+OUTPUT_VERSIONS = (None, "v0", "v1")
 
 
 def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
-    """Constructor arguments with aliases mapped; an unknown one is refused with the closest name."""
+    """Constructor arguments with other integrations' names translated (`_habits.HABITS`); an unknown
+    one is refused, with a "Did you mean" only for a near typo of an accepted name."""
     if not isinstance(values, dict):
         return values
-    values = dict(values)
-    surface_default = DEFAULT_MODELS.get(values.get("api"), fields["model"].default)
-    if not {"model", "model_name"} & set(values) and surface_default != fields["model"].default:
-        values["model"] = surface_default  # the surface's own model; the field's default stays implicit (presets)
-    for alias, name in ALIASES.items():
-        if alias in values and name not in values:
-            values[name] = values.pop(alias)
     accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
+    values = translate(values, "constructor", {*PARAMETERS, "model"})
+    if values.get("output_version") not in OUTPUT_VERSIONS:
+        msg = (
+            f"output_version={shown(values['output_version'])} is not accepted: use 'v1' for LangChain's "
+            "standard content blocks (text, reasoning, citations as annotations; ChatOpenAI's 'responses/v1' "
+            "is OpenAI's own Responses format), or leave it unset for a plain string."
+        )
+        raise ValueError(msg)
+    surface_default = DEFAULT_MODELS.get(values.get("api"), fields["model"].default)
+    if "model" not in values and surface_default != fields["model"].default:
+        values["model"] = surface_default  # the surface's own model; the field's default stays implicit (presets)
     unknown = sorted(k for k in values if k not in accepted)
     if unknown:
         name = unknown[0]
-        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict", UNSUPPORTED.get(name, ""))
+        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict")
     return values
 
 

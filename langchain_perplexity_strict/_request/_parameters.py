@@ -315,13 +315,24 @@ class PerplexityParameters(BaseModel):
     ] = None
     """Chat completions only: web, academic or sec."""
     return_images: Annotated[bool | None, Parameter("True or False", accepts.FLAG, None, "return_images")] = None
-    """Chat completions only."""
+    """Chat completions only (False is what the Agent API does: taken there and not sent)."""
     return_related_questions: Annotated[
         bool | None, Parameter("True or False", accepts.FLAG, None, "return_related_questions")
     ] = None
-    """Chat completions only."""
-    disable_search: Annotated[bool | None, Parameter("True or False", accepts.FLAG, None, "disable_search")] = None
-    """Chat completions only (on the Agent API, `web_search=False`)."""
+    """Chat completions only (False is what the Agent API does: taken there and not sent)."""
+    disable_search: Annotated[bool | None, Parameter("True or False", accepts.FLAG, CLIENT, "disable_search")] = None
+    """Turn web search off: chat completions' `disable_search`; on the Agent API, True leaves the `web_search`
+    tool out, as `web_search=False` does (langchain-perplexity's name)."""
+    enable_search_classifier: Annotated[
+        bool | None, Parameter("True or False", accepts.FLAG, None, "enable_search_classifier")
+    ] = None
+    """Chat completions only: let Perplexity decide whether a question needs search (False is what the
+    Agent API does: taken there and not sent)."""
+    image_results_enhanced_relevance: Annotated[
+        bool | None,
+        Parameter("True or False", accepts.FLAG, None, "web_search_options.image_results_enhanced_relevance"),
+    ] = None
+    """Chat completions only: `web_search_options.image_results_enhanced_relevance`."""
 
 
 def _named(row: Parameter, name: str, info: FieldInfo) -> Parameter:
@@ -343,7 +354,11 @@ PARAMETERS: dict[str, Parameter] = {
 
 # What the Agent API offers instead of a chat-completions-only parameter.
 _AGENT_INSTEAD = {
-    "disable_search": "on the Agent API, pass web_search=False",
+    "enable_search_classifier": (
+        "the Agent API has no search classifier: the model decides when to call the web_search tool; "
+        "web_search=False turns search off"
+    ),
+    "image_results_enhanced_relevance": "bind the image_search tool for images on the Agent API",
     "top_k": "it was removed from the Agent API",
     "presence_penalty": "it was removed from the Agent API",
     "frequency_penalty": "it was removed from the Agent API",
@@ -355,21 +370,9 @@ _AGENT_INSTEAD = {
 _INSTEAD: dict[str, dict[str, str]] = {"agent": _AGENT_INSTEAD, "chat_completions": {}}
 _OTHER_SURFACE = {"agent": "chat_completions", "chat_completions": "agent"}
 
-# Parameters no Perplexity surface has, with what to do instead.
-UNSUPPORTED = {
-    "logit_bias": "not in Perplexity's published schema",
-    "logprobs": "not in Perplexity's published Agent API schema",
-    "top_logprobs": "not in Perplexity's published Agent API schema",
-    "seed": "not in Perplexity's published schema",
-    "prediction": "not in Perplexity's published schema",
-    "modalities": "not in Perplexity's published schema",
-    "audio": "not in Perplexity's published schema",
-    "parallel_tool_calls": "not in Perplexity's published Agent API schema",
-    "max_search_results": (
-        "the published web_search tool has no max_results; "
-        "use search_max_tokens or search_max_tokens_per_page to bound what search adds"
-    ),
-}
+# Chat-completions switches whose False is what the Agent API does anyway: taken there, and not sent
+# (langchain-perplexity's defaults, which its users pass as written).
+FALSE_IS_DEFAULT_ON_AGENT = ("return_images", "return_related_questions", "enable_search_classifier")
 
 
 def check_parameters(values: Mapping[str, Any], api: Api) -> None:
@@ -381,12 +384,11 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
                 msg = f"{name}=None is not accepted on api={api!r}: expected {parameter.accepted}."
                 raise ValueError(msg)
             continue
-        if name in UNSUPPORTED:
-            msg = f"{name}={shown(value, name)}: {UNSUPPORTED[name]}; remove it."
-            raise ValueError(msg)
         if parameter is None:
             continue
         if parameter.path(api) is None:
+            if value is False and api == "agent" and name in FALSE_IS_DEFAULT_ON_AGENT:
+                continue
             other = _OTHER_SURFACE[api]
             why = f" ({_INSTEAD[api][name]})" if name in _INSTEAD[api] else ""
             msg = f"{name}={shown(value, name)} is not available on api={api!r}{why}; it exists on api={other!r}."
@@ -403,6 +405,9 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
             f"presence_penalty={shown(values['presence_penalty'])} and frequency_penalty="
             f"{shown(values['frequency_penalty'])}: Perplexity accepts one or the other, not both."
         )
+        raise ValueError(msg)
+    if values.get("disable_search") and values.get("web_search"):
+        msg = "disable_search=True and web_search=True contradict each other; pass one of them."
         raise ValueError(msg)
     if values.get("background") and values.get("store") is False:
         msg = (

@@ -7,8 +7,8 @@ the Agent API then takes the function flat (`FunctionToolInput`: `type`,
 `name`, `description`, `parameters`, `strict`), not nested under
 `function`. Perplexity's built-in tools (`web_search`, `fetch_url`, ...)
 pass through as the caller wrote them, once checked against their published
-shapes (`_builtin_tools`); a bound built-in tool replaces the default search
-tool (`with_search_tool`).
+shapes (`_builtin_tools`); a bound built-in tool never silently drops the default
+search tool (`with_search_tool`).
 """
 
 from __future__ import annotations
@@ -158,9 +158,10 @@ def with_search_tool(
     differently is refused (`merged_search`), so a model-level filter is never dropped or
     bypassed; this holds with `web_search=False` too, which only leaves the default tool out.
     `add` says whether the default tool is wanted (`web_search` is not False), `bare` whether
-    a tool without options is (no preset). A bound built-in tool set replaces the default
-    search; when the model has search settings, that would leave them restricting nothing, so it
-    is refused, naming them: bind `web_search` too, or say `web_search=False`.
+    a tool without options is (no preset). A bound built-in tool set never silently drops the default
+    search: when the model has search settings, the bound tools would reach the web without them, so it
+    is refused, naming them (bind `web_search` too, or say `web_search=False`); a bare model keeps its
+    default `web_search` beside the bound tools.
     """
     options = {k: v for k, v in search.items() if k != "type"}
     bound = next((i for i, t in enumerate(tools) if t.get("type") == "web_search"), None)
@@ -172,14 +173,15 @@ def with_search_tool(
     if builtins and options:
         given = ", ".join(f"{names[path]}={value!r}" for path, value in _leaves(options))
         msg = (
-            f"{given} (search settings of the model or the call) configure the web_search tool, which the "
-            f"bound built-in tools {', '.join(builtins)} replace, so they would restrict nothing. Bind web_search too "
+            f"{given} (search settings of the model or the call) configure the web_search tool only; the bound "
+            f"built-in tools {', '.join(builtins)} would reach the web without them. Bind web_search too "
             "(web_search_tool(), which takes the model's search settings), or pass web_search=False to "
             "the model to say it does not search."
         )
         raise ValueError(msg)
-    if builtins:
-        return tools
+    # A bare model keeps its search beside the bound built-ins: without it, binding image_search (what
+    # langchain-perplexity's return_images=True becomes) or fetch_url would silently leave perplexity/sonar
+    # with no web search at all. web_search=False leaves it out.
     return [*tools, search] if options or bare else tools
 
 

@@ -25,9 +25,15 @@ from langchain_perplexity_strict._search._request import (
     to_text,
 )
 
+CALL_ALIASES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
+"""langchain-perplexity 1.4.2's names for a call's date filters (`PerplexitySearchResults._run`)."""
+
 
 class SearchInput(BaseModel):
-    """The arguments a model fills for one search (the rest are the tool's settings)."""
+    """The arguments a model fills for one search (the rest are the tool's settings). An argument it does not
+    have is refused (and told to the model), never dropped."""
+
+    model_config = ConfigDict(extra="forbid")
 
     query: str | list[str] = Field(
         description=f"What to search the web for: one query, or a list of up to {MAX_QUERIES} related queries."
@@ -131,6 +137,14 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
     _warnings: OncePerOwner = PrivateAttr(default_factory=OncePerOwner)
+
+    def _parse_input(self, tool_input: str | dict[str, Any], tool_call_id: str | None) -> str | dict[str, Any]:
+        """langchain-perplexity's argument names (`search_after_date`, `search_before_date`) as this tool's,
+        before the schema reads the input: langchain-core keeps only the keys the input named, so they
+        would otherwise be dropped without a word."""
+        if isinstance(tool_input, dict):
+            tool_input = {CALL_ALIASES.get(k, k): v for k, v in tool_input.items()}
+        return super()._parse_input(tool_input, tool_call_id)
 
     @field_validator("max_results", mode="before")
     @classmethod

@@ -65,6 +65,7 @@ CHAT_SENT: dict[str, Any] = {
     "return_images": True,
     "return_related_questions": True,
     "disable_search": True,
+    "enable_search_classifier": True,
 }
 
 
@@ -105,6 +106,12 @@ for _name, _value in AGENT_SENT.items():
     EFFECTS[(CHAT, _name)] = _sent_at_its_path(_name, _value, "agent")
 for _name, _value in CHAT_SENT.items():
     EFFECTS[(CHAT, _name)] = _sent_at_its_path(_name, _value, "chat_completions")
+
+
+@effect(CHAT, "image_results_enhanced_relevance")
+def _image_results_enhanced_relevance(emu: PerplexityEmulator) -> None:
+    make(emu, "chat_completions", model="sonar", image_results_enhanced_relevance=True).invoke("hi")
+    assert sent(emu)["web_search_options"] == {"image_results_enhanced_relevance": True}
 
 
 @effect(CHAT, "frequency_penalty")

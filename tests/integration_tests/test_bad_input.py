@@ -24,7 +24,6 @@ from tests.integration_tests.factory import make
         ("agent", {"max_steps": 0}, "max_steps=0"),
         ("agent", {"top_k": 5}, "top_k=5 is not available on api='agent'"),
         ("agent", {"presence_penalty": 1}, "it was removed from the Agent API"),
-        ("agent", {"disable_search": True}, "web_search=False"),
         ("chat_completions", {"preset": "fast"}, "preset='fast' is not available on api='chat_completions'"),
         ("chat_completions", {"top_k": 2049}, "[0, 2048]"),
         (

@@ -155,12 +155,14 @@ def test_all_tools_and_skills_together_make_one_published_body(emu: PerplexityEm
     assert body["skills"] == [{"type": "builtin", "name": "office"}]
 
 
-def test_a_bound_search_tool_replaces_the_default_one(emu: PerplexityEmulator) -> None:
+def test_a_bound_search_tool_replaces_the_default_one_and_another_tool_keeps_it(emu: PerplexityEmulator) -> None:
     filters = {"search_domain_filter": ["arxiv.org"]}
     make(emu).bind_tools([web_search_tool(filters=filters)]).invoke("q?")
     assert emu.requests[-1].body["tools"] == [{"type": "web_search", "filters": filters}]
     make(emu).bind_tools([fetch_url_tool()]).invoke("q?")
-    assert emu.requests[-1].body["tools"] == [{"type": "fetch_url"}]
+    assert emu.requests[-1].body["tools"] == [{"type": "fetch_url"}, {"type": "web_search"}]  # search kept
+    make(emu, web_search=False).bind_tools([fetch_url_tool()]).invoke("q?")
+    assert emu.requests[-1].body["tools"] == [{"type": "fetch_url"}]  # the model says it does not search
     make(emu).invoke("q?")
     assert emu.requests[-1].body["tools"] == [{"type": "web_search"}]  # unbound: the default search stays
 

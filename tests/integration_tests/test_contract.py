@@ -54,7 +54,7 @@ AGENT_VALUES: dict[str, Any] = {
     "effort": "medium", "models": ["perplexity/sonar", "openai/gpt-5.1"], "max_steps": 5, "instructions": "Be brief.",
     "store": True, "background": True, "prompt_cache_key": "k1", "service_tier": "flex",
     "use_previous_response_id": True, "stream_chunk_timeout": 30, "max_resumes": 2,
-    "stream_usage": False,
+    "stream_usage": False, "disable_search": False,
     "search_after_date_filter": "01/31/2025", "search_before_date_filter": "12/31/2025",
     "last_updated_after_filter": "01/01/2025", "last_updated_before_filter": "12/01/2025",
     "skills": [{"type": "builtin", "name": "office"}, {"type": "inline", "name": "n", "description": "d",
@@ -65,7 +65,8 @@ CHAT_VALUES: dict[str, Any] = {
     "search_domain_filter": ["nature.com"], "search_recency_filter": "week", "search_context_size": "low",
     "search_type": "pro", "user_location": {"country": "FR"}, "top_k": 5, "presence_penalty": 0.5,
     "search_mode": "academic", "return_images": True, "return_related_questions": True, "disable_search": False,
-    "search_after_date_filter": "01/31/2025",
+    "search_after_date_filter": "01/31/2025", "enable_search_classifier": True,
+    "image_results_enhanced_relevance": True,
 }  # fmt: skip
 DATES = ("search_after_date_filter", "search_before_date_filter",
          "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip

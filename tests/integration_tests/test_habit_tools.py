@@ -96,7 +96,7 @@ def test_every_function_tool_form(emu: PerplexityEmulator, name: str, form: Any,
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("name", "form"), BUILTIN_FORMS, ids=[f[0] for f in BUILTIN_FORMS])
-def test_a_bound_builtin_tool_is_sent_as_given_and_replaces_the_default_search(
+def test_a_bound_builtin_tool_is_sent_as_given_beside_the_default_search(
     emu: PerplexityEmulator, name: str, form: dict[str, Any], mode: str
 ) -> None:
     model = make(emu, "agent", search_max_tokens=500) if form["type"] == "web_search" else make(emu)
@@ -106,7 +106,7 @@ def test_a_bound_builtin_tool_is_sent_as_given_and_replaces_the_default_search(
     tools = outcome.body["tools"]
     searches = sum(t["type"] == "web_search" for t in tools)
     assert searches <= 1, "two search tools: the app's filter can be bypassed"
-    assert searches == (form["type"] == "web_search"), "a bound built-in tool replaces the bare default search"
+    assert searches == 1, "a bound built-in tool never silently removes the bare model's default search"
     (sent,) = [t for t in tools if t["type"] == form["type"]]
     assert {k: v for k, v in sent.items() if k != "filters"}.items() >= {
         k: v for k, v in form.items() if k != "filters"

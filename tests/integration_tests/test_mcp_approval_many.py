@@ -49,7 +49,9 @@ def test_two_pending_approvals_answered_together(
 
 
 def test_a_pending_answer_has_no_empty_text_block_on_invoke_or_stream(emu: PerplexityEmulator) -> None:
-    llm = make(emu, output_version="v1").bind_tools(SERVERS)
+    # web_search=False: the MCP servers alone (a bare model keeps its web_search beside bound built-ins, and a
+    # streamed search step brings a reasoning block invoke lacks, a reader difference of its own).
+    llm = make(emu, output_version="v1", web_search=False).bind_tools(SERVERS)
     invoked = llm.invoke(QUESTION)
     streamed: Any = None
     for chunk in llm.stream(QUESTION):

@@ -284,7 +284,7 @@ def test_accepted_credentials_never_show_in_reprs_dumps_or_traces(emu: Perplexit
     seen += failure(lambda: model.invoke("hi"))  # the emulator refuses the unknown body fields
     seen += recorder.seen
     assert any("model_kwargs" in text for text in recorder.seen)  # the trace was recorded, with the field
-    assert model.model_kwargs["extra_body"]["x_token"] == CANARY  # hidden from view, not from the request
+    assert model.model_kwargs["x_token"] == CANARY  # extra_body unpacked; hidden from view, not from the request
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)

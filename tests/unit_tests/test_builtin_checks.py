@@ -166,8 +166,8 @@ def test_strict_is_sent_on_function_tools_as_published() -> None:
 
 def test_model_filters_and_a_bound_search_tool() -> None:
     model = ChatPerplexityStrict(api_key="k", search_domain_filter=["nature.com"])  # type: ignore[arg-type]
-    # A bound built-in set replaces the default search; the model's filter would restrict nothing: refused.
-    with pytest.raises(ValueError, match=r"search_domain_filter=\['nature.com'\] .* tools\[0\] \(fetch_url\) replace"):
+    # A bound built-in set would reach the web without the model's filter: refused.
+    with pytest.raises(ValueError, match=r"search_domain_filter=\['nature.com'\] .* tools\[0\] \(fetch_url\) would"):
         model.request_body("q", tools=[fetch_url_tool()])
     quiet = model.model_copy(update={"web_search": False})  # the model says it does not search
     assert quiet.request_body("q", tools=[fetch_url_tool()])["tools"] == [{"type": "fetch_url"}]

@@ -51,7 +51,6 @@ def test_place_builds_nested_objects() -> None:
     [
         ({"temperature": 2}, "chat_completions", "temperature=2 is not accepted on api='chat_completions'"),
         ({"top_k": 3}, "agent", "top_k=3 is not available on api='agent'"),
-        ({"max_search_results": 5}, "agent", "has no max_results"),
         ({"reasoning_effort": "max"}, "agent", "expected one of none, minimal"),
         ({"search_recency_filter": "day", "search_after_date_filter": "01/01/2025"}, "agent", "not both"),
         ({"use_previous_response_id": True}, "chat_completions", "True only on api='agent'"),
@@ -67,3 +66,5 @@ def test_call_arguments_split_and_refuse_unknown() -> None:
     assert call == {"tools": [1]} and params == {"temperature": 0.1}
     with pytest.raises(ValueError, match=r"temprature=0\.1 is not a parameter"):
         call_arguments({"temprature": 0.1}, "agent")
+    with pytest.raises(ValueError, match="has no max_results"):  # another integration's name: its own entry
+        call_arguments({"max_search_results": 5}, "agent")

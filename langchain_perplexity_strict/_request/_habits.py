@@ -1,0 +1,266 @@
+"""Other integrations' argument names, as data: what each means here, or what to write instead.
+
+Users come from langchain-perplexity's `ChatPerplexity` and from `ChatOpenAI`
+pointed at Perplexity, with their own argument names. `HABITS` maps each such
+name to one of three fates:
+
+- `Rename`: the same setting under this package's name (`openai_api_key` → `api_key`);
+- `Convert`: a value converted into this package's arguments (`web_search_options`,
+  `reasoning={"effort": ...}`, `use_responses_api`, `stream_options`); `extra_body`
+  is unpacked the way the OpenAI SDK merges it into the body;
+- `Refuse`: nothing in Perplexity's published request models carries it
+  (`perplexity.generated.api`); the error names what to write instead.
+
+`translate` applies the table to a constructor's, a call's or a `bind`'s
+arguments, before any other check, so the three paths agree. The table is
+also what "Did you mean" hints come from: a foreign name gets its entry,
+never a guess by spelling (`_arguments.near_typo` is only for typos of our own names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_perplexity_strict._redact import named, shown
+
+Where = Literal["constructor", "call"]
+OWNER = "ChatPerplexityStrict"
+
+
+@dataclass(frozen=True)
+class Rename:
+    """The same setting, under this package's name."""
+
+    to: str
+
+
+@dataclass(frozen=True)
+class Convert:
+    """A value converted into this package's arguments (`convert(value, where)` returns them)."""
+
+    convert: Callable[[Any, Where], dict[str, Any]]
+    means: str
+    """What it becomes, for the migration page and errors."""
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """Not in Perplexity's published request models: what to write instead."""
+
+    instead: str
+
+
+def _as_dict(name: str, value: Any) -> dict[str, Any]:
+    """`value` as a dict: a mapping, or a pydantic model (langchain-perplexity's `WebSearchOptions`)."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(exclude_none=True)
+    if not isinstance(value, Mapping):
+        msg = f"{name}={shown(value, name)} is not accepted: expected a dict."
+        raise ValueError(msg)
+    return dict(value)
+
+
+def _sub_keys(name: str, value: Any, keys: Mapping[str, str]) -> dict[str, Any]:
+    """`value`'s keys renamed by `keys`; a key not there is refused, naming those accepted."""
+    given = _as_dict(name, value)
+    unknown = sorted(k for k in given if k not in keys)
+    if unknown:
+        msg = (
+            f"{name}[{unknown[0]!r}] is not in Perplexity's published request models; "
+            f"{name} takes {', '.join(sorted(keys))}."
+        )
+        raise ValueError(msg)
+    return {keys[k]: v for k, v in given.items() if v is not None}
+
+
+# `WebSearchOptionsInput` (chat completions) and the Agent API's `web_search` tool: the same three settings,
+# which this package takes as parameters; langchain-perplexity's `image_search_relevance_enhanced` is the
+# published `image_results_enhanced_relevance`.
+WEB_SEARCH_OPTIONS = {
+    "search_context_size": "search_context_size",
+    "user_location": "user_location",
+    "search_type": "search_type",
+    "image_results_enhanced_relevance": "image_results_enhanced_relevance",
+    "image_search_relevance_enhanced": "image_results_enhanced_relevance",
+}
+
+
+def _web_search_options(value: Any, where: Where) -> dict[str, Any]:
+    return _sub_keys("web_search_options", value, WEB_SEARCH_OPTIONS)
+
+
+def _reasoning(value: Any, where: Where) -> dict[str, Any]:
+    # `ReasoningConfigInput` has only `effort`; ChatOpenAI's `summary` has no Perplexity field.
+    return _sub_keys("reasoning", value, {"effort": "reasoning_effort"})
+
+
+def _stream_options(value: Any, where: Where) -> dict[str, Any]:
+    return _sub_keys("stream_options", value, {"include_usage": "stream_usage"})
+
+
+def _use_responses_api(value: Any, where: Where) -> dict[str, Any]:
+    if where == "call":
+        msg = (
+            "use_responses_api is chosen when the model is built: "
+            "ChatPerplexityStrict(api='agent' or 'chat_completions')."
+        )
+        raise ValueError(msg)
+    if value is None:
+        return {}
+    if not isinstance(value, bool):
+        msg = f"use_responses_api={shown(value)} is not accepted: expected True, False or None."
+        raise ValueError(msg)
+    return {"api": "agent" if value else "chat_completions"}
+
+
+_HTTP = (
+    "the package builds its own HTTP client (ChatOpenAI's transport, which reads HTTPS_PROXY and the other proxy "
+    "variables); pass api_key=..., base_url=..., timeout=... and max_retries=... instead"
+)
+_NOT_PUBLISHED = "not in Perplexity's published request models (perplexity.generated.api); remove it"
+
+HABITS: dict[str, Rename | Convert | Refuse] = {
+    # Real synonyms: the same setting under another integration's name.
+    "model_name": Rename("model"),
+    "max_output_tokens": Rename("max_tokens"),
+    "max_completion_tokens": Rename("max_tokens"),
+    "stop_sequences": Rename("stop"),
+    "pplx_api_key": Rename("api_key"),
+    "perplexity_api_key": Rename("api_key"),
+    "openai_api_key": Rename("api_key"),
+    "openai_api_base": Rename("base_url"),
+    "request_timeout": Rename("timeout"),
+    # Values converted into this package's arguments.
+    "web_search_options": Convert(
+        _web_search_options,
+        "search_context_size, user_location, search_type and image_results_enhanced_relevance "
+        "(on the Agent API, the web_search tool's fields)",
+    ),
+    "reasoning": Convert(_reasoning, "reasoning_effort (the Agent API's reasoning.effort)"),
+    "stream_options": Convert(_stream_options, "stream_usage"),
+    "use_responses_api": Convert(_use_responses_api, "api='agent' (True) or api='chat_completions' (False)"),
+    # Not in Perplexity's published request models: what to write instead.
+    "client": Refuse(_HTTP),
+    "async_client": Refuse(_HTTP),
+    "root_client": Refuse(_HTTP),
+    "root_async_client": Refuse(_HTTP),
+    "http_client": Refuse(_HTTP),
+    "http_async_client": Refuse(_HTTP),
+    "http_socket_options": Refuse(_HTTP),
+    "openai_proxy": Refuse("set the HTTPS_PROXY environment variable, which the HTTP client reads"),
+    "openai_organization": Refuse("Perplexity has no organizations; remove it"),
+    "organization": Refuse("Perplexity has no organizations; remove it"),
+    "default_headers": Refuse(
+        "Perplexity's published API takes no extra headers (authentication comes from api_key); remove it"
+    ),
+    "default_query": Refuse("Perplexity's published API takes no query parameters; remove it"),
+    "media_response": Refuse(
+        "not in Perplexity's published request models; for images pass return_images=True "
+        "(api='chat_completions') or bind the image_search tool (api='agent'); videos have no request field"
+    ),
+    "previous_response_id": Refuse(
+        "pass use_previous_response_id=True: the package finds the stored response in the history and sends "
+        "only what follows it"
+    ),
+    "truncation": Refuse(
+        "Perplexity has no truncation; max_input_tokens=... compacts older turns to fit (the model "
+        "profile's limit by default)"
+    ),
+    "context_management": Refuse("Perplexity has no context management; max_input_tokens=... compacts older turns"),
+    "include": Refuse(
+        "the published Agent API has no include; citations, search results and reasoning come back "
+        "without asking (additional_kwargs and the content blocks)"
+    ),
+    "include_response_headers": Refuse(
+        "headers are not kept; response_metadata carries the id, model, status, usage and cost"
+    ),
+    "disabled_params": Refuse("nothing to disable: a parameter Perplexity lacks is refused before sending, never sent"),
+    "prompt_cache_options": Refuse("pass prompt_cache_key=... (the Agent API's prompt caching)"),
+    "tiktoken_model_name": Refuse("pass token_counter=... (it counts tokens for compaction and get_num_tokens)"),
+    "verbosity": Refuse(_NOT_PUBLISHED + "; ask for brevity in instructions=... or a system message"),
+    "text": Refuse("pass response_format=... or use with_structured_output (Perplexity's response_format)"),
+    "seed": Refuse(_NOT_PUBLISHED),
+    "logit_bias": Refuse(_NOT_PUBLISHED),
+    "logprobs": Refuse("Perplexity's published responses carry no logprobs on either API; remove it"),
+    "top_logprobs": Refuse("Perplexity's published responses carry no logprobs on either API; remove it"),
+    "prediction": Refuse(_NOT_PUBLISHED),
+    "modalities": Refuse(_NOT_PUBLISHED),
+    "audio": Refuse(_NOT_PUBLISHED),
+    "user": Refuse(_NOT_PUBLISHED),
+    "max_search_results": Refuse(
+        "the published web_search tool has no max_results; "
+        "use search_max_tokens or search_max_tokens_per_page to bound what search adds"
+    ),
+}
+"""Every foreign argument name, with its fate. `extra_body` and `model_kwargs["extra_body"]` are unpacked by
+`translate` itself, since what they hold is translated in turn."""
+
+EXTRA_BODY = "extra_body"
+
+
+def refusal(name: str, value: Any) -> ValueError:
+    """The error for a refused foreign argument, naming what to write instead."""
+    habit = HABITS[name]
+    assert isinstance(habit, Refuse)
+    return ValueError(f"{named(name, value)} is not taken by {OWNER}: {habit.instead}.")
+
+
+def translate(values: Mapping[str, Any], where: Where, known: Collection[str]) -> dict[str, Any]:
+    """`values` in this package's names: renamed, converted, or refused by `HABITS`.
+
+    `extra_body` (the OpenAI SDK's extra body fields, also inside `model_kwargs`) is unpacked: an entry
+    naming a body setting (`known`: the parameters, `model`, a call's `tools`..., or a name in `HABITS`)
+    is taken as that argument, checked as it is;
+    any other goes to `model_kwargs`, sent as it is. A setting given twice with different values is
+    refused, naming both ways it came.
+    """
+    out: dict[str, Any] = {}
+    came: dict[str, str] = {}
+
+    def put(name: str, value: Any, given_as: str) -> None:
+        if name == "model_kwargs" and name in out:
+            for key, item in _as_dict(name, value).items():
+                put_extra(key, item, given_as)
+            return
+        if name in out and out[name] != value:
+            msg = f"{name} is given twice, as {came[name]} and as {given_as}, with different values; give it once."
+            raise ValueError(msg)
+        out[name], came[name] = value, given_as
+
+    def put_extra(key: str, item: Any, given_as: str) -> None:
+        extra = dict(out.get("model_kwargs") or {})
+        if key in extra and extra[key] != item:
+            msg = f"model_kwargs[{key!r}] is given twice, the second time as {given_as}, with different values."
+            raise ValueError(msg)
+        extra[key] = item
+        out["model_kwargs"] = extra
+        came.setdefault("model_kwargs", given_as)
+
+    def take(name: str, value: Any, given_as: str) -> None:
+        habit = HABITS.get(name)
+        if name == EXTRA_BODY:
+            for key, item in _as_dict(name, value).items():
+                if key in known or key in HABITS or key == EXTRA_BODY:
+                    take(key, item, f"{given_as}[{key!r}]")
+                else:
+                    put_extra(key, item, f"{given_as}[{key!r}]")
+        elif name == "model_kwargs" and isinstance(value, Mapping) and EXTRA_BODY in value:
+            rest = {k: v for k, v in value.items() if k != EXTRA_BODY}
+            take(EXTRA_BODY, value[EXTRA_BODY], f"{given_as}[{EXTRA_BODY!r}]")
+            if rest:
+                put("model_kwargs", rest, given_as)
+        elif habit is None:
+            put(name, value, given_as)
+        elif isinstance(habit, Rename):
+            put(habit.to, value, given_as)
+        elif isinstance(habit, Convert):
+            for key, item in habit.convert(value, where).items():
+                take(key, item, given_as)
+        else:
+            raise refusal(name, value)
+
+    for name, value in values.items():
+        take(name, value, name)
+    return out
