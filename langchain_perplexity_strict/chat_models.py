@@ -26,6 +26,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
+from langchain_perplexity_strict._accepts import ConnectionChecks
 from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._once import OncePerOwner
@@ -67,7 +68,7 @@ def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
         yield from events
 
 
-class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
+class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     Every call runs the messages through the normalizer's rules (so a late system message, two user messages in
@@ -108,10 +109,10 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
     api: Literal["agent", "chat_completions"] = "agent"
     """`"agent"` (`/v1/responses`, the live API) or `"chat_completions"` (legacy Sonar, for gateways)."""
     api_key: SecretStr | None = Field(
-        default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
+        default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None), validate_default=True
     )
     """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given)."""
-    base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL))
+    base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL), validate_default=True)
     """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`); each surface's path is derived."""
 
     model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True)
@@ -130,15 +131,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         if self.api not in SURFACES:
             msg = f"api={self.api!r} is not a Perplexity surface: use 'agent' or 'chat_completions'."
             raise ValueError(msg)
-        if self.api_key is None or not self.api_key.get_secret_value():
-            msg = (
-                "api_key: no key given, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY is set. "
-                "Pass api_key=... (for offline tests, any key works against "
-                "langchain_perplexity_strict.testing.PerplexityEmulator)."
-            )
-            raise ValueError(msg)
-        check_parameters(self._settings(), self.api)
-        _timeouts.check_timeout(self.timeout)  # the same check as search's and embeddings'
+        check_parameters(self._settings(), self.api)  # api_key, base_url, timeout, max_retries: ConnectionChecks
         if self.n > 1 and self.streaming:
             msg = f"n={self.n} cannot be streamed (streaming=True returns one answer); set streaming=False or n=1."
             raise ValueError(msg)

@@ -16,13 +16,12 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
-from urllib.parse import urlsplit
 
 import httpx
 import openai
 from langchain_openai import ChatOpenAI
 
-from langchain_perplexity_strict._redact import redact, redact_text, shown
+from langchain_perplexity_strict._redact import redact, redact_text
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
@@ -88,21 +87,6 @@ class Fallback:
     body: Callable[[], bytes]
 
 
-def check_base_url(base_url: Any) -> None:
-    """Raise `ValueError` naming `base_url` unless it is an http(s) URL with a host.
-
-    Checked when a transport is built, so that `base_url="not a url"` fails there, not at the
-    first request as an unrelated-looking connection error. Nothing is coerced.
-    """
-    parts = urlsplit(base_url) if isinstance(base_url, str) else None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        msg = (
-            f"base_url={shown(base_url)} is not a URL: expected http:// or https://, a host, and an optional path, "
-            "such as 'https://api.perplexity.ai'."
-        )
-        raise ValueError(msg)
-
-
 def server_root(base_url: str) -> str:
     """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
     guide gives (`https://api.perplexity.ai/v1`); every path (`/v1/responses`, ...) starts from the root."""
@@ -140,8 +124,7 @@ class Transport:
         """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (`server_root`; key,
         retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`; `hints` as in
         `raise_perplexity_error`)."""
-        _, api_key, timeout, max_retries = key
-        check_base_url(base_url)
+        _, api_key, timeout, max_retries = key  # each checked by the class that holds it (`_accepts.CONNECTION`)
         root = server_root(base_url)
         # The sync pool is this key's own (`_loops.sync_pool`): langchain-openai's default is shared by
         # every client of the server and timeout, cookies included, whatever their key.
