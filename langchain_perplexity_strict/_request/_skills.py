@@ -10,11 +10,13 @@ each other through it. Docs: docs.perplexity.ai, Agent API "Skills".
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from pydantic import with_config
 from typing_extensions import NotRequired, TypedDict
 
-from langchain_perplexity_strict._request._shape_check import check_shape
+from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
 
 
+@with_config(PUBLISHED)
 class BuiltinSkill(TypedDict):
     """`BuiltinSkillInput`: one of Perplexity's office skills."""
 
@@ -22,6 +24,7 @@ class BuiltinSkill(TypedDict):
     name: Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
 
 
+@with_config(PUBLISHED)
 class InlineSkill(TypedDict):
     """`InlineSkillInput`: a skill written in the request."""
 
@@ -31,6 +34,7 @@ class InlineSkill(TypedDict):
     instructions: str
 
 
+@with_config(PUBLISHED)
 class CustomSkill(TypedDict):
     """`CustomSkillInput`: a skill uploaded to the account, by id (and version)."""
 
