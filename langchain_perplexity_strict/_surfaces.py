@@ -6,14 +6,14 @@ only place a surface is chosen by name, and removing a surface is deleting its e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._continuation import Context, ItemEncoder
-from langchain_perplexity_strict._request._agent import agent_body, agent_items, model_and_preset
+from langchain_perplexity_strict._request._agent import AGENT_RULES, agent_body, agent_items, model_and_preset
 from langchain_perplexity_strict._request._chat import chat_body
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_name_notice, sonar_notice
@@ -77,6 +77,14 @@ class Surface:
     """What the surface says of a model name it sends as another (a Sonar name on the Agent API, mapped by
     Perplexity's migration table, or `perplexity/sonar` on chat completions), else None."""
 
+    rules: Sequence[Any] = ()
+    """The normalizer's rules for what this surface cannot take (the Agent API: `AGENT_CONTENT`), run before
+    the model's: the one place such content is left out, with its report, so the body builder never sees it."""
+
+    def rules_before(self, rules: Sequence[Any]) -> Sequence[Any]:
+        """The rules a call on this surface normalizes with: the surface's, then the model's `rules`."""
+        return (*self.rules, *rules) if self.rules else rules
+
     def notice(self, settings: Mapping[str, Any]) -> str | None:
         """What a model says once (`_once`) of the call's settings on this surface: a model name mapped."""
         return self.model_notice(settings["model"])
@@ -97,6 +105,7 @@ SURFACES: dict[str, Surface] = {
         agent_items,
         True,
         model_notice=sonar_notice,
+        rules=AGENT_RULES,
     ),
     "chat_completions": Surface(
         "chat_completions",

@@ -221,7 +221,9 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             history = messages
         else:
             history = self._convert_input(messages).to_messages()
-        return prepare(history, rules=self.rules, budget=self.input_budget, counter=self.counter).result
+        return prepare(
+            history, rules=self.surface.rules_before(self.rules), budget=self.input_budget, counter=self.counter
+        ).result
 
     def request_body(
         self, messages: LanguageModelInput, *, stop: list[str] | None = None, stream: bool = False, **kwargs: Any
@@ -258,8 +260,13 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             target = surface.target(settings, explicit)
             owner = (target, self.base_url, account_tag(self.api_key))
             planner = Planner(*owner, surface.encode_items, self.input_budget, self.counter)
-        conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.counter,
-                               keep_whole=planner.keep_whole if planner else None)  # fmt: skip
+        conversation = prepare(
+            messages,
+            rules=surface.rules_before(self.rules),
+            budget=self.input_budget,
+            counter=self.counter,
+            keep_whole=planner.keep_whole if planner else None,
+        )
         self._warn_once(conversation, surface.notice(settings))
         context = planner.context(conversation) if planner else None
 
