@@ -41,7 +41,12 @@ from langchain_perplexity_strict._request._model_arguments import (
     stop_list,
 )
 from langchain_perplexity_strict._request._parameters import PARAMETERS, PerplexityParameters, check_parameters
-from langchain_perplexity_strict._request._structured_output import pydantic_class, response_format, structured_runnable
+from langchain_perplexity_strict._request._structured_output import (
+    Method,
+    pydantic_class,
+    response_format,
+    structured_runnable,
+)
 from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
@@ -466,7 +471,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         self,
         schema: dict[str, Any] | type | None = None,
         *,
-        method: Literal["json_schema", "function_calling", "json_mode"] = "json_schema",
+        method: Method = "json_schema",
         include_raw: bool = False,
         strict: bool | None = None,
         **kwargs: Any,

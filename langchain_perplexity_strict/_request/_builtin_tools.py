@@ -17,14 +17,17 @@ from pydantic import with_config
 from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._request._builtin_checks import check_values
+from langchain_perplexity_strict._request._filters import Recency
 from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
 from langchain_perplexity_strict._request._skills import (
     BuiltinSkill,
     CustomSkill,
     InlineSkill,
+    OfficeSkill,
 )
 
-Recency = Literal["hour", "day", "week", "month", "year"]
+ContextSize = Literal["low", "medium", "high"]
+"""`WebSearchToolInput.search_context_size`."""
 
 
 @with_config(PUBLISHED)
@@ -58,7 +61,7 @@ class WebSearchTool(TypedDict):
     filters: NotRequired[WebSearchFilters]
     max_tokens: NotRequired[int]
     max_tokens_per_page: NotRequired[int]
-    search_context_size: NotRequired[Literal["low", "medium", "high"]]
+    search_context_size: NotRequired[ContextSize]
     search_type: NotRequired[Literal["web", "fast"]]
     user_location: NotRequired[UserLocation]
 
@@ -198,7 +201,7 @@ def web_search_tool(
     filters: WebSearchFilters | None = None,
     max_tokens: int | None = None,
     max_tokens_per_page: int | None = None,
-    search_context_size: Literal["low", "medium", "high"] | None = None,
+    search_context_size: ContextSize | None = None,
     search_type: Literal["web", "fast"] | None = None,
     user_location: UserLocation | None = None,
 ) -> WebSearchTool:
@@ -262,7 +265,7 @@ def connector_tool(
                   require_approval=require_approval, server_description=server_description)  # fmt: skip
 
 
-def builtin_skill(name: Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]) -> BuiltinSkill:
+def builtin_skill(name: OfficeSkill) -> BuiltinSkill:
     """One of Perplexity's office skills; a skill turns the sandbox on."""
     return _built(BuiltinSkill, type="builtin", name=name)
 

@@ -15,13 +15,16 @@ from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
 
+OfficeSkill = Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
+"""`BuiltinSkillInput.name`: Perplexity's office skills."""
+
 
 @with_config(PUBLISHED)
 class BuiltinSkill(TypedDict):
     """`BuiltinSkillInput`: one of Perplexity's office skills."""
 
     type: Literal["builtin"]
-    name: Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
+    name: OfficeSkill
 
 
 @with_config(PUBLISHED)
