@@ -18,10 +18,17 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_perplexity_strict.normalize._content import canonical_content
+from langchain_perplexity_strict.normalize._content import (
+    REASONING_TYPES,
+    TEXT_TYPES,
+    TOOL_CALL_TYPES,
+    canonical_content,
+)
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
 NOT_SENT = "a file the tool returned is not sent"
+_NEITHER = frozenset({*TEXT_TYPES, *REASONING_TYPES, *TOOL_CALL_TYPES, "image", "image_url", "input_image"})
+"""Block types that are never a video or a file: not canonicalized to find out (most blocks of a history)."""
 """How a tool result's file is named in its text on the Agent API."""
 
 
@@ -84,7 +91,7 @@ def _sorted(content: list[Any], *, tool: bool) -> tuple[list[Any], list[str], li
     videos: list[str] = []
     files: list[str] = []
     for block in content:
-        if not isinstance(block, dict):
+        if not isinstance(block, dict) or block.get("type") in _NEITHER:
             kept.append(block)
             continue
         canonical = canonical_content([block], assistant=False)
