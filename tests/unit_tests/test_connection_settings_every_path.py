@@ -11,7 +11,8 @@ inherits (`_accepts.ConnectionChecks`). The forms covered, for each bad value:
   validation: the search and embeddings classes took `timeout=-1` and `api_key=5` that way),
   `configurable_fields` (the chat model, the retriever and the search tool are runnables),
   `init_chat_model`, and the environment (`PPLX_BASE_URL`, an empty `PPLX_API_KEY`);
-- a call or `.bind` of the chat model, which refuses a connection setting as no call-time parameter.
+- a call or `.bind` of the chat model, and a retriever's call, which refuse a connection setting by name
+  as no call-time argument.
 
 Each refusal has the same message on every path and class (the missing key's names its class), and
 never shows the credential: neither a key, nor a URL's user info or `?token=`, in the message, in
@@ -161,14 +162,18 @@ def test_a_setting_from_the_environment_is_checked_as_a_given_one(kind: str, mon
     assert f"api_key: no key given to {CLASSES[kind].__name__}" in _message(error)
 
 
-@pytest.mark.parametrize("way", ["call", "bind"])
+@pytest.mark.parametrize("way", ["call", "bind", "retriever call"])
 @pytest.mark.parametrize("name", ["api_key", "base_url", "timeout", "max_retries"])
 def test_a_connection_setting_in_a_call_is_refused_naming_it_and_never_showing_it(name: str, way: str) -> None:
-    model = _built("chat")
     value = CANARY if name != "max_retries" else 3
-    run = model.invoke if way == "call" else model.bind(**{name: value}).invoke
-    error = _refusal(lambda: run("hi", **({name: value} if way == "call" else {})))
-    assert f"{name}" in str(error) and "is not a parameter of ChatPerplexityStrict" in str(error)
+    if way == "retriever call":
+        error = _refusal(lambda: _built("retriever").invoke("q", **{name: value}))
+        assert str(error).startswith(f"{name}") and "is not a Search API field" in str(error)
+    else:
+        model = _built("chat")
+        run = model.invoke if way == "call" else model.bind(**{name: value}).invoke
+        error = _refusal(lambda: run("hi", **({name: value} if way == "call" else {})))
+        assert f"{name}" in str(error) and "is not a parameter of ChatPerplexityStrict" in str(error)
     _assert_hidden(error)
 
 
