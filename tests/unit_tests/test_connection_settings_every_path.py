@@ -10,7 +10,8 @@ inherits (`_accepts.ConnectionChecks`). The forms covered, for each bad value:
 - every way a setting reaches one: the constructor, `model_copy(update=...)` (pydantic's own skips
   validation: the search and embeddings classes took `timeout=-1` and `api_key=5` that way),
   `configurable_fields` (the chat model, the retriever and the search tool are runnables),
-  `init_chat_model`, and the environment (`PPLX_BASE_URL`, an empty `PPLX_API_KEY`);
+  `init_chat_model` (with `configurable_fields="any"` too), and the environment (`PPLX_BASE_URL`, an
+  empty `PPLX_API_KEY`);
 - a call or `.bind` of the chat model, and a retriever's call, which refuse a connection setting by name
   as no call-time argument.
 
@@ -97,11 +98,18 @@ def _initialised(kind: str, name: str, value: Any) -> Any:
     return init_chat_model("perplexity_strict:perplexity/sonar", **{**GOOD, name: value})
 
 
+def _initialised_configurable(kind: str, name: str, value: Any) -> Any:
+    assert kind == "chat"
+    model = init_chat_model("perplexity_strict:perplexity/sonar", **GOOD, configurable_fields="any")
+    return model.invoke("hi", config={"configurable": {name: value}})
+
+
 PATHS: dict[str, Callable[[str, str, Any], Any]] = {
     "constructor": lambda kind, name, value: CLASSES[kind](**{**GOOD, name: value}),
     "model_copy": lambda kind, name, value: _built(kind).model_copy(update={name: value}),
     "configurable_fields": _configured,
     "init_chat_model": _initialised,
+    "init_chat_model configurable": _initialised_configurable,
 }
 
 
@@ -109,7 +117,7 @@ def _paths(kind: str) -> list[str]:
     return [
         p
         for p in PATHS
-        if (p != "configurable_fields" or kind in RUNNABLES) and (p != "init_chat_model" or kind == "chat")
+        if (p != "configurable_fields" or kind in RUNNABLES) and (not p.startswith("init_chat_model") or kind == "chat")
     ]
 
 
