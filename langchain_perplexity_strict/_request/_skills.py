@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import with_config
 from typing_extensions import NotRequired, TypedDict
 
+from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
 
 OfficeSkill = Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
@@ -65,7 +66,7 @@ def check_skill(skill: Any, path: str = "skills") -> None:
 def check_skills(skills: Any) -> list[dict[str, Any]]:
     """The `skills` parameter checked: a list of skills, each in its published shape (a copy)."""
     if not isinstance(skills, (list, tuple)):
-        msg = f"skills: {skills!r} is not accepted; expected a list of skills (builtin_skill(...), ...)"
+        msg = f"skills: {shown(skills, 'skills')} is not accepted; expected a list of skills (builtin_skill(...), ...)"
         raise ValueError(msg)
     for i, skill in enumerate(skills):
         check_skill(skill, f"skills[{i}]")
