@@ -17,7 +17,7 @@ from typing_extensions import Self
 from langchain_perplexity_strict._accepts import ConnectionChecks, ValidatedCopy
 from langchain_perplexity_strict._arguments import check_known
 from langchain_perplexity_strict._redact import Redacted
-from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport, client_timeout
+from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
 
 _PLACEHOLDER_MODEL = "perplexity/sonar"
 """`ChatOpenAI` needs a model name to exist; these endpoints take theirs from the body."""
@@ -78,9 +78,9 @@ class PerplexityConnection(ConnectionChecks, ValidatedCopy, Redacted):
     @property
     def transport(self) -> Transport:
         """The chat model's transport, pointed at the server root; paths are the endpoints' own."""
-        key: tuple[Any, ...] = (self.base_url, self.api_key, client_timeout(self.timeout), self.max_retries)
+        key: tuple[Any, ...] = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
-            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=_PLACEHOLDER_MODEL)
+            self._transport = Transport.build(self.base_url, key, model=_PLACEHOLDER_MODEL, owner=type(self).__name__)
         return self._transport
 
     def _post(self, path: str, body: bytes) -> dict[str, Any]:

@@ -197,9 +197,11 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     @property
     def transport(self) -> Transport:
         """The `ChatOpenAI` that carries the requests; rebuilt when its settings change (a copy's own)."""
-        key = (self.base_url, self.api_key, _timeouts.client_timeout(self.timeout), self.max_retries)
+        key = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
-            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model, hints=ERROR_HINTS)
+            self._transport = Transport.build(
+                self.base_url, key, model=self.model, hints=ERROR_HINTS, owner=type(self).__name__
+            )
         return self._transport
 
     @property

@@ -21,6 +21,7 @@ import httpx
 import openai
 from langchain_openai import ChatOpenAI
 
+from langchain_perplexity_strict._accepts import check_connection_setting
 from langchain_perplexity_strict._redact import redact, redact_text
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
@@ -28,6 +29,7 @@ from langchain_perplexity_strict._transport._create import ONCE, acreate, create
 from langchain_perplexity_strict._transport._http import http_errors, trust_store
 from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool
 from langchain_perplexity_strict._transport._sse import SSEBatcher
+from langchain_perplexity_strict._transport._timeouts import client_timeout
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityStreamError,
@@ -120,11 +122,18 @@ class Transport:
         return self._loop_clients.current()
 
     @classmethod
-    def build(cls, base_url: str, key: tuple[Any, ...], *, model: str, hints: Hints | None = None) -> Transport:
+    def build(
+        cls, base_url: str, key: tuple[Any, ...], *, model: str, hints: Hints | None = None, owner: str = ""
+    ) -> Transport:
         """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (`server_root`; key,
         retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`; `hints` as in
-        `raise_perplexity_error`)."""
-        _, api_key, timeout, max_retries = key  # each checked by the class that holds it (`_accepts.CONNECTION`)
+        `raise_perplexity_error`; `owner`: the class holding the settings, as a missing key's refusal names it)."""
+        _, api_key, timeout, max_retries = key
+        # The class that holds the settings checked them when given; a setting assigned after construction
+        # (`model.base_url = ...`) reaches only this rebuild: the same rules (`_accepts.CONNECTION`) hold it.
+        for name, value in zip(("base_url", "api_key", "timeout", "max_retries"), key, strict=True):
+            check_connection_setting(name, value, owner)
+        timeout = client_timeout(timeout)  # the one conversion: a (connect, read) pair as httpx reads one
         root = server_root(base_url)
         # The sync pool is this key's own (`_loops.sync_pool`): langchain-openai's default is shared by
         # every client of the server and timeout, cookies included, whatever their key.

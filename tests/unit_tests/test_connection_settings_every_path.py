@@ -10,8 +10,9 @@ inherits (`_accepts.ConnectionChecks`). The forms covered, for each bad value:
 - every way a setting reaches one: the constructor, `model_copy(update=...)` (pydantic's own skips
   validation: the search and embeddings classes took `timeout=-1` and `api_key=5` that way),
   `configurable_fields` (the chat model, the retriever and the search tool are runnables),
-  `init_chat_model` (with `configurable_fields="any"` too), and the environment (`PPLX_BASE_URL`, an
-  empty `PPLX_API_KEY`);
+  `init_chat_model` (with `configurable_fields="any"` too), the environment (`PPLX_BASE_URL`, an
+  empty `PPLX_API_KEY`), and an attribute set after construction (checked when the transport is rebuilt
+  from it, by the same rules);
 - a call or `.bind` of the chat model, and a retriever's call, which refuse a connection setting by name
   as no call-time argument.
 
@@ -104,12 +105,19 @@ def _initialised_configurable(kind: str, name: str, value: Any) -> Any:
     return model.invoke("hi", config={"configurable": {name: value}})
 
 
+def _assigned(kind: str, name: str, value: Any) -> Any:
+    copy = _built(kind).model_copy()  # pydantic's shallow copy: the same transport until a setting changes
+    setattr(copy, name, value)
+    return copy.transport
+
+
 PATHS: dict[str, Callable[[str, str, Any], Any]] = {
     "constructor": lambda kind, name, value: CLASSES[kind](**{**GOOD, name: value}),
     "model_copy": lambda kind, name, value: _built(kind).model_copy(update={name: value}),
     "configurable_fields": _configured,
     "init_chat_model": _initialised,
     "init_chat_model configurable": _initialised_configurable,
+    "assignment": _assigned,
 }
 
 
