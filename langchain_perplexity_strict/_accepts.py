@@ -5,20 +5,39 @@ and openai-python carry theirs (`Annotated[float, Strict(), Field(ge=0, le=2)]`,
 `Literal[...]`, `StringConstraints`), with a validator for a rule Perplexity
 documents beyond types (a date format, a domain list). `Accepts` pairs the type
 with the words a refusal shows and builds its `TypeAdapter` once; the chat
-model's parameters (`_request/_parameters`) and the Search API's fields
-(`_search/_request`) are declared in it, and their constructors and call-time
-checks both ask it. Nothing is coerced (`"0.5"` is not 0.5, `True` is not 1),
-and the value validated is never the one kept: the caller's value stays theirs.
+model's parameters (`_request/_parameters`), the Search API's fields
+(`_search/_request`) and the connection settings every class shares
+(`api_key`, `base_url`, `timeout`, `max_retries`: `CONNECTION`, checked by
+`ConnectionChecks` on each class) are declared in it, and their constructors
+and call-time checks all ask it. Nothing is coerced (`"0.5"` is not 0.5, `True`
+is not 1), and the value validated is never the one kept: the caller's value
+stays theirs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field, Strict, TypeAdapter, ValidationError
+import httpx
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    Field,
+    InstanceOf,
+    SecretStr,
+    Strict,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+from typing_extensions import Self
 
+from langchain_perplexity_strict._arguments import openai_environment_note
 from langchain_perplexity_strict._redact import shown
 
 
@@ -50,6 +69,8 @@ class Accepts:
 
     accepted: str
     type: Any
+    refusal: str = ""
+    """What a refusal says after `name=value`, before `: expected ...` (`" is not a URL"`)."""
     _adapter: TypeAdapter[Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -70,7 +91,7 @@ def check(name: str, value: Any, accepts: Accepts) -> None:
     """Raise `ValueError` naming `name`, the value (as `_redact.shown` allows) and what `accepts` takes."""
     problem = accepts.problem(value)
     if problem is not None:
-        msg = f"{name}={shown(value, name)}: {problem}."
+        msg = f"{name}={shown(value, name)}{accepts.refusal}: {problem}."
         raise ValueError(msg)
 
 
@@ -78,3 +99,99 @@ RETRIES = Accepts("an integer >= 0", Annotated[int, Strict(), Field(ge=0)])
 """`max_retries`, of the chat model and of the search and embeddings classes alike."""
 TOKEN_BUDGET = Accepts("an integer >= 0 (0: no compaction)", Annotated[int, Strict(), Field(ge=0)])
 """The chat model's `max_input_tokens`."""
+
+
+def _is_url(value: str) -> bool:
+    try:
+        parts = urlsplit(value)
+        return parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # such as an unclosed IPv6 bracket
+        return False
+
+
+SECONDS = Annotated[float, Strict(), Field(gt=0, allow_inf_nan=False)]
+"""Seconds > 0, finite (an int is seconds too; a bool is not)."""
+_SECONDS: TypeAdapter[float] = TypeAdapter(SECONDS)
+
+
+def _timeout_in_seconds(value: httpx.Timeout) -> bool:
+    """Whether every set part of an `httpx.Timeout` is `SECONDS`."""
+    parts = [p for p in (value.connect, value.read, value.write, value.pool) if p is not None]
+    try:
+        for part in parts:
+            _SECONDS.validate_python(part, strict=True)
+    except ValidationError:
+        return False
+    return True
+
+
+API_KEY = Accepts("a string or SecretStr (the Perplexity API key)", StrictStr | InstanceOf[SecretStr])
+"""`api_key` of every class; None or empty (no key, none in the environment) has its own message."""
+BASE_URL = Accepts(
+    "http:// or https://, a host, and an optional path, such as 'https://api.perplexity.ai'",
+    Annotated[StrictStr, holds(_is_url)],
+    refusal=" is not a URL",
+)
+"""`base_url` of every class: checked at construction, not met at the first request as a connection error."""
+TIMEOUT = Accepts(
+    "seconds > 0 (finite), a (connect, read) pair of them, an httpx.Timeout whose set parts are, "
+    "or None for the client's default (the forms ChatOpenAI takes)",
+    None | SECONDS | tuple[SECONDS, SECONDS] | Annotated[InstanceOf[httpx.Timeout], holds(_timeout_in_seconds)],
+)
+"""`timeout` of every class, in `ChatOpenAI`'s forms (`_transport._timeouts` gives it to the client)."""
+
+CONNECTION: Mapping[str, Accepts] = {
+    "api_key": API_KEY,
+    "base_url": BASE_URL,
+    "timeout": TIMEOUT,
+    "max_retries": RETRIES,
+}
+"""The settings every public class has for its connection, and their rules (one for every class)."""
+
+
+def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
+    """Raise `ValueError` naming `name` unless `value` is a usable connection setting (`CONNECTION`).
+
+    A missing key is refused here too, naming where a key is looked for (`owner`: the class).
+    """
+    if name == "api_key" and (value in (None, "") or (isinstance(value, SecretStr) and not value.get_secret_value())):
+        to = f" to {owner}" if owner else ""
+        msg = (
+            f"api_key: no key given{to}, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY is set. "
+            "Pass api_key=... (for offline tests, any key works against "
+            "langchain_perplexity_strict.testing.PerplexityEmulator)." + openai_environment_note()
+        )
+        raise ValueError(msg)
+    check(name, value, CONNECTION[name])
+
+
+class ConnectionChecks(BaseModel):
+    """The one check of the connection settings (`CONNECTION`), for every class that has them.
+
+    Each class declares its fields (with their defaults from the environment, validated too: a
+    `PPLX_BASE_URL` that is not a URL is refused at construction); this validator runs on each,
+    however the value came (constructor, `model_copy(update=...)`, `configurable_fields`,
+    `init_chat_model`), before pydantic converts it (a string key to a `SecretStr`).
+    """
+
+    @field_validator(*CONNECTION, mode="before", check_fields=False)
+    @classmethod
+    def _connection_setting(cls, value: Any, info: ValidationInfo) -> Any:
+        check_connection_setting(str(info.field_name), value, cls.__name__)
+        return value
+
+
+class ValidatedCopy(BaseModel):
+    """`model_copy(update=...)` validated as the constructor validates: pydantic's own skips validation,
+    so `{"timeout": -1}` or a misspelt name would reach the request unchecked.
+
+    What the original was given stays given (a preset still picks its model); the rest is
+    validated again with the update, as `type(self)(**given, **update)` would be.
+    """
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copy = super().model_copy(deep=deep)
+        if not update:
+            return copy
+        given = {name: copy.__dict__[name] for name in copy.model_fields_set}
+        return type(self).model_validate({**given, **update})

@@ -11,19 +11,13 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from langchain_core.utils import from_env, secret_from_env
-from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import RETRIES, check
-from langchain_perplexity_strict._arguments import check_known, openai_environment_note
+from langchain_perplexity_strict._accepts import ConnectionChecks, ValidatedCopy
+from langchain_perplexity_strict._arguments import check_known
 from langchain_perplexity_strict._redact import Redacted
-from langchain_perplexity_strict._transport import (
-    DEFAULT_BASE_URL,
-    Transport,
-    check_base_url,
-    check_timeout,
-    client_timeout,
-)
+from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
 
 _PLACEHOLDER_MODEL = "perplexity/sonar"
 """`ChatOpenAI` needs a model name to exist; these endpoints take theirs from the body."""
@@ -38,31 +32,23 @@ INSTEAD = {
 """Arguments other integrations take, with what to pass here instead."""
 
 
-def check_connection_setting(name: str, value: Any) -> None:
-    """Raise `ValueError` naming `name` unless `value` is a usable `base_url`, `timeout` or `max_retries`.
+class PerplexityConnection(ConnectionChecks, ValidatedCopy, Redacted):
+    """Key, server root, timeout and retries, and the `Transport` they make (rebuilt when they change).
 
-    Checked when a client is built, so that `timeout=-1` or `base_url="not a url"` fails there,
-    not at the first request as an unrelated-looking connection or JSON error. Nothing is coerced.
+    Each setting is checked by `_accepts.ConnectionChecks`, as the chat model's are; `model_copy(update=...)`
+    is validated as the constructor is (`_accepts.ValidatedCopy`).
     """
-    if name == "base_url":
-        check_base_url(value)
-    elif name == "timeout":
-        check_timeout(value)
-    elif name == "max_retries":
-        check(name, value, RETRIES)
-
-
-class PerplexityConnection(Redacted):
-    """Key, server root, timeout and retries, and the `Transport` they make (rebuilt when they change)."""
 
     api_key: SecretStr | None = Field(
         default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
+        validate_default=True,
         validation_alias=AliasChoices("api_key", "pplx_api_key", "perplexity_api_key", "openai_api_key"),
     )
     """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given; `pplx_api_key=` and
     `openai_api_key=` also work)."""
     base_url: str = Field(
         default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL),
+        validate_default=True,
         validation_alias=AliasChoices("base_url", "openai_api_base"),
     )
     """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`; `openai_api_base=` also works)."""
@@ -82,21 +68,8 @@ class PerplexityConnection(Redacted):
         check_known(values, cls.model_fields, cls.__name__, INSTEAD)
         return values
 
-    @field_validator("base_url", "timeout", "max_retries", mode="before")
-    @classmethod
-    def _usable(cls, value: Any, info: Any) -> Any:
-        check_connection_setting(info.field_name, value)
-        return value
-
     @model_validator(mode="after")
-    def _check_connection(self) -> Self:
-        if self.api_key is None or not self.api_key.get_secret_value():
-            msg = (
-                f"api_key: no key given to {type(self).__name__}, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY "
-                "is set. Pass api_key=... (for offline tests, any key works against "
-                "langchain_perplexity_strict.testing.PerplexityEmulator)." + openai_environment_note()
-            )
-            raise ValueError(msg)
+    def _build_transport(self) -> Self:
         # Built now, as the chat model does: creating the HTTP client loads the TLS trust store
         # (tens of ms, blocking), which must not happen inside a request.
         _ = self.transport
@@ -105,9 +78,9 @@ class PerplexityConnection(Redacted):
     @property
     def transport(self) -> Transport:
         """The chat model's transport, pointed at the server root; paths are the endpoints' own."""
-        key: tuple[Any, ...] = (self.base_url, self.api_key, client_timeout(self.timeout), self.max_retries)
+        key: tuple[Any, ...] = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
-            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=_PLACEHOLDER_MODEL)
+            self._transport = Transport.build(self.base_url, key, model=_PLACEHOLDER_MODEL, owner=type(self).__name__)
         return self._transport
 
     def _post(self, path: str, body: bytes) -> dict[str, Any]:

@@ -6,14 +6,14 @@ only place a surface is chosen by name, and removing a surface is deleting its e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._continuation import Context, ItemEncoder
-from langchain_perplexity_strict._request._agent import agent_body, agent_items, model_and_preset
+from langchain_perplexity_strict._request._agent import AGENT_RULES, agent_body, agent_items, model_and_preset
 from langchain_perplexity_strict._request._chat import chat_body
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_name_notice, preset_notice, sonar_notice
@@ -80,6 +80,14 @@ class Surface:
     settings_notice: Callable[[Mapping[str, Any]], str | None] = lambda settings: None
     """What the surface says of the call's other settings (the Agent API: a deprecated `preset`), else None."""
 
+    rules: Sequence[Any] = ()
+    """The normalizer's rules for what this surface cannot take (the Agent API: `AGENT_CONTENT`), run before
+    the model's: the one place such content is left out, with its report, so the body builder never sees it."""
+
+    def rules_before(self, rules: Sequence[Any]) -> Sequence[Any]:
+        """The rules a call on this surface normalizes with: the surface's, then the model's `rules`."""
+        return (*self.rules, *rules) if self.rules else rules
+
     def notices(self, settings: Mapping[str, Any]) -> list[str]:
         """What a model says once each (`_once`) of the call's settings on this surface: a model name mapped,
         a deprecated setting."""
@@ -103,6 +111,7 @@ SURFACES: dict[str, Surface] = {
         True,
         model_notice=sonar_notice,
         settings_notice=lambda settings: preset_notice(settings.get("preset"), settings.get("effort")),
+        rules=AGENT_RULES,
     ),
     "chat_completions": Surface(
         "chat_completions",

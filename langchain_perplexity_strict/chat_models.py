@@ -26,7 +26,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
-from langchain_perplexity_strict._arguments import openai_environment_note
+from langchain_perplexity_strict._accepts import ConnectionChecks
 from langchain_perplexity_strict._batches import BatchJob, check_metadata
 from langchain_perplexity_strict._batches import aget as aget_batches
 from langchain_perplexity_strict._batches import asubmit as asubmit_batches
@@ -47,7 +47,12 @@ from langchain_perplexity_strict._request._model_arguments import (
     stop_list,
 )
 from langchain_perplexity_strict._request._parameters import PARAMETERS, PerplexityParameters, check_parameters
-from langchain_perplexity_strict._request._structured_output import pydantic_class, response_format, structured_runnable
+from langchain_perplexity_strict._request._structured_output import (
+    Method,
+    pydantic_class,
+    response_format,
+    structured_runnable,
+)
 from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
@@ -83,7 +88,7 @@ def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
         yield from events
 
 
-class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
+class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     Every call runs the messages through the normalizer's rules (so a late system message, two user messages in
@@ -124,10 +129,10 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
     api: Literal["agent", "chat_completions"] = "agent"
     """`"agent"` (`/v1/responses`, the live API) or `"chat_completions"` (legacy Sonar, for gateways)."""
     api_key: SecretStr | None = Field(
-        default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
+        default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None), validate_default=True
     )
     """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given)."""
-    base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL))
+    base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL), validate_default=True)
     """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`); each surface's path is derived."""
 
     model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True)
@@ -146,15 +151,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         if self.api not in SURFACES:
             msg = f"api={self.api!r} is not a Perplexity surface: use 'agent' or 'chat_completions'."
             raise ValueError(msg)
-        if self.api_key is None or not self.api_key.get_secret_value():
-            msg = (
-                "api_key: no key given, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY is set. "
-                "Pass api_key=... (for offline tests, any key works against "
-                "langchain_perplexity_strict.testing.PerplexityEmulator)." + openai_environment_note()
-            )
-            raise ValueError(msg)
-        check_parameters(self._settings(), self.api)
-        _timeouts.check_timeout(self.timeout)  # the same check as search's and embeddings'
+        check_parameters(self._settings(), self.api)  # api_key, base_url, timeout, max_retries: ConnectionChecks
         if self.n > 1 and self.streaming:
             msg = f"n={self.n} cannot be streamed (streaming=True returns one answer); set streaming=False or n=1."
             raise ValueError(msg)
@@ -215,9 +212,11 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
     @property
     def transport(self) -> Transport:
         """The `ChatOpenAI` that carries the requests; rebuilt when its settings change (a copy's own)."""
-        key = (self.base_url, self.api_key, _timeouts.client_timeout(self.timeout), self.max_retries)
+        key = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
-            self._transport = Transport.build(self.base_url.rstrip("/"), key, model=self.model, hints=ERROR_HINTS)
+            self._transport = Transport.build(
+                self.base_url, key, model=self.model, hints=ERROR_HINTS, owner=type(self).__name__
+            )
         return self._transport
 
     @property
@@ -244,7 +243,9 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             history = messages
         else:
             history = self._convert_input(messages).to_messages()
-        return prepare(history, rules=self.rules, budget=self.input_budget, counter=self.counter).result
+        return prepare(
+            history, rules=self.surface.rules_before(self.rules), budget=self.input_budget, counter=self.counter
+        ).result
 
     def response_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
         """The files an Agent API run shared (the sandbox's `share_file`), by the answer's response id
@@ -308,8 +309,13 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
             target = surface.target(settings, explicit)
             owner = (target, self.base_url, account_tag(self.api_key))
             planner = Planner(*owner, surface.encode_items, self.input_budget, self.counter)
-        conversation = prepare(messages, rules=self.rules, budget=self.input_budget, counter=self.counter,
-                               keep_whole=planner.keep_whole if planner else None)  # fmt: skip
+        conversation = prepare(
+            messages,
+            rules=surface.rules_before(self.rules),
+            budget=self.input_budget,
+            counter=self.counter,
+            keep_whole=planner.keep_whole if planner else None,
+        )
         self._warn_once(conversation, surface.notices(settings))
         context = planner.context(conversation) if planner else None
 
@@ -596,7 +602,7 @@ class ChatPerplexityStrict(Redacted, RequestScope, Bindings, BaseChatModel, Perp
         self,
         schema: dict[str, Any] | type | None = None,
         *,
-        method: Literal["json_schema", "function_calling", "json_mode"] = "json_schema",
+        method: Method = "json_schema",
         include_raw: bool = False,
         strict: bool | None = None,
         **kwargs: Any,

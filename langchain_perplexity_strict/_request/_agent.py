@@ -14,11 +14,10 @@ canonical content (`normalize._content`).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
 from langchain_perplexity_strict._request._input import BodyInput
@@ -29,6 +28,7 @@ from langchain_perplexity_strict._request._parts import PartTable, content_parts
 from langchain_perplexity_strict._request._structured_output import agent_response_format
 from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
 from langchain_perplexity_strict.normalize import (
+    AGENT_CONTENT,
     approval_requests,
     approval_responses,
     canonical_text,
@@ -124,9 +124,7 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
     """The `input` items of each message (an assistant turn with tool calls is several items)."""
     out: list[list[dict[str, Any]]] = []
     call_names: dict[str, str] = {}
-    newest = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
-    answered = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
-    for index, message in enumerate(messages):
+    for message in messages:
         items: list[dict[str, Any]] = []
         if isinstance(message, AIMessage):
             _assistant_items(message, items, call_names)
@@ -134,31 +132,29 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             item: dict[str, Any] = {
                 "type": "function_call_output",
                 "call_id": message.tool_call_id,
-                "output": _tool_output(without_videos(message.content, newest=False)),
+                "output": _tool_output(message.content),
             }
-            if index > answered and index > newest:  # a result the model answers now: say what it cannot see
-                _warn_of_files(item["output"])
             name = message.name or call_names.get(message.tool_call_id)
             if name:
                 item["name"] = name
             items.append(item)
         elif isinstance(message, SystemMessage):
             role = "developer" if is_developer(message) else "system"
-            items.append({"role": role, "content": _parts(without_videos(message.content, newest=False))})
+            items.append({"role": role, "content": _parts(message.content)})
         else:
-            _user_items(message, items, newest=index == newest)
+            _user_items(message, items)
         out.append(items)
     return out
 
 
-def _user_items(message: BaseMessage, items: list[dict[str, Any]], *, newest: bool) -> None:
+def _user_items(message: BaseMessage, items: list[dict[str, Any]]) -> None:
     """A user turn: its message, or the MCP approval responses it holds.
 
     An `mcp_approval_response` item is the user's turn in itself, answering the
     assistant turn that asked; a message beside it would be a second user turn in a row.
     """
     responses = approval_responses(message.content)
-    parts = _parts(without_videos(message.content, newest=newest))
+    parts = _parts(message.content)
     if responses and parts:
         msg = (
             "a user message that answers MCP approval requests (mcp_approval_response blocks) holds other "
@@ -189,28 +185,6 @@ def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names
         items.append(item)
 
 
-def without_videos(content: Any, *, newest: bool) -> Any:
-    """Content without its videos (the Agent API has no video part; the normalizer's report names them).
-
-    The newest user turn warns when it loses one, and is refused when nothing else is left:
-    dropping it would make the model answer the previous question again.
-    """
-    if isinstance(content, str) or not any(b.get("type") == "video" for b in content):
-        return content
-    kinds = ", ".join(dict.fromkeys(repr(b["kind"]) for b in content if b.get("type") == "video"))
-    kept = [b for b in content if b.get("type") != "video"]
-    if newest and not kept:
-        msg = (
-            f"messages: content block(s) {kinds} left out of the newest user message (the Agent API takes no "
-            "video; api='chat_completions' does), and nothing is left to answer. Send text, an image or a file."
-        )
-        raise ValueError(msg)
-    if newest:
-        warnings.warn(f"The newest user message lost content block(s) {kinds}: the Agent API takes no video.",
-                      UserWarning, stacklevel=2)  # fmt: skip
-    return kept
-
-
 def _file(block: dict[str, Any]) -> dict[str, Any]:
     part: dict[str, Any] = {"type": "input_file"}
     data = data_url(block)
@@ -223,22 +197,6 @@ def _file(block: dict[str, Any]) -> dict[str, Any]:
     return part
 
 
-def _file_not_sent(block: dict[str, Any]) -> dict[str, Any]:
-    name = block.get("filename") or block.get("url") or "a file"
-    return {"type": "input_text", "text": f"({name}: {NOT_SENT})"}
-
-
-NOT_SENT = "a file the tool returned is not sent"
-
-
-def _warn_of_files(output: str | list[dict[str, Any]]) -> None:
-    text = output if isinstance(output, str) else " ".join(str(p.get("text", "")) for p in output)
-    if NOT_SENT in text:
-        warnings.warn("The newest tool result lost its file(s), named in its text instead: the Agent API's function "
-                      "output takes text and images only. Return the file's text, or use api='chat_completions'.",
-                      UserWarning, stacklevel=2)  # fmt: skip
-
-
 PARTS: PartTable = {
     "text": lambda block: {"type": "input_text", "text": block["text"]},
     "image": lambda block: {"type": "input_image", "image_url": block["url"]},
@@ -246,9 +204,13 @@ PARTS: PartTable = {
 }
 """User, system and developer content: input_text / input_image / input_file parts (`InputContentPartInput`)."""
 
-TOOL_OUTPUT_PARTS: PartTable = {**PARTS, "file": _file_not_sent}
-"""A tool result: `FunctionCallOutputInputInput.output` takes a string or input_text and input_image parts;
-a file in a tool result is named in the text (the output has no file part)."""
+TOOL_OUTPUT_PARTS: PartTable = {"text": PARTS["text"], "image": PARTS["image"]}
+"""A tool result: `FunctionCallOutputInputInput.output` takes a string or input_text and input_image parts
+(a file in a tool result is named in its text by the normalizer's `AGENT_CONTENT`, with its report)."""
+
+AGENT_RULES = AGENT_CONTENT
+"""The normalizer's rules this body needs first: videos left out and tool results' files named
+(`normalize._agent_content`, the one drop of what the Agent API cannot take)."""
 
 
 def _parts(content: Any) -> str | list[dict[str, Any]]:

@@ -13,19 +13,24 @@ Docs: docs.perplexity.ai, Agent API "Tools" and "Skills".
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from pydantic import with_config
 from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._request._builtin_checks import check_values
-from langchain_perplexity_strict._request._shape_check import check_shape
+from langchain_perplexity_strict._request._filters import Recency
+from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
 from langchain_perplexity_strict._request._skills import (
     BuiltinSkill,
     CustomSkill,
     InlineSkill,
+    OfficeSkill,
 )
 
-Recency = Literal["hour", "day", "week", "month", "year"]
+ContextSize = Literal["low", "medium", "high"]
+"""`WebSearchToolInput.search_context_size`."""
 
 
+@with_config(PUBLISHED)
 class WebSearchFilters(TypedDict, total=False):
     """`WebSearchFiltersInput`: domains (`-` prefix denies, at most 20), recency, dates as MM/DD/YYYY."""
 
@@ -37,6 +42,7 @@ class WebSearchFilters(TypedDict, total=False):
     last_updated_before_filter: str
 
 
+@with_config(PUBLISHED)
 class UserLocation(TypedDict, total=False):
     """`ToolUserLocationInput`: where the search is made from."""
 
@@ -47,6 +53,7 @@ class UserLocation(TypedDict, total=False):
     longitude: float
 
 
+@with_config(PUBLISHED)
 class WebSearchTool(TypedDict):
     """`WebSearchToolInput`."""
 
@@ -54,11 +61,12 @@ class WebSearchTool(TypedDict):
     filters: NotRequired[WebSearchFilters]
     max_tokens: NotRequired[int]
     max_tokens_per_page: NotRequired[int]
-    search_context_size: NotRequired[Literal["low", "medium", "high"]]
+    search_context_size: NotRequired[ContextSize]
     search_type: NotRequired[Literal["web", "fast"]]
     user_location: NotRequired[UserLocation]
 
 
+@with_config(PUBLISHED)
 class FetchUrlTool(TypedDict):
     """`FetchUrlToolInput`: read the pages at URLs the question names."""
 
@@ -66,6 +74,7 @@ class FetchUrlTool(TypedDict):
     max_urls: NotRequired[int]
 
 
+@with_config(PUBLISHED)
 class ImageSearchFilters(TypedDict, total=False):
     """`ImageSearchFiltersInput`."""
 
@@ -74,6 +83,7 @@ class ImageSearchFilters(TypedDict, total=False):
     safe_search: bool
 
 
+@with_config(PUBLISHED)
 class ImageSearchTool(TypedDict):
     """`ImageSearchToolInput`."""
 
@@ -82,24 +92,28 @@ class ImageSearchTool(TypedDict):
     max_results: NotRequired[int]
 
 
+@with_config(PUBLISHED)
 class PeopleSearchTool(TypedDict):
     """`PeopleSearchToolInput`."""
 
     type: Literal["people_search"]
 
 
+@with_config(PUBLISHED)
 class FinanceSearchTool(TypedDict):
     """`FinanceSearchToolInput`."""
 
     type: Literal["finance_search"]
 
 
+@with_config(PUBLISHED)
 class SandboxTool(TypedDict):
     """`SandboxToolInput`: a code sandbox (Python, bash) with files the answer can share."""
 
     type: Literal["sandbox"]
 
 
+@with_config(PUBLISHED)
 class ApprovalFilter(TypedDict, total=False):
     """`ApprovalFilterInput`: MCP tools matched by name or by their read-only annotation."""
 
@@ -107,6 +121,7 @@ class ApprovalFilter(TypedDict, total=False):
     tool_names: list[str]
 
 
+@with_config(PUBLISHED)
 class ApprovalFilters(TypedDict, total=False):
     """`ApprovalFiltersInput`: which MCP tools always, and which never, wait for the app's approval."""
 
@@ -117,6 +132,7 @@ class ApprovalFilters(TypedDict, total=False):
 RequireApproval = Literal["always", "never"] | ApprovalFilters
 
 
+@with_config(PUBLISHED)
 class McpTool(TypedDict):
     """`McpToolInput`: a remote MCP server. `authorization` is a secret: it travels in the request body."""
 
@@ -130,6 +146,7 @@ class McpTool(TypedDict):
     require_approval: NotRequired[RequireApproval]
 
 
+@with_config(PUBLISHED)
 class ConnectorTool(TypedDict):
     """`ConnectorToolInput`: a connector configured on the Perplexity account, by id."""
 
@@ -184,7 +201,7 @@ def web_search_tool(
     filters: WebSearchFilters | None = None,
     max_tokens: int | None = None,
     max_tokens_per_page: int | None = None,
-    search_context_size: Literal["low", "medium", "high"] | None = None,
+    search_context_size: ContextSize | None = None,
     search_type: Literal["web", "fast"] | None = None,
     user_location: UserLocation | None = None,
 ) -> WebSearchTool:
@@ -248,7 +265,7 @@ def connector_tool(
                   require_approval=require_approval, server_description=server_description)  # fmt: skip
 
 
-def builtin_skill(name: Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]) -> BuiltinSkill:
+def builtin_skill(name: OfficeSkill) -> BuiltinSkill:
     """One of Perplexity's office skills; a skill turns the sandbox on."""
     return _built(BuiltinSkill, type="builtin", name=name)
 

@@ -17,11 +17,13 @@ by the Search API (`_search/_request`):
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from langchain_perplexity_strict._request._iso_codes import COUNTRIES, LANGUAGES
 
-RECENCY = ("hour", "day", "week", "month", "year")  # search_recency_filter, on every endpoint
+Recency = Literal["hour", "day", "week", "month", "year"]
+"""`search_recency_filter`, on every endpoint (the type a signature shows)."""
+RECENCY: tuple[str, ...] = get_args(Recency)
 DATE_FORMAT = "%m/%d/%Y"
 DATE_ACCEPTED = "a date as M/D/YYYY or MM/DD/YYYY, such as '3/1/2025' or '03/01/2025'"
 MAX_DOMAINS = 20

@@ -18,11 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.fields import FieldInfo
-from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import RETRIES, TOKEN_BUDGET, check, ruled
+from langchain_perplexity_strict._accepts import TOKEN_BUDGET, ValidatedCopy, check, ruled
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter as accepts
 from langchain_perplexity_strict._request._filters import RECENCY
@@ -49,7 +48,7 @@ NAME = "{name}"
 DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY", accepts.DATE, FILTERS + NAME, NAME)]
 
 
-class PerplexityParameters(BaseModel):
+class PerplexityParameters(ValidatedCopy):
     """The settings of a call: client-side options, then Perplexity's parameters (`None`: not sent).
 
     Each parameter is declared once, here: its field (type, default, docstring)
@@ -70,7 +69,7 @@ class PerplexityParameters(BaseModel):
     """Stream under `invoke` too (one answer only)."""
     timeout: Any = None
     """Request timeout, in `ChatOpenAI`'s forms: seconds, a `(connect, read)` pair, or an `httpx.Timeout`."""
-    max_retries: int = Field(default=2, ge=0)
+    max_retries: int = 2
     """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
     raise_on_length: bool = False
     """Raise `PerplexityIncompleteError` for an answer cut at the output limit, instead of returning
@@ -85,7 +84,7 @@ class PerplexityParameters(BaseModel):
     """Resume requests in a row that may fail before `PerplexityResumeError` (see docs/long-runs.md)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are (Perplexity validates them)."""
-    max_input_tokens: int | None = Field(default=None, ge=0)
+    max_input_tokens: int | None = None
     """Token budget for the conversation: older turns are compacted to fit. Defaults to the model
     profile's input limit, off when unknown; 0 turns compaction off."""
     token_counter: Any = Field(default=None, exclude=True)
@@ -108,12 +107,13 @@ class PerplexityParameters(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    @field_validator("max_retries", "max_input_tokens", mode="before")
+    @field_validator("max_input_tokens", mode="before")
     @classmethod
-    def _client_settings(cls, value: Any, info: Any) -> Any:
-        """`max_retries` as the search and embeddings classes check it; `max_input_tokens` (None: the profile's)."""
-        if value is not None or info.field_name == "max_retries":
-            check(info.field_name, value, RETRIES if info.field_name == "max_retries" else TOKEN_BUDGET)
+    def _token_budget(cls, value: Any) -> Any:
+        """`max_input_tokens` (None: the profile's). The connection settings (`timeout`, `max_retries`) are
+        checked with the chat model's key and URL (`_accepts.ConnectionChecks`), as every class checks them."""
+        if value is not None:
+            check("max_input_tokens", value, TOKEN_BUDGET)
         return value
 
     @model_validator(mode="before")
@@ -128,19 +128,6 @@ class PerplexityParameters(BaseModel):
             api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
             check_parameters({name: values[name] for name in PARAMETERS if name in values}, api)
         return values
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        """A copy, `update` checked as the constructor checks it: pydantic's own `model_copy(update=...)`
-        skips validation, so `{"temperature": "hot"}` or a misspelt name would reach the request unchecked.
-
-        What the original was given stays given (a preset still picks its model); the rest is
-        validated again with the update, as `type(self)(**given, **update)` would be.
-        """
-        copy = super().model_copy(deep=deep)
-        if not update:
-            return copy
-        given = {name: copy.__dict__[name] for name in copy.model_fields_set}
-        return type(self).model_validate({**given, **update})
 
     temperature: Annotated[
         float | None,

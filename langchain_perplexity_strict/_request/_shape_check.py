@@ -1,66 +1,119 @@
-"""Check a JSON value against a TypedDict before it is sent, with an error naming the field.
+"""Check a JSON value against a published shape before it is sent, with an error naming the field.
 
 The built-in tools and skills are declared once, as TypedDicts in
-Perplexity's published shapes (`_builtin_tools`); this walks a value against
-such a declaration, so a typo or a wrong type is refused on the client with
-the path, the value and what is accepted, instead of a 400 from the Agent
-API (which refuses unknown fields at any depth). The published models are in
-the test dependencies only, so the declarations are checked against them by
-a contract test rather than imported here.
+Perplexity's published shapes (`_builtin_tools`, `_skills`), each with
+`PUBLISHED` as its pydantic config: strict, extra fields forbidden. pydantic
+validates a value against such a declaration (one validator per shape, built
+once); this module only says what pydantic found in the words a refusal
+shows: the path of the field, the value (as `_redact.shown` allows, named by
+its whole path, so a value under `headers` or `authorization` is hidden) and
+what is accepted, instead of a 400 from the Agent API (which refuses unknown
+fields at any depth). The published models are in the test dependencies only,
+so the declarations are checked against them by a contract test rather than
+imported here.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 import types
 import typing
 from collections.abc import Mapping
 from typing import Any, Literal, Union
 
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic_core import SchemaValidator
 from typing_extensions import get_type_hints, is_typeddict
 
 from langchain_perplexity_strict._redact import shown
 
+PUBLISHED = ConfigDict(extra="forbid", strict=True, hide_input_in_errors=True)
+"""The pydantic config of every published shape: nothing coerced, no field Perplexity does not know."""
+
 
 def check_shape(value: Any, shape: Any, path: str) -> None:
     """Raise `ValueError` unless `value` has the shape `shape` (a TypedDict or a type it uses)."""
-    problem = _problem(value, shape, path)
-    if problem is not None:
-        raise ValueError(problem)
+    try:
+        _validator(shape).validate_python(value)
+    except ValidationError as error:
+        problem = _problem(value, shape, path, error.errors(include_url=False))
+    else:
+        return
+    raise ValueError(problem)  # outside the `except`: pydantic's error, which holds the value, is not its context
 
 
-def _problem(value: Any, shape: Any, path: str) -> str | None:
-    if is_typeddict(shape):
-        return _typeddict_problem(value, shape, path)
-    origin = typing.get_origin(shape)
-    if origin is Literal:
-        accepted = typing.get_args(shape)
-        return None if value in accepted and type(value) is type(accepted[0]) else _bad(path, value, _options(accepted))
-    if origin in (Union, types.UnionType):
-        members = typing.get_args(shape)
-        problems = [_problem(value, m, path) for m in members]
-        if any(p is None for p in problems):
-            return None
-        # One member of the value's own kind (an object for `require_approval`'s filters): its deeper problem
-        # names the field, where "expected 'always' or an object" would not.
-        alike = [p for m, p in zip(members, problems, strict=True) if _same_kind(value, m)]
-        return alike[0] if len(alike) == 1 else _bad(path, value, " or ".join(describe(m) for m in members))
-    if origin is list:
-        if not isinstance(value, list):
-            return _bad(path, value, describe(shape))
-        (item,) = typing.get_args(shape)
-        return next((p for i, v in enumerate(value) if (p := _problem(v, item, f"{path}[{i}]"))), None)
-    if origin is dict:
-        if not isinstance(value, dict):
-            return _bad(path, value, describe(shape))
-        _, item = typing.get_args(shape)
-        return next((p for k, v in value.items() if (p := _problem(v, item, f"{path}[{k!r}]"))), None)
-    if shape is float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return None if ok else _bad(path, value, "a number")
-    if shape in (int, str, bool):
-        ok = isinstance(value, shape) and (shape is bool or not isinstance(value, bool))
-        return None if ok else _bad(path, value, describe(shape))
-    return None if shape is Any else _bad(path, value, describe(shape))
+@functools.cache
+def _validator(shape: Any) -> SchemaValidator:
+    """pydantic's validator of `shape`, where an optional field may also be null, as the published models
+    (`Optional[...] = None`) take it."""
+    return SchemaValidator(_null_optionals(copy.deepcopy(TypeAdapter(shape).core_schema)))
+
+
+def _null_optionals(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        for item in schema.values():
+            _null_optionals(item)
+        if schema.get("type") == "typed-dict-field" and not schema.get("required", True):
+            schema["schema"] = {"type": "nullable", "schema": schema["schema"]}
+    elif isinstance(schema, list):
+        for item in schema:
+            _null_optionals(item)
+    return schema
+
+
+def _problem(value: Any, shape: Any, path: str, records: list[Any]) -> str:
+    """The first of pydantic's `records`, as a walk of `value` would meet it: at each object, its unknown
+    fields, then its missing ones, then its fields in the caller's order."""
+    found = [f for record in records if (f := _located(value, shape, path, record)) is not None]
+    return min(found, key=lambda f: f[0])[1]
+
+
+def _located(value: Any, shape: Any, path: str, record: Any) -> tuple[list[tuple[int, int]], str] | None:
+    """(where the record is in the walk's order, its message), following its `loc` through `shape`; None for
+    a record of a union's member that the member of the value's own kind makes beside the point."""
+    order: list[tuple[int, int]] = []
+    loc = list(record["loc"])
+    while loc:
+        if typing.get_origin(shape) in (Union, types.UnionType):
+            members = typing.get_args(shape)
+            # One member of the value's own kind (an object for `require_approval`'s filters): its deeper
+            # problem names the field, where "expected 'always' or an object" would not.
+            alike = [m for m in members if _same_kind(value, m)]
+            if len(alike) != 1:
+                return order, _bad(path, value, describe(shape))
+            if _tag(alike[0]) != loc[0]:
+                return None
+            shape, loc = alike[0], loc[1:]
+            continue
+        step = loc.pop(0)
+        if is_typeddict(shape) and isinstance(value, Mapping):
+            hints = get_type_hints(shape)
+            if not loc and record["type"] == "extra_forbidden":
+                order.append((0, list(value).index(step)))
+                return order, (
+                    f"{path}: unknown field {step!r} (Perplexity refuses unknown fields); "
+                    f"accepted: {', '.join(sorted(hints))}"
+                )
+            if not loc and record["type"] == "missing":
+                order.append((1, sorted(hints).index(step)))
+                return order, f"{path}: missing field {step!r}, which {describe(shape)} requires"
+            order.append((2, list(value).index(step)))
+            shape, value, path = hints[step], value[step], f"{path}.{step}"
+        elif typing.get_origin(shape) is list and isinstance(step, int):
+            order.append((2, step))
+            shape, value, path = typing.get_args(shape)[0], value[step], f"{path}[{step}]"
+        elif typing.get_origin(shape) is dict and step in value:
+            order.append((2, list(value).index(step)))
+            shape, value, path = typing.get_args(shape)[1], value[step], f"{path}[{step!r}]"
+        else:  # a dict's key, say: the value where it is found
+            break
+    return order, _bad(path, value, describe(shape))
+
+
+def _tag(shape: Any) -> str:
+    """How pydantic names a union member in an error's `loc` (a TypedDict by its name)."""
+    return shape.__name__ if is_typeddict(shape) else ""
 
 
 def _same_kind(value: Any, shape: Any) -> bool:
@@ -68,28 +121,6 @@ def _same_kind(value: Any, shape: Any) -> bool:
     if is_typeddict(shape) or typing.get_origin(shape) is dict:
         return isinstance(value, Mapping)
     return typing.get_origin(shape) is list and isinstance(value, list)
-
-
-def _typeddict_problem(value: Any, shape: Any, path: str) -> str | None:
-    if not isinstance(value, Mapping):
-        return _bad(path, value, describe(shape))
-    hints = get_type_hints(shape)
-    unknown = [k for k in value if k not in hints]
-    if unknown:
-        return (
-            f"{path}: unknown field {unknown[0]!r} (Perplexity refuses unknown fields); "
-            f"accepted: {', '.join(sorted(hints))}"
-        )
-    missing = [k for k in sorted(shape.__required_keys__) if k not in value]
-    if missing:
-        return f"{path}: missing field {missing[0]!r}, which {describe(shape)} requires"
-    for key, field_value in value.items():
-        if field_value is None and key not in shape.__required_keys__:
-            continue  # the published models take null for an optional field
-        problem = _problem(field_value, hints[key], f"{path}.{key}")
-        if problem is not None:
-            return problem
-    return None
 
 
 def describe(shape: Any) -> str:

@@ -9,18 +9,25 @@ each other through it. Docs: docs.perplexity.ai, Agent API "Skills".
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from pydantic import with_config
 from typing_extensions import NotRequired, TypedDict
 
-from langchain_perplexity_strict._request._shape_check import check_shape
+from langchain_perplexity_strict._redact import shown
+from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
+
+OfficeSkill = Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
+"""`BuiltinSkillInput.name`: Perplexity's office skills."""
 
 
+@with_config(PUBLISHED)
 class BuiltinSkill(TypedDict):
     """`BuiltinSkillInput`: one of Perplexity's office skills."""
 
     type: Literal["builtin"]
-    name: Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
+    name: OfficeSkill
 
 
+@with_config(PUBLISHED)
 class InlineSkill(TypedDict):
     """`InlineSkillInput`: a skill written in the request."""
 
@@ -30,6 +37,7 @@ class InlineSkill(TypedDict):
     instructions: str
 
 
+@with_config(PUBLISHED)
 class CustomSkill(TypedDict):
     """`CustomSkillInput`: a skill uploaded to the account, by id (and version)."""
 
@@ -57,7 +65,7 @@ def check_skill(skill: Any, path: str = "skills") -> None:
 def check_skills(skills: Any) -> list[dict[str, Any]]:
     """The `skills` parameter checked: a list of skills, each in its published shape (a copy)."""
     if not isinstance(skills, (list, tuple)):
-        msg = f"skills: {skills!r} is not accepted; expected a list of skills (builtin_skill(...), ...)"
+        msg = f"skills: {shown(skills, 'skills')} is not accepted; expected a list of skills (builtin_skill(...), ...)"
         raise ValueError(msg)
     for i, skill in enumerate(skills):
         check_skill(skill, f"skills[{i}]")

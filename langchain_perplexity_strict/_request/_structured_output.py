@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import warnings
 from operator import itemgetter
-from typing import Any, cast
+from typing import Any, Literal, cast, get_args
 
 import pydantic
 from langchain_core.output_parsers import (
@@ -36,6 +36,10 @@ from openai.lib._parsing._completions import type_to_response_format_param
 
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._tools import openai_tool
+
+Method = Literal["json_schema", "function_calling", "json_mode"]
+"""`with_structured_output`'s methods, as `ChatOpenAI` names them."""
+METHODS: tuple[str, ...] = get_args(Method)
 
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
 
@@ -229,7 +233,7 @@ def structured_runnable(
     `tools`, as `ChatOpenAI` takes them with `json_schema`, are bound beside the response format.
     """
     function_tools = model.supports_function_tools
-    if method not in ("json_schema", "function_calling", "json_mode"):
+    if method not in METHODS:
         msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."
         raise ValueError(msg)
     if schema is None and method != "json_mode":

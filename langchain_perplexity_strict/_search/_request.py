@@ -15,7 +15,7 @@ differ is in docs/search-and-embeddings.md.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from langchain_core.documents import Document
 from pydantic import AliasChoices, BaseModel, Field, StrictBool, StrictStr, field_validator
@@ -26,6 +26,7 @@ from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
     RECENCY,
+    Recency,
     domains_problem,
     is_country,
     is_language,
@@ -36,15 +37,12 @@ from langchain_perplexity_strict.errors import PerplexityResponseError
 
 SEARCH_PATH = "/search"
 MAX_QUERIES = 5
-SEARCH_MODES = ("web", "academic", "sec")
-CONTEXT_SIZES = ("low", "medium", "high")
-SEARCH_TYPES = ("web", "fast", "people")
-DATE_FILTERS = (
-    "search_after_date_filter",
-    "search_before_date_filter",
-    "last_updated_after_filter",
-    "last_updated_before_filter",
-)
+SearchMode = Literal["web", "academic", "sec"]
+SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
+ContextSize = Literal["low", "medium", "high"]
+CONTEXT_SIZES: tuple[str, ...] = get_args(ContextSize)
+SearchType = Literal["web", "fast", "people"]
+SEARCH_TYPES: tuple[str, ...] = get_args(SearchType)
 DATE_PAIRS = (
     ("search_after_date_filter", "search_before_date_filter"),
     ("last_updated_after_filter", "last_updated_before_filter"),
@@ -150,7 +148,7 @@ class SearchFilters(BaseModel):
         ),
     ] = None
     """At most 20 ISO 639-1 language codes, such as `["en", "fr"]`."""
-    search_recency_filter: Annotated[Literal["hour", "day", "week", "month", "year"] | None, _one_of(RECENCY)] = None
+    search_recency_filter: Annotated[Recency | None, _one_of(RECENCY)] = None
     """Only pages from the last hour, day, week, month or year."""
     search_after_date_filter: Annotated[str | None, DATE] = Field(
         default=None, validation_alias=AliasChoices("search_after_date_filter", "search_after_date")
@@ -164,11 +162,11 @@ class SearchFilters(BaseModel):
     """Updated after this date, M/D/YYYY."""
     last_updated_before_filter: Annotated[str | None, DATE] = None
     """Updated before this date, M/D/YYYY."""
-    search_mode: Annotated[Literal["web", "academic", "sec"] | None, _one_of(SEARCH_MODES)] = None
+    search_mode: Annotated[SearchMode | None, _one_of(SEARCH_MODES)] = None
     """Which index: the web, academic papers, or SEC filings."""
-    search_context_size: Annotated[Literal["low", "medium", "high"] | None, _one_of(CONTEXT_SIZES)] = None
+    search_context_size: Annotated[ContextSize | None, _one_of(CONTEXT_SIZES)] = None
     """How much content to extract per page."""
-    search_type: Annotated[Literal["web", "fast", "people"] | None, _one_of(SEARCH_TYPES)] = None
+    search_type: Annotated[SearchType | None, _one_of(SEARCH_TYPES)] = None
     """The kind of search: web, fast, or people."""
     display_server_time: Annotated[bool | None, Accepts("True or False", StrictBool)] = None
     """Ask for the server's time in the answer (kept in each document's metadata)."""

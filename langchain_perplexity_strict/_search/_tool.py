@@ -14,6 +14,7 @@ from typing_extensions import Self
 
 from langchain_perplexity_strict._connection import PerplexityConnection
 from langchain_perplexity_strict._once import OncePerOwner
+from langchain_perplexity_strict._request._filters import Recency
 from langchain_perplexity_strict._search._request import (
     MAX_QUERIES,
     SEARCH_PATH,
@@ -43,7 +44,7 @@ class SearchInput(BaseModel):
     search_domain_filter: list[str] | None = Field(
         default=None, description="Only these domains (at most 20); prefix one with '-' to exclude it."
     )
-    search_recency_filter: Literal["hour", "day", "week", "month", "year"] | None = Field(
+    search_recency_filter: Recency | None = Field(
         default=None, description="Only pages from the last hour, day, week, month or year."
     )
     search_after_date_filter: str | None = Field(default=None, description="Published after this date, M/D/YYYY.")

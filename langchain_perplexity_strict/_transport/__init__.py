@@ -19,7 +19,6 @@ from langchain_perplexity_strict._transport._client import (
     Fallback,
     Transport,
     aiterate_batches,
-    check_base_url,
     iterate_batches,
     raise_perplexity_error,
     server_root,
@@ -29,7 +28,7 @@ from langchain_perplexity_strict._transport._guard import aguarded, guarded
 from langchain_perplexity_strict._transport._leaving import opened
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings, RunStates
 from langchain_perplexity_strict._transport._sse import SSEBatcher
-from langchain_perplexity_strict._transport._timeouts import check_timeout, client_timeout, timeout_seconds
+from langchain_perplexity_strict._transport._timeouts import timeout_seconds
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -47,9 +46,6 @@ __all__ = [
     "aguarded",
     "aiterate_batches",
     "await_run",
-    "check_base_url",
-    "check_timeout",
-    "client_timeout",
     "encode_body",
     "guarded",
     "iterate_batches",

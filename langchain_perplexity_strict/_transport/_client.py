@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
-from urllib.parse import urlsplit
 
 import httpx
 import openai
 from langchain_openai import ChatOpenAI
 
-from langchain_perplexity_strict._redact import redact, redact_text, shown
+from langchain_perplexity_strict._accepts import check_connection_setting
+from langchain_perplexity_strict._redact import redact, redact_text
 from langchain_perplexity_strict._transport._compat import BINARY
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
@@ -30,6 +30,7 @@ from langchain_perplexity_strict._transport._create import ONCE, acreate, create
 from langchain_perplexity_strict._transport._http import http_errors, trust_store
 from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool
 from langchain_perplexity_strict._transport._sse import SSEBatcher
+from langchain_perplexity_strict._transport._timeouts import client_timeout
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityStreamError,
@@ -89,21 +90,6 @@ class Fallback:
     body: Callable[[], bytes]
 
 
-def check_base_url(base_url: Any) -> None:
-    """Raise `ValueError` naming `base_url` unless it is an http(s) URL with a host.
-
-    Checked when a transport is built, so that `base_url="not a url"` fails there, not at the
-    first request as an unrelated-looking connection error. Nothing is coerced.
-    """
-    parts = urlsplit(base_url) if isinstance(base_url, str) else None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        msg = (
-            f"base_url={shown(base_url)} is not a URL: expected http:// or https://, a host, and an optional path, "
-            "such as 'https://api.perplexity.ai'."
-        )
-        raise ValueError(msg)
-
-
 def server_root(base_url: str) -> str:
     """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
     guide gives (`https://api.perplexity.ai/v1`); every path (`/v1/responses`, ...) starts from the root."""
@@ -141,12 +127,18 @@ class Transport:
         return self._loop_clients.current()
 
     @classmethod
-    def build(cls, base_url: str, key: tuple[Any, ...], *, model: str, hints: Hints | None = None) -> Transport:
+    def build(
+        cls, base_url: str, key: tuple[Any, ...], *, model: str, hints: Hints | None = None, owner: str = ""
+    ) -> Transport:
         """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (`server_root`; key,
         retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`; `hints` as in
-        `raise_perplexity_error`)."""
+        `raise_perplexity_error`; `owner`: the class holding the settings, as a missing key's refusal names it)."""
         _, api_key, timeout, max_retries = key
-        check_base_url(base_url)
+        # The class that holds the settings checked them when given; a setting assigned after construction
+        # (`model.base_url = ...`) reaches only this rebuild: the same rules (`_accepts.CONNECTION`) hold it.
+        for name, value in zip(("base_url", "api_key", "timeout", "max_retries"), key, strict=True):
+            check_connection_setting(name, value, owner)
+        timeout = client_timeout(timeout)  # the one conversion: a (connect, read) pair as httpx reads one
         root = server_root(base_url)
         # The sync pool is this key's own (`_loops.sync_pool`): langchain-openai's default is shared by
         # every client of the server and timeout, cookies included, whatever their key.

@@ -1,9 +1,8 @@
-"""The request timeout in every form `ChatOpenAI` takes: checked, given to the client, and as a bound in seconds.
+"""The request timeout in every form `ChatOpenAI` takes: given to the client, and as a bound in seconds.
 
 `ChatOpenAI`'s `timeout` is `float | tuple[float, float] | Any`: seconds, a
-`(connect, read)` pair, or an `httpx.Timeout`. The chat model and the search
-and embeddings classes check it with the same rule, so each refuses the same
-values with the same message.
+`(connect, read)` pair, or an `httpx.Timeout`. Every class checks it by one
+rule (`_accepts.TIMEOUT`) before it gets here.
 """
 
 from __future__ import annotations
@@ -12,18 +11,6 @@ import math
 from typing import Any
 
 import httpx
-
-from langchain_perplexity_strict._redact import shown
-
-
-def check_timeout(value: Any) -> None:
-    """Raise `ValueError` naming `timeout` unless `value` is None or a timeout whose every part is seconds > 0."""
-    if value is not None and not all(map(_seconds, _parts(value))):
-        msg = (
-            f"timeout={shown(value)}: expected seconds > 0 (finite), a (connect, read) pair of them, an httpx.Timeout "
-            "whose set parts are, or None for the client's default (the forms ChatOpenAI takes)."
-        )
-        raise ValueError(msg)
 
 
 def client_timeout(value: Any) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from langchain_perplexity_strict.normalize._agent_content import AGENT_CONTENT, NOT_SENT
 from langchain_perplexity_strict.normalize._approvals import (
     approval_requests,
     approval_responses,
@@ -48,7 +49,9 @@ from langchain_perplexity_strict.normalize._rules import (
 )
 
 __all__ = [
+    "AGENT_CONTENT",
     "DEFAULT_RULES",
+    "NOT_SENT",
     "CanonicalMessages",
     "Change",
     "CompactionResult",

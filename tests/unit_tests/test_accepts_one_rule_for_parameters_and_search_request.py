@@ -17,10 +17,10 @@ Each setting's rule is a strict pydantic type with the words a refusal shows
 - both embeddings classes' `dimensions`, `encoding_format` and `model` (which models a class serves,
   and their sizes, stay a rule of the class: they depend on each other).
 
-Not covered by this mechanism yet (see the report of issue 27): the connection
-settings base_url and timeout (`_connection.check_connection_setting` calls `_transport`'s URL and timeout
-checks; the key checks), the built-in tool shapes (`_request/_shape_check`) and the embeddings
-classes' served-model and per-model dimension range (one rule over two settings).
+The connection settings (`api_key`, `base_url`, `timeout` with `max_retries`) are `Accepts` rules too
+(`_accepts.CONNECTION`), on every class and path: test_connection_settings_every_path.py. The built-in
+tool shapes are pydantic's own schemas (test_builtin_tools_shapes.py). Not covered by this mechanism:
+the embeddings classes' served-model and per-model dimension range (one rule over two settings).
 """
 
 from __future__ import annotations

@@ -146,3 +146,61 @@ def test_wrong_tools_are_refused_naming_field_value_and_what_is_accepted(
         check_builtin_tool(tool, "tools[0]")
     for word in words:
         assert word in str(error.value)
+
+
+def _typeddicts(shape: Any) -> list[Any]:
+    """`shape` and every TypedDict it uses, however deep."""
+    if is_typeddict(shape):
+        return [shape, *(t for hint in get_type_hints(shape).values() for t in _typeddicts(hint))]
+    return [t for arg in typing.get_args(shape) for t in _typeddicts(arg)]
+
+
+@pytest.mark.parametrize("shape", [*TOOL_SHAPES.values(), *SKILL_SHAPES.values()], ids=lambda s: s.__name__)
+def test_each_shape_is_its_own_pydantic_validation(shape: Any) -> None:
+    """One mechanism: the shapes are pydantic's schemas (strict, extra fields forbidden at every depth),
+    not declarations a hand-written walker reads."""
+    for typed in _typeddicts(shape):
+        config = typed.__pydantic_config__
+        assert config.get("extra") == "forbid" and config.get("strict") is True, typed.__name__
+        with pytest.raises(pydantic.ValidationError, match="Extra inputs are not permitted"):
+            pydantic.TypeAdapter(typed).validate_python({"not_a_field": 1})
+
+
+@pytest.mark.parametrize(
+    ("tool", "words", "hidden"),
+    [
+        (
+            {"type": "mcp", "server_label": "d", "server_url": "u", "require_approval": {"never": {"read_only": 1}}},
+            ["tools[0].require_approval.never.read_only: 1 is not accepted; expected true or false"],
+            None,
+        ),
+        (
+            {"type": "mcp", "server_label": "d", "server_url": "u", "headers": {"X-Key": 7}},
+            ["tools[0].headers['X-Key']", "expected a string"],
+            "7",
+        ),
+        (
+            {"type": "mcp", "server_label": "d", "server_url": "u", "authorization": ["pplx-canary-31"]},
+            ["tools[0].authorization", "expected a string"],
+            "pplx-canary-31",
+        ),
+        ({"type": "fetch_url", "max_urls": 2.0}, ["tools[0].max_urls: 2.0 is not accepted; expected an integer"], None),
+        ({"type": "sandbox", "a": 1, "b": None}, ["tools[0]: unknown field 'a'"], None),
+    ],
+)
+def test_pydantics_errors_are_worded_with_the_path_the_value_and_what_is_accepted(
+    tool: dict[str, Any], words: list[str], hidden: str | None
+) -> None:
+    with pytest.raises(ValueError) as error:
+        check_builtin_tool(tool, "tools[0]")
+    for word in words:
+        assert word in str(error.value)
+    if hidden is not None:
+        assert hidden not in str(error.value) and error.value.__context__ is None
+
+
+def test_an_optional_field_may_be_null_as_published() -> None:
+    check_builtin_tool({"type": "fetch_url", "max_urls": None}, "tools[0]")
+    check_builtin_tool({"type": "web_search", "filters": {"search_recency_filter": None}}, "tools[0]")
+    with pytest.raises(ValueError, match=r"tools\[0\]\.server_url: None is not accepted; expected a string"):
+        check_builtin_tool({"type": "mcp", "server_label": "d", "server_url": None}, "tools[0]")

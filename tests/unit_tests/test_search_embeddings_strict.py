@@ -23,7 +23,7 @@ from langchain_perplexity_strict import (
     PerplexitySearchResults,
     PerplexitySearchRetriever,
 )
-from langchain_perplexity_strict._connection import check_connection_setting
+from langchain_perplexity_strict._accepts import check_connection_setting
 from langchain_perplexity_strict._embeddings._request import MAX_INPUT_TOKENS, check_texts, min_tokens
 from langchain_perplexity_strict._request._filters import domains_problem, parse_date
 from langchain_perplexity_strict._search._request import search_body

@@ -249,7 +249,7 @@ PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
     ("integration_tests/test_real_api.py", "_endpoint"): "the guard that keeps live tests off any other server",
     ("smoke_preflight.py", "_endpoint"): "the same guard, for `make smoke`",
     ("recording.py", "_endpoint"): "the same guard, for `make record`",
-    ("unit_tests/test_search_embeddings_strict.py", "_connection"): "the connection checks both classes share",
+    ("unit_tests/test_search_embeddings_strict.py", "_accepts"): "the connection checks every class shares",
     ("unit_tests/test_search_embeddings_strict.py", "_request"): "the search-filter rules shared with the chat model",
     ("unit_tests/test_response_output_items.py", "_surfaces"): "read_event feeds the reader event by event",
 }
