@@ -28,6 +28,7 @@ from typing_extensions import TypedDict
 
 from langchain_perplexity_strict._accepts import Accepts, holds, ruled
 from langchain_perplexity_strict._request._filters import domains_problem, parse_date
+from langchain_perplexity_strict._request._model_names import EFFORT_NAMES
 from langchain_perplexity_strict._request._ranges import RANGES
 
 Api = Literal["agent", "chat_completions"]
@@ -39,7 +40,7 @@ SERVICE_TIERS = ("auto", "default", "flex", "priority", "fast")  # ResponsesRequ
 DATE_FILTERS = ("search_after_date_filter", "search_before_date_filter",
                 "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
 LOCATION_FIELDS = ("city", "country", "region", "latitude", "longitude")  # ToolUserLocationInput
-EFFORT_LEVELS = ("fast", "low", "medium", "high", "xhigh")
+EFFORT_LEVELS = EFFORT_NAMES
 """The Agent API's effort levels (docs.perplexity.ai/docs/agent-api/effort), not `reasoning.effort`'s."""
 
 
