@@ -20,10 +20,8 @@ import asyncio
 import functools
 import itertools
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.callbacks import BaseCallbackHandler
@@ -104,14 +102,6 @@ def view(chunk: AIMessageChunk) -> tuple[Any, ...]:
         chunk.tool_call_chunks,
         chunk.chunk_position,
     )
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[asyncio.Runner]:
-    """One event loop for the module's async calls (`asyncio.run` would start and close a loop, and its thread
-    pool, per call: 4,000 loops for the property's 2,000 examples)."""
-    with asyncio.Runner() as loop:
-        yield loop
 
 
 def served(llm: ChatPerplexityStrict, reads: list[bytes], runner: asyncio.Runner) -> dict[str, Any]:
