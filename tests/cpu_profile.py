@@ -7,8 +7,10 @@ charged to its file; with pytest-xdist every worker writes its share and the con
     .venv/bin/python -m pytest -p tests.cpu_profile -n 2 tests/unit_tests tests/integration_tests
     CPU_PROFILE_OUT=cpu.tsv ...   # also write "seconds<TAB>file" rows, and "seconds<TAB>test" rows
 
-Module-scoped fixtures are charged to the first test that needs them, which is their file. Collection
-and start-up (imports) are reported apart. Subprocesses (the CLI tests) are not counted here.
+The wall seconds beside them include what the tests waited for (on an idle machine, wall minus CPU is
+time spent on clocks: the emulator's run durations, stalls, timeouts). Module-scoped fixtures are charged
+to the first test that needs them, which is their file. Collection and start-up (imports) are reported
+apart. Subprocesses (the CLI tests) are not counted here.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pytest
 
 _per_file: dict[str, float] = defaultdict(float)
 _per_test: dict[str, float] = defaultdict(float)
+_wall_per_file: dict[str, float] = defaultdict(float)
 _start = time.process_time()
 _collection_done: list[float] = []
 _KEY = "cpu_profile"
@@ -35,16 +38,23 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    before = time.process_time()
+    before, wall = time.process_time(), time.perf_counter()
     yield
     spent = time.process_time() - before
     _per_file[item.nodeid.split("::")[0]] += spent
     _per_test[item.nodeid] += spent
+    _wall_per_file[item.nodeid.split("::")[0]] += time.perf_counter() - wall
 
 
 def _own_figures() -> dict[str, object]:
     startup = (_collection_done[0] if _collection_done else time.process_time()) - _start
-    return {"files": dict(_per_file), "tests": dict(_per_test), "startup": startup, "total": time.process_time()}
+    return {
+        "files": dict(_per_file),
+        "walls": dict(_wall_per_file),
+        "tests": dict(_per_test),
+        "startup": startup,
+        "total": time.process_time(),
+    }
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -65,20 +75,24 @@ def pytest_testnodedown(node: object, error: object) -> None:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     figures = _workers or [_own_figures()]
     files: dict[str, float] = defaultdict(float)
+    walls: dict[str, float] = defaultdict(float)
     tests: dict[str, float] = defaultdict(float)
     for worker in figures:
         for name, seconds in worker["files"].items():  # type: ignore[attr-defined]
             files[name] += seconds
+        for name, seconds in worker["walls"].items():  # type: ignore[attr-defined]
+            walls[name] += seconds
         for name, seconds in worker["tests"].items():  # type: ignore[attr-defined]
             tests[name] += seconds
     write = terminalreporter.write_line
     write("")
-    write("CPU seconds per file (process time of the test processes):")
+    write("CPU seconds per file (process time of the test processes), and wall seconds (on a busy machine, more):")
     for name, seconds in sorted(files.items(), key=lambda kv: -kv[1])[:40]:
-        write(f"{seconds:8.2f}  {name}")
+        write(f"{seconds:8.2f}  {walls[name]:8.2f}  {name}")
     startup = sum(float(w["startup"]) for w in figures)  # type: ignore[arg-type]
     total = sum(float(w["total"]) for w in figures)  # type: ignore[arg-type]
-    write(f"{sum(files.values()):8.2f}  all tests; start-up and collection {startup:.2f}; processes {total:.2f}")
+    summary = f"start-up and collection {startup:.2f}; processes {total:.2f}"
+    write(f"{sum(files.values()):8.2f}  {sum(walls.values()):8.2f}  all tests; {summary}")
     out = os.environ.get("CPU_PROFILE_OUT")
     if out:
         rows = [f"{s:.3f}\t{n}" for n, s in sorted(files.items(), key=lambda kv: -kv[1])]
