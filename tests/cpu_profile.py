@@ -21,6 +21,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     _wall_per_file[item.nodeid.split("::")[0]] += time.perf_counter() - wall
 
 
-def _own_figures() -> dict[str, object]:
+def _own_figures() -> dict[str, Any]:
     startup = (_collection_done[0] if _collection_done else time.process_time()) - _start
     return {
         "files": dict(_per_file),
@@ -63,7 +64,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         workeroutput[_KEY] = json.dumps(_own_figures())
 
 
-_workers: list[dict[str, object]] = []
+_workers: list[dict[str, Any]] = []
 
 
 def pytest_testnodedown(node: object, error: object) -> None:
@@ -78,19 +79,19 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     walls: dict[str, float] = defaultdict(float)
     tests: dict[str, float] = defaultdict(float)
     for worker in figures:
-        for name, seconds in worker["files"].items():  # type: ignore[attr-defined]
+        for name, seconds in worker["files"].items():
             files[name] += seconds
-        for name, seconds in worker["walls"].items():  # type: ignore[attr-defined]
+        for name, seconds in worker["walls"].items():
             walls[name] += seconds
-        for name, seconds in worker["tests"].items():  # type: ignore[attr-defined]
+        for name, seconds in worker["tests"].items():
             tests[name] += seconds
     write = terminalreporter.write_line
     write("")
     write("CPU seconds per file (process time of the test processes), and wall seconds (on a busy machine, more):")
     for name, seconds in sorted(files.items(), key=lambda kv: -kv[1])[:40]:
         write(f"{seconds:8.2f}  {walls[name]:8.2f}  {name}")
-    startup = sum(float(w["startup"]) for w in figures)  # type: ignore[arg-type]
-    total = sum(float(w["total"]) for w in figures)  # type: ignore[arg-type]
+    startup = sum(float(w["startup"]) for w in figures)
+    total = sum(float(w["total"]) for w in figures)
     summary = f"start-up and collection {startup:.2f}; processes {total:.2f}"
     write(f"{sum(files.values()):8.2f}  {sum(walls.values()):8.2f}  all tests; {summary}")
     out = os.environ.get("CPU_PROFILE_OUT")
