@@ -12,7 +12,12 @@ PYTHON_ID := $(shell $(PYTHON) -c 'import os, sys; sys.stdout.write("%s %d %d %d
 NEED_PYTHON := 3.10
 
 .PHONY: install test test-fast unit integration lint format demo bench smoke record dist test-pythons test-lowest \
-	test-readme clean
+	test-readme test-under-load clean
+
+# Python's bytecode caches stay on whatever the shell says: with PYTHONDONTWRITEBYTECODE set, every pytest
+# process (the controller and each xdist worker) compiles the package and re-rewrites every test module's
+# asserts, about 5 s of CPU per process, on every run. The caches go to __pycache__/ (ignored by git).
+unexport PYTHONDONTWRITEBYTECODE
 
 install: $(STAMP)
 
@@ -126,6 +131,12 @@ test-lowest: $(STAMP)
 	.venv-lowest/bin/python -m pip check
 	HYPOTHESIS_PROFILE=dev .venv-lowest/bin/python -m pytest tests -q -n $(WORKERS) --dist worksteal \
 		-W "error:Unrecognized keys in model profile:UserWarning"
+
+# `make test` while every core is kept busy and a random test worker is paused (SIGSTOP) for 0.05-0.8 s every
+# 0.05-0.5 s, RUNS times in a row (tests/under_load.py): a test that needs an idle machine fails here.
+RUNS ?= 5
+test-under-load: $(STAMP)
+	$(PY) tests/under_load.py --runs $(RUNS) -- $(MAKE) --no-print-directory test
 
 # Each README Python block in a fresh venv holding only what the README installs for it.
 test-readme: $(STAMP)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 
@@ -86,3 +87,12 @@ def _hermetic_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
         for name in PROVIDER_ENV:
             monkeypatch.delenv(name, raising=False)
     yield
+
+
+@pytest.fixture(scope="module")
+def runner() -> Iterator[asyncio.Runner]:
+    """One event loop for a module's sync tests that run async code: `runner.run(coro)` where `asyncio.run(coro)`
+    would start and close a loop, and its default thread pool, each time (a property calling `asyncio.run` per
+    example spends more on loops than on what it checks). Not for tests of loop start-up or shutdown."""
+    with asyncio.Runner() as loop:
+        yield loop

@@ -359,9 +359,19 @@ def test_asyncio_run_ending_while_the_create_is_answered_cancels_its_run(emu: Pe
     assert_every_run_cancelled(emu)
 
 
+@pytest.fixture(scope="module")
+def endless() -> Iterator[PerplexityEmulator]:
+    """Runs of ten minutes, for a test whose client itself retries a poll after the held one: with `lasting`'s
+    2 s runs, a retry that a loaded machine (or a paused worker) delays past 2 s found the run completed."""
+    with PerplexityEmulator(api_key=KEY, run_duration=600.0, queue_time=0.1) as emu:
+        yield emu
+
+
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
-async def test_the_client_timeout_passing_during_a_poll_cancels_the_run(emu: PerplexityEmulator, mode: str) -> None:
+async def test_the_client_timeout_passing_during_a_poll_cancels_the_run(endless: PerplexityEmulator, mode: str) -> None:
     """The first poll is held past `timeout` (which bounds each request, and the whole wait)."""
+    emu = endless
+    emu.clear()
     emu.inject(Fault("delay", seconds=0.0), Fault("hold"))
     llm = make(emu, background=True, timeout=1.0)
     with pytest.raises(PerplexityRunTimeoutError):
