@@ -126,33 +126,40 @@ def report(running: Running, *, env: bool, environ: Mapping[str, str]) -> list[s
 
     With `env`, a variable the shell already exported is first saved under another name, by
     reference (`"$PPLX_API_KEY"`, never its value), so that `--stop --env` can give it back. A
-    shell already pointed at an emulator (`PERPLEXITY_EMULATOR_PID` set) saves nothing again.
+    shell already pointed at an emulator (`PERPLEXITY_EMULATOR_PID` set) saves nothing again. A
+    shell that reuses an emulator another shell started says so (`PERPLEXITY_EMULATOR_REUSED`), so
+    that its `--stop` leaves that emulator running for the other shell.
     """
     how = "already running, reused" if running.reused else "started"
     where = f"Perplexity emulator {how} at {running.base_url} (process {running.pid})"
     if not env:
         return [f"{where}; stop it with: kill {running.pid}"]
-    saves = (
-        []
-        if "PERPLEXITY_EMULATOR_PID" in environ
-        else [f'export {SAVED_PREFIX}{name}="${name}"' for name in EXPORTED if name in environ]
-    )
+    pointed = "PERPLEXITY_EMULATOR_PID" in environ
+    saves = [] if pointed else [f'export {SAVED_PREFIX}{name}="${name}"' for name in EXPORTED if name in environ]
+    reused = ["export PERPLEXITY_EMULATOR_REUSED=1"] if running.reused and not pointed else []
     return [
         *saves,
         f"export PPLX_BASE_URL={running.base_url}",
         "export PPLX_API_KEY=emulator-key",
         f"export PERPLEXITY_EMULATOR_PID={running.pid}",
+        *reused,
         f"# {where}; stop it and restore your settings with: {STOP_COMMAND}",
     ]
 
 
 def restore(environ: Mapping[str, str]) -> list[str]:
-    """Shell lines that undo `--env`: each variable back to what it was before, or unset."""
+    """Shell lines that undo `--env`: each variable back to what it was before, or unset.
+
+    Only a shell `--env` pointed at an emulator (`PERPLEXITY_EMULATOR_PID` set) has anything to undo;
+    any other shell's variables are its own, and are left as they are.
+    """
+    if "PERPLEXITY_EMULATOR_PID" not in environ:
+        return ["# this shell was not pointed at an emulator by --background --env: its variables are left as they are"]
     lines = []
     for name in EXPORTED:
         saved = SAVED_PREFIX + name
         lines.append(f'export {name}="${saved}"; unset {saved}' if saved in environ else f"unset {name}")
-    return [*lines, "unset PERPLEXITY_EMULATOR_PID"]
+    return [*lines, "unset PERPLEXITY_EMULATOR_PID PERPLEXITY_EMULATOR_REUSED"]
 
 
 def stop(running: Running, *, wait: float = 10.0) -> None:

@@ -198,7 +198,10 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
 
 
 def _stop_emulator(args: argparse.Namespace) -> int:
-    """Stop the background emulator this shell points at (else the one on --host/--port); `--env` undoes the exports."""
+    """Stop the background emulator this shell points at (else the one on --host/--port); `--env` undoes the exports.
+
+    A shell that reused an emulator another shell started leaves it running: stopping it would cut the other off.
+    """
     if args.background:
         raise CommandError("--stop and --background cannot go together", status=2)
     pointed = os.environ.get("PPLX_BASE_URL") if "PERPLEXITY_EMULATOR_PID" in os.environ else None
@@ -208,6 +211,9 @@ def _stop_emulator(args: argparse.Namespace) -> int:
     where = pointed or f"http://{args.host}:{args.port}"
     if running is None:
         print(f"# no Perplexity emulator serves {where}", file=sys.stderr if args.env else sys.stdout, flush=True)
+    elif pointed and "PERPLEXITY_EMULATOR_REUSED" in os.environ:
+        left = f"# Perplexity emulator at {running.base_url} (process {running.pid}) left running"
+        print(f"{left}: another shell started it, and this one reused it", flush=True)
     else:
         try:
             _background.stop(running)

@@ -424,6 +424,19 @@ def _seed(emu: PerplexityEmulator) -> None:
     assert pattern(1) == pattern(1) != pattern(2)
 
 
+@effect(EMULATOR, "dialect")
+def _dialect(emu: PerplexityEmulator) -> None:
+    """The live dialect numbers a stream's events from 0 (as the live capture does), the published schema from 1."""
+
+    def first_number(dialect: str) -> int:
+        with PerplexityEmulator(api_key=KEY, dialect=dialect) as own:  # type: ignore[arg-type]
+            lines = _post(own.base_url + "/v1/responses", {"model": "perplexity/sonar", "input": "hi", "stream": True})
+        events = [x[5:] for x in lines[1].splitlines() if x.startswith("data:") and x[5:].strip() != "[DONE]"]
+        return int(json.loads(events[0])["sequence_number"])
+
+    assert (first_number("live"), first_number("schema")) == (0, 1)
+
+
 @effect(EMULATOR, "openai_events")
 def _openai_events(emu: PerplexityEmulator) -> None:
     def event_types(switch: bool) -> set[str]:
@@ -564,6 +577,7 @@ def _cli_check(emu: PerplexityEmulator) -> None:
     "emulator --env",
     "emulator --sonar-retired",
     "emulator --event-delay",
+    "emulator --dialect",
 )
 def _cli_emulator(emu: PerplexityEmulator) -> None:
     """`--background --env` starts a process with the flags and prints where it serves (the session's `exports`
@@ -586,14 +600,46 @@ def _cli_emulator(emu: PerplexityEmulator) -> None:
     testing.PerplexityEmulator = Recording  # type: ignore[misc]
     try:
         status, _ = _run_cli(
-            "emulator", "--host", "127.0.0.1", "--port", "0", "--sonar-retired", "--event-delay", "0.5"
+            "emulator",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--sonar-retired",
+            "--event-delay",
+            "0.5",
+            "--dialect",
+            "schema",
         )
     finally:
         testing.PerplexityEmulator = original  # type: ignore[misc]
     assert status == 2
-    assert built == [{"host": "127.0.0.1", "port": 0, "sonar_retired": True, "event_delay": 0.5}]
+    assert built == [{"host": "127.0.0.1", "port": 0, "sonar_retired": True, "event_delay": 0.5, "dialect": "schema"}]
     assert _run_cli("emulator", "--env")[0] == 2  # --env without --background is refused
     del cli
+
+
+@effect(CLI, "emulator --stop")
+def _cli_emulator_stop(emu: PerplexityEmulator) -> None:
+    """`--stop` stops the emulator the shell points at (it then no longer serves), and with `--env` prints what
+    undoes the exports; a shell pointed at no emulator is told so, and nothing of its own is unset."""
+    import re
+    import urllib.request
+
+    status, out = _run_cli("emulator", "--port", "0", "--background", "--env")
+    exported = dict(re.findall(r"^export (\w+)=(\S+)$", out, re.MULTILINE))
+    assert status == 0
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in exported.items():
+            env.setenv(name, value)
+        status, out = _run_cli("emulator", "--stop", "--env")
+        assert status == 0 and "unset PERPLEXITY_EMULATOR_PID PERPLEXITY_EMULATOR_REUSED" in out.splitlines()
+        with pytest.raises(OSError):
+            urllib.request.urlopen(exported["PPLX_BASE_URL"] + "/v1/models", timeout=2)
+        env.delenv("PERPLEXITY_EMULATOR_PID")
+        env.setenv("PPLX_API_KEY", "pplx-mine")
+        status, out = _run_cli("emulator", "--stop", "--env", "--port", "0")
+        assert status == 0 and "unset" not in out and "export" not in out
 
 
 @effect(CLI, "demo")

@@ -117,7 +117,7 @@ def test_env_saves_the_shells_own_settings_by_reference_and_stop_env_gives_them_
     assert out.splitlines()[1:] == [
         "unset PPLX_BASE_URL",
         'export PPLX_API_KEY="$PERPLEXITY_EMULATOR_SAVED_PPLX_API_KEY"; unset PERPLEXITY_EMULATOR_SAVED_PPLX_API_KEY',
-        "unset PERPLEXITY_EMULATOR_PID",
+        "unset PERPLEXITY_EMULATOR_PID PERPLEXITY_EMULATOR_REUSED",
     ]
     assert "pplx-canary-of-the-user" not in out
 
@@ -153,4 +153,54 @@ def test_stop_with_no_emulator_says_so_and_still_undoes_the_exports(
     assert main(["emulator", "--stop", "--env"]) == 0
     out, err = capsys.readouterr()
     assert err == f"# no Perplexity emulator serves http://127.0.0.1:{port}\n"
-    assert out.splitlines() == ["unset PPLX_BASE_URL", "unset PPLX_API_KEY", "unset PERPLEXITY_EMULATOR_PID"]
+    assert out.splitlines() == [
+        "unset PPLX_BASE_URL",
+        "unset PPLX_API_KEY",
+        "unset PERPLEXITY_EMULATOR_PID PERPLEXITY_EMULATOR_REUSED",
+    ]
+
+
+def test_stop_env_in_a_shell_never_pointed_at_an_emulator_leaves_its_variables(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shell with its own key and gateway, never pointed at an emulator (or already restored): nothing is unset,
+    however often the undo runs."""
+    monkeypatch.delenv("PERPLEXITY_EMULATOR_PID", raising=False)
+    monkeypatch.setenv("PPLX_API_KEY", "pplx-mine")
+    monkeypatch.setenv("PPLX_BASE_URL", "https://my-gateway.example.com")
+    for _ in range(2):
+        assert main(["emulator", "--stop", "--env", "--port", "0"]) == 0
+        out = capsys.readouterr().out
+        assert not [line for line in out.splitlines() if not line.startswith("#")], out
+
+
+def test_a_shell_that_reused_anothers_emulator_leaves_it_running_when_it_stops(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two shells, one emulator: the second shell's undo gives it back its variables and leaves the first's
+    emulator serving; the first shell's stop then stops it."""
+    for name in ("PERPLEXITY_EMULATOR_PID", "PERPLEXITY_EMULATOR_REUSED", "PPLX_BASE_URL", "PPLX_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    first = exports(background(capsys, "--port", str(port)))
+    assert "PERPLEXITY_EMULATOR_REUSED" not in first
+    try:
+        second = exports(background(capsys, "--port", str(port)))
+        assert second["PERPLEXITY_EMULATOR_REUSED"] == "1"
+        with monkeypatch.context() as shell_b:
+            for name, value in second.items():
+                shell_b.setenv(name, value)
+            assert main(["emulator", "--stop", "--env"]) == 0
+            out = capsys.readouterr().out
+        assert "left running: another shell started it" in out and serves(port)
+        assert "unset PERPLEXITY_EMULATOR_PID PERPLEXITY_EMULATOR_REUSED" in out.splitlines()
+        with monkeypatch.context() as shell_a:
+            for name, value in first.items():
+                shell_a.setenv(name, value)
+            assert main(["emulator", "--stop", "--env"]) == 0
+        assert not serves(port)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(first["PERPLEXITY_EMULATOR_PID"]), signal.SIGTERM)
