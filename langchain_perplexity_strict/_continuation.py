@@ -106,8 +106,11 @@ class Continuation:
                 "previous_response_id": self.previous_response_id,
                 "fallback": "the server no longer knew the stored response; the whole conversation was sent",
             }
-        return {"previous_response_id": self.previous_response_id, "items_sent": len(self.items),
-                "items_in_conversation": self.total_items}  # fmt: skip
+        return {
+            "previous_response_id": self.previous_response_id,
+            "items_sent": len(self.items),
+            "items_in_conversation": self.total_items,
+        }
 
 
 @dataclass

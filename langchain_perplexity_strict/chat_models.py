@@ -452,8 +452,14 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
 
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
-    async def astream(self, input: LanguageModelInput, config: RunnableConfig | None = None, *,
-                      stop: list[str] | None = None, **kwargs: Any) -> AsyncIterator[AIMessageChunk]:  # fmt: skip
+    async def astream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
         """`BaseChatModel.astream`, whose stream (cancelling a background run), then run (its callbacks), end when
         the caller closes it, not when the event loop finalizes langchain-core's generators (`_transport._leaving`)."""
         scope, inner = StreamScope(), super().astream(input, config, stop=stop, **kwargs)

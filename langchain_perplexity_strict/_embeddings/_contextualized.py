@@ -187,8 +187,10 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     # -- documents of chunks -------------------------------------------------------------
 
     def _bodies(self, documents: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
-        chunks = [text_list(doc, f"documents[{n}]", "chunk strings") for n, doc in enumerate(text_list(
-            documents, "documents", "documents (each a list of chunk strings)"))]  # fmt: skip
+        chunks = [
+            text_list(doc, f"documents[{n}]", "chunk strings")
+            for n, doc in enumerate(text_list(documents, "documents", "documents (each a list of chunk strings)"))
+        ]
         for n, doc in enumerate(chunks):
             if not doc:
                 msg = f"documents[{n}]=[]: each document needs at least one chunk."
@@ -209,8 +211,9 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
         result = EmbeddingsResult([], {}, self.model, len(answers))
         for body, answer in zip(bodies, answers, strict=True):
-            documents = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]),
-                                "documents")  # fmt: skip
+            documents = ordered(
+                answer.get("data") if isinstance(answer, dict) else None, len(body["input"]), "documents"
+            )
             for chunks, document in zip(body["input"], documents, strict=True):
                 items = ordered(document.get("data"), len(chunks), "chunk embeddings")
                 result.vectors.append(decode_items(items, self))

@@ -171,8 +171,13 @@ def text_cost(text: str) -> int:
     return len(text.encode()) + 2
 
 
-def batches(costs: Sequence[int], max_items: int, max_cost: int, counts: Sequence[int] | None = None,
-            max_count: int = MAX_CHUNKS) -> list[range]:  # fmt: skip
+def batches(
+    costs: Sequence[int],
+    max_items: int,
+    max_cost: int,
+    counts: Sequence[int] | None = None,
+    max_count: int = MAX_CHUNKS,
+) -> list[range]:
     """Consecutive index ranges, each within `max_items` items, `max_cost` and (with `counts`) `max_count`.
 
     An item alone over a limit still gets its own batch: the API, not a guess, says whether it fits.

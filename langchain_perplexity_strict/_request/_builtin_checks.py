@@ -28,8 +28,16 @@ from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._parameters import check_parameters
 from langchain_perplexity_strict._request._ranges import RANGES
 
-BUILTIN_TYPES = ("web_search", "fetch_url", "image_search", "people_search", "finance_search", "sandbox", "mcp",
-                 "connector")  # fmt: skip
+BUILTIN_TYPES = (
+    "web_search",
+    "fetch_url",
+    "image_search",
+    "people_search",
+    "finance_search",
+    "sandbox",
+    "mcp",
+    "connector",
+)
 """Perplexity's built-in tool types (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
 
 SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

@@ -171,10 +171,15 @@ BuiltinTool = (
 """Any built-in tool, as `bind_tools` takes it."""
 
 TOOL_SHAPES: dict[str, Any] = {
-    "web_search": WebSearchTool, "fetch_url": FetchUrlTool, "image_search": ImageSearchTool,
-    "people_search": PeopleSearchTool, "finance_search": FinanceSearchTool, "sandbox": SandboxTool,
-    "mcp": McpTool, "connector": ConnectorTool,
-}  # fmt: skip
+    "web_search": WebSearchTool,
+    "fetch_url": FetchUrlTool,
+    "image_search": ImageSearchTool,
+    "people_search": PeopleSearchTool,
+    "finance_search": FinanceSearchTool,
+    "sandbox": SandboxTool,
+    "mcp": McpTool,
+    "connector": ConnectorTool,
+}
 """Built-in tool type → its published shape (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
 
 
@@ -206,9 +211,16 @@ def web_search_tool(
     user_location: UserLocation | None = None,
 ) -> WebSearchTool:
     """Perplexity's web search, with its options; bound, it replaces the default search tool."""
-    return _built(WebSearchTool, type="web_search", filters=filters, max_tokens=max_tokens,
-                  max_tokens_per_page=max_tokens_per_page, search_context_size=search_context_size,
-                  search_type=search_type, user_location=user_location)  # fmt: skip
+    return _built(
+        WebSearchTool,
+        type="web_search",
+        filters=filters,
+        max_tokens=max_tokens,
+        max_tokens_per_page=max_tokens_per_page,
+        search_context_size=search_context_size,
+        search_type=search_type,
+        user_location=user_location,
+    )
 
 
 def fetch_url_tool(*, max_urls: int | None = None) -> FetchUrlTool:
@@ -247,9 +259,17 @@ def mcp_tool(
     require_approval: RequireApproval | None = None,
 ) -> McpTool:
     """A remote MCP server; calls that need approval come back as `mcp_approval_request` blocks."""
-    return _built(McpTool, type="mcp", server_label=server_label, server_url=server_url,
-                  allowed_tools=allowed_tools, authorization=authorization, defer_loading=defer_loading,
-                  headers=headers, require_approval=require_approval)  # fmt: skip
+    return _built(
+        McpTool,
+        type="mcp",
+        server_label=server_label,
+        server_url=server_url,
+        allowed_tools=allowed_tools,
+        authorization=authorization,
+        defer_loading=defer_loading,
+        headers=headers,
+        require_approval=require_approval,
+    )
 
 
 def connector_tool(
@@ -261,8 +281,15 @@ def connector_tool(
     server_description: str | None = None,
 ) -> ConnectorTool:
     """A connector of the Perplexity account (an MCP server Perplexity hosts), by id."""
-    return _built(ConnectorTool, type="connector", id=id, server_label=server_label, allowed_tools=allowed_tools,
-                  require_approval=require_approval, server_description=server_description)  # fmt: skip
+    return _built(
+        ConnectorTool,
+        type="connector",
+        id=id,
+        server_label=server_label,
+        allowed_tools=allowed_tools,
+        require_approval=require_approval,
+        server_description=server_description,
+    )
 
 
 def builtin_skill(name: OfficeSkill) -> BuiltinSkill:

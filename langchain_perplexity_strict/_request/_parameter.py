@@ -37,8 +37,12 @@ CLIENT = "client"
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")  # ReasoningConfigInput.effort
 CHAT_REASONING_EFFORTS = ("minimal", "low", "medium", "high")  # ApiChatCompletionsRequestInput.reasoning_effort
 SERVICE_TIERS = ("auto", "default", "flex", "priority", "fast")  # ResponsesRequestInput.service_tier
-DATE_FILTERS = ("search_after_date_filter", "search_before_date_filter",
-                "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
+DATE_FILTERS = (
+    "search_after_date_filter",
+    "search_before_date_filter",
+    "last_updated_after_filter",
+    "last_updated_before_filter",
+)
 LOCATION_FIELDS = ("city", "country", "region", "latitude", "longitude")  # ToolUserLocationInput
 EFFORT_LEVELS = EFFORT_NAMES
 """The Agent API's effort levels (docs.perplexity.ai/docs/agent-api/effort), not `reasoning.effort`'s."""

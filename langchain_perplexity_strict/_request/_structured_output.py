@@ -258,9 +258,11 @@ def structured_runnable(
     base = model.bind_tools(tools, strict=strict) if tools else model
     llm = base.bind(
         response_format=fmt,
-        ls_structured_output_format={"kwargs": {"method": method, "strict": strict},
-                                     "schema": _traced_schema(schema, fmt)},
-    )  # fmt: skip
+        ls_structured_output_format={
+            "kwargs": {"method": method, "strict": strict},
+            "schema": _traced_schema(schema, fmt),
+        },
+    )
     return with_raw(llm, output_parser(schema, "json_schema", name), include_raw)
 
 

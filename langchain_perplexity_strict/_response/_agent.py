@@ -79,8 +79,9 @@ def read_output(
         elif kind == "image_search_results":
             answer.add_items("images", item.get("results") or [])
         elif kind == "function_call":
-            answer.add_tool_call(item.get("call_id"), item.get("name"), item.get("arguments"),
-                                 item.get("thought_signature"))  # fmt: skip
+            answer.add_tool_call(
+                item.get("call_id"), item.get("name"), item.get("arguments"), item.get("thought_signature")
+            )
 
 
 def read_server_item(answer: Answer, item: dict[str, Any], ordinals: dict[str, int]) -> None:
@@ -104,8 +105,11 @@ def start_text_part(answer: Answer, key: tuple[int, int], offsets: dict[tuple[in
 def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
     if not offset or not isinstance(annotation.get("start_index"), int):
         return annotation
-    return {**annotation, "start_index": annotation["start_index"] + offset,
-            "end_index": int(annotation.get("end_index") or 0) + offset}  # fmt: skip
+    return {
+        **annotation,
+        "start_index": annotation["start_index"] + offset,
+        "end_index": int(annotation.get("end_index") or 0) + offset,
+    }
 
 
 def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:

@@ -43,8 +43,9 @@ def citation_annotations(
     Results without ids (Sonar's) are cited by position: `[n]` is the n-th citation.
     """
     if annotations:
-        return [_citation(a.get("url"), a.get("title"), a.get("start_index"), a.get("end_index"), text)
-                for a in annotations]  # fmt: skip
+        return [
+            _citation(a.get("url"), a.get("title"), a.get("start_index"), a.get("end_index"), text) for a in annotations
+        ]
     titles = {r.get("url"): r.get("title") for r in search_results}
     by_id: dict[int, str] = {}
     for record in search_results:
@@ -119,8 +120,10 @@ def _translate(message: AIMessage, *, chunk: bool) -> list[Any]:
 
 def _calls(message: AIMessage, chunk: bool) -> list[dict[str, Any]]:
     if chunk and isinstance(message, AIMessageChunk) and message.chunk_position != "last":
-        return [{"type": "tool_call_chunk", **c, "index": FIRST_TOOL_CALL_INDEX + i}
-                for i, c in enumerate(message.tool_call_chunks)]  # fmt: skip
+        return [
+            {"type": "tool_call_chunk", **c, "index": FIRST_TOOL_CALL_INDEX + i}
+            for i, c in enumerate(message.tool_call_chunks)
+        ]
     blocks = [{"type": "tool_call", "id": c["id"], "name": c["name"], "args": c["args"]} for c in message.tool_calls]
     return [_indexed(b, FIRST_TOOL_CALL_INDEX + i, chunk) for i, b in enumerate(blocks)]
 

@@ -29,8 +29,20 @@ class StopFilter:
     passes through after one set lookup.
     """
 
-    __slots__ = ("_busy", "_first", "_first_re", "_longest", "_plain", "_prefixes", "_steps", "_stops",
-                 "held", "matched", "remainder", "stopped")  # fmt: skip
+    __slots__ = (
+        "_busy",
+        "_first",
+        "_first_re",
+        "_longest",
+        "_plain",
+        "_prefixes",
+        "_steps",
+        "_stops",
+        "held",
+        "matched",
+        "remainder",
+        "stopped",
+    )
 
     _MAX_MEMO = 65_536  # bound on remembered steps and characters (a stream's alphabet is open)
 

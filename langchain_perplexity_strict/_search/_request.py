@@ -243,9 +243,10 @@ def to_text(response: Any) -> str:
     blocks = []
     for n, result in enumerate(results, 1):
         dates = ", ".join(
-            f"{label} {result[key]}" for key, label in (("date", "published"), ("last_updated", "updated"))
+            f"{label} {result[key]}"
+            for key, label in (("date", "published"), ("last_updated", "updated"))
             if result.get(key)
-        )  # fmt: skip
+        )
         head = f"[{n}] {result.get('title') or '(untitled)'}\nURL: {result.get('url')}"
         blocks.append(head + (f"\n{dates.capitalize()}" if dates else "") + f"\n{result.get('snippet') or ''}")
     return "\n\n".join(blocks)

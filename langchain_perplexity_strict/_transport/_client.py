@@ -161,16 +161,16 @@ class Transport:
         client = self.chat_openai.root_client
         with translated_errors(api, hints=self.hints):
             if run:
-                return create(lambda: client.post(path, content=body, cast_to=object, options=ONCE),
-                              client.max_retries)  # fmt: skip
+                return create(lambda: client.post(path, content=body, cast_to=object, options=ONCE), client.max_retries)
             return client.post(path, content=body, cast_to=object)
 
     async def apost(self, path: str, body: bytes, *, api: str | None = None, run: bool = False) -> dict[str, Any]:
         client = self.async_client()
         with translated_errors(api, hints=self.hints):
             if run:
-                return await acreate(lambda: client.post(path, content=body, cast_to=object, options=ONCE),
-                                     client.max_retries)  # fmt: skip
+                return await acreate(
+                    lambda: client.post(path, content=body, cast_to=object, options=ONCE), client.max_retries
+                )
             return await client.post(path, content=body, cast_to=object)
 
     # A JSON body with headers of its own (an `Idempotency-Key`, which the client's retries then repeat),
@@ -230,8 +230,16 @@ class Transport:
             await response.aread()
             return response
 
-    def stream(self, path: str, body: bytes | None = None, params: Params = None, *, api: str | None = None,
-               read_timeout: float | None = None, run: bool = False) -> openai.Stream[Any]:  # fmt: skip
+    def stream(
+        self,
+        path: str,
+        body: bytes | None = None,
+        params: Params = None,
+        *,
+        api: str | None = None,
+        read_timeout: float | None = None,
+        run: bool = False,
+    ) -> openai.Stream[Any]:
         """Open a server-sent-event stream: POST `body` to `path`, or GET `path` with `params` when no body.
 
         `read_timeout` bounds each read of the body (the stall detection); the head waits the client's
@@ -240,56 +248,106 @@ class Transport:
         client, options = self.chat_openai.root_client, _options(params, run)
         with translated_errors(api, hints=self.hints):
             if body is None:
-                stream = client.get(path, cast_to=object, options=options, stream=True,
-                                    stream_cls=openai.Stream[object])  # fmt: skip
+                stream = client.get(
+                    path, cast_to=object, options=options, stream=True, stream_cls=openai.Stream[object]
+                )
             elif run:
-                stream = create(lambda: client.post(path, content=body, cast_to=object, options=options,
-                                                    stream=True, stream_cls=openai.Stream[object]),
-                                client.max_retries)  # fmt: skip
+                stream = create(
+                    lambda: client.post(
+                        path,
+                        content=body,
+                        cast_to=object,
+                        options=options,
+                        stream=True,
+                        stream_cls=openai.Stream[object],
+                    ),
+                    client.max_retries,
+                )
             else:
-                stream = client.post(path, content=body, cast_to=object, options=options, stream=True,
-                                     stream_cls=openai.Stream[object])  # fmt: skip
+                stream = client.post(
+                    path, content=body, cast_to=object, options=options, stream=True, stream_cls=openai.Stream[object]
+                )
         return bound_body_reads(stream, read_timeout)
 
-    async def astream(self, path: str, body: bytes | None = None, params: Params = None, *,
-                      api: str | None = None, read_timeout: float | None = None, run: bool = False
-                      ) -> openai.AsyncStream[Any]:  # fmt: skip
+    async def astream(
+        self,
+        path: str,
+        body: bytes | None = None,
+        params: Params = None,
+        *,
+        api: str | None = None,
+        read_timeout: float | None = None,
+        run: bool = False,
+    ) -> openai.AsyncStream[Any]:
         client, options = self.async_client(), _options(params, run)
         with translated_errors(api, hints=self.hints):
             if body is None:
-                stream = await client.get(path, cast_to=object, options=options, stream=True,
-                                          stream_cls=openai.AsyncStream[object])  # fmt: skip
+                stream = await client.get(
+                    path, cast_to=object, options=options, stream=True, stream_cls=openai.AsyncStream[object]
+                )
             elif run:
-                stream = await acreate(lambda: client.post(path, content=body, cast_to=object, options=options,
-                                       stream=True, stream_cls=openai.AsyncStream[object]),
-                                       client.max_retries)  # fmt: skip
+                stream = await acreate(
+                    lambda: client.post(
+                        path,
+                        content=body,
+                        cast_to=object,
+                        options=options,
+                        stream=True,
+                        stream_cls=openai.AsyncStream[object],
+                    ),
+                    client.max_retries,
+                )
             else:
-                stream = await client.post(path, content=body, cast_to=object, options=options, stream=True,
-                                           stream_cls=openai.AsyncStream[object])  # fmt: skip
+                stream = await client.post(
+                    path,
+                    content=body,
+                    cast_to=object,
+                    options=options,
+                    stream=True,
+                    stream_cls=openai.AsyncStream[object],
+                )
         return bound_body_reads(stream, read_timeout)
 
     # With a `fallback`, a refused first body is replaced by the fallback's, sent once.
     # The second value says whether it was.
 
-    def send(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
-             run: bool = False) -> tuple[dict[str, Any], bool]:  # fmt: skip
+    def send(
+        self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None, run: bool = False
+    ) -> tuple[dict[str, Any], bool]:
         return _once_more(lambda data: self.post(path, data, api=api, run=run), body, fallback)
 
-    def open_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
-                    read_timeout: float | None = None, run: bool = False
-                    ) -> tuple[openai.Stream[Any], bool]:  # fmt: skip
-        return _once_more(lambda data: self.stream(path, data, api=api, read_timeout=read_timeout, run=run),
-                          body, fallback)  # fmt: skip
+    def open_stream(
+        self,
+        path: str,
+        body: bytes,
+        fallback: Fallback | None = None,
+        *,
+        api: str | None = None,
+        read_timeout: float | None = None,
+        run: bool = False,
+    ) -> tuple[openai.Stream[Any], bool]:
+        return _once_more(
+            lambda data: self.stream(path, data, api=api, read_timeout=read_timeout, run=run), body, fallback
+        )
 
-    async def asend(self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None,
-                    run: bool = False) -> tuple[dict[str, Any], bool]:  # fmt: skip
+    async def asend(
+        self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None, run: bool = False
+    ) -> tuple[dict[str, Any], bool]:
         return await _aonce_more(lambda data: self.apost(path, data, api=api, run=run), body, fallback)
 
-    async def aopen_stream(self, path: str, body: bytes, fallback: Fallback | None = None, *,
-                           api: str | None = None, read_timeout: float | None = None, run: bool = False
-                           ) -> tuple[openai.AsyncStream[Any], bool]:  # fmt: skip
-        return await _aonce_more(lambda data: self.astream(path, data, api=api, read_timeout=read_timeout,
-                                                           run=run), body, fallback)  # fmt: skip
+    async def aopen_stream(
+        self,
+        path: str,
+        body: bytes,
+        fallback: Fallback | None = None,
+        *,
+        api: str | None = None,
+        read_timeout: float | None = None,
+        run: bool = False,
+    ) -> tuple[openai.AsyncStream[Any], bool]:
+        return await _aonce_more(
+            lambda data: self.astream(path, data, api=api, read_timeout=read_timeout, run=run), body, fallback
+        )
 
 
 Files = Mapping[str, tuple[str, bytes, str]]

@@ -145,8 +145,11 @@ class _Follower:
             read = self.runs.read_timeout
             # The read timeout is the lower of `timeout` and `stream_chunk_timeout`: name the one that fired.
             setting = "stream_chunk_timeout" if self.runs.stall and read == self.runs.stall else "timeout"
-            detail = (f"Perplexity sent no bytes for {read} seconds ({setting})" if read
-                      else "Perplexity sent no bytes within the client's read timeout (timeout)")  # fmt: skip
+            detail = (
+                f"Perplexity sent no bytes for {read} seconds ({setting})"
+                if read
+                else "Perplexity sent no bytes within the client's read timeout (timeout)"
+            )
         else:
             cause = error.__cause__ or error
             detail = f"the connection to Perplexity broke ({type(cause).__name__}: {cause})"

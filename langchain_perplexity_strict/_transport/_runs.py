@@ -113,8 +113,7 @@ class Runs:
     async def aresume(self, response_id: str, after: int) -> openai.AsyncStream[Any]:
         """Async twin of `resume`."""
         path, read_timeout = self._path(response_id), self.read_timeout
-        return await self.transport.astream(path, None, self._after(after), api=self.api,
-                                            read_timeout=read_timeout)  # fmt: skip
+        return await self.transport.astream(path, None, self._after(after), api=self.api, read_timeout=read_timeout)
 
     async def acancel(self, response_id: str) -> bool:
         """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""

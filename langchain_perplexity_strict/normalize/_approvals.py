@@ -22,12 +22,27 @@ from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
 
 REQUEST_FIELDS = ("type", "id", "name", "arguments", "server_label", "connector_id", "thought_signature")
 RESPONSE_FIELDS = ("type", "approval_request_id", "approve", "reason", "id")
-SERVER_ITEM_TYPES = frozenset({
-    "search_results", "fetch_url_results", "image_search_results", "mcp_list_tools", "mcp_call",
-    "mcp_approval_request", "tool_search_output", "skill_loaded", "sandbox_results", "sandbox_write_file",
-    "sandbox_read_file", "sandbox_edit_file", "sandbox_grep", "sandbox_glob", "sandbox_apply_patch",
-    "share_file", "unknown",
-})  # fmt: skip
+SERVER_ITEM_TYPES = frozenset(
+    {
+        "search_results",
+        "fetch_url_results",
+        "image_search_results",
+        "mcp_list_tools",
+        "mcp_call",
+        "mcp_approval_request",
+        "tool_search_output",
+        "skill_loaded",
+        "sandbox_results",
+        "sandbox_write_file",
+        "sandbox_read_file",
+        "sandbox_edit_file",
+        "sandbox_grep",
+        "sandbox_glob",
+        "sandbox_apply_patch",
+        "share_file",
+        "unknown",
+    }
+)
 """The Agent API's output items of server tools and skills (`OutputItemOutput`, less message and function call)."""
 SERVER_BLOCK_TYPES = frozenset({"server_tool_call", "server_tool_call_chunk", "server_tool_result"})
 

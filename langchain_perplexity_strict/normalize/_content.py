@@ -247,9 +247,7 @@ def _file(block: dict[str, Any]) -> dict[str, Any] | None:
     nested: dict[str, Any] = block["file"] if isinstance(block.get("file"), dict) else {}
     source: dict[str, Any] = block["source"] if isinstance(block.get("source"), dict) else {}
     extras: dict[str, Any] = block["extras"] if isinstance(block.get("extras"), dict) else {}
-    filename = (
-        block.get("filename") or block.get("file_name") or nested.get("filename") or extras.get("filename")
-    )  # fmt: skip
+    filename = block.get("filename") or block.get("file_name") or nested.get("filename") or extras.get("filename")
     data = block.get("base64") or block.get("file_data") or nested.get("file_data") or source.get("data")
     if data is None and block.get("source_type") == "base64":
         data = block.get("data")

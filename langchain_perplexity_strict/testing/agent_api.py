@@ -60,8 +60,12 @@ THINKING_PREFIXES = ("google/", "anthropic/")
 RESERVED_FUNCTION_NAMES = frozenset(
     {"web_search", "search_web", "people_search", "search_people", "fetch_url", "finance_search", "sandbox"}
 )
-RECENCY_EXCLUSIVE = ("search_after_date_filter", "search_before_date_filter",
-                     "last_updated_after_filter", "last_updated_before_filter")  # fmt: skip
+RECENCY_EXCLUSIVE = (
+    "search_after_date_filter",
+    "search_before_date_filter",
+    "last_updated_after_filter",
+    "last_updated_before_filter",
+)
 _DATE = re.compile(r"^(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])/\d{4}$")  # MM/DD/YYYY or M/D/YYYY
 
 
@@ -126,8 +130,9 @@ def _check_model(body: dict[str, Any], models: tuple[str, ...]) -> str:
 def _check_tool(tool: dict[str, Any], path: str) -> None:
     kind = tool.get("type")
     if kind == "function" and tool["name"] in RESERVED_FUNCTION_NAMES:
-        raise invalid("invalid_parameter", f"function name {tool['name']!r} is reserved for a built-in tool",
-                      f"{path}.name")  # fmt: skip
+        raise invalid(
+            "invalid_parameter", f"function name {tool['name']!r} is reserved for a built-in tool", f"{path}.name"
+        )
     if kind != "web_search" or not tool.get("filters"):
         return
     # docs.perplexity.ai, "Search filters": at most 20 scheme-less domains; dates as M/D/YYYY (zero-padded or not);
@@ -135,14 +140,20 @@ def _check_tool(tool: dict[str, Any], path: str) -> None:
     filters, where = tool["filters"], f"{path}.filters"
     domains = filters.get("search_domain_filter") or []
     if len(domains) > 20 or any("://" in d for d in domains):
-        raise invalid("invalid_parameter", "search_domain_filter holds at most 20 scheme-less domains",
-                      f"{where}.search_domain_filter")  # fmt: skip
+        raise invalid(
+            "invalid_parameter",
+            "search_domain_filter holds at most 20 scheme-less domains",
+            f"{where}.search_domain_filter",
+        )
     for key in RECENCY_EXCLUSIVE:
         if key in filters and not _DATE.match(str(filters[key])):
             raise invalid("invalid_parameter", f"{key} must be MM/DD/YYYY, got {filters[key]!r}", f"{where}.{key}")
     if filters.get("search_recency_filter") and any(k in filters for k in RECENCY_EXCLUSIVE):
-        raise invalid("invalid_parameter", "search_recency_filter cannot be combined with date filters",
-                      f"{where}.search_recency_filter")  # fmt: skip
+        raise invalid(
+            "invalid_parameter",
+            "search_recency_filter cannot be combined with date filters",
+            f"{where}.search_recency_filter",
+        )
 
 
 # ---- answering ---------------------------------------------------------------
@@ -353,9 +364,14 @@ def url_citations(answer: EmulatedAnswer) -> list[dict[str, Any]]:
         start = answer.text.find(marker)
         if start >= 0:
             out.append(
-                {"type": "url_citation", "url": result["url"], "title": result["title"],
-                 "start_index": start, "end_index": start + len(marker)}
-            )  # fmt: skip
+                {
+                    "type": "url_citation",
+                    "url": result["url"],
+                    "title": result["title"],
+                    "start_index": start,
+                    "end_index": start + len(marker),
+                }
+            )
     return out
 
 

@@ -62,8 +62,12 @@ def stream_events(
             yield event("response.reasoning.fetch_url_queries", urls=urls, thought="Reading " + ", ".join(urls))
             yield event("response.reasoning.fetch_url_results", contents=answer.fetched)
         if answer.images:
-            yield event("response.reasoning.image_search_queries", call_id="img_1", queries=answer.image_queries,
-                        thought="Searching images for: " + "; ".join(answer.image_queries))  # fmt: skip
+            yield event(
+                "response.reasoning.image_search_queries",
+                call_id="img_1",
+                queries=answer.image_queries,
+                thought="Searching images for: " + "; ".join(answer.image_queries),
+            )
             yield event("response.reasoning.image_search_results", call_id="img_1", results=answer.images)
         if openai_events and thought:
             yield event("response.reasoning.delta", delta=thought)
@@ -78,26 +82,40 @@ def stream_events(
 
 def _item_events(event: Any, index: int, item: dict[str, Any], openai_events: bool) -> Iterator[dict[str, Any]]:
     if item["type"] == "message":
-        yield event("response.output_item.added", output_index=index,
-                    item={**item, "content": [], "status": "in_progress"})  # fmt: skip
+        yield event(
+            "response.output_item.added", output_index=index, item={**item, "content": [], "status": "in_progress"}
+        )
         part = item["content"][0]
         if openai_events:
-            yield event("response.content_part.added", output_index=index, item_id=item["id"], content_index=0,
-                        part={"type": "output_text", "text": "", "annotations": []})  # fmt: skip
+            yield event(
+                "response.content_part.added",
+                output_index=index,
+                item_id=item["id"],
+                content_index=0,
+                part={"type": "output_text", "text": "", "annotations": []},
+            )
         for piece in words(part["text"]):
-            yield event("response.output_text.delta", output_index=index, item_id=item["id"],
-                        content_index=0, delta=piece)  # fmt: skip
-        yield event("response.output_text.done", output_index=index, item_id=item["id"],
-                    content_index=0, text=part["text"])  # fmt: skip
+            yield event(
+                "response.output_text.delta", output_index=index, item_id=item["id"], content_index=0, delta=piece
+            )
+        yield event(
+            "response.output_text.done", output_index=index, item_id=item["id"], content_index=0, text=part["text"]
+        )
     elif item["type"] == "function_call":
-        yield event("response.output_item.added", output_index=index,
-                    item={**item, "arguments": "", "status": "in_progress"})  # fmt: skip
+        yield event(
+            "response.output_item.added", output_index=index, item={**item, "arguments": "", "status": "in_progress"}
+        )
         if openai_events:
-            yield event("response.function_call_arguments.delta", output_index=index,
-                        item_id=item["id"], delta=item["arguments"])  # fmt: skip
+            yield event(
+                "response.function_call_arguments.delta",
+                output_index=index,
+                item_id=item["id"],
+                delta=item["arguments"],
+            )
     elif item["type"] == "sandbox_results":
-        yield event("response.output_item.added", output_index=index,
-                    item={**item, "results": [], "status": "in_progress"})  # fmt: skip
+        yield event(
+            "response.output_item.added", output_index=index, item={**item, "results": [], "status": "in_progress"}
+        )
     else:
         yield event("response.output_item.added", output_index=index, item=item)
     yield event("response.output_item.done", output_index=index, item=item)
@@ -107,9 +125,18 @@ def _item_events(event: Any, index: int, item: dict[str, Any], openai_events: bo
 _AS_INPUT = {
     "mcp_list_tools": ("type", "id", "server_label", "tools", "error"),
     "mcp_approval_request": ("type", "id", "server_label", "name", "arguments", "connector_id", "thought_signature"),
-    "mcp_call": ("type", "id", "server_label", "name", "arguments", "output", "error", "approval_request_id",
-                 "connector_id"),
-}  # fmt: skip
+    "mcp_call": (
+        "type",
+        "id",
+        "server_label",
+        "name",
+        "arguments",
+        "output",
+        "error",
+        "approval_request_id",
+        "connector_id",
+    ),
+}
 
 
 def output_as_input(output: list[dict[str, Any]]) -> list[dict[str, Any]]:

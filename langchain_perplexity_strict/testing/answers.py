@@ -57,10 +57,15 @@ def image_results_for(question: str, count: int = 2) -> list[dict[str, Any]]:
     """Deterministic image records (`ImageResultOutput`)."""
     slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40] or "query"
     return [
-        {"image_url": f"https://images.example.com/{slug}/{n}.png", "origin_url": f"https://source{n}.example.com/{slug}",
-         "title": f"Image {n} of {question[:40]}", "width": 640, "height": 480}
+        {
+            "image_url": f"https://images.example.com/{slug}/{n}.png",
+            "origin_url": f"https://source{n}.example.com/{slug}",
+            "title": f"Image {n} of {question[:40]}",
+            "width": 640,
+            "height": 480,
+        }
         for n in range(1, count + 1)
-    ]  # fmt: skip
+    ]
 
 
 def text_of(content: Any) -> str:

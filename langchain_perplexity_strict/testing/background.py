@@ -102,12 +102,17 @@ class RunRoutes(BaseHandler):
             self._answer_json(run.snapshot(), fault)
             return
         if not run.background and not self.state.resumable_streams:
-            raise invalid(ERROR_TYPE, f"response {response_id!r} was not created with background: true; "
-                          "only a background response can be streamed again", "stream")  # fmt: skip
+            raise invalid(
+                ERROR_TYPE,
+                f"response {response_id!r} was not created with background: true; "
+                "only a background response can be streamed again",
+                "stream",
+            )
         last = run.last_number()
         if after is not None and after > last:
-            raise invalid(ERROR_TYPE, f"starting_after {after} is past the response's last event ({last})",
-                          "starting_after")  # fmt: skip
+            raise invalid(
+                ERROR_TYPE, f"starting_after {after} is past the response's last event ({last})", "starting_after"
+            )
         self._stream_run(run, run.index_after(after), fault)
 
     def _files(self, path: str) -> None:
@@ -137,8 +142,10 @@ class RunRoutes(BaseHandler):
         self._pre_answer_fault(fault)
         status = run.status()
         if status in ("completed", "failed", "requires_action"):
-            raise invalid(ERROR_TYPE, f"response {response_id!r} is already {status}; "
-                          "only a queued or in_progress response can be cancelled")  # fmt: skip
+            raise invalid(
+                ERROR_TYPE,
+                f"response {response_id!r} is already {status}; only a queued or in_progress response can be cancelled",
+            )
         run.cancel()
         self._send_json(200, {"response_id": response_id, "status": "cancelling"})
 
@@ -151,8 +158,9 @@ def _retrieve_params(query: str) -> tuple[bool, int | None, str]:
         raise invalid(ERROR_TYPE, f"stream must be true or false, got {params['stream']!r}", "stream")
     after_text = params.get("starting_after")
     if after_text is not None and not after_text.isdigit():
-        raise invalid(ERROR_TYPE, f"starting_after must be a non-negative integer, got {after_text!r}",
-                      "starting_after")  # fmt: skip
+        raise invalid(
+            ERROR_TYPE, f"starting_after must be a non-negative integer, got {after_text!r}", "starting_after"
+        )
     form = params.get("format", "default")
     if form not in ("default", "short"):
         raise invalid(ERROR_TYPE, f"format must be default or short, got {form!r}", "format")

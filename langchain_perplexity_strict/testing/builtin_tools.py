@@ -20,9 +20,15 @@ from langchain_perplexity_strict.testing.errors import invalid
 
 # The emulator's prices per invocation, in USD (Perplexity publishes its own on its pricing page).
 TOOL_PRICES = {
-    "web_search": 0.005, "people_search": 0.005, "finance_search": 0.005, "image_search": 0.005,
-    "fetch_url": 0.0005, "sandbox": 0.01, "mcp": 0.0, "connector": 0.0,
-}  # fmt: skip
+    "web_search": 0.005,
+    "people_search": 0.005,
+    "finance_search": 0.005,
+    "image_search": 0.005,
+    "fetch_url": 0.0005,
+    "sandbox": 0.01,
+    "mcp": 0.0,
+    "connector": 0.0,
+}
 # Every emulated MCP server offers these two tools (chosen here), plus any `allowed_tools` it names.
 DEFAULT_MCP_TOOLS = (
     {"name": "search", "description": "Search the server's documents.", "read_only": True},
@@ -42,10 +48,16 @@ def vertical_results(kind: str, question: str) -> list[dict[str, Any]]:
     slug = re.sub(r"[^a-z0-9]+", "-", question.lower()).strip("-")[:40] or "query"
     host, label = ("people.example.com", "Profile") if kind == "people_search" else ("finance.example.com", "Quote")
     return [
-        {"id": n, "url": f"https://{host}/{slug}/{n}", "title": f"{label} {n} for {question[:60]}",
-         "snippet": f"{label} {n} about {question[:80]}.", "date": "2026-11-01", "source": "web"}
+        {
+            "id": n,
+            "url": f"https://{host}/{slug}/{n}",
+            "title": f"{label} {n} for {question[:60]}",
+            "snippet": f"{label} {n} about {question[:80]}.",
+            "date": "2026-11-01",
+            "source": "web",
+        }
         for n in (1, 2)
-    ]  # fmt: skip
+    ]
 
 
 # ---- the sandbox ---------------------------------------------------------------------------------
@@ -65,20 +77,43 @@ def sandbox_items(question: str) -> tuple[list[dict[str, Any]], str]:
     code = f"text = {question!r}\nprint(len(text.split()))"
     stdout = f"{words}\n"
     items: list[dict[str, Any]] = [
-        {"type": "sandbox_results", "call_id": call[0], "code": code, "language": "python",
-         "container_id": f"cntr_{seed}", "status": "completed",
-         "results": [{"stdout": stdout, "stderr": "", "exit_code": 0, "duration_ms": 12, "status": "completed"}]},
+        {
+            "type": "sandbox_results",
+            "call_id": call[0],
+            "code": code,
+            "language": "python",
+            "container_id": f"cntr_{seed}",
+            "status": "completed",
+            "results": [{"stdout": stdout, "stderr": "", "exit_code": 0, "duration_ms": 12, "status": "completed"}],
+        },
         {"type": "sandbox_write_file", "call_id": call[1], "file_path": path, "size_bytes": size},
-        {"type": "sandbox_read_file", "call_id": call[2], "file_path": path, "content": content,
-         "start_line": 1, "total_lines": content.count("\n")},
+        {
+            "type": "sandbox_read_file",
+            "call_id": call[2],
+            "file_path": path,
+            "content": content,
+            "start_line": 1,
+            "total_lines": content.count("\n"),
+        },
         {"type": "sandbox_edit_file", "call_id": call[3], "file_path": path, "message": "1 replacement made"},
         {"type": "sandbox_grep", "call_id": call[4], "files": [path], "count": 1, "truncated": False},
         {"type": "sandbox_glob", "call_id": call[5], "files": [path], "count": 1, "truncated": False},
-        {"type": "sandbox_apply_patch", "call_id": call[6], "added": [f"{SANDBOX_DIR}/notes.txt"],
-         "modified": [path], "deleted": []},
-        {"type": "share_file", "call_id": call[7], "file_id": f"file_{seed}", "filename": "answer.md",
-         "size_bytes": size, "url": f"https://files.example.com/file_{seed}/answer.md"},
-    ]  # fmt: skip
+        {
+            "type": "sandbox_apply_patch",
+            "call_id": call[6],
+            "added": [f"{SANDBOX_DIR}/notes.txt"],
+            "modified": [path],
+            "deleted": [],
+        },
+        {
+            "type": "share_file",
+            "call_id": call[7],
+            "file_id": f"file_{seed}",
+            "filename": "answer.md",
+            "size_bytes": size,
+            "url": f"https://files.example.com/file_{seed}/answer.md",
+        },
+    ]
     return items, f"The sandbox counted {words} words and shared answer.md."
 
 
@@ -92,8 +127,14 @@ def server_tools(tool: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for name in names:
         spec = known.get(name, {"name": name, "description": f"The {name} tool.", "read_only": True})
-        out.append({"name": name, "description": spec["description"], "input_schema": _MCP_INPUT_SCHEMA,
-                    "annotations": {"read_only": spec["read_only"]}})  # fmt: skip
+        out.append(
+            {
+                "name": name,
+                "description": spec["description"],
+                "input_schema": _MCP_INPUT_SCHEMA,
+                "annotations": {"read_only": spec["read_only"]},
+            }
+        )
     return out
 
 
@@ -139,21 +180,46 @@ def mcp_items(tool: dict[str, Any], question: str) -> tuple[list[dict[str, Any]]
     definitions = server_tools(tool)
     items: list[dict[str, Any]] = []
     if tool.get("defer_loading"):
-        functions = [{"type": "function", "name": d["name"], "description": d["description"],
-                      "parameters": d["input_schema"]} for d in definitions]  # fmt: skip
-        items.append({"type": "tool_search_output", "id": f"ts_{seed}", "call_id": f"call_ts_{seed}",
-                      "arguments": json.dumps({"query": question[:100]}), "execution": "server",
-                      "status": "completed", "tools": [{"type": "namespace", "name": label,
-                      "description": f"Tools of the {label} server.", "tools": functions}]})  # fmt: skip
+        functions = [
+            {"type": "function", "name": d["name"], "description": d["description"], "parameters": d["input_schema"]}
+            for d in definitions
+        ]
+        items.append(
+            {
+                "type": "tool_search_output",
+                "id": f"ts_{seed}",
+                "call_id": f"call_ts_{seed}",
+                "arguments": json.dumps({"query": question[:100]}),
+                "execution": "server",
+                "status": "completed",
+                "tools": [
+                    {
+                        "type": "namespace",
+                        "name": label,
+                        "description": f"Tools of the {label} server.",
+                        "tools": functions,
+                    }
+                ],
+            }
+        )
     else:
-        items.append({"type": "mcp_list_tools", "id": f"mcpl_{seed}", "server_label": label,
-                      "tools": definitions, **extra})  # fmt: skip
+        items.append(
+            {"type": "mcp_list_tools", "id": f"mcpl_{seed}", "server_label": label, "tools": definitions, **extra}
+        )
     lowered = question.lower()
     chosen = next((d for d in definitions if d["name"].lower() in lowered), definitions[0])
     arguments = json.dumps({"query": question[:100]})
     if needs_approval(tool, chosen):
-        items.append({"type": "mcp_approval_request", "id": f"mcpr_{seed}", "server_label": label,
-                      "name": chosen["name"], "arguments": arguments, **extra})  # fmt: skip
+        items.append(
+            {
+                "type": "mcp_approval_request",
+                "id": f"mcpr_{seed}",
+                "server_label": label,
+                "name": chosen["name"],
+                "arguments": arguments,
+                **extra,
+            }
+        )
         return items, [], True
     call = mcp_call(label, chosen["name"], arguments, f"mcp_{seed}", extra)
     items.append(call)
@@ -164,8 +230,15 @@ def mcp_call(label: str, name: str, arguments: str, item_id: str, extra: dict[st
     """`McpCallOutputItemOutput`: the server's answer is a pure function of the call."""
     query = json.loads(arguments).get("query", "")
     output = f"{name} on {label} answered: {query}"
-    return {"type": "mcp_call", "id": item_id, "server_label": label, "name": name, "arguments": arguments,
-            "output": output, **extra}  # fmt: skip
+    return {
+        "type": "mcp_call",
+        "id": item_id,
+        "server_label": label,
+        "name": name,
+        "arguments": arguments,
+        "output": output,
+        **extra,
+    }
 
 
 def approval_answers(items: list[dict[str, Any]], first_input: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -187,8 +260,11 @@ def approval_answers(items: list[dict[str, Any]], first_input: int) -> list[tupl
         request = requests.get(item["approval_request_id"])
         if request is None:
             where = f"input[{index - first_input}].approval_request_id"
-            raise invalid("invalid_request", f"{where}: no mcp_approval_request with id "
-                          f"{item['approval_request_id']!r} in this conversation", where)  # fmt: skip
+            raise invalid(
+                "invalid_request",
+                f"{where}: no mcp_approval_request with id {item['approval_request_id']!r} in this conversation",
+                where,
+            )
         pairs.insert(0, (item, request))
     return pairs
 
@@ -200,8 +276,13 @@ def resolve(item: dict[str, Any], request: dict[str, Any]) -> tuple[list[dict[st
         reason = f" ({item['reason']})" if item.get("reason") else ""
         name, label = request["name"], request["server_label"]
         return [], f"The call to {name} on {label} was not approved{reason}, so it was not made"
-    call = mcp_call(request["server_label"], request["name"], request["arguments"],
-                    "mcp_" + request["id"].removeprefix("mcpr_"), extra)  # fmt: skip
+    call = mcp_call(
+        request["server_label"],
+        request["name"],
+        request["arguments"],
+        "mcp_" + request["id"].removeprefix("mcpr_"),
+        extra,
+    )
     call["approval_request_id"] = request["id"]
     return [call], str(call["output"])
 

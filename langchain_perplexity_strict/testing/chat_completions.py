@@ -252,16 +252,29 @@ def stream_chunks(
         delta: dict[str, Any] = {"content": piece}
         if n == 0:
             delta["role"] = "assistant"
-        yield {**base, "object": "chat.completion.chunk",
-               "choices": [{"index": 0, "finish_reason": None, "delta": delta}],
-               "usage": _usage(body, answer, approx_tokens(emitted))}  # fmt: skip
+        yield {
+            **base,
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "finish_reason": None, "delta": delta}],
+            "usage": _usage(body, answer, approx_tokens(emitted)),
+        }
     final_delta: dict[str, Any] = {"role": "assistant", "content": ""}
     if _reasoning_steps(answer):
         final_delta["reasoning_steps"] = _reasoning_steps(answer)
     if answer.tool_calls:
         final_delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(_tool_calls(answer))]
         finish_reason = "tool_calls"
-    yield {**base, "object": "chat.completion.done", "search_results": answer.search_results,
-           "choices": [{"index": 0, "finish_reason": finish_reason, "delta": final_delta,
-                        "message": {"role": "assistant", "content": content}}],
-           "usage": _usage(body, answer, approx_tokens(content) if content else 1)}  # fmt: skip
+    yield {
+        **base,
+        "object": "chat.completion.done",
+        "search_results": answer.search_results,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": finish_reason,
+                "delta": final_delta,
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": _usage(body, answer, approx_tokens(content) if content else 1),
+    }

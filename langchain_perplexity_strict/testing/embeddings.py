@@ -87,14 +87,20 @@ def _check_common(body: Any, models: dict[str, int], fields: set[str]) -> tuple[
     if encoding is None:
         encoding = "base64_int8"
     elif encoding not in ENCODINGS:
-        raise invalid("invalid_request", f"encoding_format: {encoding!r} is not one of {', '.join(ENCODINGS)}",
-                      param="encoding_format")  # fmt: skip
+        raise invalid(
+            "invalid_request",
+            f"encoding_format: {encoding!r} is not one of {', '.join(ENCODINGS)}",
+            param="encoding_format",
+        )
     dimensions = body.get("dimensions")
     if dimensions is None:
         dimensions = models[model]
     elif isinstance(dimensions, bool) or not isinstance(dimensions, int) or not 128 <= dimensions <= models[model]:
-        raise invalid("invalid_request", f"dimensions: {dimensions!r} is not an integer from 128 to "
-                      f"{models[model]} for {model}", param="dimensions")  # fmt: skip
+        raise invalid(
+            "invalid_request",
+            f"dimensions: {dimensions!r} is not an integer from 128 to {models[model]} for {model}",
+            param="dimensions",
+        )
     return model, dimensions, encoding
 
 
@@ -123,8 +129,9 @@ def _within_limits(texts: list[str], param: str, per_input: int) -> int:
         if count > per_input:
             raise invalid("invalid_request", f"{param}[{n}]: {count} tokens is over {per_input}", param=param)
     if sum(counts) > MAX_REQUEST_TOKENS:
-        raise invalid("invalid_request", f"{param}: {sum(counts)} tokens in all is over {MAX_REQUEST_TOKENS}",
-                      param=param)  # fmt: skip
+        raise invalid(
+            "invalid_request", f"{param}: {sum(counts)} tokens in all is over {MAX_REQUEST_TOKENS}", param=param
+        )
     return sum(counts)
 
 
@@ -159,8 +166,12 @@ def answer_contextualized(body: Any) -> dict[str, Any]:
     for n, doc in enumerate(chunks):
         document_tokens = _within_limits(doc, f"input[{n}]", MAX_INPUT_TOKENS)
         if document_tokens > MAX_INPUT_TOKENS:
-            raise APIError(400, "invalid_request", f"input[{n}]: {document_tokens} tokens in one document is over "
-                           f"{MAX_INPUT_TOKENS}", param=f"input[{n}]")  # fmt: skip
+            raise APIError(
+                400,
+                "invalid_request",
+                f"input[{n}]: {document_tokens} tokens in one document is over {MAX_INPUT_TOKENS}",
+                param=f"input[{n}]",
+            )
         count += document_tokens
     if count > MAX_REQUEST_TOKENS:
         raise invalid("invalid_request", f"input: {count} tokens in all is over {MAX_REQUEST_TOKENS}", param="input")

@@ -391,8 +391,12 @@ class _Handler(BatchRoutes):
             return list(items)
         stored = self.state.stored_conversation(previous, self._account())  # another key's is not found
         if stored is None:
-            raise APIError(404, "not_found", f"previous_response_id {previous!r}: no stored response with this id",
-                           param="previous_response_id")  # fmt: skip
+            raise APIError(
+                404,
+                "not_found",
+                f"previous_response_id {previous!r}: no stored response with this id",
+                param="previous_response_id",
+            )
         return stored + list(items)
 
     # -- chat completions ----------------------------------------------------------

@@ -170,9 +170,13 @@ class BaseHandler(BaseHTTPRequestHandler):
                 429,
                 "request_rate_limit_exceeded",
                 "Rate limit exceeded",
-                headers={"Retry-After": str(fault.seconds), "X-RateLimit-Limit": "50",
-                         "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
-            )  # fmt: skip
+                headers={
+                    "Retry-After": str(fault.seconds),
+                    "X-RateLimit-Limit": "50",
+                    "X-RateLimit-Remaining": "0",
+                    "X-RateLimit-Reset": reset,
+                },
+            )
         if fault.kind == "server_error":
             kind = {
                 500: "internal_error",

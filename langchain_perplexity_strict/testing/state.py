@@ -12,9 +12,20 @@ from langchain_perplexity_strict.testing.conversation import ConversationRules, 
 from langchain_perplexity_strict.testing.runs import RunStore
 
 FaultKind = Literal[
-    "rate_limit", "server_error", "delay", "reset", "cut_stream",
-    "failed", "incomplete", "malformed_json", "stall", "idle_drop", "drop", "hold", "hold_stream",
-]  # fmt: skip
+    "rate_limit",
+    "server_error",
+    "delay",
+    "reset",
+    "cut_stream",
+    "failed",
+    "incomplete",
+    "malformed_json",
+    "stall",
+    "idle_drop",
+    "drop",
+    "hold",
+    "hold_stream",
+]
 HOLD_LIMIT = 60.0
 """Seconds a `hold` waits for `release()` when its `seconds` is 0 (a test that forgot to release ends)."""
 
