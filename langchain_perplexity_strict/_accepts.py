@@ -5,7 +5,7 @@ and openai-python carry theirs (`Annotated[float, Strict(), Field(ge=0, le=2)]`,
 `Literal[...]`, `StringConstraints`), with a validator for a rule Perplexity
 documents beyond types (a date format, a domain list). `Accepts` pairs the type
 with the words a refusal shows and builds its `TypeAdapter` once; the chat
-model's parameters (`_request/_parameters`), the Search API's fields
+model's parameters (`_request/_parameter_table`), the Search API's fields
 (`_search/_request`) and the connection settings every class shares
 (`api_key`, `base_url`, `timeout`, `max_retries`: `CONNECTION`, checked by
 `ConnectionChecks` on each class) are declared in it, and their constructors

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._accepts import Accepts, check
-from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 

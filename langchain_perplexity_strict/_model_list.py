@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
 MODELS_PATH = "/v1/models"

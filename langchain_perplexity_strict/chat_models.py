@@ -46,7 +46,7 @@ from langchain_perplexity_strict._request._model_arguments import (
     ls_params,
     stop_list,
 )
-from langchain_perplexity_strict._request._parameters import PARAMETERS, PerplexityParameters, check_parameters
+from langchain_perplexity_strict._request._parameter_table import PARAMETERS, PerplexityParameters, check_parameters
 from langchain_perplexity_strict._request._structured_output import (
     Method,
     pydantic_class,
@@ -58,10 +58,10 @@ from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
-from langchain_perplexity_strict._transport._follow import Batch
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
+from langchain_perplexity_strict._transport._resume import Batch
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
     NormalizationResult,

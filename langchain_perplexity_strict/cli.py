@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, convert_to_messages, messages_from_dict
 from pydantic import SecretStr, ValidationError
 
-from langchain_perplexity_strict import _background
+from langchain_perplexity_strict import _emulator_process
 from langchain_perplexity_strict._console import has_key, model_arguments, model_settings, print_sources
 from langchain_perplexity_strict._redact import redact_text
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
@@ -88,7 +88,7 @@ def _models(args: argparse.Namespace) -> int:
 
 def _exported_emulator() -> bool:
     """Whether PPLX_BASE_URL points at an emulator (the README's offline step exports it with a key)."""
-    from langchain_perplexity_strict._endpoint import configured_base_url, is_perplexity_url, says_emulator
+    from langchain_perplexity_strict._which_server import configured_base_url, is_perplexity_url, says_emulator
 
     base_url = configured_base_url()
     return not is_perplexity_url(base_url) and says_emulator(base_url)
@@ -171,7 +171,7 @@ def _emulator(args: argparse.Namespace) -> int:
     try:
         emulator.start()
     except OSError as error:
-        raise CommandError(_background.listen_error(args.host, args.port, error), status=2) from error
+        raise CommandError(_emulator_process.listen_error(args.host, args.port, error), status=2) from error
     print(f"Perplexity emulator on {emulator.base_url} (Ctrl-C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         while True:
@@ -182,18 +182,18 @@ def _emulator(args: argparse.Namespace) -> int:
 
 def _emulator_in_background(args: argparse.Namespace) -> int:
     """Reuse the emulator already serving the port, or start one and wait until it serves; then say which."""
-    running = _background.running_emulator(args.host, args.port)
+    running = _emulator_process.running_emulator(args.host, args.port)
     if running is None:
         command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host]
         command += ["--port", str(args.port), "--event-delay", str(args.event_delay), "--dialect", args.dialect]
         if args.sonar_retired:
             command.append("--sonar-retired")
         try:
-            _background.check_can_listen(args.host, args.port)
-            running = _background.start(command)
-        except _background.StartError as error:
+            _emulator_process.check_can_listen(args.host, args.port)
+            running = _emulator_process.start(command)
+        except _emulator_process.StartError as error:
             raise CommandError(str(error), status=2) from error
-    print(*_background.report(running, env=args.env, environ=os.environ), sep="\n", flush=True)
+    print(*_emulator_process.report(running, env=args.env, environ=os.environ), sep="\n", flush=True)
     return 0
 
 
@@ -206,7 +206,9 @@ def _stop_emulator(args: argparse.Namespace) -> int:
         raise CommandError("--stop and --background cannot go together", status=2)
     pointed = os.environ.get("PPLX_BASE_URL") if "PERPLEXITY_EMULATOR_PID" in os.environ else None
     running = (
-        _background.running_emulator_at(pointed) if pointed else _background.running_emulator(args.host, args.port)
+        _emulator_process.running_emulator_at(pointed)
+        if pointed
+        else _emulator_process.running_emulator(args.host, args.port)
     )
     where = pointed or f"http://{args.host}:{args.port}"
     if running is None:
@@ -216,12 +218,12 @@ def _stop_emulator(args: argparse.Namespace) -> int:
         print(f"{left}: another shell started it, and this one reused it", flush=True)
     else:
         try:
-            _background.stop(running)
-        except _background.StartError as error:
+            _emulator_process.stop(running)
+        except _emulator_process.StartError as error:
             raise CommandError(str(error), status=1) from error
         print(f"# Perplexity emulator at {running.base_url} (process {running.pid}) stopped", flush=True)
     if args.env:
-        print(*_background.restore(os.environ), sep="\n", flush=True)
+        print(*_emulator_process.restore(os.environ), sep="\n", flush=True)
     return 0
 
 

@@ -25,7 +25,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, PrivateAttr
 from typing_extensions import Self
 
-from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._embeddings._request import (
     CONTEXT_MODELS,
     MAX_CHUNKS,

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from langchain_core.embeddings import Embeddings
 from pydantic import ConfigDict, Field, StrictInt
 
-from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._embeddings._request import (
     EMBED_MODELS,
     MAX_INPUTS,

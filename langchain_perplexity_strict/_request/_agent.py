@@ -22,8 +22,8 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
-from langchain_perplexity_strict._request._parameter import place
-from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS
+from langchain_perplexity_strict._request._parameter_row import place
+from langchain_perplexity_strict._request._parameter_table import CLIENT, PARAMETERS
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict._request._structured_output import agent_response_format
 from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool

@@ -8,7 +8,7 @@ meant, fails on the client with the path, the value and what is accepted:
 - ranges of counts and coordinates, the MCP `server_label` pattern and an
   HTTPS `server_url`;
 - a bound `web_search`'s `filters` under the model-level filters' own check
-  (`_parameters.check_parameters`: one rule for both);
+  (`_parameter_table.check_parameters`: one rule for both);
 - a tool set with one tool per built-in type and unique server labels;
 - OpenAI's built-in tool forms, named with what Perplexity offers instead;
 - `tool_choice`, which can force a bound function only.
@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from langchain_perplexity_strict._redact import shown
-from langchain_perplexity_strict._request._parameters import check_parameters
+from langchain_perplexity_strict._request._parameter_table import check_parameters
 from langchain_perplexity_strict._request._ranges import RANGES
 
 BUILTIN_TYPES = (

@@ -1,6 +1,6 @@
 """Search-filter rules that Perplexity documents alike for the Search API and the chat model's web search.
 
-One definition, used by the chat model's parameter table (`_parameter`) and
+One definition, used by the chat model's parameter table (`_parameter_row`) and
 by the Search API (`_search/_request`):
 
 - Dates are `%m/%d/%Y`, so `3/1/2025` and `03/01/2025` are both valid

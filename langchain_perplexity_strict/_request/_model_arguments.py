@@ -1,6 +1,6 @@
 """A call's and the constructor's arguments: parameters, aliases, unknown names; stop lists, LangSmith's parameters.
 
-Split from `_parameters` (the declarations and their checks): how the
+Split from `_parameter_table` (the declarations and their checks): how the
 arguments of a call or a constructor are sorted before those checks run.
 """
 
@@ -18,8 +18,8 @@ from langchain_perplexity_strict._arguments import near_typo, unknown_argument
 from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
 from langchain_perplexity_strict._request._habits import translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
-from langchain_perplexity_strict._request._parameter import Api
-from langchain_perplexity_strict._request._parameters import PARAMETERS
+from langchain_perplexity_strict._request._parameter_row import Api
+from langchain_perplexity_strict._request._parameter_table import PARAMETERS
 
 
 def stop_list(stop: Any) -> list[str]:

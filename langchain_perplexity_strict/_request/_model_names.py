@@ -88,8 +88,8 @@ def preset_notice(preset: str | None, effort: str | None) -> str | None:
 
 
 EFFORT_NAMES = ("fast", "low", "medium", "high", "xhigh")
-"""The Agent API's effort levels (docs.perplexity.ai/docs/agent-api/effort), written once: `_parameter.EFFORT_LEVELS`
-is this tuple."""
+"""The Agent API's effort levels (docs.perplexity.ai/docs/agent-api/effort), written once:
+`_parameter_row.EFFORT_LEVELS` is this tuple."""
 
 
 # The Agent API slugs that name a Sonar model, as chat completions name it (the migration table read backwards).

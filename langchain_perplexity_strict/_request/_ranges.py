@@ -1,6 +1,6 @@
 """The documented numeric ranges of built-in tool fields, shared by the tool checks and the search parameters.
 
-The tool checks and the model's own search parameters (`_parameter`) both read them: its own module, so
+The tool checks and the model's own search parameters (`_parameter_row`) both read them: its own module, so
 that neither imports the other for it.
 """
 

@@ -1,6 +1,6 @@
 """Skills as Perplexity publishes them (`SkillInput` in `perplexity.generated.api`), and `skills=`'s check.
 
-Its own module, below `_parameters` (whose `skills` row uses the check) and `_builtin_tools` (which
+Its own module, below `_parameter_table` (whose `skills` row uses the check) and `_builtin_tools` (which
 builds skills and re-exports these), so that neither the parameter table nor the tool checks import
 each other through it. Docs: docs.perplexity.ai, Agent API "Skills".
 """

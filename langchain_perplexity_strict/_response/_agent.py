@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._server_items import is_server_item
+from langchain_perplexity_strict._response._server_item_blocks import is_server_item
 from langchain_perplexity_strict._response._vocabulary import ANSWERED_STATUSES, PENDING_STATUSES
 from langchain_perplexity_strict.errors import PerplexityResponseError
 

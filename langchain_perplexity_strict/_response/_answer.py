@@ -19,7 +19,7 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_perplexity_strict._continuation import Context
 from langchain_perplexity_strict._response import _render
 from langchain_perplexity_strict._response._records import search_result
-from langchain_perplexity_strict._response._server_stream import ServerItems
+from langchain_perplexity_strict._response._server_item_collector import ServerItems
 from langchain_perplexity_strict._response._stop import StopFilter
 from langchain_perplexity_strict._response._think import ThinkSplitter
 from langchain_perplexity_strict._response._usage import read_usage, usage_extras

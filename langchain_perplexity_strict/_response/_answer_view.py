@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.messages.ai import UsageMetadata
 
 from langchain_perplexity_strict._continuation import Context
-from langchain_perplexity_strict._response._server_stream import ServerItems
+from langchain_perplexity_strict._response._server_item_collector import ServerItems
 
 
 class AnswerView(Protocol):

@@ -2,7 +2,7 @@
 
 With `output_version="v1"` the answer's `content` is langchain-core's
 standard blocks: reasoning, the server tools' calls and results (see
-`_server_items`), the text with standard `citation` annotations, then the
+`_server_item_blocks`), the text with standard `citation` annotations, then the
 function calls. A v0 answer keeps the same facts as a string and
 `additional_kwargs`; the translator registered for the provider name
 `"perplexity"` (langchain-core's `register_translator`) rebuilds the v1
@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.block_translators import register_translator
 
-from langchain_perplexity_strict._response._server_items import item_blocks, v0_items
+from langchain_perplexity_strict._response._server_item_blocks import item_blocks, v0_items
 
 PROVIDER = "perplexity"
 """`response_metadata["model_provider"]` of this package's answers."""

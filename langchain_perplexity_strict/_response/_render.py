@@ -3,7 +3,7 @@
 Text goes to `content` (with `output_version="v1"`, standard blocks: reasoning,
 the server tools' calls and results, text with citation annotations, tool
 calls); citations and search results to `additional_kwargs`, and, in v0,
-the server tools' items too (`_server_stream.v0_kwargs`); usage to
+the server tools' items too (`_server_item_collector.v0_kwargs`); usage to
 `usage_metadata`, counted once even when streaming; cost, served model, id
 and status to `response_metadata`. A whole message is rendered once, as v0,
 and with v1 its content is the standard blocks the registered translator
@@ -33,7 +33,7 @@ from langchain_perplexity_strict._response._blocks import (
     text_block,
 )
 from langchain_perplexity_strict._response._blocks import citation_annotations as citations_in
-from langchain_perplexity_strict._response._server_stream import v0_kwargs
+from langchain_perplexity_strict._response._server_item_collector import v0_kwargs
 
 
 def content(

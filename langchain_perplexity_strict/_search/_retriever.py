@@ -10,7 +10,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._connection import PerplexityConnection
+from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._search._request import (
     SEARCH_PATH,
     SearchFilters,

@@ -4,7 +4,7 @@
 (errors translated, a fallback body sent once), `_sse` turns a stream's bytes
 into batches of JSON events. For long runs, `_create` sends a run's create
 again only when no run was started, `_runs` retrieves, resumes and
-cancels a run, `_follow` follows a stream across breaks, and `_background`
+cancels a run, `_resume` follows a stream across breaks, and `_poll`
 polls a background run to its end. `_timeouts` reads the timeout forms `ChatOpenAI` takes;
 `_loops` gives async requests a connection pool of the running event loop; `_http` knows which
 HTTP library openai is built on (its error class, its TLS context); `_leaving` closes an async
@@ -12,7 +12,6 @@ stream as soon as its caller closes the model's `astream`; `_guard` finishes a b
 (and the read that names its run) when the caller leaves during it, so the run can be cancelled.
 """
 
-from langchain_perplexity_strict._transport._background import aabandon, abandon, await_run, wait
 from langchain_perplexity_strict._transport._body import MAX_BODY_BYTES, encode_body
 from langchain_perplexity_strict._transport._client import (
     DEFAULT_BASE_URL,
@@ -23,9 +22,10 @@ from langchain_perplexity_strict._transport._client import (
     raise_perplexity_error,
     server_root,
 )
-from langchain_perplexity_strict._transport._follow import AsyncStreamFollower, StreamFollower
 from langchain_perplexity_strict._transport._guard import aguarded, guarded
 from langchain_perplexity_strict._transport._leaving import opened
+from langchain_perplexity_strict._transport._poll import aabandon, abandon, await_run, wait
+from langchain_perplexity_strict._transport._resume import AsyncStreamFollower, StreamFollower
 from langchain_perplexity_strict._transport._runs import Runs, RunSettings, RunStates
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict._transport._timeouts import timeout_seconds

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from typing import Any
 
-from langchain_perplexity_strict._transport._follow import AsyncStreamFollower
+from langchain_perplexity_strict._transport._resume import AsyncStreamFollower
 
 _SCOPE: ContextVar[list[AsyncStreamFollower] | None] = ContextVar("perplexity_stream_scope", default=None)
 

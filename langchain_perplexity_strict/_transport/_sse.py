@@ -1,7 +1,7 @@
 """Server-sent events, decoded as each network read completes them.
 
 Each read yields the complete events it carried, a batch the follower
-(`_follow`) notes at once: the newest `sequence_number` to resume after, a
+(`_resume`) notes at once: the newest `sequence_number` to resume after, a
 terminal event. The batches are a transport detail: the chat model makes its
 chunks event by event (`_surfaces.read_event`), so how the network splits a
 stream never shows in its chunks. Events end with a blank line; `data:`

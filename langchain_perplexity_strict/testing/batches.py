@@ -42,10 +42,10 @@ from email.policy import HTTP
 from typing import Any, Literal
 
 from langchain_perplexity_strict.testing import agent_api
-from langchain_perplexity_strict.testing.background import RunRoutes
 from langchain_perplexity_strict.testing.conversation import check_conversation, turns_from_agent_input
 from langchain_perplexity_strict.testing.errors import APIError, invalid
 from langchain_perplexity_strict.testing.handler import Reset
+from langchain_perplexity_strict.testing.run_routes import RunRoutes
 from langchain_perplexity_strict.testing.state import RecordedRequest
 
 MAX_LINES = 50_000

@@ -56,7 +56,6 @@ from langchain_perplexity_strict.testing import (
     response_files,
     search,
 )
-from langchain_perplexity_strict.testing.background import RESPONSES_PREFIX, cancel_path
 from langchain_perplexity_strict.testing.batches import BatchRoutes
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
@@ -68,6 +67,7 @@ from langchain_perplexity_strict.testing.conversation import (
 from langchain_perplexity_strict.testing.dialect import DIALECTS, Dialect, live_id, live_response
 from langchain_perplexity_strict.testing.errors import APIError
 from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER, Reset
+from langchain_perplexity_strict.testing.run_routes import RESPONSES_PREFIX, cancel_path
 from langchain_perplexity_strict.testing.state import EmulatorState as _State
 from langchain_perplexity_strict.testing.state import Fault, RecordedRequest
 

@@ -26,7 +26,7 @@ from perplexity.generated import api
 from pydantic import BaseModel
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict._request._parameters import PARAMETERS
+from langchain_perplexity_strict._request._parameter_table import PARAMETERS
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from langchain_perplexity_strict.testing.agent_schema import schema_verdict
 from tests import published_schema

@@ -359,7 +359,7 @@ def cookie_server() -> Iterator[tuple[str, list[tuple[str, str]]]]:
 def test_two_keys_on_one_server_never_share_a_sync_pool_or_its_cookies(
     cookie_server: tuple[str, list[tuple[str, str]]], cls: Any
 ) -> None:
-    """Every class sends through a `Transport` (search and embeddings by `_connection`): one pool per key."""
+    """Every class sends through a `Transport` (search and embeddings by `_connection_settings`): one pool per key."""
     url, seen = cookie_server
     a, b = (cls(api_key=k, base_url=url) for k in ("key-a", "key-b"))
     a.transport.post("/x", b"{}")

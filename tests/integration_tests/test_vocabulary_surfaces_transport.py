@@ -75,7 +75,7 @@ def _status_lists(path: Path) -> list[int]:
 
 
 def test_each_run_status_list_exists_once_in_the_vocabulary() -> None:
-    """An output item's statuses (`_server_items`, with `timed_out`) are another vocabulary and not counted."""
+    """An output item's statuses (`_server_item_blocks`, with `timed_out`) are another vocabulary and not counted."""
     found = {
         f"{path.relative_to(PACKAGE)}:{line}"
         for path in sorted(PACKAGE.rglob("*.py"))

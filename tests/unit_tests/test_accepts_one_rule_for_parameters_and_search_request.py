@@ -39,7 +39,7 @@ from langchain_perplexity_strict import (
     PerplexitySearchRetriever,
 )
 from langchain_perplexity_strict._accepts import Accepts
-from langchain_perplexity_strict._request._parameters import PARAMETERS, check_parameters
+from langchain_perplexity_strict._request._parameter_table import PARAMETERS, check_parameters
 from langchain_perplexity_strict._search._request import FIELDS, search_body
 
 KEY = {"api_key": "pplx-test"}

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._server_items import READ_ELSEWHERE, item_blocks, numbered
+from langchain_perplexity_strict._response._server_item_blocks import READ_ELSEWHERE, item_blocks, numbered
 from langchain_perplexity_strict._surfaces import read_event
 from tests import published_schema
 from tests.published_examples import example, output_item_models

@@ -129,11 +129,11 @@ STAGES: dict[str, set[str]] = {
     "_batches": {"_transport"},
     "chat_models": {"normalize", "_continuation", "_request", "_response", "_surfaces", "_transport", "_batches"},
     # Beside the chat model, on the same transport: the Search API and the embeddings endpoints.
-    "_connection": {"_transport"},
-    "_search": {"_connection", "_request", "_transport"},  # _request: the search-filter rules it shares
-    "_embeddings": {"_connection", "_transport"},
-    "_model_list": {"_connection"},
-    "_decisions": {"_connection", "_transport"},
+    "_connection_settings": {"_transport"},
+    "_search": {"_connection_settings", "_request", "_transport"},  # _request: the search-filter rules it shares
+    "_embeddings": {"_connection_settings", "_transport"},
+    "_model_list": {"_connection_settings"},
+    "_decisions": {"_connection_settings", "_transport"},
     # A callback that reads answers (their response_metadata), not a stage of the call.
     "_cost": set(),
 }
@@ -145,8 +145,8 @@ ENTRY = {
     "cli",
     "demo",
     "registration",
-    "_endpoint",
-    "_background",
+    "_which_server",
+    "_emulator_process",
     "_console",
 }  # the last three serve cli and demo
 # Public by name: what an application imports. `demo`, `registration` and `data` keep their
@@ -296,9 +296,9 @@ def test_the_readme_and_the_architecture_doc_name_the_public_modules() -> None:
 # the public API, or is listed here with its reason: a private helper as the test's oracle, with no public twin.
 PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
     ("integration_tests/test_contract.py", "_request"): "the parameter table, so each parameter has a contract value",
-    ("integration_tests/test_real_api.py", "_endpoint"): "the guard that keeps live tests off any other server",
-    ("smoke_preflight.py", "_endpoint"): "the same guard, for `make smoke`",
-    ("recording.py", "_endpoint"): "the same guard, for `make record`",
+    ("integration_tests/test_real_api.py", "_which_server"): "the guard that keeps live tests off any other server",
+    ("smoke_preflight.py", "_which_server"): "the same guard, for `make smoke`",
+    ("recording.py", "_which_server"): "the same guard, for `make record`",
     ("unit_tests/test_search_embeddings_strict.py", "_accepts"): "the connection checks every class shares",
     ("unit_tests/test_search_embeddings_strict.py", "_request"): "the search-filter rules shared with the chat model",
     ("unit_tests/test_response_output_items.py", "_surfaces"): "read_event feeds the reader event by event",
@@ -348,10 +348,14 @@ def test_the_private_import_check_sees_private_modules_and_names(tmp_path: Path)
     source = tmp_path / "test_normalizer_things.py"
     source.write_text(
         "from langchain_perplexity_strict._request._agent import agent_body\n"
-        "from langchain_perplexity_strict import _endpoint, __version__, ChatPerplexityStrict\n"
+        "from langchain_perplexity_strict import _which_server, __version__, ChatPerplexityStrict\n"
         "from langchain_perplexity_strict.normalize import _content\n"
     )
-    assert _private_imports(source) == {("_request", "_agent"), ("_endpoint", "_endpoint"), ("normalize", "_content")}
+    assert _private_imports(source) == {
+        ("_request", "_agent"),
+        ("_which_server", "_which_server"),
+        ("normalize", "_content"),
+    }
     assert _names(source, "normalizer") and not _names(source, "normalize")
     assert "transport" in _unit_modules("_transport") and "sse" in _unit_modules("_transport")
 

@@ -9,7 +9,7 @@ import httpx
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_perplexity_strict._transport._follow import Cursor, stalled
+from langchain_perplexity_strict._transport._resume import Cursor, stalled
 from langchain_perplexity_strict._transport._runs import body_read_timeout
 from langchain_perplexity_strict.errors import PerplexityStreamError
 

@@ -2,7 +2,7 @@
 
 `PerplexityParameters` declares every setting as a pydantic field with its
 docstring; a Perplexity parameter's field also carries its `Parameter` (what
-it accepts and its path on each surface, see `_parameter`). `PARAMETERS`,
+it accepts and its path on each surface, see `_parameter_row`). `PARAMETERS`,
 the table the checks and the body builders read, is derived from those fields.
 
 Sources: the Agent API fields are those of `ResponsesRequestInput` and
@@ -23,9 +23,9 @@ from pydantic.fields import FieldInfo
 
 from langchain_perplexity_strict._accepts import TOKEN_BUDGET, ValidatedCopy, check, ruled
 from langchain_perplexity_strict._redact import shown
-from langchain_perplexity_strict._request import _parameter as accepts
+from langchain_perplexity_strict._request import _parameter_row as accepts
 from langchain_perplexity_strict._request._filters import RECENCY
-from langchain_perplexity_strict._request._parameter import (
+from langchain_perplexity_strict._request._parameter_row import (
     CHAT_REASONING_EFFORTS,
     CLIENT,
     DATE_FILTERS,

@@ -5,8 +5,13 @@ from __future__ import annotations
 import pytest
 
 from langchain_perplexity_strict._request._model_arguments import call_arguments
-from langchain_perplexity_strict._request._parameter import place
-from langchain_perplexity_strict._request._parameters import CLIENT, PARAMETERS, PerplexityParameters, check_parameters
+from langchain_perplexity_strict._request._parameter_row import place
+from langchain_perplexity_strict._request._parameter_table import (
+    CLIENT,
+    PARAMETERS,
+    PerplexityParameters,
+    check_parameters,
+)
 
 
 def test_every_parameter_has_a_place_on_some_surface_and_a_description() -> None:

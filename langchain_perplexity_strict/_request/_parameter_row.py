@@ -8,7 +8,7 @@ a dotted path such as `"max_output_tokens"`, `"reasoning.effort"` or
 Agent API's `web_search` tool), `CLIENT` for what the package does
 itself (`n`, `stop`), or None where the surface has no such parameter.
 Each parameter is declared once, as a field of `PerplexityParameters`
-annotated with its `Parameter` (`_parameters`).
+annotated with its `Parameter` (`_parameter_table`).
 
 Sources: the Agent API fields are those of `ResponsesRequestInput` and
 `WebSearchToolInput` in `perplexity.generated.api` (Perplexity's SDK,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from langchain_perplexity_strict import _endpoint
-from langchain_perplexity_strict._endpoint import PERPLEXITY_BASE_URL, describe, identify, why_not_perplexity
+from langchain_perplexity_strict import _which_server
+from langchain_perplexity_strict._which_server import PERPLEXITY_BASE_URL, describe, identify, why_not_perplexity
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 ROOT = Path(__file__).parents[2]
@@ -30,11 +30,11 @@ def test_every_emulator_response_names_the_emulator(emu: PerplexityEmulator) -> 
 def test_base_urls_are_told_apart(emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch) -> None:
     assert identify(emu.base_url) == "emulator"
     assert identify("http://127.0.0.1:1") == "other"  # nothing listens: it says nothing about itself
-    assert _endpoint.is_perplexity_url(PERPLEXITY_BASE_URL + "/")
-    assert not _endpoint.is_perplexity_url("http://api.perplexity.ai")
-    monkeypatch.setattr(_endpoint, "says_emulator", lambda url: False)
+    assert _which_server.is_perplexity_url(PERPLEXITY_BASE_URL + "/")
+    assert not _which_server.is_perplexity_url("http://api.perplexity.ai")
+    monkeypatch.setattr(_which_server, "says_emulator", lambda url: False)
     assert identify(PERPLEXITY_BASE_URL) == "perplexity"
-    monkeypatch.setattr(_endpoint, "says_emulator", lambda url: True)
+    monkeypatch.setattr(_which_server, "says_emulator", lambda url: True)
     assert identify(PERPLEXITY_BASE_URL) == "emulator"  # the header wins over the URL
 
 
@@ -52,9 +52,9 @@ def test_live_needs_a_key_perplexitys_url_and_no_emulator_header(
     monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
     assert f"PPLX_BASE_URL is {emu.base_url}" in str(why_not_perplexity())
     monkeypatch.delenv("PPLX_BASE_URL")
-    monkeypatch.setattr(_endpoint, "says_emulator", lambda url: True)
+    monkeypatch.setattr(_which_server, "says_emulator", lambda url: True)
     assert "says it is the Perplexity emulator" in str(why_not_perplexity())
-    monkeypatch.setattr(_endpoint, "says_emulator", lambda url: False)
+    monkeypatch.setattr(_which_server, "says_emulator", lambda url: False)
     assert why_not_perplexity() is None
 
 

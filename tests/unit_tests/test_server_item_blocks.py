@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from perplexity.generated import api
 
-from langchain_perplexity_strict._response._server_items import (
+from langchain_perplexity_strict._response._server_item_blocks import (
     ITEM_SPECS,
     NON_STANDARD_ITEMS,
     READ_ELSEWHERE,

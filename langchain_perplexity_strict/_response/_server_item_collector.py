@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from langchain_perplexity_strict._response._server_items import (
+from langchain_perplexity_strict._response._server_item_blocks import (
     ITEM_ORDER,
     ITEM_SPECS,
     call_block,
