@@ -43,6 +43,8 @@ from langchain_perplexity_strict._transport._response_files import PerplexityRes
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
 from langchain_perplexity_strict.errors import (
+    PerplexityBatchError,
+    PerplexityBatchTimeoutError,
     PerplexityBudgetExceededError,
     PerplexityIncompleteError,
     PerplexityResponseError,
@@ -94,6 +96,8 @@ __all__ = [
     "MergeAdjacentTurns",
     "NormalizationResult",
     "PeopleSearchTool",
+    "PerplexityBatchError",
+    "PerplexityBatchTimeoutError",
     "PerplexityBudgetExceededError",
     "PerplexityContextualizedEmbeddings",
     "PerplexityCostCallbackHandler",

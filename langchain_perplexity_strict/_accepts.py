@@ -30,6 +30,7 @@ from pydantic import (
     SecretStr,
     Strict,
     StrictStr,
+    StringConstraints,
     TypeAdapter,
     ValidationError,
     ValidationInfo,
@@ -139,6 +140,18 @@ TIMEOUT = Accepts(
     None | SECONDS | tuple[SECONDS, SECONDS] | Annotated[InstanceOf[httpx.Timeout], holds(_timeout_in_seconds)],
 )
 """`timeout` of every class, in `ChatOpenAI`'s forms (`_transport._timeouts` gives it to the client)."""
+
+IDEMPOTENCY_KEY = Accepts(
+    "None (each submission its own) or a non-empty string of printable ASCII characters, not only spaces "
+    "(sent as the Idempotency-Key header, shared by every submission that passes it)",
+    None | Annotated[StrictStr, StringConstraints(pattern=r"^[ -~]*[!-~][ -~]*$")],
+)
+"""`submit_batch(idempotency_key=...)`: an empty key would be one key for every caller that passed one."""
+RESULTS_TIMEOUT = Accepts(
+    "seconds >= 0 (finite; 0: look once), or None to wait as long as it takes",
+    None | Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)],
+)
+"""A batch job's `results(timeout=...)`."""
 
 CONNECTION: Mapping[str, Accepts] = {
     "api_key": API_KEY,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from contextlib import aclosing, closing
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, Literal, cast
 
@@ -20,6 +21,7 @@ from langchain_core.language_models.model_profile import ModelProfile
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables.config import get_config_list
 from langchain_core.tools import BaseTool
 from langchain_core.utils import from_env, secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
@@ -28,8 +30,10 @@ from typing_extensions import Self
 import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._accepts import ConnectionChecks
 from langchain_perplexity_strict._batches import BatchJob, check_metadata
+from langchain_perplexity_strict._batches import Reader as BatchReader
 from langchain_perplexity_strict._batches import aget as aget_batches
 from langchain_perplexity_strict._batches import asubmit as asubmit_batches
+from langchain_perplexity_strict._batches import check_key as check_batch_key
 from langchain_perplexity_strict._batches import get as get_batches
 from langchain_perplexity_strict._batches import line as batch_line
 from langchain_perplexity_strict._batches import submit as submit_batches
@@ -498,20 +502,27 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
 
     # -- batches: Perplexity's Batch API (docs/batches.md) ----------------------------------------------
 
-    def _batch_lines(self, inputs: Sequence[LanguageModelInput], kwargs: dict[str, Any]) -> list[bytes]:
-        """Each input's JSONL line, its body built exactly as `invoke` builds it (`_prepare`), all before any upload."""
+    def _batch_lines(
+        self, inputs: Sequence[LanguageModelInput], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None
+    ) -> list[bytes]:
+        """Each input's JSONL line, its body built exactly as `invoke` builds it (`_prepare`), all before any upload
+        (`models`: each input's model, when a list of configs configures each; else this one)."""
         if not isinstance(inputs, Sequence) or isinstance(inputs, (str, bytes)):
             kind = type(inputs).__name__
             msg = f"submit_batch: inputs must be a list of model inputs, as batch() takes them; got {kind}."
             raise TypeError(msg)
+        get_config_list(config, len(inputs))  # a list of configs: one per input, as batch() requires
         if not inputs:
             msg = "submit_batch: no inputs; a batch needs at least one (Perplexity refuses an empty file)."
             raise ValueError(msg)
-        self._check_batchable(kwargs)
-        stop = kwargs.pop("stop", None)
+        builders = list(models) if models is not None else [self] * len(inputs)
+        for model in {id(m): m for m in builders}.values():
+            model._check_batchable(kwargs)
+        call = {k: v for k, v in kwargs.items() if k != "stop"}
+        stop = kwargs.get("stop")
         return [
-            batch_line(i, self._prepare(self._convert_input(x).to_messages(), stop, dict(kwargs), stream=False).data)
-            for i, x in enumerate(inputs)
+            batch_line(i, m._prepare(m._convert_input(x).to_messages(), stop, dict(call), stream=False).data)
+            for i, (m, x) in enumerate(zip(builders, inputs, strict=True))
         ]
 
     def _check_batchable(self, kwargs: dict[str, Any]) -> None:
@@ -527,16 +538,37 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             value = self.api if name == "api" else settings.get(name)
             raise ValueError(f"submit_batch: {name}={value!r}: {_NOT_IN_A_BATCH[name]}")
 
-    def _batch_reader(self, kwargs: dict[str, Any]) -> Any:
-        """The reader of a line's Agent API response: `invoke`'s own, with the call's stop and response format."""
+    def _batch_reader(self, kwargs: dict[str, Any]) -> tuple[BatchReader, tuple[str, ...]]:
+        """The reader of a line's Agent API response: `invoke`'s own, with the call's response format, and the
+        stop sequences to cut at: the call's (or the model's) at submission, recorded in the batch's metadata;
+        when collecting, the recorded ones, unless the call gives `stop` itself."""
+        call = {k: v for k, v in kwargs.items() if k != "stop"}
+        template = self._prepare([HumanMessage("-")], kwargs.get("stop"), call, stream=False)
+        own = kwargs.get("stop") is not None
+
+        def read(body: dict[str, Any], recorded: tuple[str, ...]) -> AIMessage:
+            prepared = template if own else replace(template, stops=recorded)
+            return cast(AIMessage, self._read(prepared, body).message)
+
+        return read, template.stops
+
+    def _batch_request(
+        self, inputs: Sequence[LanguageModelInput], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None
+    ) -> tuple[list[bytes], dict[str, str], str | None, BatchReader, tuple[str, ...]]:
+        """Everything `submit_batch` sends, checked and built before anything is: the lines, the caller's
+        metadata and key, the reader, and the stop sequences recorded for the answers."""
         kwargs = dict(kwargs)
-        template = self._prepare([HumanMessage("-")], kwargs.pop("stop", None), kwargs, stream=False)
-        return lambda body: self._read(template, body).message
+        meta = check_metadata(kwargs.pop("metadata", None))
+        key = kwargs.pop("idempotency_key", None)
+        check_batch_key(key)
+        lines = self._batch_lines(inputs, config, kwargs, models)
+        read, stops = self._batch_reader(kwargs)
+        return lines, meta, key, read, stops
 
     def submit_batch(
         self,
         inputs: Sequence[LanguageModelInput],
-        config: RunnableConfig | None = None,
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
         *,
         metadata: dict[str, str] | None = None,
         idempotency_key: str | None = None,
@@ -546,37 +578,48 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
 
         Each input becomes one JSONL line whose body is what `invoke` would post; inputs past a file's limits
         (50,000 lines, 200 MB) go in several batches. The job's `results(timeout=...)` waits, then gives each
-        input's `AIMessage` (or a `PerplexityBatchError`) in input order; `job.id` finds it again from another
-        process (`get_batch`). `metadata` is Perplexity's batch metadata; `idempotency_key` makes a
-        resubmission (after a crash) return the batches already created rather than create them again.
-        `config` is accepted as `batch` takes it; a batch's answers arrive later, outside any traced run.
+        input's `AIMessage` (or a `PerplexityBatchError`) in input order, cut at `stop` as `invoke` cuts;
+        `job.id` finds it again from another process (`get_batch`). `metadata` is Perplexity's batch metadata;
+        `idempotency_key` makes a resubmission (after a crash) of the same inputs return the batches already
+        created rather than create them again (other inputs with a used key are refused). `config` is one
+        config or a list of one per input, as `batch` takes it; a batch's answers arrive later, outside any
+        traced run.
         """
-        meta = check_metadata(metadata)
-        lines = self._batch_lines(inputs, kwargs)
-        return submit_batches(self.transport, lines, meta, idempotency_key, self._batch_reader(kwargs))
+        kwargs = {"metadata": metadata, "idempotency_key": idempotency_key, **kwargs}
+        return self._submit_batch(inputs, config, kwargs)
+
+    def _submit_batch(
+        self, inputs: Sequence[Any], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None = None
+    ) -> BatchJob:
+        return submit_batches(self.transport, *self._batch_request(inputs, config, kwargs, models))
 
     async def asubmit_batch(
         self,
         inputs: Sequence[LanguageModelInput],
-        config: RunnableConfig | None = None,
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
         *,
         metadata: dict[str, str] | None = None,
         idempotency_key: str | None = None,
         **kwargs: Any,
     ) -> BatchJob:
         """Async twin of `submit_batch`."""
-        meta = check_metadata(metadata)
-        lines = self._batch_lines(inputs, kwargs)
-        return await asubmit_batches(self.transport, lines, meta, idempotency_key, self._batch_reader(kwargs))
+        kwargs = {"metadata": metadata, "idempotency_key": idempotency_key, **kwargs}
+        return await self._asubmit_batch(inputs, config, kwargs)
+
+    async def _asubmit_batch(
+        self, inputs: Sequence[Any], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None = None
+    ) -> BatchJob:
+        return await asubmit_batches(self.transport, *self._batch_request(inputs, config, kwargs, models))
 
     def get_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
         """The job `batch_id` names (`job.id`), as submitted from any process; its answers read by this model
-        (with the call's `kwargs`: a `stop`, a `response_format`)."""
-        return get_batches(self.transport, batch_id, self._batch_reader(kwargs))
+        (cut at the stop sequences recorded at submission, or at the call's `stop`; parsed by the call's
+        `response_format`)."""
+        return get_batches(self.transport, batch_id, self._batch_reader(kwargs)[0])
 
     async def aget_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
         """Async twin of `get_batch`."""
-        return await aget_batches(self.transport, batch_id, self._batch_reader(kwargs))
+        return await aget_batches(self.transport, batch_id, self._batch_reader(kwargs)[0])
 
     # -- tools and structured output ----------------------------------------------------------------
 

@@ -10,12 +10,15 @@ returns the original batch), which the client's retries send again unchanged.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from langchain_perplexity_strict._accepts import IDEMPOTENCY_KEY, RESULTS_TIMEOUT, check
 from langchain_perplexity_strict._batches._lines import ENDPOINT, FilePart, split
 from langchain_perplexity_strict._batches._results import Outcome, Part, Reader, collect
 from langchain_perplexity_strict._batches._statuses import job_status, status_of
@@ -27,24 +30,52 @@ API = "batch"
 FILES = "/v1/files"
 BATCHES = "/v1/batches"
 COMPLETION_WINDOW = "24h"
-METADATA_KEYS = ("langchain_perplexity_strict", "first_input", "inputs")
-"""The metadata keys this package writes on each batch (a caller's own may not reuse them)."""
+METADATA_KEYS = ("langchain_perplexity_strict", "first_input", "inputs", "lines_sha256", "stop")
+"""The metadata keys this package writes on each batch (a caller's own may not reuse them): the numbering of
+the inputs, a digest of the lines (a reused `idempotency_key` with other inputs is told apart by it), and the
+stop sequences the answers are cut at (JSON, when there are any)."""
 FIRST_POLL, POLL_GROWTH, MAX_POLL = 0.2, 1.5, 30.0
 """Seconds between status checks while a batch runs: 0.2 s, growing 1.5x to 30 s."""
 
 Then = Callable[[Outcome], Outcome]
 
 
-def _create_body(file_id: str, part: FilePart, metadata: Mapping[str, str]) -> bytes:
-    numbering = {"langchain_perplexity_strict": "1", "first_input": str(part.first), "inputs": str(len(part.lines))}
+def _batch_metadata(part: FilePart, metadata: Mapping[str, str], stops: Sequence[str]) -> dict[str, str]:
+    """What each batch of a job records beside the caller's `metadata`: which inputs it holds, the digest of
+    its lines, and the stop sequences its answers are cut at (read back by `get_batch` in any process)."""
+    own = {
+        "langchain_perplexity_strict": "1",
+        "first_input": str(part.first),
+        "inputs": str(len(part.lines)),
+        "lines_sha256": hashlib.sha256(part.content).hexdigest(),
+    }
+    if stops:
+        own["stop"] = json.dumps(list(stops), ensure_ascii=False)
+    return {**metadata, **own}
+
+
+def _create_body(file_id: str, metadata: Mapping[str, str]) -> bytes:
     return encode_body(
-        {
-            "endpoint": ENDPOINT,
-            "input_file_id": file_id,
-            "completion_window": COMPLETION_WINDOW,
-            "metadata": {**metadata, **numbering},
-        }
+        {"endpoint": ENDPOINT, "input_file_id": file_id, "completion_window": COMPLETION_WINDOW, "metadata": metadata}
     )
+
+
+def _same_submission(batch: dict[str, Any], sent: Mapping[str, str], idempotency_key: str | None) -> None:
+    """Refuse a batch the create returned for another submission: Perplexity answers a repeated
+    `Idempotency-Key` with the original batch whatever the new request holds, so its answers would be
+    given to other inputs."""
+    recorded = batch.get("metadata") or {}
+    if all(recorded.get(k) == v for k, v in sent.items()):
+        return
+    what = "the inputs differ" if recorded.get("lines_sha256") != sent["lines_sha256"] else "the call differs"
+    differing = sorted(k for k, v in sent.items() if recorded.get(k) != v)
+    msg = (
+        f"submit_batch: idempotency_key={idempotency_key!r} was already used for batch {batch.get('id')!r}, and "
+        f"{what} from what that batch was created with (its metadata {differing} differs): Perplexity returns "
+        "the original batch for a repeated key, whose answers are not those of these inputs. Pass the same "
+        "inputs and arguments to collect that submission (or get_batch(its id)), or a new key for new inputs."
+    )
+    raise ValueError(msg)
 
 
 def check_metadata(metadata: Any) -> dict[str, str]:
@@ -63,6 +94,21 @@ def check_metadata(metadata: Any) -> dict[str, str]:
     return dict(metadata)
 
 
+def check_key(idempotency_key: Any) -> None:
+    """A caller's `idempotency_key`: None (each submission its own) or a non-empty string (`_accepts`)."""
+    check("idempotency_key", idempotency_key, IDEMPOTENCY_KEY)
+
+
+def recorded_stops(batch: Mapping[str, Any]) -> tuple[str, ...]:
+    """The stop sequences a batch was submitted with (its metadata's `stop`), to cut its answers at."""
+    text = (batch.get("metadata") or {}).get("stop")
+    try:
+        stops = json.loads(text) if isinstance(text, str) else []
+    except ValueError:
+        stops = []
+    return tuple(s for s in stops if isinstance(s, str)) if isinstance(stops, list) else ()
+
+
 def _upload(part: FilePart, key: str, n: int) -> tuple[dict[str, str], dict[str, tuple[str, bytes, str]]]:
     return {"purpose": "batch"}, {"file": (f"batch-{key}-{n}.jsonl", part.content, "application/jsonl")}
 
@@ -76,7 +122,7 @@ def _part_of(batch: dict[str, Any]) -> Part:
             "inputs, so its results cannot be put back in input order."
         )
         raise ValueError(msg)
-    return Part(str(batch["id"]), int(str(first)), int(str(count)))
+    return Part(str(batch["id"]), int(str(first)), int(str(count)), recorded_stops(batch))
 
 
 def batch_ids(job_id: Any) -> list[str]:
@@ -171,6 +217,7 @@ class BatchJob:
     def results(self, timeout: float | None = None) -> list[Outcome]:
         """Wait for every batch to end (at most `timeout` seconds; None: as long as it takes), then each input's
         answer, in input order: the `AIMessage` `invoke` returns, or a `PerplexityBatchError` in its place."""
+        check("timeout", timeout, RESULTS_TIMEOUT)
         deadline = None if timeout is None else time.monotonic() + timeout
         wait = FIRST_POLL
         while True:
@@ -207,6 +254,7 @@ class BatchJob:
         return self._status()
 
     async def aresults(self, timeout: float | None = None) -> list[Outcome]:
+        check("timeout", timeout, RESULTS_TIMEOUT)
         deadline = None if timeout is None else time.monotonic() + timeout
         wait = FIRST_POLL
         while True:
@@ -249,50 +297,83 @@ def _to_cancel(created: list[dict[str, Any]], keyed: bool) -> list[str]:
     return [] if keyed else [str(b["id"]) for b in created]
 
 
-def _not_cancelled(batch_id: str, error: Exception) -> None:
-    logger.warning("could not cancel batch %s after a failed submit_batch: %s", batch_id, error)
+def _not_cancelled(error: BaseException, failed: list[tuple[str, Exception]]) -> None:
+    """Name on the create's error (the one raised) each batch made that could not be cancelled: it runs, and
+    bills, until cancelled by id (`get_batch(id).cancel()`)."""
+    if not failed:
+        return
+    for batch_id, why in failed:
+        logger.warning("could not cancel batch %s after a failed submit_batch: %s", batch_id, why)
+    ids = ",".join(batch_id for batch_id, _ in failed)
+    note = (
+        f"submit_batch: batch {ids} was created before this error and could not be cancelled; it runs until "
+        f"cancelled: get_batch({ids!r}).cancel()."
+    )
+    if hasattr(error, "add_note"):  # Python 3.11+; on 3.10, the warning above names them
+        error.add_note(note)
 
 
 def submit(
-    transport: Transport, lines: Sequence[bytes], metadata: Mapping[str, str], idempotency_key: str | None, read: Reader
+    transport: Transport,
+    lines: Sequence[bytes],
+    metadata: Mapping[str, str],
+    idempotency_key: str | None,
+    read: Reader,
+    stops: Sequence[str] = (),
 ) -> BatchJob:
     """Upload the lines (split within the limits), then create a batch for each file; the job.
 
-    Every file is uploaded before any batch is created, so a refused upload starts nothing.
+    Every file is uploaded before any batch is created, so a refused upload starts nothing. A batch the
+    create returns for another submission (the caller's key reused with other inputs) is refused.
     """
     parts, key = split(lines), _key(idempotency_key)
     uploads = [transport.post_form(FILES, *_upload(p, key, n), api=API) for n, p in enumerate(parts)]
     batches: list[dict[str, Any]] = []
     try:
         for n, (part, upload) in enumerate(zip(parts, uploads, strict=True)):
-            body = _create_body(upload["id"], part, metadata)
-            batches.append(transport.post_with(BATCHES, body, {"Idempotency-Key": f"{key}-{n}"}, api=API))
-    except Exception:
+            sent = _batch_metadata(part, metadata, stops)
+            headers = {"Idempotency-Key": f"{key}-{n}"}
+            batch = transport.post_with(BATCHES, _create_body(upload["id"], sent), headers, api=API)
+            _same_submission(batch, sent, idempotency_key)
+            batches.append(batch)
+    except Exception as error:
+        failed: list[tuple[str, Exception]] = []
         for batch_id in _to_cancel(batches, idempotency_key is not None):
             try:
                 transport.post(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
-            except Exception as error:  # best effort: the create's error is the one raised
-                _not_cancelled(batch_id, error)
+            except Exception as why:  # best effort: the create's error is the one raised
+                failed.append((batch_id, why))
+        _not_cancelled(error, failed)
         raise
     return BatchJob(transport, batches, read)
 
 
 async def asubmit(
-    transport: Transport, lines: Sequence[bytes], metadata: Mapping[str, str], idempotency_key: str | None, read: Reader
+    transport: Transport,
+    lines: Sequence[bytes],
+    metadata: Mapping[str, str],
+    idempotency_key: str | None,
+    read: Reader,
+    stops: Sequence[str] = (),
 ) -> BatchJob:
     parts, key = split(lines), _key(idempotency_key)
     uploads = [await transport.apost_form(FILES, *_upload(p, key, n), api=API) for n, p in enumerate(parts)]
     batches: list[dict[str, Any]] = []
     try:
         for n, (part, upload) in enumerate(zip(parts, uploads, strict=True)):
-            body = _create_body(upload["id"], part, metadata)
-            batches.append(await transport.apost_with(BATCHES, body, {"Idempotency-Key": f"{key}-{n}"}, api=API))
-    except Exception:
+            sent = _batch_metadata(part, metadata, stops)
+            headers = {"Idempotency-Key": f"{key}-{n}"}
+            batch = await transport.apost_with(BATCHES, _create_body(upload["id"], sent), headers, api=API)
+            _same_submission(batch, sent, idempotency_key)
+            batches.append(batch)
+    except Exception as error:
+        failed: list[tuple[str, Exception]] = []
         for batch_id in _to_cancel(batches, idempotency_key is not None):
             try:
                 await transport.apost(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
-            except Exception as error:  # best effort: the create's error is the one raised
-                _not_cancelled(batch_id, error)
+            except Exception as why:  # best effort: the create's error is the one raised
+                failed.append((batch_id, why))
+        _not_cancelled(error, failed)
         raise
     return BatchJob(transport, batches, read)
 

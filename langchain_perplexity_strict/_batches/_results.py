@@ -19,8 +19,9 @@ from langchain_perplexity_strict._batches._lines import index_of
 from langchain_perplexity_strict._batches._statuses import status_of
 from langchain_perplexity_strict.errors import PerplexityBatchError, PerplexityResponseError
 
-Reader = Callable[[dict[str, Any]], AIMessage]
-"""An Agent API response into the message `invoke` returns (the chat model's reader)."""
+Reader = Callable[[dict[str, Any], tuple[str, ...]], AIMessage]
+"""An Agent API response into the message `invoke` returns (the chat model's reader), cut at the stop
+sequences the batch was submitted with (its metadata's, unless the reader was given its own)."""
 Outcome = AIMessage | Exception
 
 
@@ -31,6 +32,8 @@ class Part:
     id: str
     first: int
     count: int
+    stops: tuple[str, ...] = ()
+    """The stop sequences its answers are cut at (recorded in its metadata at submission)."""
 
 
 def file_lines(content: bytes) -> Iterator[dict[str, Any]]:
@@ -74,13 +77,20 @@ def read_line(part: Part, index: int, record: dict[str, Any], read: Reader) -> O
         code, message = _error_of(body)
         return _failure(part, index, code, f"HTTP {status}: {message}")
     try:
-        return read(body)
+        return read(body, part.stops)
     except PerplexityResponseError as failed:  # a run that failed or was cut: its partial answer kept
         return _failure(part, index, "failed", str(failed), failed.partial)
 
 
 def collect(part: Part, batch: dict[str, Any], files: list[bytes], read: Reader) -> list[Outcome]:
     """The outcomes of `part`'s inputs, in order, once its batch is over (`batch`: its `BatchOutput`)."""
+    total = (batch.get("request_counts") or {}).get("total")
+    if isinstance(total, int) and total and total != part.count:  # never answers given to other inputs
+        msg = (
+            f"batch {part.id} holds {total} requests, but its metadata numbers {part.count} inputs: it is not "
+            "the batch these inputs were submitted to, and its answers are not read as theirs."
+        )
+        raise ValueError(msg)
     found: dict[int, Outcome] = {}
     for content in files:
         for record in file_lines(content):

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
-from langchain_core.runnables.config import merge_configs
+from langchain_core.runnables.config import get_config_list, merge_configs
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
 
@@ -151,17 +151,18 @@ class _KeepsWhatItHolds:
         # The model's own method, on this runnable: it calls only bind_tools, bind and supports_function_tools.
         return cast(Any, type(self._model())).with_structured_output(self, schema, **kwargs)
 
-    # A batch (docs/batches.md) on the runnable held: the model's settings as configured here, and the
-    # arguments bound here, apply to every line (langchain-core's `__getattr__` would forward the config only).
+    # A batch (docs/batches.md) on the runnable held: the model's settings as configured here (by the call's
+    # config, or by a list of one per input), the config bound here, and the arguments bound here, apply to
+    # every line (langchain-core's `__getattr__` would forward the config only, and fail on a list of them).
 
-    def _batching(self, config: RunnableConfig | None, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+    def _batching(self, config: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
         return self._model(), config, kwargs
 
-    def submit_batch(self, inputs: list[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    def submit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
         model, config, kwargs = self._batching(config, kwargs)
         return model.submit_batch(inputs, config, **kwargs)
 
-    async def asubmit_batch(self, inputs: list[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    async def asubmit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
         model, config, kwargs = self._batching(config, kwargs)
         return await model.asubmit_batch(inputs, config, **kwargs)
 
@@ -194,9 +195,28 @@ class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
     def _model(self) -> Any:
         return self.default
 
-    def _batching(self, config: RunnableConfig | None, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
-        model, config = self._prepare(config)  # the model as configured by `config`
-        return model, config, kwargs
+    def bind(self, **kwargs: Any) -> KeptBinding:
+        """A `KeptBinding`, as the model's `bind` gives: its arguments reach `submit_batch` too."""
+        return KeptBinding(bound=self, kwargs=kwargs, config={})
+
+    def _configured(self, inputs: Any, config: Any) -> tuple[Any, list[Any] | None]:
+        """The model as configured by `config` (with the config this runnable holds, `with_config`), or, for a
+        list of configs (one per input, as `batch` takes them), each input's model; the first reads the answers."""
+        if not isinstance(config, list):
+            return self.prepare(config)[0], None
+        models = [self.prepare(c)[0] for c in get_config_list(config, len(inputs))]
+        return (models[0] if models else self.prepare(None)[0]), models
+
+    def submit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
+        model, models = self._configured(inputs, config)
+        return model._submit_batch(inputs, config, kwargs, models)
+
+    async def asubmit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
+        model, models = self._configured(inputs, config)
+        return await model._asubmit_batch(inputs, config, kwargs, models)
+
+    def _batching(self, config: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+        return self.prepare(config)[0], config, kwargs  # the model as configured by `config` and `with_config`
 
 
 class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
@@ -212,7 +232,9 @@ class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
     def _model(self) -> Any:
         return self.bound
 
-    def _batching(self, config: RunnableConfig | None, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+    def _batching(self, config: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+        if isinstance(config, list):  # one per input, as `RunnableBinding.batch` merges them
+            return self.bound, [merge_configs(self.config, c) for c in config], {**self.kwargs, **kwargs}
         return self.bound, merge_configs(self.config, config), {**self.kwargs, **kwargs}
 
 
@@ -221,6 +243,10 @@ class Bindings:
 
     def bind(self, **kwargs: Any) -> KeptBinding:
         return KeptBinding(bound=cast(Any, self), kwargs=kwargs, config={})
+
+    def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> KeptBinding:
+        """langchain-core's, as a `KeptBinding`: the config reaches `submit_batch` too (also a list of them)."""
+        return KeptBinding(bound=cast(Any, self), kwargs={}, config=cast(RunnableConfig, {**(config or {}), **kwargs}))
 
     def configurable_fields(self, **kwargs: Any) -> Any:
         """langchain-core's, with each configured value set by `model_copy(update=...)` (`CopiedFields`)."""

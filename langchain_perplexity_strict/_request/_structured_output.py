@@ -28,13 +28,14 @@ from langchain_core.output_parsers import (
     PydanticOutputParser,
     PydanticToolsParser,
 )
-from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough, RunnableSequence
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableMap, RunnablePassthrough, RunnableSequence
 from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
 from langchain_openai.chat_models.base import _convert_to_openai_response_format
 from openai.lib._parsing._completions import type_to_response_format_param
 
 from langchain_perplexity_strict._redact import shown
+from langchain_perplexity_strict._request._model_arguments import KeptBinding
 from langchain_perplexity_strict._request._tools import openai_tool
 
 Method = Literal["json_schema", "function_calling", "json_mode"]
@@ -211,6 +212,11 @@ class StructuredOutput(RunnableSequence):
             return self._parse.invoke(message)
         except Exception as error:  # the input's outcome, as a failed line's error is
             return error
+
+    def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable:
+        """langchain-core's binding of the config, whose `submit_batch` / `get_batch` take it too (also a
+        list of configs, one per input)."""
+        return KeptBinding(bound=self, kwargs={}, config=cast(RunnableConfig, {**(config or {}), **kwargs}))
 
     def submit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
         return self._llm.submit_batch(inputs, config, **kwargs).then(self._parsed)

@@ -43,6 +43,7 @@ from typing import Any, Literal
 
 from langchain_perplexity_strict.testing import agent_api
 from langchain_perplexity_strict.testing.conversation import check_conversation, turns_from_agent_input
+from langchain_perplexity_strict.testing.dialect import live_id, live_response
 from langchain_perplexity_strict.testing.errors import APIError, invalid
 from langchain_perplexity_strict.testing.handler import Reset
 from langchain_perplexity_strict.testing.run_routes import RunRoutes
@@ -101,6 +102,8 @@ class Batch:
     metadata: dict[str, str] | None
     duration: float
     faults: tuple[BatchFault, ...] = ()
+    live: bool = False
+    """Whether its answers are in the live dialect (`.dialect`), as `POST /v1/responses` answers them."""
     started: float = field(default_factory=time.monotonic)
     created_at: int = field(default_factory=lambda: int(time.time()))
     cancelled_at: float | None = None
@@ -247,10 +250,11 @@ def _check_create(body: Any) -> dict[str, Any]:
 # -- answers ---------------------------------------------------------------------------------------------------
 
 
-def _answer_line(record: dict[str, Any], models: tuple[str, ...], fault: str | None) -> dict[str, Any]:
-    """One output line: the response `POST /v1/responses` gives for the line's body (or a fault's)."""
+def _answer_line(record: dict[str, Any], models: tuple[str, ...], fault: str | None, live: bool) -> dict[str, Any]:
+    """One output line: the response `POST /v1/responses` gives for the line's body (or a fault's), in the
+    emulator's dialect."""
     line_id = f"batch_req_{uuid.uuid4().hex}"
-    request_id = f"resp_{uuid.uuid4().hex}"
+    request_id = live_id("resp") if live else f"resp_{uuid.uuid4().hex}"
     if fault == "line_error":
         error = {"message": "emulated failure of this request", "type": "internal_error", "code": 500}
         response = {"status_code": 500, "request_id": request_id, "body": {"error": error}}
@@ -266,6 +270,8 @@ def _answer_line(record: dict[str, Any], models: tuple[str, ...], fault: str | N
             "type": "server_error",
             "message": "emulated failure: the run failed",
         }
+    if live:
+        result = live_response(body, result)
     response = {"status_code": 200, "request_id": request_id, "body": result}
     return {"id": line_id, "custom_id": record["custom_id"], "response": response, "error": None}
 
@@ -281,7 +287,7 @@ def _write_files(store: BatchStore, batch: Batch, status: str, now: float, model
     errors: list[dict[str, Any]] = []
     totals = {"input_tokens": 0, "output_tokens": 0, "cached": 0}
     for index, record in enumerate(batch.lines[:done]):
-        line = _answer_line(record, models, faults.get(index))
+        line = _answer_line(record, models, faults.get(index), batch.live)
         body = line["response"]["body"]
         (errors if line["response"]["status_code"] != 200 else outputs).append(line)
         usage = body.get("usage") or {}
@@ -499,7 +505,8 @@ class BatchRoutes(RunRoutes):
                 lines = [json.loads(t) for t in stored.content.splitlines()]
                 faults, store.pending_faults = tuple(store.pending_faults), []
                 batch_id, duration = f"batch_{uuid.uuid4().hex}", self.state.run_duration
-                batch = Batch(batch_id, self._account(), stored.id, lines, body.get("metadata"), duration, faults)
+                live = self.state.dialect == "live"
+                batch = Batch(batch_id, self._account(), stored.id, lines, body.get("metadata"), duration, faults, live)
                 store.batches[batch.id] = batch
                 if key:
                     store.keys[(self._account(), key)] = batch.id

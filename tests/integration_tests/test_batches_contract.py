@@ -33,6 +33,14 @@ def slow_emulator() -> Iterator[PerplexityEmulator]:
         yield emu
 
 
+@pytest.fixture(scope="module")
+def schema_emulator() -> Iterator[PerplexityEmulator]:
+    """The emulator in its bare-schema dialect, whose answer lines hold to the published models, extras
+    forbidden (the live dialect, the default, adds what the live API sends beyond them)."""
+    with PerplexityEmulator(api_key=KEY, dialect="schema") as emu:
+        yield emu
+
+
 def _file_lines(emu: PerplexityEmulator, file_id: str) -> list[dict[str, Any]]:
     content = httpx.get(f"{emu.base_url}/v1/files/{file_id}/content", headers=HEADERS).content
     return [json.loads(line) for line in content.splitlines()]
@@ -75,7 +83,10 @@ def test_every_answer_is_published_in_every_status(slow_emulator: PerplexityEmul
     "fault",
     [None, BatchFault("line_error", line=0), BatchFault("expired"), BatchFault("failed"), BatchFault("cancelled")],
 )
-def test_final_batches_and_their_files_are_published(emu: PerplexityEmulator, fault: BatchFault | None) -> None:
+def test_final_batches_and_their_files_are_published(
+    schema_emulator: PerplexityEmulator, fault: BatchFault | None
+) -> None:
+    emu = schema_emulator
     if fault is not None:
         inject_batch_faults(emu, fault)
     job = ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url).submit_batch(["a", "b"])

@@ -32,7 +32,7 @@ def test_a_status_not_published_is_over_and_fails_its_inputs() -> None:
     assert status_of("paused").over and "paused" in status_of("paused").unanswered
 
 
-def _read(body: dict[str, Any]) -> AIMessage:
+def _read(body: dict[str, Any], stops: tuple[str, ...] = ()) -> AIMessage:
     if body.get("status") == "failed":
         raise PerplexityResponseError("the run failed", partial=AIMessage("so far"))
     return AIMessage(body["text"])

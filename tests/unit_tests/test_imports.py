@@ -30,6 +30,8 @@ EXPECTED_ALL = [
     "MergeAdjacentTurns",
     "NormalizationResult",
     "PeopleSearchTool",
+    "PerplexityBatchError",
+    "PerplexityBatchTimeoutError",
     "PerplexityBudgetExceededError",
     "PerplexityContextualizedEmbeddings",
     "PerplexityCostCallbackHandler",
