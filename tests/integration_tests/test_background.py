@@ -71,7 +71,10 @@ def test_running_twice_reuses_the_emulator_and_says_so(capsys: pytest.CaptureFix
     pid = int(exports(first)["PERPLEXITY_EMULATOR_PID"])
     try:
         assert f"# Perplexity emulator started at http://127.0.0.1:{port} (process {pid})" in first.stdout
-        second = background(capsys, "--port", str(port))
+        with pytest.MonkeyPatch.context() as shell:  # the same shell runs the step again: it is pointed already
+            for name, value in exports(first).items():
+                shell.setenv(name, value)
+            second = background(capsys, "--port", str(port))
         assert second.returncode == 0, second.stderr
         assert exports(second) == exports(first)
         assert f"# Perplexity emulator already running, reused at http://127.0.0.1:{port} (process {pid})" in (
