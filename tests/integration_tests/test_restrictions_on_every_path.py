@@ -13,8 +13,9 @@ the bodies themselves) meet a tool set in these forms:
   instead of the constructor: the same merge;
 - a bound built-in set without `web_search` (`image_search`, `fetch_url`, `people_search`,
   `finance_search`, `sandbox`, `mcp`, `connector`), which replaces the default search: refused, naming
-  the settings and the tools, unless the model says it does not search (`web_search=False`), or
-  `web_search` is bound beside them (which then carries the settings);
+  the settings and the tools, unless `web_search` is bound beside them (which then carries the
+  settings); a model that says it does not search (`web_search=False`) with search settings and no bound
+  `web_search` is refused too, naming both;
 - invoke, stream, batch and their async twins all send the same merged tool;
 - `PerplexitySearchResults` built with a filter (domains, recency, dates, languages, `country`), called
   by a model that gives another (invoke, a `ToolCall`, ainvoke): the model's value comes back refused,
@@ -225,10 +226,14 @@ def test_the_setting_goes_to_web_search_bound_beside_the_replacing_tool(emu: Per
 
 @pytest.mark.parametrize("kind", sorted(REPLACING))
 def test_a_model_that_does_not_search_sends_the_replacing_tool_alone(emu: PerplexityEmulator, kind: str) -> None:
-    """`web_search=False`: no search, so the settings wait for a bound web_search; nothing is widened."""
+    """`web_search=False`: no search; the replacing tool goes alone. Search settings with no bound web_search
+    to carry them would be dropped: refused, naming the switch and the setting (test_switching_search_off)."""
+    for way, run in _bound(_model(emu, web_search=False), [REPLACING[kind]]).items():
+        assert _sent(emu, run)["tools"] == [REPLACING[kind]], way
     model = _model(emu, web_search=False, search_domain_filter=["nature.com"])
     for way, run in _bound(model, [REPLACING[kind]]).items():
-        assert _sent(emu, run)["tools"] == [REPLACING[kind]], way
+        message = refusal(emu, run)
+        assert "web_search=False" in message and "search_domain_filter=['nature.com']" in message, way
 
 
 def test_the_issues_example_searches_only_nature_com_from_the_last_week(emu: PerplexityEmulator) -> None:

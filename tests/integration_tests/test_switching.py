@@ -101,3 +101,68 @@ def test_every_web_search_options_key_is_named_as_written_when_refused(emu: Perp
     assert "web_search_options['search_type'] (" in message and "'pro'" in message
     message = refusal(emu, lambda: make(emu).bind(reasoning={"effort": "max"}).invoke(Q))
     assert "reasoning['effort'] (" in message and "reasoning_effort" in message
+
+
+# -- 2. a switch that turns search off, with search settings ------------------------------------------------
+
+SEARCH_SETTINGS: dict[str, dict[str, Any]] = {
+    "search_domain_filter": {"search_domain_filter": ["a.com"]},
+    "search_recency_filter": {"search_recency_filter": "week"},
+    "search_after_date_filter": {"search_after_date_filter": "1/1/2025"},
+    "search_context_size": {"search_context_size": "high"},
+    "user_location": {"user_location": {"country": "FR"}},
+    "web_search_options": {"web_search_options": {"search_context_size": "high"}},
+    "search_max_tokens": {"search_max_tokens": 2000},
+}
+OFF = {"disable_search=True": {"disable_search": True}, "web_search=False": {"web_search": False}}
+
+
+@pytest.mark.parametrize("switch", sorted(OFF))
+@pytest.mark.parametrize("setting", sorted(SEARCH_SETTINGS))
+def test_search_off_with_search_settings_is_refused_on_the_agent_api(
+    emu: PerplexityEmulator, switch: str, setting: str
+) -> None:
+    given = {**OFF[switch], **SEARCH_SETTINGS[setting]}
+    shown = setting if setting != "web_search_options" else "search_context_size"
+    for way, run in _paths(emu, "agent", **given).items():
+        message = refusal(emu, run)
+        assert switch in message and f"{shown}=" in message, (way, message)
+    # the switch and the settings given on different paths
+    split = {
+        "switch on the model, settings per call": lambda: make(emu, **OFF[switch]).invoke(
+            Q, **SEARCH_SETTINGS[setting]
+        ),
+        "settings on the model, switch by bind": lambda: (
+            make(emu, **SEARCH_SETTINGS[setting]).bind(**OFF[switch]).invoke(Q)
+        ),
+    }
+    split["extra_body (ChatOpenAI's habit)"] = lambda: make(emu).invoke(
+        Q, extra_body={**OFF[switch], **SEARCH_SETTINGS[setting]}
+    )
+    for way, run in split.items():
+        message = refusal(emu, run)
+        assert switch in message and f"{shown}=" in message, (way, message)
+
+
+def test_tool_choice_none_with_search_settings_is_refused(emu: PerplexityEmulator) -> None:
+    """`tool_choice="none"` lets the model call no tool, the web_search that carries the settings included."""
+    model = make(emu, search_domain_filter=["a.com"]).bind_tools([add], tool_choice="none")
+    message = refusal(emu, lambda: model.invoke(Q))
+    assert "tool_choice='none'" in message and "search_domain_filter=['a.com']" in message
+
+
+def test_search_off_without_settings_and_a_bound_web_search_still_work(emu: PerplexityEmulator) -> None:
+    for switch in OFF.values():
+        make(emu, **switch).invoke(Q)
+        assert "tools" not in _sent(emu)
+        emu.clear()
+    # web_search=False only leaves the default tool out: a bound web_search carries the settings
+    make(emu, web_search=False, search_domain_filter=["a.com"]).bind_tools([web_search_tool()]).invoke(Q)
+    assert _sent(emu)["tools"] == [{"type": "web_search", "filters": {"search_domain_filter": ["a.com"]}}]
+
+
+def test_chat_completions_send_disable_search_with_the_settings(emu: PerplexityEmulator) -> None:
+    """`ApiChatCompletionsRequestInput` takes `disable_search` beside the search fields: both are sent."""
+    make(emu, "chat_completions", disable_search=True, search_domain_filter=["a.com"]).invoke(Q)
+    sent = _sent(emu)
+    assert sent["disable_search"] is True and sent["search_domain_filter"] == ["a.com"]
