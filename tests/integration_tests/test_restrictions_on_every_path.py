@@ -28,6 +28,7 @@ Each body is the one the emulator received, valid as the published `ResponsesReq
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -281,13 +282,15 @@ def test_the_search_tools_filter_is_kept_when_the_model_gives_another(emu: Perpl
     tool = PerplexitySearchResults(api_key=KEY, base_url=emu.base_url, **{name: fixed})  # type: ignore[arg-type]
     emu.clear()
     call = {"type": "tool_call", "id": "c1", "name": tool.name, "args": {"query": "q", name: other}}
-    answers = {
-        "invoke": tool.invoke({"query": "q", name: other}),
-        "tool_call": tool.invoke(call).content,
-        "ainvoke": asyncio.run(tool.ainvoke({"query": "q", name: other})),
+    said = f"the tool is built with {fixed!r} and the call gives {other!r}"
+    assert said in tool.invoke(call).content  # a model's call: told, so it can call again
+    runs = {  # an app's own call raises (not a string that reads as the results)
+        "invoke": lambda: tool.invoke({"query": "q", name: other}),
+        "ainvoke": lambda: asyncio.run(tool.ainvoke({"query": "q", name: other})),
     }
-    for way, answer in answers.items():
-        assert f"the tool is built with {fixed!r} and the call gives {other!r}" in answer, way
+    for run in runs.values():
+        with pytest.raises(ValueError, match=re.escape(said)):
+            run()
     assert emu.requests == []  # nothing searched past the restriction
     tool.invoke({"query": "q", name: fixed})  # repeating it is fine
     assert emu.requests[0].body[name] == fixed

@@ -166,3 +166,39 @@ def test_chat_completions_send_disable_search_with_the_settings(emu: PerplexityE
     make(emu, "chat_completions", disable_search=True, search_domain_filter=["a.com"]).invoke(Q)
     sent = _sent(emu)
     assert sent["disable_search"] is True and sent["search_domain_filter"] == ["a.com"]
+
+
+# -- 3. PerplexitySearchResults' unknown argument -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def search_tool(emulator: PerplexityEmulator) -> PerplexitySearchResults:
+    return PerplexitySearchResults(api_key=KEY, base_url=emulator.base_url)  # type: ignore[arg-type]
+
+
+def test_a_direct_call_with_an_unknown_argument_raises_with_the_hint(
+    emu: PerplexityEmulator, search_tool: PerplexitySearchResults
+) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for way, run in {
+            "invoke": lambda: search_tool.invoke({"query": "q", "max_result": 2}),
+            "ainvoke": lambda: asyncio.run(search_tool.ainvoke({"query": "q", "max_result": 2})),
+            "batch": lambda: search_tool.batch([{"query": "q", "max_result": 2}]),
+        }.items():
+            message = refusal(emu, run)
+            assert "max_result" in message and "Did you mean 'max_results'?" in message, way
+        # a bad value and a bad combination raise too, in the check's words
+        assert "max_results=50" in refusal(emu, lambda: search_tool.invoke({"query": "q", "max_results": 50}))
+        dates = {"query": "q", "search_after_date_filter": "1/1/2025", "search_before_date_filter": "1/1/2024"}
+        assert "search_after_date_filter" in refusal(emu, lambda: search_tool.invoke(dates))
+
+
+def test_a_tool_call_with_an_unknown_argument_tells_the_model_the_hint(
+    emu: PerplexityEmulator, search_tool: PerplexitySearchResults
+) -> None:
+    call = {"name": search_tool.name, "args": {"query": "q", "max_result": 2}, "id": "call_1", "type": "tool_call"}
+    answer = search_tool.invoke(call)
+    assert isinstance(answer, ToolMessage) and answer.status == "error"
+    assert "max_result" in answer.content and "Did you mean 'max_results'?" in answer.content
+    assert emu.requests == []
