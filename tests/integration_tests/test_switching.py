@@ -202,3 +202,95 @@ def test_a_tool_call_with_an_unknown_argument_tells_the_model_the_hint(
     assert isinstance(answer, ToolMessage) and answer.status == "error"
     assert "max_result" in answer.content and "Did you mean 'max_results'?" in answer.content
     assert emu.requests == []
+
+
+# -- 4. the rows: structured output, streaming, model_kwargs, tools on chat completions, Sonar names -----------
+
+
+class Person(BaseModel):
+    """A person."""
+
+    name: str
+    age: int
+
+
+def test_function_calling_on_the_agent_api_sends_a_forced_function_tool(emu: PerplexityEmulator) -> None:
+    """1.4.2 sent a json_schema response format for every method; here function_calling is a tool call."""
+    result = make(emu).with_structured_output(Person, method="function_calling").invoke(Q)
+    sent = _sent(emu)
+    assert isinstance(result, Person)
+    assert "response_format" not in sent
+    assert sent["tool_choice"] == {"name": "Person"}
+    assert sent["tools"][0]["type"] == "function" and sent["tools"][0]["name"] == "Person"
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_structured_output_methods_and_options(emu: PerplexityEmulator, api: str) -> None:
+    """The default (json_schema), json_schema, json_mode, include_raw, strict, and a dict schema."""
+    for method in ({}, {"method": "json_schema"}):
+        emu.clear()
+        assert isinstance(make(emu, api).with_structured_output(Person, **method).invoke(Q), Person)
+        fmt = _sent(emu)["response_format"]
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "Person"
+    emu.clear()
+    assert isinstance(make(emu, api).with_structured_output(method="json_mode").invoke(Q), dict)
+    assert _sent(emu)["response_format"]["json_schema"]["schema"] == {"type": "object", "additionalProperties": True}
+    raw = make(emu, api).with_structured_output(Person, include_raw=True).invoke(Q)
+    assert set(raw) == {"raw", "parsed", "parsing_error"} and isinstance(raw["raw"], AIMessage)
+    assert isinstance(raw["parsed"], Person) and raw["parsing_error"] is None
+    emu.clear()
+    make(emu, api).with_structured_output(Person, strict=False).invoke(Q)
+    assert _sent(emu)["response_format"]["json_schema"]["strict"] is False
+    schema = {"title": "City", "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    emu.clear()
+    parsed = make(emu, api).with_structured_output(schema).invoke(Q)
+    assert isinstance(parsed, dict) and isinstance(parsed["name"], str)
+    assert _sent(emu)["response_format"]["json_schema"]["name"] == "City"
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_streaming_true_streams_under_invoke(emu: PerplexityEmulator, api: str) -> None:
+    message = make(emu, api, streaming=True).invoke(Q)
+    assert _sent(emu)["stream"] is True
+    assert isinstance(message, AIMessage) and message.content
+
+
+@pytest.mark.parametrize(
+    ("api", "field", "value"), [("agent", "step_budget_reminder", True), ("chat_completions", "num_search_results", 3)]
+)
+def test_model_kwargs_pass_a_published_field_and_refuse_a_parameters(
+    emu: PerplexityEmulator, api: str, field: str, value: Any
+) -> None:
+    make(emu, api, model_kwargs={field: value}).invoke(Q)
+    assert _sent(emu)[field] == value
+    with pytest.raises(ValueError, match=r"model_kwargs\['top_p'\].*pass top_p=\.\.\. instead"):
+        make(emu, api, model_kwargs={"top_p": 0.5})
+
+
+def test_tools_on_chat_completions_are_refused_naming_the_agent_api(emu: PerplexityEmulator) -> None:
+    model = make(emu, "chat_completions")
+    runs = {
+        "bind_tools": lambda: model.bind_tools([add]).invoke(Q),
+        "create_agent": lambda: create_agent(model, [add]).invoke({"messages": [("user", Q)]}),
+    }
+    for way, run in runs.items():
+        assert "api='agent'" in refusal(emu, run), way
+
+
+SONAR_ON_AGENT = {
+    "sonar": {"model": "perplexity/sonar"},
+    "sonar-pro": {"effort": "low"},
+    "sonar-reasoning-pro": {"effort": "low"},
+    "sonar-deep-research": {"effort": "medium"},
+}
+"""Perplexity's migration table (docs.perplexity.ai/docs/agent-api/migrate-from-sonar; sonar-pro's
+behavioural match), as `_model_names.SONAR_TO_AGENT` holds it."""
+
+
+@pytest.mark.parametrize("name", sorted(SONAR_ON_AGENT))
+def test_each_sonar_name_maps_on_the_agent_api(emu: PerplexityEmulator, name: str) -> None:
+    with pytest.warns(UserWarning, match=f"model '{name}' is a Sonar chat-completions name"):
+        make(emu, model=name).invoke(Q)
+    sent = _sent(emu)
+    assert {k: sent[k] for k in ("model", "effort") if k in sent} == SONAR_ON_AGENT[name]
+    assert sent["tools"] == [{"type": "web_search"}] if name == "sonar" else True
