@@ -228,7 +228,7 @@ def test_the_setting_goes_to_web_search_bound_beside_the_replacing_tool(emu: Per
 @pytest.mark.parametrize("kind", sorted(REPLACING))
 def test_a_model_that_does_not_search_sends_the_replacing_tool_alone(emu: PerplexityEmulator, kind: str) -> None:
     """`web_search=False`: no search; the replacing tool goes alone. Search settings with no bound web_search
-    to carry them would be dropped: refused, naming the switch and the setting (test_switching_search_off)."""
+    to carry them would be dropped: refused, naming the switch and the setting (test_switching.py)."""
     for way, run in _bound(_model(emu, web_search=False), [REPLACING[kind]]).items():
         assert _sent(emu, run)["tools"] == [REPLACING[kind]], way
     model = _model(emu, web_search=False, search_domain_filter=["nature.com"])
