@@ -73,9 +73,8 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar model did.
     # A preset searches on its own, so it gets the tool only to carry options. The model's search
     # settings reach a bound web_search with or without `web_search=False` (which only leaves the
-    # default tool out).
-    add = settings.get("web_search", True) is not False and not settings.get("disable_search")
-    tools = with_search_tool(tools, search, names, add=add, bare=not preset)
+    # default tool out); with search off and no bound web_search, they are refused (`with_search_tool`).
+    tools = with_search_tool(tools, search, names, off=search_off(settings, call), bare=not preset)
     if tools:
         body["tools"] = tools
     if call.get("tool_choice") is not None:
@@ -87,6 +86,21 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     if continuation is not None:
         body.update(continuation.body_fields())
     return body
+
+
+def search_off(settings: Mapping[str, Any], call: Mapping[str, Any]) -> str:
+    """The switch that turns the Agent API's web search off, as the user wrote it ('' when search is on).
+
+    `disable_search=True` and `web_search=False` leave the default `web_search` tool out;
+    `tool_choice='none'` lets the model call no tool, `web_search` included (`ToolChoiceInput`).
+    """
+    if settings.get("disable_search"):
+        return "disable_search=True"
+    if settings.get("web_search") is False:
+        return "web_search=False"
+    if call.get("tool_choice") == "none":
+        return "tool_choice='none'"
+    return ""
 
 
 _MODEL_CHOICE = ("effort", "preset")

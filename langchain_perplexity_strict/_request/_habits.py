@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_perplexity_strict._redact import named, shown
+from langchain_perplexity_strict._request._parameter_row import CLIENT, Api
+from langchain_perplexity_strict._request._parameter_table import PARAMETERS, check_parameters
 
 Where = Literal["constructor", "call"]
 OWNER = "ChatPerplexityStrict"
@@ -43,6 +45,9 @@ class Convert:
     convert: Callable[[Any, Where], dict[str, Any]]
     means: str
     """What it becomes, for the migration page and errors."""
+    keys: Mapping[str, str] | None = None
+    """For a dict value: each key the user may write, and the argument it becomes (so an error names the key
+    as written, `web_search_options['image_search_relevance_enhanced']`, not only the argument it became)."""
 
 
 @dataclass(frozen=True)
@@ -91,13 +96,17 @@ def _web_search_options(value: Any, where: Where) -> dict[str, Any]:
     return _sub_keys("web_search_options", value, WEB_SEARCH_OPTIONS)
 
 
+REASONING = {"effort": "reasoning_effort"}
+STREAM_OPTIONS = {"include_usage": "stream_usage"}
+
+
 def _reasoning(value: Any, where: Where) -> dict[str, Any]:
     # `ReasoningConfigInput` has only `effort`; ChatOpenAI's `summary` has no Perplexity field.
-    return _sub_keys("reasoning", value, {"effort": "reasoning_effort"})
+    return _sub_keys("reasoning", value, REASONING)
 
 
 def _stream_options(value: Any, where: Where) -> dict[str, Any]:
-    return _sub_keys("stream_options", value, {"include_usage": "stream_usage"})
+    return _sub_keys("stream_options", value, STREAM_OPTIONS)
 
 
 def _use_responses_api(value: Any, where: Where) -> dict[str, Any]:
@@ -137,9 +146,10 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
         _web_search_options,
         "search_context_size, user_location, search_type and image_results_enhanced_relevance "
         "(on the Agent API, the web_search tool's fields)",
+        WEB_SEARCH_OPTIONS,
     ),
-    "reasoning": Convert(_reasoning, "reasoning_effort (the Agent API's reasoning.effort)"),
-    "stream_options": Convert(_stream_options, "stream_usage"),
+    "reasoning": Convert(_reasoning, "reasoning_effort (the Agent API's reasoning.effort)", REASONING),
+    "stream_options": Convert(_stream_options, "stream_usage", STREAM_OPTIONS),
     "use_responses_api": Convert(_use_responses_api, "api='agent' (True) or api='chat_completions' (False)"),
     # Not in Perplexity's published request models: what to write instead.
     "client": Refuse(_HTTP),
@@ -207,14 +217,40 @@ def refusal(name: str, value: Any) -> ValueError:
     return ValueError(f"{named(name, value)} is not taken by {OWNER}: {habit.instead}.")
 
 
-def translate(values: Mapping[str, Any], where: Where, known: Collection[str]) -> dict[str, Any]:
+def _check_converted(name: str, given: Any, habit: Convert, converted: Mapping[str, Any], api: Api) -> None:
+    """Check what a converted dict became on `api`, the error naming each key as the user wrote it.
+
+    `web_search_options={"image_search_relevance_enhanced": True}` becomes `image_results_enhanced_relevance`
+    (Perplexity's published name); an error about it says `web_search_options['image_search_relevance_enhanced']`
+    first, then the published name it maps to, then why.
+    """
+    if habit.keys is None or not isinstance(given, Mapping):
+        return
+    for key in given:
+        target = habit.keys.get(key)
+        if target is None or target not in converted:
+            continue
+        try:
+            check_parameters({target: converted[target]}, api)
+        except ValueError as error:
+            row = PARAMETERS.get(target)
+            paths = [p for p in (row.path(api), row.chat, row.agent) if p not in (None, CLIENT)] if row else []
+            published = f"Perplexity's {paths[0]}, " if paths and paths[0] != target else ""
+            msg = f"{name}[{key!r}] ({published}taken as {target}=...): {error}"
+            raise ValueError(msg) from None
+
+
+def translate(
+    values: Mapping[str, Any], where: Where, known: Collection[str], api: Api | None = None
+) -> dict[str, Any]:
     """`values` in this package's names: renamed, converted, or refused by `HABITS`.
 
     `extra_body` (the OpenAI SDK's extra body fields, also inside `model_kwargs`) is unpacked: an entry
     naming a body setting (`known`: the parameters, `model`, a call's `tools`..., or a name in `HABITS`)
     is taken as that argument, checked as it is;
     any other goes to `model_kwargs`, sent as it is. A setting given twice with different values is
-    refused, naming both ways it came.
+    refused, naming both ways it came. With `api`, what a converted dict becomes is checked here, so an
+    error names the key the user wrote (`_check_converted`).
     """
     out: dict[str, Any] = {}
     came: dict[str, str] = {}
@@ -256,7 +292,10 @@ def translate(values: Mapping[str, Any], where: Where, known: Collection[str]) -
         elif isinstance(habit, Rename):
             put(habit.to, value, given_as)
         elif isinstance(habit, Convert):
-            for key, item in habit.convert(value, where).items():
+            converted = habit.convert(value, where)
+            if api is not None:
+                _check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted, api)
+            for key, item in converted.items():
                 take(key, item, given_as)
         else:
             raise refusal(name, value)

@@ -66,7 +66,7 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
             "pass extra_body={...} to add body fields to one call (model_kwargs is the constructor's)."
         )
         raise ValueError(msg)
-    kwargs = translate(kwargs, "call", {*PARAMETERS, *CALL_KWARGS, "model"})
+    kwargs = translate(kwargs, "call", {*PARAMETERS, *CALL_KWARGS, "model"}, api)
     check_parallel_tool_calls(kwargs.get("parallel_tool_calls"))
     params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
     call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
@@ -114,7 +114,8 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     if not isinstance(values, dict):
         return values
     accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
-    values = translate(values, "constructor", {*PARAMETERS, "model"})
+    api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
+    values = translate(values, "constructor", {*PARAMETERS, "model"}, api)
     if values.get("output_version") not in OUTPUT_VERSIONS:
         msg = (
             f"output_version={shown(values['output_version'])} is not accepted: use 'v1' for LangChain's "

@@ -148,7 +148,7 @@ def bound_tools(
 
 
 def with_search_tool(
-    tools: list[dict[str, Any]], search: dict[str, Any], names: dict[str, str], *, add: bool, bare: bool
+    tools: list[dict[str, Any]], search: dict[str, Any], names: dict[str, str], *, off: str, bare: bool
 ) -> list[dict[str, Any]]:
     """`tools` with the model's search tool: its options go to a bound `web_search`, or it is added.
 
@@ -157,26 +157,35 @@ def with_search_tool(
     `web_search` takes the model's options for the fields it leaves unset, and a field both set
     differently is refused (`merged_search`), so a model-level filter is never dropped or
     bypassed; this holds with `web_search=False` too, which only leaves the default tool out.
-    `add` says whether the default tool is wanted (`web_search` is not False), `bare` whether
-    a tool without options is (no preset). A bound built-in tool set never silently drops the default
-    search: when the model has search settings, the bound tools would reach the web without them, so it
-    is refused, naming them (bind `web_search` too, or say `web_search=False`); a bare model keeps its
-    default `web_search` beside the bound tools.
+    `off` names the switch that turns search off (`disable_search=True`, `web_search=False`,
+    `tool_choice='none'`; empty: search is on), `bare` whether a tool without options is wanted (no
+    preset). Search settings are never dropped: with search off and no bound `web_search`, they would
+    reach nothing, so the call is refused, naming the switch and the settings; with bound built-in tools
+    and no `web_search`, the tools would reach the web without them, so it is refused, naming the
+    settings and the tools (bind `web_search` too). A bare model keeps its default `web_search` beside
+    the bound tools.
     """
     options = {k: v for k, v in search.items() if k != "type"}
     bound = next((i for i, t in enumerate(tools) if t.get("type") == "web_search"), None)
     if bound is not None:
         return [*tools[:bound], merged_search(tools[bound], options, f"tools[{bound}]"), *tools[bound + 1 :]]
     builtins = [f"tools[{i}] ({t['type']})" for i, t in enumerate(tools) if t.get("type") in BUILTIN_TOOLS]
-    if not add:
+    given = ", ".join(f"{names[path]}={value!r}" for path, value in _leaves(options))
+    if off and options:
+        msg = (
+            f"{off} turns web search off, so {given} (search settings of the model or the call) would be "
+            f"dropped: nothing would carry them. Remove the search settings, or drop {off} to search with them"
+            + (" (or bind web_search_tool(), which takes them)." if off == "web_search=False" else ".")
+        )
+        raise ValueError(msg)
+    if off:
         return tools
     if builtins and options:
-        given = ", ".join(f"{names[path]}={value!r}" for path, value in _leaves(options))
         msg = (
             f"{given} (search settings of the model or the call) configure the web_search tool only; the bound "
             f"built-in tools {', '.join(builtins)} would reach the web without them. Bind web_search too "
-            "(web_search_tool(), which takes the model's search settings), or pass web_search=False to "
-            "the model to say it does not search."
+            "(web_search_tool(), which takes the model's search settings), or remove the search settings "
+            "and pass web_search=False to the model to say it does not search."
         )
         raise ValueError(msg)
     # A bare model keeps its search beside the bound built-ins: without it, binding image_search (what

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from pydantic.v1 import ValidationError as ValidationErrorV1
 from typing_extensions import Self
 
+from langchain_perplexity_strict._arguments import near_typo
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._request._filters import Recency
@@ -64,12 +65,18 @@ class SearchInput(BaseModel):
 
 def explain_arguments(error: ValidationError | ValidationErrorV1) -> str:
     """The tool's default `handle_validation_error`: each bad argument in the check's own words (the field,
-    the value, what is accepted), or pydantic's with the argument's name, so the model can call again."""
+    the value, what is accepted), or pydantic's with the argument's name, so the model can call again;
+    an argument the tool does not have says which it is a near typo of (`max_result`: "Did you mean
+    'max_results'?")."""
     reasons = []
     for detail in error.errors():
         cause = (detail.get("ctx") or {}).get("error")
         where = ".".join(str(part) for part in detail["loc"])
-        reasons.append(str(cause) if isinstance(cause, ValueError) else f"{where}: {detail['msg']}")
+        reason = str(cause) if isinstance(cause, ValueError) else f"{where}: {detail['msg']}"
+        if detail.get("type") in ("extra_forbidden", "value_error.extra") and detail["loc"]:
+            close = near_typo(str(detail["loc"][0]), SearchInput.model_fields)
+            reason += f". Did you mean {close!r}?" if close else ""
+        reasons.append(reason)
     return "; ".join(reasons)
 
 
@@ -204,10 +211,31 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         self._note_direct_call(input)
         return await super().ainvoke(input, config, **kwargs)
 
+    def _check_direct_call(self, input: Any) -> None:
+        """A direct call's bad arguments raise `ValueError`, in the words a model would be told.
+
+        `handle_validation_error` and `handle_tool_error` answer a model's tool call with what was wrong, so
+        it can call again; an application's own `tool.invoke({...})` would get that text back as if it
+        were the results (`r[0]["url"]` then fails far from the cause). Unless the app set them itself,
+        its call is checked here first (the schema, then the rules across arguments), and nothing is sent.
+        """
+        if {"handle_validation_error", "handle_tool_error"} & self.model_fields_set or not isinstance(input, dict):
+            return
+        try:
+            parsed = self._parse_input(input, None)
+        except (ValidationError, ValidationErrorV1) as error:
+            raise ValueError(f"{self.name}: {explain_arguments(error)}") from None
+        if isinstance(parsed, dict):
+            encode_search(self._values(parsed))  # raises ValueError naming the argument
+
     def _note_direct_call(self, input: Any) -> None:
-        """A call outside a tool call (an application's own `tool.invoke("q")`, langchain-perplexity's habit)
-        with the default `content_as`: say once that the text is for a model, and how to get the results."""
-        if "content_as" in self.model_fields_set or (isinstance(input, dict) and input.get("type") == "tool_call"):
+        """A call outside a tool call (an application's own `tool.invoke("q")`, langchain-perplexity's habit):
+        its bad arguments raise (`_check_direct_call`); with the default `content_as`, say once that the
+        text is for a model, and how to get the results."""
+        if isinstance(input, dict) and input.get("type") == "tool_call":
+            return
+        self._check_direct_call(input)
+        if "content_as" in self.model_fields_set:
             return
         self._warnings.warn(
             self,

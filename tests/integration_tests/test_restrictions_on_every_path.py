@@ -13,8 +13,9 @@ the bodies themselves) meet a tool set in these forms:
   instead of the constructor: the same merge;
 - a bound built-in set without `web_search` (`image_search`, `fetch_url`, `people_search`,
   `finance_search`, `sandbox`, `mcp`, `connector`), which replaces the default search: refused, naming
-  the settings and the tools, unless the model says it does not search (`web_search=False`), or
-  `web_search` is bound beside them (which then carries the settings);
+  the settings and the tools, unless `web_search` is bound beside them (which then carries the
+  settings); a model that says it does not search (`web_search=False`) with search settings and no bound
+  `web_search` is refused too, naming both;
 - invoke, stream, batch and their async twins all send the same merged tool;
 - `PerplexitySearchResults` built with a filter (domains, recency, dates, languages, `country`), called
   by a model that gives another (invoke, a `ToolCall`, ainvoke): the model's value comes back refused,
@@ -27,6 +28,7 @@ Each body is the one the emulator received, valid as the published `ResponsesReq
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -225,10 +227,14 @@ def test_the_setting_goes_to_web_search_bound_beside_the_replacing_tool(emu: Per
 
 @pytest.mark.parametrize("kind", sorted(REPLACING))
 def test_a_model_that_does_not_search_sends_the_replacing_tool_alone(emu: PerplexityEmulator, kind: str) -> None:
-    """`web_search=False`: no search, so the settings wait for a bound web_search; nothing is widened."""
+    """`web_search=False`: no search; the replacing tool goes alone. Search settings with no bound web_search
+    to carry them would be dropped: refused, naming the switch and the setting (test_switching.py)."""
+    for way, run in _bound(_model(emu, web_search=False), [REPLACING[kind]]).items():
+        assert _sent(emu, run)["tools"] == [REPLACING[kind]], way
     model = _model(emu, web_search=False, search_domain_filter=["nature.com"])
     for way, run in _bound(model, [REPLACING[kind]]).items():
-        assert _sent(emu, run)["tools"] == [REPLACING[kind]], way
+        message = refusal(emu, run)
+        assert "web_search=False" in message and "search_domain_filter=['nature.com']" in message, way
 
 
 def test_the_issues_example_searches_only_nature_com_from_the_last_week(emu: PerplexityEmulator) -> None:
@@ -276,13 +282,15 @@ def test_the_search_tools_filter_is_kept_when_the_model_gives_another(emu: Perpl
     tool = PerplexitySearchResults(api_key=KEY, base_url=emu.base_url, **{name: fixed})  # type: ignore[arg-type]
     emu.clear()
     call = {"type": "tool_call", "id": "c1", "name": tool.name, "args": {"query": "q", name: other}}
-    answers = {
-        "invoke": tool.invoke({"query": "q", name: other}),
-        "tool_call": tool.invoke(call).content,
-        "ainvoke": asyncio.run(tool.ainvoke({"query": "q", name: other})),
+    said = f"the tool is built with {fixed!r} and the call gives {other!r}"
+    assert said in tool.invoke(call).content  # a model's call: told, so it can call again
+    runs = {  # an app's own call raises (not a string that reads as the results)
+        "invoke": lambda: tool.invoke({"query": "q", name: other}),
+        "ainvoke": lambda: asyncio.run(tool.ainvoke({"query": "q", name: other})),
     }
-    for way, answer in answers.items():
-        assert f"the tool is built with {fixed!r} and the call gives {other!r}" in answer, way
+    for run in runs.values():
+        with pytest.raises(ValueError, match=re.escape(said)):
+            run()
     assert emu.requests == []  # nothing searched past the restriction
     tool.invoke({"query": "q", name: fixed})  # repeating it is fine
     assert emu.requests[0].body[name] == fixed
