@@ -73,16 +73,30 @@ def near_typo(name: str, accepted: Iterable[str]) -> str | None:
     return longer[0] if len(longer) == 1 else None
 
 
-def unknown_argument(name: str, value: Any, accepted: Iterable[str], owner: str, why: str = "") -> ValueError:
+def unknown_argument(
+    name: str,
+    value: Any,
+    accepted: Iterable[str],
+    owner: str,
+    why: str = "",
+    foreign: Mapping[str, str] | None = None,
+) -> ValueError:
     """The error for `name=value`, which `owner` does not take: the closest accepted name, then all of them.
 
+    `foreign`: other integrations' names with their fate here (`_habits.FOREIGN_HINTS`). A typo is matched
+    against them too, so `verbosty` is ChatOpenAI's `verbosity` (and its replacement), not `verbose`.
     The value is shown only when known to be safe (`_redact.named`): a misspelt `api_kye=` holds a key.
     """
     names = sorted(n for n in accepted if not n.startswith("_"))
-    close = near_typo(name, names)
-    hint = f" Did you mean {close!r}?" if close and not why else ""
+    foreign = foreign or {}
+    close = near_typo(name, [*names, *foreign])
+    like = close_names(name, [*names, *foreign])
+    if close in foreign:
+        hint = f" Did you mean {close!r}? {foreign[close]}."
+    else:
+        hint = f" Did you mean {close!r}?" if close and not why else ""
     return ValueError(
-        f"{named(name, value, *close_names(name, names))} is not an argument of {owner}"
+        f"{named(name, value, *like)} is not an argument of {owner}"
         f"{f' ({why})' if why else ''}.{hint} Accepted: {', '.join(names)}."
     )
 

@@ -37,11 +37,11 @@ from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._redact import Redacted, redact, shown
+from langchain_perplexity_strict._request._habits import check_parallel_tool_calls
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
     Bindings,
     call_arguments,
-    check_parallel_tool_calls,
     known_arguments,
     ls_params,
     stop_list,

@@ -16,7 +16,7 @@ from langchain_core.runnables.utils import ConfigurableField
 
 from langchain_perplexity_strict._arguments import near_typo, unknown_argument
 from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
-from langchain_perplexity_strict._request._habits import translate
+from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter_row import Api
 from langchain_perplexity_strict._request._parameter_table import PARAMETERS
@@ -31,21 +31,9 @@ def stop_list(stop: Any) -> list[str]:
 
 # Keyword arguments a call may carry besides the parameters: they shape the request.
 CALL_KWARGS = ("tools", "tool_choice", "response_format")
-# Passed by LangChain itself (structured-output tracing) or by callers used to ChatOpenAI
-# (parallel_tool_calls, which the published Agent API lacks: True or None is what it does anyway): not sent.
-IGNORED_KWARGS = ("ls_structured_output_format", "parallel_tool_calls")
-
-
-def check_parallel_tool_calls(value: Any) -> None:
-    """`parallel_tool_calls=False` cannot be honoured (Perplexity's model may call several tools in one turn):
-    refused, at `bind_tools` and per call, rather than ignored; True and None are what Perplexity does."""
-    if value is not None and value is not True:
-        msg = (
-            f"parallel_tool_calls={shown(value)}: the published Agent API has no parallel_tool_calls, and its "
-            "model may call several tools in one turn; remove it (True or None are accepted) and handle every "
-            "tool call."
-        )
-        raise ValueError(msg)
+# Passed by LangChain itself (structured-output tracing): not sent. (ChatOpenAI's parallel_tool_calls is
+# a habit: `_habits.HABITS`.)
+IGNORED_KWARGS = ("ls_structured_output_format",)
 
 
 CALL_ONLY = ("model", "model_kwargs")
@@ -67,15 +55,18 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
         )
         raise ValueError(msg)
     kwargs = translate(kwargs, "call", {*PARAMETERS, *CALL_KWARGS, "model"})
-    check_parallel_tool_calls(kwargs.get("parallel_tool_calls"))
     params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
     call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
     unknown = sorted(k for k in params if k not in PARAMETERS and k not in CALL_ONLY)
     if unknown:
-        close = near_typo(unknown[0], PARAMETERS)
+        close = near_typo(unknown[0], [*PARAMETERS, *FOREIGN_HINTS])
+        like = close_names(unknown[0], [*PARAMETERS, *FOREIGN_HINTS])
+        hint = f" Did you mean {close!r}?" if close else ""
+        if close in FOREIGN_HINTS:
+            hint += f" {FOREIGN_HINTS[close]}."
         msg = (
-            f"{named(unknown[0], params[unknown[0]], *close_names(unknown[0], PARAMETERS))} "
-            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{f' Did you mean {close!r}?' if close else ''} "
+            f"{named(unknown[0], params[unknown[0]], *like)} "
+            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{hint} "
             f"Call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}, model, extra_body."
         )
         raise ValueError(msg)
@@ -128,7 +119,7 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     unknown = sorted(k for k in values if k not in accepted)
     if unknown:
         name = unknown[0]
-        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict")
+        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict", foreign=FOREIGN_HINTS)
     return values
 
 

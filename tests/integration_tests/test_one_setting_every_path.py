@@ -170,8 +170,8 @@ def test_model_copy_refuses_a_name_that_is_not_a_field(emu: PerplexityEmulator) 
     ("extra", "named"),
     [
         ({"temperature": 9}, "temperature"),
-        ({"max_output_tokens": 5}, "max_tokens"),
-        ({"reasoning": {}}, "reasoning_effort"),
+        ({"max_tokens": 5}, "max_tokens"),
+        ({"reasoning_effort": "low"}, "reasoning_effort"),
         ({"skills": []}, "skills"),
         ({"tools": []}, "bind_tools()"),
         ({"tool_choice": "auto"}, "bind_tools(tool_choice"),
