@@ -56,6 +56,7 @@ from langchain_perplexity_strict._request._structured_output import (
 from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
+from langchain_perplexity_strict._response._usage import add_usage
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
 from langchain_perplexity_strict._transport._guard import leaving_together, together
@@ -382,6 +383,20 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         if metadata.get("token_usage"):  # what `ChatOpenAI`'s callbacks read in `LLMResult.llm_output`
             llm_output["token_usage"] = metadata["token_usage"]
         return ChatResult(generations=generations, llm_output=llm_output)
+
+    def _combine_llm_outputs(self, llm_outputs: list[dict | None]) -> dict:
+        """`generate().llm_output` as `ChatOpenAI` gives it: `token_usage` summed over the prompts' results
+        (`_usage.add_usage`) and `model_name` (the model that answered, else the one configured). A
+        streamed result has no `llm_output` in langchain-core, so it adds nothing here, as in `ChatOpenAI`;
+        its usage is on the message (`usage_metadata`, `response_metadata["token_usage"]`)."""
+        token_usage: dict[str, Any] = {}
+        model_name = None
+        for output in llm_outputs:
+            if not output:
+                continue
+            token_usage = add_usage(token_usage, output.get("token_usage") or {})
+            model_name = model_name or output.get("model_name")
+        return {"token_usage": token_usage, "model_name": model_name or self.model}
 
     # -- sync --------------------------------------------------------------------------------------
 

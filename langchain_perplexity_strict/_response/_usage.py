@@ -70,3 +70,28 @@ def _counts(**counts: Any) -> dict[str, int]:
 def usage_extras(usage: dict[str, Any] | None) -> dict[str, Any]:
     """The usage fields that go to `response_metadata` (cost, search counts)."""
     return {k: usage[k] for k in EXTRA_KEYS if usage and usage.get(k) is not None}
+
+
+def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+    """`total` plus one response's usage as sent (`token_usage`), for `generate().llm_output`.
+
+    `ChatOpenAI` sums its outputs' `token_usage` with `langchain_openai`'s `_update_token_usage`, which
+    takes ints and dicts only; Perplexity's usage also carries costs (floats) and labels (`currency`,
+    `search_context_size`), so this sums numbers, nested dicts key by key, and keeps a label's first value.
+    """
+    out = dict(total)
+    for key, value in usage.items():
+        if value is None:
+            continue
+        before = out.get(key)
+        if before is None:
+            out[key] = value
+        elif isinstance(value, dict) and isinstance(before, dict):
+            out[key] = add_usage(before, value)
+        elif _is_number(value) and _is_number(before):
+            out[key] = before + value
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -176,6 +176,36 @@ def test_token_usage_in_llm_output_for_callbacks(models: dict[str, ChatPerplexit
     assert seen[0].llm_output["token_usage"] == message.response_metadata["token_usage"]
 
 
+def _summed(*usages: dict[str, Any]) -> dict[str, Any]:
+    """The token counts of `usages` added up (the test's own sum, over the top-level integers)."""
+    keys = {k for u in usages for k, v in u.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return {k: sum(u.get(k, 0) for u in usages) for k in keys}
+
+
+@pytest.mark.parametrize("how", ["generate", "agenerate"])
+@pytest.mark.parametrize("surface", SURFACES)
+async def test_generate_llm_output_as_chat_openai_gives_it(
+    models: dict[str, ChatPerplexityStrict], surface: str, how: str
+) -> None:
+    """`ChatOpenAI`'s `generate(...).llm_output`: `token_usage` summed over the prompts, and `model_name`
+    (langchain-openai's `_combine_llm_outputs`); langchain-core's default gave `{}`."""
+    from langchain_core.messages import HumanMessage
+
+    model = models[surface]
+    prompts = [[HumanMessage(QUESTION)], [HumanMessage("And in 3.12?")]]
+    result = model.generate(prompts) if how == "generate" else await model.agenerate(prompts)
+    output = result.llm_output
+    assert output is not None and set(output) == {"token_usage", "model_name"}
+    assert output["model_name"] == result.generations[0][0].message.response_metadata["model_name"]
+    sent = [g[0].message.response_metadata["token_usage"] for g in result.generations]
+    total = output["token_usage"]
+    assert {k: total[k] for k in _summed(*sent)} == _summed(*sent)
+    assert total["total_tokens"] == sum(g[0].message.usage_metadata["total_tokens"] for g in result.generations)
+    cost = [u["cost"]["total_cost"] for u in sent]
+    assert total["cost"]["total_cost"] == pytest.approx(sum(cost))  # costs are floats: summed too
+    # batch and invoke: each call's own llm_output reaches the callbacks (test_token_usage_in_llm_output...)
+
+
 @pytest.fixture(scope="module")
 def search_tools(emulator: PerplexityEmulator) -> dict[str, PerplexitySearchResults]:
     return {
