@@ -26,6 +26,31 @@ def openai_environment_note() -> str:
     )
 
 
+PERPLEXITY_ROOT = "https://api.perplexity.ai"
+"""Perplexity's server root (the transport's `DEFAULT_BASE_URL`; the base cannot import the transport)."""
+
+
+def openai_base_url_warning(base_url_given: bool) -> str | None:
+    """For a model built without `base_url` or `PPLX_BASE_URL` while `OPENAI_BASE_URL` names another server:
+    the warning that it is not read, or None.
+
+    An app that ran `ChatOpenAI` against a gateway set `OPENAI_BASE_URL`; this package reads only its own
+    variable (an OpenAI setting may point at OpenAI, where a Perplexity key must not go), so the app
+    would switch servers untold. Not an error: apps that use OpenAI and Perplexity side by side set both.
+    The URL is not shown (it may carry user info).
+    """
+    openai_root = os.environ.get("OPENAI_BASE_URL", "").strip()
+    if base_url_given or not openai_root or os.environ.get("PPLX_BASE_URL"):
+        return None
+    if openai_root.rstrip("/").startswith(PERPLEXITY_ROOT):  # ChatOpenAI pointed at Perplexity: the same server
+        return None
+    return (
+        f"OPENAI_BASE_URL is set but not read: requests go to {PERPLEXITY_ROOT}. To send them to the server "
+        "OPENAI_BASE_URL names (a gateway), set PPLX_BASE_URL to it or pass base_url=...; to keep Perplexity's "
+        "and silence this, pass base_url= or set PPLX_BASE_URL."
+    )
+
+
 def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
     """Every name a pydantic model takes: field names, their aliases and alias choices."""
     names = set(fields)

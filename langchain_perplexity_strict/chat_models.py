@@ -26,7 +26,8 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
-from langchain_perplexity_strict._accepts import ConnectionChecks
+from langchain_perplexity_strict._accepts import COPYING, ConnectionChecks
+from langchain_perplexity_strict._arguments import openai_base_url_warning
 from langchain_perplexity_strict._batches import BatchJob, check_metadata
 from langchain_perplexity_strict._batches import aget as aget_batches
 from langchain_perplexity_strict._batches import asubmit as asubmit_batches
@@ -158,6 +159,9 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             raise ValueError(msg)
         # Built now, as ChatOpenAI does: its HTTP client loads the TLS trust store (blocking), never in a request.
         _ = self.transport
+        unread = openai_base_url_warning("base_url" in self.model_fields_set)
+        if unread is not None and not COPYING.get():  # a copy's original warned
+            self._warnings.warn(self, "OPENAI_BASE_URL", unread)
         return self
 
     # -- LangChain plumbing ----------------------------------------------------------------

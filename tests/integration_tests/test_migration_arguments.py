@@ -382,6 +382,41 @@ def test_a_missing_key_says_openai_api_key_is_not_read(monkeypatch: pytest.Monke
         assert "sk-not-for-perplexity" not in str(info.value)
 
 
+@pytest.mark.parametrize("cls", [ChatPerplexityStrict, PerplexitySearchRetriever, PerplexityEmbeddings])
+def test_an_unread_openai_base_url_warns_once_per_model(monkeypatch: pytest.MonkeyPatch, cls: type) -> None:
+    """An app that ran `ChatOpenAI` through a gateway (`OPENAI_BASE_URL`) is told its requests now go to
+    Perplexity, and how to keep the gateway: a warning, not an error (OpenAI and Perplexity side by side)."""
+    import warnings
+
+    from langchain.chat_models import init_chat_model
+
+    monkeypatch.setenv("PPLX_API_KEY", KEY)
+    monkeypatch.delenv("PPLX_BASE_URL", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://user:pw@gateway.example/v1")
+
+    built: list[Any] = []
+
+    def warned(build: Any) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            built.append(build())
+        return [str(w.message) for w in caught if "OPENAI_BASE_URL" in str(w.message)]
+
+    [message] = warned(cls)
+    assert "PPLX_BASE_URL" in message and "https://api.perplexity.ai" in message and "pw" not in message
+    model = built[-1]
+    assert warned(lambda: model.model_copy(update={"max_retries": 1})) == []  # its copies: warned already
+    if cls is ChatPerplexityStrict:
+        assert len(warned(lambda: init_chat_model("perplexity_strict:perplexity/sonar"))) == 1
+    # told where to send them, or already going to Perplexity: nothing to say
+    assert warned(lambda: cls(base_url="https://api.perplexity.ai")) == []
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.perplexity.ai/")
+    assert warned(cls) == []
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://gateway.example/v1")
+    monkeypatch.setenv("PPLX_BASE_URL", "https://gateway.example/v1")
+    assert warned(cls) == []
+
+
 @pytest.mark.parametrize(
     ("name", "hint", "says"),
     [
