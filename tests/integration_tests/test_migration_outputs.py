@@ -137,15 +137,21 @@ async def test_search_counts_in_response_metadata(models: dict[str, ChatPerplexi
 async def test_citation_and_reasoning_tokens_where_both_packages_put_them(
     models: dict[str, ChatPerplexityStrict], mode: str
 ) -> None:
-    """Citation tokens: `input_token_details["citation"]`, and langchain-perplexity's
-    `output_token_details["citation_tokens"]` (deprecated); reasoning tokens: `output_token_details["reasoning"]`
-    whenever Perplexity reports the count, 0 included (as langchain-perplexity and `ChatOpenAI` do)."""
+    """Citation tokens: `response_metadata["citation_tokens"]`, and langchain-perplexity's
+    `output_token_details["citation_tokens"]` (deprecated), never in `input_token_details`, which are parts of
+    `input_tokens` (Perplexity counts citation tokens apart: here more of them than input tokens);
+    reasoning tokens: `output_token_details["reasoning"]` whenever Perplexity reports the count, 0 included
+    (as langchain-perplexity and `ChatOpenAI` do)."""
     for model, reasoning in ((models["chat_completions"], True), (models["plain_sonar"], False)):
         message = await answer(model, mode)
         usage = message.usage_metadata
         sent = message.response_metadata["token_usage"]
         assert usage is not None and sent["citation_tokens"] > 0
-        assert usage["input_token_details"]["citation"] == sent["citation_tokens"]  # type: ignore[typeddict-item]
+        assert message.response_metadata["citation_tokens"] == sent["citation_tokens"]
+        assert sent["citation_tokens"] > usage["input_tokens"]  # so not a part of it
+        assert "citation" not in usage.get("input_token_details", {})
+        details = usage.get("input_token_details", {})
+        assert sum(v for v in details.values() if isinstance(v, int)) <= usage["input_tokens"]
         assert usage["output_token_details"]["citation_tokens"] == sent["citation_tokens"]  # type: ignore[typeddict-item]
         assert usage["output_token_details"]["reasoning"] == sent["reasoning_tokens"]
         assert (sent["reasoning_tokens"] > 0) is reasoning
