@@ -1,8 +1,9 @@
 """Unknown arguments: refused, with "Did you mean 'dimensions'?" only for a near typo of an accepted name.
 
 Shared by the search and embeddings classes and by `ChatPerplexityStrict`
-(`known_arguments` and `call_arguments` in `_request/_model_arguments.py`); another integration's
-names are not guessed at here but looked up in their own table (`_request/_habits.py`).
+(`known_arguments` and `call_arguments` in `_request/_model_arguments.py`); a typo of another
+integration's name gets that name's fate from its own table (`_request/_habits.py`), passed in.
+Also what an app that ran `ChatOpenAI` has in its environment and this package does not read.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def unknown_argument(
     foreign = foreign or {}
     close = near_typo(name, [*names, *foreign])
     like = close_names(name, [*names, *foreign])
-    if close in foreign:
+    if close is not None and close in foreign:
         hint = f" Did you mean {close!r}? {foreign[close]}."
     else:
         hint = f" Did you mean {close!r}?" if close and not why else ""

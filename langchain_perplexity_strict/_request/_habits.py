@@ -13,8 +13,8 @@ name to one of three fates:
 
 `translate` applies the table to a constructor's, a call's or a `bind`'s
 arguments, before any other check, so the three paths agree. The table is
-also what "Did you mean" hints come from: a foreign name gets its entry,
-never a guess by spelling (`_arguments.near_typo` is only for typos of our own names).
+also what "Did you mean" hints come from: a near typo of a foreign name (`verbosty`) gets that
+name's fate (`FOREIGN_HINTS`), never a guess at an unrelated setting of ours.
 """
 
 from __future__ import annotations

@@ -101,7 +101,8 @@ OUTPUT_VERSIONS = (None, "v0", "v1")
 
 def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     """Constructor arguments with other integrations' names translated (`_habits.HABITS`); an unknown
-    one is refused, with a "Did you mean" only for a near typo of an accepted name."""
+    one is refused, with a "Did you mean" only for a near typo of an accepted name or of a foreign one
+    (`_habits.FOREIGN_HINTS`: then that habit's fate)."""
     if not isinstance(values, dict):
         return values
     accepted = set(fields) | {f.alias for f in fields.values() if f.alias}

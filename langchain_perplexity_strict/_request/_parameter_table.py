@@ -427,8 +427,9 @@ _BUILT = {
 def check_model_kwargs(extra: Any, api: Api) -> None:
     """Raise `ValueError` when `model_kwargs` would carry a parameter or a field the package builds.
 
-    `model_kwargs` go into the body unchecked, after everything else: a parameter there would skip
-    its check and override the value set the checked way (as `ChatOpenAI` refuses a field there).
+    `model_kwargs` go into the body after everything else, each value as given (another integration's
+    name there was translated or refused by `_habits.translate`): a parameter there would skip its
+    check and override the value set the checked way (as `ChatOpenAI` refuses a field there).
     """
     if not isinstance(extra, Mapping):
         raise ValueError(

@@ -161,6 +161,17 @@ ROWS: list[dict[str, str]] = [
     {
         "group": OAI,
         "kind": "output",
+        "habit": "`generate([...]).llm_output` (and `agenerate`)",
+        "now": "carries over: `token_usage` summed over the prompts as `ChatOpenAI` sums it (costs included), "
+        "and `model_name`; with `streaming=True` langchain-core keeps no per-prompt output, so `token_usage` is "
+        "`{}` as in `ChatOpenAI` (the usage is on each message)",
+        "instead": "—",
+        "defaults": "",
+        "test": OUT + "test_generate_llm_output_as_chat_openai_gives_it",
+    },
+    {
+        "group": OAI,
+        "kind": "output",
         "habit": '`msg.response_metadata["model"]`, `["object"]`, `["status"]`, `["id"]`, `["service_tier"]` '
         "(Responses API)",
         "now": "carries over: on the Agent API as sent (`service_tier` when sent); `model_name` is the served "
