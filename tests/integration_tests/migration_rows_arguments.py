@@ -103,7 +103,8 @@ ROWS: list[dict[str, str]] = [
         LP,
         "call argument",
         "`invoke(..., extra_body={...})`",
-        "carries over: each entry is taken as the setting it names; others go into the body as `model_kwargs`",
+        "carries over: each entry is taken as the setting it names; other published fields go into the body as "
+        "`model_kwargs` (one the published request lacks is refused)",
         "—",
         T + "test_extra_body_carries_over_on_every_path",
     ),
@@ -263,8 +264,9 @@ ROWS: list[dict[str, str]] = [
         '(`{"apikey": ...}`, never shown) or a field one of this package\'s parameters sets (`temperature`, `tools`: '
         "the error names the parameter, as `ChatOpenAI` refuses one); a carried habit is converted "
         '(`{"stream_options": {...}}` → `stream_usage`, `{"max_completion_tokens": 50}` → `max_tokens`); any other '
-        "field is sent as it is. One path with `extra_body`, which differs only in taking an entry that names a "
-        "parameter as that parameter",
+        "published field no parameter sets (`step_budget_reminder`; chat completions' `safe_search`) is sent as "
+        "it is, and a field the API's published request lacks is refused, listing those it may carry. One path "
+        "with `extra_body`, which differs only in taking an entry that names a parameter as that parameter",
         "a parameter for each setting; `extra_body={...}` for body fields with no parameter",
         T + "test_model_kwargs_entries_meet_the_habits_table",
     ),
@@ -273,7 +275,8 @@ ROWS: list[dict[str, str]] = [
         "argument",
         "`extra_body={...}` (constructor, call or `.bind`)",
         "carries over: a Perplexity setting in it (`search_domain_filter`, `web_search_options`, ...) is "
-        "checked and placed where the API takes it; other fields are sent as `model_kwargs`",
+        "checked and placed where the API takes it; other fields of the published request are sent as `model_kwargs`, "
+        "and one it lacks is refused before sending",
         "—",
         T + "test_extra_body_carries_over_on_every_path",
     ),

@@ -272,7 +272,7 @@ def test_a_retriever_call_never_shows_a_credential(
 
 
 def _chat_with_secrets(emu: PerplexityEmulator, **kw: Any) -> ChatPerplexityStrict:
-    secrets = {"extra_body": {"nested": {"password": CANARY}}}
+    secrets = {"extra_body": {"profile": {"password": CANARY}}}  # a published field (no parameter), nested
     return ChatPerplexityStrict(api_key=CANARY, base_url=emu.base_url, model_kwargs=secrets, **kw)
 
 
@@ -285,7 +285,7 @@ def test_accepted_credentials_never_show_in_reprs_dumps_or_traces(emu: Perplexit
     seen += failure(lambda: model.invoke("hi"))  # the emulator refuses the unknown body fields
     seen += recorder.seen
     assert any("model_kwargs" in text for text in recorder.seen)  # the trace was recorded, with the field
-    assert model.model_kwargs["nested"]["password"] == CANARY  # extra_body unpacked; hidden from view only
+    assert model.model_kwargs["profile"]["password"] == CANARY  # extra_body unpacked; hidden from view only
     for refused in ({"api_key": CANARY}, {"extra_body": {"x_token": CANARY}}):  # a credential's entry: refused
         seen += failure(lambda refused=refused: ChatPerplexityStrict(api_key=CANARY, model_kwargs=refused))
 
