@@ -439,7 +439,18 @@ def test_did_you_mean_only_for_a_near_typo(emu: PerplexityEmulator, name: str, h
             make(emu, **{name: value})
         with pytest.raises(ValueError, match="not a parameter") as on_call:
             make(emu).invoke(Q, **{name: value})
-        for text in (str(info.value), str(on_call.value)):
+        with pytest.raises(ValueError, match="not a parameter") as on_bind:
+            make(emu).bind(**{name: value}).invoke(Q)
+        with pytest.raises(ValueError) as on_copy:
+            make(emu).model_copy(update={name: value})
+        texts = [str(e.value) for e in (info, on_call, on_bind, on_copy)]
+        if value == 1:  # init_chat_model builds the model as the constructor does
+            from langchain.chat_models import init_chat_model
+
+            with pytest.raises(ValueError) as on_init:
+                init_chat_model("perplexity_strict:perplexity/sonar", api_key=KEY, base_url=emu.base_url, **{name: 1})
+            texts.append(str(on_init.value))
+        for text in texts:
             assert secret not in text
             if hint is None:
                 assert "Did you mean" not in text

@@ -209,7 +209,18 @@ async def test_generate_llm_output_as_chat_openai_gives_it(
     assert total["total_tokens"] == sum(g[0].message.usage_metadata["total_tokens"] for g in result.generations)
     cost = [u["cost"]["total_cost"] for u in sent]
     assert total["cost"]["total_cost"] == pytest.approx(sum(cost))  # costs are floats: summed too
-    # batch and invoke: each call's own llm_output reaches the callbacks (test_token_usage_in_llm_output...)
+    # batch: each input's own llm_output reaches the callbacks, with the same keys
+    seen: list[LLMResult] = []
+
+    class Handler(BaseCallbackHandler):
+        def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+            seen.append(response)
+
+    answers = model.batch([QUESTION, "And in 3.12?"], config={"callbacks": [Handler()]})
+    assert len(seen) == 2 and all(r.llm_output and r.llm_output["token_usage"]["total_tokens"] > 0 for r in seen)
+    assert sorted(r.llm_output["token_usage"]["total_tokens"] for r in seen if r.llm_output) == sorted(
+        a.usage_metadata["total_tokens"] for a in answers if a.usage_metadata
+    )
 
 
 @pytest.fixture(scope="module")
