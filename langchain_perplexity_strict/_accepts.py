@@ -17,6 +17,7 @@ stays theirs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -194,6 +195,11 @@ class ConnectionChecks(BaseModel):
         return value
 
 
+COPYING: ContextVar[bool] = ContextVar("COPYING", default=False)
+"""True while `ValidatedCopy.model_copy` validates a copy: what the original warned about at construction
+(such as an unread `OPENAI_BASE_URL`) is not repeated for each copy (a configurable model copies per call)."""
+
+
 class ValidatedCopy(BaseModel):
     """`model_copy(update=...)` validated as the constructor validates: pydantic's own skips validation,
     so `{"timeout": -1}` or a misspelt name would reach the request unchecked.
@@ -207,4 +213,8 @@ class ValidatedCopy(BaseModel):
         if not update:
             return copy
         given = {name: copy.__dict__[name] for name in copy.model_fields_set}
-        return type(self).model_validate({**given, **update})
+        token = COPYING.set(True)
+        try:
+            return type(self).model_validate({**given, **update})
+        finally:
+            COPYING.reset(token)

@@ -1,8 +1,9 @@
 """Unknown arguments: refused, with "Did you mean 'dimensions'?" only for a near typo of an accepted name.
 
 Shared by the search and embeddings classes and by `ChatPerplexityStrict`
-(`known_arguments` and `call_arguments` in `_request/_model_arguments.py`); another integration's
-names are not guessed at here but looked up in their own table (`_request/_habits.py`).
+(`known_arguments` and `call_arguments` in `_request/_model_arguments.py`); a typo of another
+integration's name gets that name's fate from its own table (`_request/_habits.py`), passed in.
+Also what an app that ran `ChatOpenAI` has in its environment and this package does not read.
 """
 
 from __future__ import annotations
@@ -23,6 +24,31 @@ def openai_environment_note() -> str:
     return (
         " OPENAI_API_KEY is set but not read (it may hold an OpenAI key, which must not reach another server): "
         "put your Perplexity key in PPLX_API_KEY, and the server root, if not Perplexity's, in PPLX_BASE_URL."
+    )
+
+
+PERPLEXITY_ROOT = "https://api.perplexity.ai"
+"""Perplexity's server root (the transport's `DEFAULT_BASE_URL`; the base cannot import the transport)."""
+
+
+def openai_base_url_warning(base_url_given: bool) -> str | None:
+    """For a model built without `base_url` or `PPLX_BASE_URL` while `OPENAI_BASE_URL` names another server:
+    the warning that it is not read, or None.
+
+    An app that ran `ChatOpenAI` against a gateway set `OPENAI_BASE_URL`; this package reads only its own
+    variable (an OpenAI setting may point at OpenAI, where a Perplexity key must not go), so the app
+    would switch servers untold. Not an error: apps that use OpenAI and Perplexity side by side set both.
+    The URL is not shown (it may carry user info).
+    """
+    openai_root = os.environ.get("OPENAI_BASE_URL", "").strip()
+    if base_url_given or not openai_root or os.environ.get("PPLX_BASE_URL"):
+        return None
+    if openai_root.rstrip("/").startswith(PERPLEXITY_ROOT):  # ChatOpenAI pointed at Perplexity: the same server
+        return None
+    return (
+        f"OPENAI_BASE_URL is set but not read: requests go to {PERPLEXITY_ROOT}. To send them to the server "
+        "OPENAI_BASE_URL names (a gateway), set PPLX_BASE_URL to it or pass base_url=...; to keep Perplexity's "
+        "and silence this, pass base_url= or set PPLX_BASE_URL."
     )
 
 
@@ -73,16 +99,30 @@ def near_typo(name: str, accepted: Iterable[str]) -> str | None:
     return longer[0] if len(longer) == 1 else None
 
 
-def unknown_argument(name: str, value: Any, accepted: Iterable[str], owner: str, why: str = "") -> ValueError:
+def unknown_argument(
+    name: str,
+    value: Any,
+    accepted: Iterable[str],
+    owner: str,
+    why: str = "",
+    foreign: Mapping[str, str] | None = None,
+) -> ValueError:
     """The error for `name=value`, which `owner` does not take: the closest accepted name, then all of them.
 
+    `foreign`: other integrations' names with their fate here (`_habits.FOREIGN_HINTS`). A typo is matched
+    against them too, so `verbosty` is ChatOpenAI's `verbosity` (and its replacement), not `verbose`.
     The value is shown only when known to be safe (`_redact.named`): a misspelt `api_kye=` holds a key.
     """
     names = sorted(n for n in accepted if not n.startswith("_"))
-    close = near_typo(name, names)
-    hint = f" Did you mean {close!r}?" if close and not why else ""
+    foreign = foreign or {}
+    close = near_typo(name, [*names, *foreign])
+    like = close_names(name, [*names, *foreign])
+    if close is not None and close in foreign:
+        hint = f" Did you mean {close!r}? {foreign[close]}."
+    else:
+        hint = f" Did you mean {close!r}?" if close and not why else ""
     return ValueError(
-        f"{named(name, value, *close_names(name, names))} is not an argument of {owner}"
+        f"{named(name, value, *like)} is not an argument of {owner}"
         f"{f' ({why})' if why else ''}.{hint} Accepted: {', '.join(names)}."
     )
 

@@ -14,8 +14,9 @@ from langchain_core.utils import from_env, secret_from_env
 from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import ConnectionChecks, ValidatedCopy
-from langchain_perplexity_strict._arguments import check_known
+from langchain_perplexity_strict._accepts import COPYING, ConnectionChecks, ValidatedCopy
+from langchain_perplexity_strict._arguments import check_known, openai_base_url_warning
+from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._redact import Redacted
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
 
@@ -30,6 +31,10 @@ INSTEAD = {
     "async_client": "not used here; pass api_key=..., base_url=..., timeout=..., max_retries=... instead",
 }
 """Arguments other integrations take, with what to pass here instead."""
+
+
+_WARNINGS = OncePerOwner()
+"""Each instance's own warnings (the chat model keeps its in a private attribute)."""
 
 
 class PerplexityConnection(ConnectionChecks, ValidatedCopy, Redacted):
@@ -73,6 +78,9 @@ class PerplexityConnection(ConnectionChecks, ValidatedCopy, Redacted):
         # Built now, as the chat model does: creating the HTTP client loads the TLS trust store
         # (tens of ms, blocking), which must not happen inside a request.
         _ = self.transport
+        unread = openai_base_url_warning("base_url" in self.model_fields_set)
+        if unread is not None and not COPYING.get():  # a copy's original warned
+            _WARNINGS.warn(self, "OPENAI_BASE_URL", unread)
         return self
 
     @property

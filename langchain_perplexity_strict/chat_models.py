@@ -28,7 +28,8 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
-from langchain_perplexity_strict._accepts import ConnectionChecks
+from langchain_perplexity_strict._accepts import COPYING, ConnectionChecks
+from langchain_perplexity_strict._arguments import openai_base_url_warning
 from langchain_perplexity_strict._batches import BatchJob, check_metadata
 from langchain_perplexity_strict._batches import Reader as BatchReader
 from langchain_perplexity_strict._batches import aget as aget_batches
@@ -41,11 +42,11 @@ from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._redact import Redacted, redact, shown
+from langchain_perplexity_strict._request._habits import check_parallel_tool_calls
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
     Bindings,
     call_arguments,
-    check_parallel_tool_calls,
     known_arguments,
     ls_params,
     stop_list,
@@ -60,6 +61,7 @@ from langchain_perplexity_strict._request._structured_output import (
 from langchain_perplexity_strict._request._tools import bound_tools
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
+from langchain_perplexity_strict._response._usage import add_usage
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
 from langchain_perplexity_strict._transport._guard import leaving_together, together
@@ -161,6 +163,9 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             raise ValueError(msg)
         # Built now, as ChatOpenAI does: its HTTP client loads the TLS trust store (blocking), never in a request.
         _ = self.transport
+        unread = openai_base_url_warning("base_url" in self.model_fields_set)
+        if unread is not None and not COPYING.get():  # a copy's original warned
+            self._warnings.warn(self, "OPENAI_BASE_URL", unread)
         return self
 
     # -- LangChain plumbing ----------------------------------------------------------------
@@ -386,6 +391,20 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         if metadata.get("token_usage"):  # what `ChatOpenAI`'s callbacks read in `LLMResult.llm_output`
             llm_output["token_usage"] = metadata["token_usage"]
         return ChatResult(generations=generations, llm_output=llm_output)
+
+    def _combine_llm_outputs(self, llm_outputs: list[dict | None]) -> dict:
+        """`generate().llm_output` as `ChatOpenAI` gives it: `token_usage` summed over the prompts' results
+        (`_usage.add_usage`) and `model_name` (the model that answered, else the one configured). A
+        streamed result has no `llm_output` in langchain-core, so it adds nothing here, as in `ChatOpenAI`;
+        its usage is on the message (`usage_metadata`, `response_metadata["token_usage"]`)."""
+        token_usage: dict[str, Any] = {}
+        model_name = None
+        for output in llm_outputs:
+            if not output:
+                continue
+            token_usage = add_usage(token_usage, output.get("token_usage") or {})
+            model_name = model_name or output.get("model_name")
+        return {"token_usage": token_usage, "model_name": model_name or self.model}
 
     # -- sync --------------------------------------------------------------------------------------
 

@@ -13,8 +13,8 @@ name to one of three fates:
 
 `translate` applies the table to a constructor's, a call's or a `bind`'s
 arguments, before any other check, so the three paths agree. The table is
-also what "Did you mean" hints come from: a foreign name gets its entry,
-never a guess by spelling (`_arguments.near_typo` is only for typos of our own names).
+also what "Did you mean" hints come from: a near typo of a foreign name (`verbosty`) gets that
+name's fate (`FOREIGN_HINTS`), never a guess at an unrelated setting of ours.
 """
 
 from __future__ import annotations
@@ -23,9 +23,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langchain_perplexity_strict._redact import named, shown
-from langchain_perplexity_strict._request._parameter_row import CLIENT, Api
-from langchain_perplexity_strict._request._parameter_table import PARAMETERS, check_parameters
+from langchain_perplexity_strict._redact import HIDDEN, named, secret_name, shown
 
 Where = Literal["constructor", "call"]
 OWNER = "ChatPerplexityStrict"
@@ -124,6 +122,30 @@ def _use_responses_api(value: Any, where: Where) -> dict[str, Any]:
     return {"api": "agent" if value else "chat_completions"}
 
 
+def check_parallel_tool_calls(value: Any) -> None:
+    """`parallel_tool_calls=False` cannot be honoured (Perplexity's model may call several tools in one turn):
+    refused, at `bind_tools` and per call, rather than ignored; True and None are what Perplexity does."""
+    if value is not None and value is not True:
+        msg = (
+            f"parallel_tool_calls={shown(value)}: the published Agent API has no parallel_tool_calls, and its "
+            "model may call several tools in one turn; remove it (True or None are accepted) and handle every "
+            "tool call."
+        )
+        raise ValueError(msg)
+
+
+def _parallel_tool_calls(value: Any, where: Where) -> dict[str, Any]:
+    if where == "constructor":
+        msg = (
+            f"parallel_tool_calls={shown(value)} is not taken by {OWNER}(...): it belongs to "
+            "bind_tools(tools, parallel_tool_calls=...), as in ChatOpenAI; True or None only (False is not "
+            "supported: Perplexity's model may call several tools in one turn)."
+        )
+        raise ValueError(msg)
+    check_parallel_tool_calls(value)
+    return {}  # True or None: what Perplexity does anyway, so nothing is sent
+
+
 _HTTP = (
     "the package builds its own HTTP client (ChatOpenAI's transport, which reads HTTPS_PROXY and the other proxy "
     "variables); pass api_key=..., base_url=..., timeout=... and max_retries=... instead"
@@ -151,6 +173,11 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
     "reasoning": Convert(_reasoning, "reasoning_effort (the Agent API's reasoning.effort)", REASONING),
     "stream_options": Convert(_stream_options, "stream_usage", STREAM_OPTIONS),
     "use_responses_api": Convert(_use_responses_api, "api='agent' (True) or api='chat_completions' (False)"),
+    "parallel_tool_calls": Convert(
+        _parallel_tool_calls,
+        "bind_tools(tools, parallel_tool_calls=True or None), not sent; False is refused (Perplexity's model "
+        "may call several tools in one turn)",
+    ),
     # Not in Perplexity's published request models: what to write instead.
     "client": Refuse(_HTTP),
     "async_client": Refuse(_HTTP),
@@ -204,62 +231,58 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
         "use search_max_tokens or search_max_tokens_per_page to bound what search adds"
     ),
 }
-"""Every foreign argument name, with its fate. `extra_body` and `model_kwargs["extra_body"]` are unpacked by
+"""Every foreign argument name, with its fate. `extra_body` and `model_kwargs` are unpacked by
 `translate` itself, since what they hold is translated in turn."""
 
 EXTRA_BODY = "extra_body"
 
 
-def refusal(name: str, value: Any) -> ValueError:
-    """The error for a refused foreign argument, naming what to write instead."""
+def refusal(name: str, value: Any, given_as: str | None = None) -> ValueError:
+    """The error for a refused foreign argument (given as `given_as`, such as `model_kwargs['seed']`),
+    naming what to write instead."""
     habit = HABITS[name]
     assert isinstance(habit, Refuse)
-    return ValueError(f"{named(name, value)} is not taken by {OWNER}: {habit.instead}.")
+    return ValueError(f"{named(given_as or name, value, name)} is not taken by {OWNER}: {habit.instead}.")
 
 
-def _check_converted(name: str, given: Any, habit: Convert, converted: Mapping[str, Any], api: Api) -> None:
-    """Check what a converted dict became on `api`, the error naming each key as the user wrote it.
+def what_it_is_here(name: str) -> str:
+    """A foreign name's fate in a sentence, for the "Did you mean" of a typo of it (`verbosty`)."""
+    habit = HABITS[name]
+    if isinstance(habit, Rename):
+        return f"{name} carries over, as {habit.to}"
+    if isinstance(habit, Convert):
+        return f"{name} carries over: it becomes {habit.means}"
+    return f"{name} is not taken by {OWNER}: {habit.instead}"
 
-    `web_search_options={"image_search_relevance_enhanced": True}` becomes `image_results_enhanced_relevance`
-    (Perplexity's published name); an error about it says `web_search_options['image_search_relevance_enhanced']`
-    first, then the published name it maps to, then why.
-    """
-    if habit.keys is None or not isinstance(given, Mapping):
-        return
-    for key in given:
-        target = habit.keys.get(key)
-        if target is None or target not in converted:
-            continue
-        try:
-            check_parameters({target: converted[target]}, api)
-        except ValueError as error:
-            row = PARAMETERS.get(target)
-            paths = [p for p in (row.path(api), row.chat, row.agent) if p not in (None, CLIENT)] if row else []
-            published = f"Perplexity's {paths[0]}, " if paths and paths[0] != target else ""
-            msg = f"{name}[{key!r}] ({published}taken as {target}=...): {error}"
-            raise ValueError(msg) from None
+
+FOREIGN_HINTS = {name: what_it_is_here(name) for name in HABITS}
+"""For `_arguments.unknown_argument`: a near typo is matched against these names as well as ours, and
+when a foreign name is the closest, the hint is its fate (never a guess at an unrelated setting of ours)."""
 
 
 def translate(
-    values: Mapping[str, Any], where: Where, known: Collection[str], api: Api | None = None
+    values: Mapping[str, Any],
+    where: Where,
+    known: Collection[str],
+    check_converted: Callable[[str, Any, Convert, Mapping[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """`values` in this package's names: renamed, converted, or refused by `HABITS`.
 
-    `extra_body` (the OpenAI SDK's extra body fields, also inside `model_kwargs`) is unpacked: an entry
-    naming a body setting (`known`: the parameters, `model`, a call's `tools`..., or a name in `HABITS`)
-    is taken as that argument, checked as it is;
-    any other goes to `model_kwargs`, sent as it is. A setting given twice with different values is
-    refused, naming both ways it came. With `api`, what a converted dict becomes is checked here, so an
-    error names the key the user wrote (`_check_converted`).
+    `extra_body` (the OpenAI SDK's extra body fields) and `model_kwargs` (`ChatOpenAI`'s) are unpacked
+    entry by entry, on one path: an entry named in `HABITS` (or a nested `extra_body`) is translated as
+    if given as an argument, so `model_kwargs={"seed": 1}` is refused as `seed=1` is; an entry under a
+    credential's name is refused, its value hidden (a key belongs in `api_key`, never in the body). In
+    `extra_body` only, an entry naming a body setting (`known`: the parameters, `model`, a call's
+    `tools`...) is taken as that argument, checked as it is (in `model_kwargs`, such an entry is refused
+    by `_parameter_table.check_model_kwargs`, as `ChatOpenAI` refuses one). Any other entry goes to
+    `model_kwargs`, sent as it is. A setting given twice with different values is refused, naming both
+    ways it came. With `api`, what a converted dict becomes is checked here, so an error names the key the
+    user wrote (`check_converted`, given by the caller, which knows the surface's parameter table).
     """
     out: dict[str, Any] = {}
     came: dict[str, str] = {}
 
     def put(name: str, value: Any, given_as: str) -> None:
-        if name == "model_kwargs" and name in out:
-            for key, item in _as_dict(name, value).items():
-                put_extra(key, item, given_as)
-            return
         if name in out and out[name] != value:
             msg = f"{name} is given twice, as {came[name]} and as {given_as}, with different values; give it once."
             raise ValueError(msg)
@@ -274,31 +297,39 @@ def translate(
         out["model_kwargs"] = extra
         came.setdefault("model_kwargs", given_as)
 
+    def unpack(name: str, value: Any, given_as: str, settings: Collection[str]) -> None:
+        for key, item in _as_dict(name, value).items():
+            entry = f"{given_as}[{key!r}]"
+            if key in settings or key in HABITS or key == EXTRA_BODY:
+                take(key, item, entry)
+            elif secret_name(key):
+                msg = (
+                    f"{entry}={HIDDEN} is not sent: a credential does not belong in the request body; "
+                    "pass the Perplexity key as api_key=... (or PPLX_API_KEY)."
+                )
+                raise ValueError(msg)
+            else:
+                put_extra(key, item, entry)
+
     def take(name: str, value: Any, given_as: str) -> None:
         habit = HABITS.get(name)
         if name == EXTRA_BODY:
-            for key, item in _as_dict(name, value).items():
-                if key in known or key in HABITS or key == EXTRA_BODY:
-                    take(key, item, f"{given_as}[{key!r}]")
-                else:
-                    put_extra(key, item, f"{given_as}[{key!r}]")
-        elif name == "model_kwargs" and isinstance(value, Mapping) and EXTRA_BODY in value:
-            rest = {k: v for k, v in value.items() if k != EXTRA_BODY}
-            take(EXTRA_BODY, value[EXTRA_BODY], f"{given_as}[{EXTRA_BODY!r}]")
-            if rest:
-                put("model_kwargs", rest, given_as)
+            unpack(name, value, given_as, known)
+        elif name == "model_kwargs" and isinstance(value, Mapping):
+            out.setdefault(name, {})
+            unpack(name, value, given_as, ())
         elif habit is None:
             put(name, value, given_as)
         elif isinstance(habit, Rename):
             put(habit.to, value, given_as)
         elif isinstance(habit, Convert):
             converted = habit.convert(value, where)
-            if api is not None:
-                _check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted, api)
+            if check_converted is not None:
+                check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted)
             for key, item in converted.items():
                 take(key, item, given_as)
         else:
-            raise refusal(name, value)
+            raise refusal(name, value, given_as)
 
     for name, value in values.items():
         take(name, value, name)

@@ -6,7 +6,7 @@ arguments of a call or a constructor are sorted before those checks run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
@@ -16,10 +16,10 @@ from langchain_core.runnables.utils import ConfigurableField
 
 from langchain_perplexity_strict._arguments import near_typo, unknown_argument
 from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
-from langchain_perplexity_strict._request._habits import translate
+from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, Convert, translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
-from langchain_perplexity_strict._request._parameter_row import Api
-from langchain_perplexity_strict._request._parameter_table import PARAMETERS
+from langchain_perplexity_strict._request._parameter_row import CLIENT, Api
+from langchain_perplexity_strict._request._parameter_table import PARAMETERS, check_parameters
 
 
 def stop_list(stop: Any) -> list[str]:
@@ -31,27 +31,44 @@ def stop_list(stop: Any) -> list[str]:
 
 # Keyword arguments a call may carry besides the parameters: they shape the request.
 CALL_KWARGS = ("tools", "tool_choice", "response_format")
-# Passed by LangChain itself (structured-output tracing) or by callers used to ChatOpenAI
-# (parallel_tool_calls, which the published Agent API lacks: True or None is what it does anyway): not sent.
-IGNORED_KWARGS = ("ls_structured_output_format", "parallel_tool_calls")
-
-
-def check_parallel_tool_calls(value: Any) -> None:
-    """`parallel_tool_calls=False` cannot be honoured (Perplexity's model may call several tools in one turn):
-    refused, at `bind_tools` and per call, rather than ignored; True and None are what Perplexity does."""
-    if value is not None and value is not True:
-        msg = (
-            f"parallel_tool_calls={shown(value)}: the published Agent API has no parallel_tool_calls, and its "
-            "model may call several tools in one turn; remove it (True or None are accepted) and handle every "
-            "tool call."
-        )
-        raise ValueError(msg)
+# Passed by LangChain itself (structured-output tracing): not sent. (ChatOpenAI's parallel_tool_calls is
+# a habit: `_habits.HABITS`.)
+IGNORED_KWARGS = ("ls_structured_output_format",)
 
 
 CALL_ONLY = ("model", "model_kwargs")
 """Besides the parameters, a call may change the model (as langchain-perplexity's calls did) and add
 extra body fields (`extra_body=`, unpacked into `model_kwargs` by `_habits.translate`; `model_kwargs=`
 itself is the constructor's)."""
+
+
+def _check_converted(api: Api) -> Callable[[str, Any, Convert, Mapping[str, Any]], None]:
+    """What a converted dict became, checked on `api` (`_habits.translate` calls it), each error naming the key
+    the user wrote."""
+
+    def check(name: str, given: Any, habit: Convert, converted: Mapping[str, Any]) -> None:
+        """Check what a converted dict became on `api`, the error naming each key as the user wrote it.
+
+        `web_search_options={"image_search_relevance_enhanced": True}` becomes `image_results_enhanced_relevance`
+        (Perplexity's published name); an error about it says `web_search_options['image_search_relevance_enhanced']`
+        first, then the published name it maps to, then why.
+        """
+        if habit.keys is None or not isinstance(given, Mapping):
+            return
+        for key in given:
+            target = habit.keys.get(key)
+            if target is None or target not in converted:
+                continue
+            try:
+                check_parameters({target: converted[target]}, api)
+            except ValueError as error:
+                row = PARAMETERS.get(target)
+                paths = [p for p in (row.path(api), row.chat, row.agent) if p not in (None, CLIENT)] if row else []
+                published = f"Perplexity's {paths[0]}, " if paths and paths[0] != target else ""
+                msg = f"{name}[{key!r}] ({published}taken as {target}=...): {error}"
+                raise ValueError(msg) from None
+
+    return check
 
 
 def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -66,16 +83,19 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
             "pass extra_body={...} to add body fields to one call (model_kwargs is the constructor's)."
         )
         raise ValueError(msg)
-    kwargs = translate(kwargs, "call", {*PARAMETERS, *CALL_KWARGS, "model"}, api)
-    check_parallel_tool_calls(kwargs.get("parallel_tool_calls"))
+    kwargs = translate(kwargs, "call", {*PARAMETERS, *CALL_KWARGS, "model"}, _check_converted(api))
     params = {k: v for k, v in kwargs.items() if k not in IGNORED_KWARGS}
     call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
     unknown = sorted(k for k in params if k not in PARAMETERS and k not in CALL_ONLY)
     if unknown:
-        close = near_typo(unknown[0], PARAMETERS)
+        close = near_typo(unknown[0], [*PARAMETERS, *FOREIGN_HINTS])
+        like = close_names(unknown[0], [*PARAMETERS, *FOREIGN_HINTS])
+        hint = f" Did you mean {close!r}?" if close else ""
+        if close in FOREIGN_HINTS:
+            hint += f" {FOREIGN_HINTS[close]}."
         msg = (
-            f"{named(unknown[0], params[unknown[0]], *close_names(unknown[0], PARAMETERS))} "
-            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{f' Did you mean {close!r}?' if close else ''} "
+            f"{named(unknown[0], params[unknown[0]], *like)} "
+            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{hint} "
             f"Call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}, model, extra_body."
         )
         raise ValueError(msg)
@@ -110,12 +130,13 @@ OUTPUT_VERSIONS = (None, "v0", "v1")
 
 def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     """Constructor arguments with other integrations' names translated (`_habits.HABITS`); an unknown
-    one is refused, with a "Did you mean" only for a near typo of an accepted name."""
+    one is refused, with a "Did you mean" only for a near typo of an accepted name or of a foreign one
+    (`_habits.FOREIGN_HINTS`: then that habit's fate)."""
     if not isinstance(values, dict):
         return values
     accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
     api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
-    values = translate(values, "constructor", {*PARAMETERS, "model"}, api)
+    values = translate(values, "constructor", {*PARAMETERS, "model"}, _check_converted(api))
     if values.get("output_version") not in OUTPUT_VERSIONS:
         msg = (
             f"output_version={shown(values['output_version'])} is not accepted: use 'v1' for LangChain's "
@@ -129,7 +150,7 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     unknown = sorted(k for k in values if k not in accepted)
     if unknown:
         name = unknown[0]
-        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict")
+        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict", foreign=FOREIGN_HINTS)
     return values
 
 

@@ -25,6 +25,7 @@ from langchain_perplexity_strict._accepts import TOKEN_BUDGET, ValidatedCopy, ch
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter_row as accepts
 from langchain_perplexity_strict._request._filters import RECENCY
+from langchain_perplexity_strict._request._habits import HABITS
 from langchain_perplexity_strict._request._parameter_row import (
     CHAT_REASONING_EFFORTS,
     CLIENT,
@@ -424,11 +425,114 @@ _BUILT = {
 }
 
 
+# The top-level fields of each surface's published request (`perplexity.generated.api`: `ResponsesRequestInput`,
+# `ApiChatCompletionsRequestInput`; tests/unit_tests/test_parameter_table.py checks these against the SDK).
+# `model_kwargs` may carry only these, and only those no parameter sets and the package does not build.
+PUBLISHED_FIELDS: dict[str, frozenset[str]] = {
+    "agent": frozenset(
+        [
+            "background",
+            "effort",
+            "input",
+            "instructions",
+            "language_preference",
+            "max_output_tokens",
+            "max_steps",
+            "model",
+            "models",
+            "preset",
+            "previous_response_id",
+            "profile",
+            "prompt_cache_key",
+            "reasoning",
+            "response_format",
+            "service_tier",
+            "skills",
+            "step_budget_reminder",
+            "store",
+            "stream",
+            "temperature",
+            "tool_choice",
+            "tools",
+            "top_p",
+        ]
+    ),
+    "chat_completions": frozenset(
+        [
+            "best_of",
+            "country",
+            "cum_logprobs",
+            "disable_search",
+            "diverse_first_token",
+            "enable_search_classifier",
+            "file_workspace_id",
+            "frequency_penalty",
+            "has_image_url",
+            "image_domain_filter",
+            "image_format_filter",
+            "language_preference",
+            "last_updated_after_filter",
+            "last_updated_before_filter",
+            "latitude",
+            "logprobs",
+            "longitude",
+            "max_tokens",
+            "messages",
+            "model",
+            "n",
+            "num_images",
+            "num_search_results",
+            "parallel_tool_calls",
+            "presence_penalty",
+            "ranking_model",
+            "reasoning_effort",
+            "response_format",
+            "response_formatting_locale",
+            "response_metadata",
+            "return_images",
+            "return_related_questions",
+            "safe_search",
+            "search_after_date_filter",
+            "search_before_date_filter",
+            "search_domain_filter",
+            "search_internal_properties",
+            "search_language_filter",
+            "search_mode",
+            "search_recency_filter",
+            "search_tenant",
+            "stop",
+            "stream",
+            "stream_mode",
+            "temperature",
+            "thread_id",
+            "tool_choice",
+            "tools",
+            "top_k",
+            "top_logprobs",
+            "top_p",
+            "updated_after_timestamp",
+            "updated_before_timestamp",
+            "use_threads",
+            "user_original_query",
+            "web_search_options",
+        ]
+    ),
+}
+
+
+def extra_fields(api: Api) -> list[str]:
+    """The published fields `model_kwargs` may carry on `api`: no parameter sets them, the package builds none."""
+    heads = {path.split(".")[0] for p in PARAMETERS.values() if (path := p.path(api)) is not None}
+    return sorted(PUBLISHED_FIELDS[api] - heads - set(PARAMETERS) - set(_BUILT) - set(HABITS))
+
+
 def check_model_kwargs(extra: Any, api: Api) -> None:
     """Raise `ValueError` when `model_kwargs` would carry a parameter or a field the package builds.
 
-    `model_kwargs` go into the body unchecked, after everything else: a parameter there would skip
-    its check and override the value set the checked way (as `ChatOpenAI` refuses a field there).
+    `model_kwargs` go into the body after everything else, each value as given (another integration's
+    name there was translated or refused by `_habits.translate`): a parameter there would skip its
+    check and override the value set the checked way (as `ChatOpenAI` refuses a field there), and a
+    field the surface's published request lacks would be refused (Agent API) or silently ignored.
     """
     if not isinstance(extra, Mapping):
         raise ValueError(
@@ -446,4 +550,11 @@ def check_model_kwargs(extra: Any, api: Api) -> None:
             raise ValueError(msg)
         if key in _BUILT:
             msg = f"model_kwargs[{key!r}]: the package builds {key!r} itself; set it with {_BUILT[key]}."
+            raise ValueError(msg)
+        if key not in PUBLISHED_FIELDS[api]:  # the Agent API answers 400 `unknown field`; chat completions ignores it
+            msg = (
+                f"model_kwargs[{key!r}] is not a field of Perplexity's published request on api={api!r} "
+                f"(perplexity.generated.api), so it would be refused or ignored; the published fields with no "
+                f"parameter here, which model_kwargs and extra_body may carry: {', '.join(extra_fields(api))}."
+            )
             raise ValueError(msg)

@@ -76,10 +76,9 @@ ROWS: list[dict[str, str]] = [
     row(
         LP,
         "argument",
-        "`web_search_options={...}` (`search_context_size`, `user_location`, `search_type`, "
-        "`image_search_relevance_enhanced`)",
+        "`web_search_options={...}` (`search_context_size`, `user_location`, `search_type`)",
         "carries over: the Agent API's `web_search` tool fields; chat completions' `web_search_options` "
-        '(`search_type` "pro"/"auto" only there)',
+        '(`search_type` "pro"/"auto" only there); `image_search_relevance_enhanced`: see its own row',
         "—",
         T + "test_web_search_options_carry_over_to_the_search_settings",
     ),
@@ -103,7 +102,8 @@ ROWS: list[dict[str, str]] = [
         LP,
         "call argument",
         "`invoke(..., extra_body={...})`",
-        "carries over: each entry is taken as the setting it names; others go into the body as `model_kwargs`",
+        "carries over: each entry is taken as the setting it names; other published fields go into the body as "
+        "`model_kwargs` (one the published request lacks is refused)",
         "—",
         T + "test_extra_body_carries_over_on_every_path",
     ),
@@ -240,18 +240,42 @@ ROWS: list[dict[str, str]] = [
     row(
         OA,
         "argument",
-        "`openai_api_key`, `openai_api_base`, `model_name`, `request_timeout`, `max_completion_tokens`, "
-        "`stop_sequences`",
-        "carries over: `api_key`, `base_url`, `model`, `timeout`, `max_tokens`, `stop`",
+        "`openai_api_key`, `openai_api_base`, `model_name`, `request_timeout`, `max_completion_tokens`",
+        "carries over: `api_key`, `base_url`, `model`, `timeout`, `max_tokens`",
         "—",
         T + "test_renamed_arguments",
     ),
     row(
         OA,
         "argument",
+        "`stop_sequences=[...]`, `stop=[...]` (constructor or call)",
+        "carries over as `stop`, on both APIs, but applied on the client: never sent; the answer is cut at the "
+        "first stop sequence (a stream reads on, so usage and sources still arrive)",
+        "—",
+        "tests/integration_tests/test_one_setting_every_path.py::test_stop_is_applied_alike_whichever_way_it_comes",
+    ),
+    row(
+        OA,
+        "argument",
+        "`model_kwargs={...}` (constructor, `model_copy`, `configurable_fields`, `init_chat_model`)",
+        'refused before sending when an entry is a refused habit (`{"seed": 1}`, `{"parallel_tool_calls": False}`, '
+        '`{"logprobs": True}`: the error names the replacement, as for the argument), a credential\'s name '
+        '(`{"apikey": ...}`, never shown) or a field one of this package\'s parameters sets (`temperature`, `tools`: '
+        "the error names the parameter, as `ChatOpenAI` refuses one); a carried habit is converted "
+        '(`{"stream_options": {...}}` → `stream_usage`, `{"max_completion_tokens": 50}` → `max_tokens`); any other '
+        "published field no parameter sets (`step_budget_reminder`; chat completions' `safe_search`) is sent as "
+        "it is, and a field the API's published request lacks is refused, listing those it may carry. One path "
+        "with `extra_body`, which differs only in taking an entry that names a parameter as that parameter",
+        "a parameter for each setting; `extra_body={...}` for body fields with no parameter",
+        T + "test_model_kwargs_entries_meet_the_habits_table",
+    ),
+    row(
+        OA,
+        "argument",
         "`extra_body={...}` (constructor, call or `.bind`)",
         "carries over: a Perplexity setting in it (`search_domain_filter`, `web_search_options`, ...) is "
-        "checked and placed where the API takes it; other fields are sent as `model_kwargs`",
+        "checked and placed where the API takes it; other fields of the published request are sent as `model_kwargs`, "
+        "and one it lacks is refused before sending",
         "—",
         T + "test_extra_body_carries_over_on_every_path",
     ),
@@ -315,10 +339,59 @@ ROWS: list[dict[str, str]] = [
     row(
         OA,
         "call argument",
-        "`parallel_tool_calls=True` / `False`",
+        "`bind_tools(tools, parallel_tool_calls=True / False)` (or per call)",
         "carries over for `True` and `None` (what Perplexity does; not sent); `False` is refused before sending",
         "handle every tool call of a turn",
         T + "test_parallel_tool_calls_true_is_what_perplexity_does",
+    ),
+    row(
+        OA,
+        "argument",
+        "`parallel_tool_calls=...` given to the constructor (or in `model_kwargs` / `extra_body`)",
+        "refused before sending, naming `bind_tools(tools, parallel_tool_calls=...)`, which takes `True` or `None` "
+        "(`False` is not supported: Perplexity's model may call several tools in one turn)",
+        "`bind_tools(tools, parallel_tool_calls=True)`, or leave it out",
+        T + "test_parallel_tool_calls_outside_bind_tools_names_bind_tools",
+    ),
+    row(
+        OA,
+        "call argument",
+        '`bind_tools(tools, tool_choice=...)`: `"auto"`, `"none"`, `"required"`, `"any"`, `True`, a tool\'s name, '
+        '`{"type": "function", "function": {"name": ...}}`, `{"type": "function", "name": ...}`',
+        'carries over on the Agent API, in Perplexity\'s shape: `"any"` and `True` become `"required"`; a name and '
+        'both dict forms become `{"name": ...}` (a name no bound tool has is refused); `False` / `None` send none. '
+        'On `api="chat_completions"` function tools are refused before sending (the Sonar models have none)',
+        "the Agent API (the default) for function tools",
+        "tests/integration_tests/test_habit_tools.py::test_every_tool_choice_form",
+    ),
+    row(
+        OA,
+        "call argument",
+        "`bind_tools(tools, strict=True)`",
+        "carries over on the Agent API: `strict: true` on each function tool, its schema closed "
+        "(`additionalProperties: false`), as published",
+        "—",
+        "tests/unit_tests/test_builtin_checks.py::test_strict_is_sent_on_function_tools_as_published",
+    ),
+    row(
+        OA,
+        "call argument",
+        '`bind_tools(...)` on `api="chat_completions"`',
+        "refused before sending, whichever way the tools come (`bind_tools`, a call's `tools=`, `.bind`)",
+        '`api="agent"` (the default); for structured output, `with_structured_output`',
+        "tests/integration_tests/test_one_setting_every_path.py::"
+        "test_tools_on_the_sonar_surface_are_refused_whichever_way_they_come",
+    ),
+    row(
+        OA,
+        "call argument",
+        '`with_structured_output(schema, method="json_schema" / "function_calling" / "json_mode")`',
+        'carries over, parsed as `ChatOpenAI` parses it: `"json_schema"` sends a `json_schema` `response_format`; '
+        '`"function_calling"` forces a function tool on the Agent API, and on `api="chat_completions"` (no function '
+        'tools) sends a `json_schema` `response_format` instead, with a warning; `"json_mode"` sends a `json_schema` '
+        "`response_format` too (Perplexity has no `json_object`): the schema given, or any object without one",
+        "—",
+        "tests/integration_tests/test_habit_structured_output.py::test_every_structured_output_form",
     ),
     row(
         OA,
@@ -403,17 +476,29 @@ ROWS: list[dict[str, str]] = [
     row(
         OA,
         "argument",
-        "`OPENAI_API_KEY` / `OPENAI_BASE_URL` in the environment",
-        "refused before sending: not read (an OpenAI key must not reach another server); a missing key's error says so",
-        "`PPLX_API_KEY` (or `PERPLEXITY_API_KEY`), and `PPLX_BASE_URL` for another server",
+        "`OPENAI_API_KEY` in the environment",
+        "refused before sending when no Perplexity key is set: `OPENAI_API_KEY` is never read (an OpenAI key must "
+        "not reach another server), and the missing key's error says so",
+        "`PPLX_API_KEY` (or `PERPLEXITY_API_KEY`)",
         T + "test_a_missing_key_says_openai_api_key_is_not_read",
     ),
     row(
         OA,
         "argument",
+        "`OPENAI_BASE_URL` in the environment (a gateway)",
+        "warned once per model (chat, search, embeddings) when neither `base_url=` nor `PPLX_BASE_URL` was given: "
+        "it is not read, so requests go to Perplexity's server; the warning names `PPLX_BASE_URL` (not an error: "
+        "apps using OpenAI and Perplexity side by side set both)",
+        "`PPLX_BASE_URL` (or `base_url=`) for another server",
+        T + "test_an_unread_openai_base_url_warns_once_per_model",
+    ),
+    row(
+        OA,
+        "argument",
         "a misspelt name (`temprature=`)",
-        "refused before sending with \"Did you mean 'temperature'?\"; a hint only for a near typo of this "
-        "package's own names, never a guess for another integration's name",
+        "refused before sending with \"Did you mean 'temperature'?\"; a near typo is matched against this "
+        "package's names and other integrations' (`verbosty=` gets `verbosity`'s refusal and replacement, "
+        "`openai_api_kye=` is told `openai_api_key` carries over as `api_key`), never an unrelated setting",
         "the name the hint gives",
         T + "test_did_you_mean_only_for_a_near_typo",
     ),

@@ -85,9 +85,10 @@ ROWS: list[dict[str, str]] = [
         "group": LP,
         "kind": "output",
         "habit": '`usage_metadata["output_token_details"]["citation_tokens"]`',
-        "now": "carries over: still there (deprecated); the count is also in "
-        '`usage_metadata["input_token_details"]["citation"]`, where Perplexity bills it (as input)',
-        "instead": '`usage_metadata["input_token_details"]["citation"]`',
+        "now": "carries over: still there (deprecated); the count is also "
+        '`response_metadata["citation_tokens"]`. It is not in `input_token_details` (parts of `input_tokens`): '
+        "Perplexity counts citation tokens apart from the prompt and the total, and prices them in their own column",
+        "instead": '`response_metadata["citation_tokens"]`',
         "defaults": "",
         "test": OUT + "test_citation_and_reasoning_tokens_where_both_packages_put_them",
     },
@@ -156,6 +157,17 @@ ROWS: list[dict[str, str]] = [
         "instead": "—",
         "defaults": "",
         "test": OUT + "test_token_usage_in_llm_output_for_callbacks",
+    },
+    {
+        "group": OAI,
+        "kind": "output",
+        "habit": "`generate([...]).llm_output` (and `agenerate`)",
+        "now": "carries over: `token_usage` summed over the prompts as `ChatOpenAI` sums it (costs included), "
+        "and `model_name`; with `streaming=True` langchain-core keeps no per-prompt output, so `token_usage` is "
+        "`{}` as in `ChatOpenAI` (the usage is on each message)",
+        "instead": "—",
+        "defaults": "",
+        "test": OUT + "test_generate_llm_output_as_chat_openai_gives_it",
     },
     {
         "group": OAI,

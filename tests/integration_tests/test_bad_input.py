@@ -152,7 +152,7 @@ def test_callers_tool_messages_are_unchanged(emu: PerplexityEmulator) -> None:
 
 @pytest.mark.parametrize("api", ["agent", "chat_completions"])
 def test_a_number_json_cannot_carry_is_refused(emu: PerplexityEmulator, api: str) -> None:
-    extra = {"custom": float("nan")}
+    extra = {"step_budget_reminder" if api == "agent" else "safe_search": float("nan")}  # published, no parameter
     with pytest.raises(ValueError, match=r"request body: .*NaN and infinite numbers are not JSON"):
         make(emu, api, model_kwargs=extra).invoke("x")
     assert emu.requests == []

@@ -125,7 +125,7 @@ def test_reasoning_is_never_left_in_the_answer(emu: PerplexityEmulator) -> None:
         assert "<think>" not in str(message.content)
         assert message.additional_kwargs["reasoning_content"].startswith("Thinking about")
     assert llm.invoke("x").usage_metadata["output_token_details"]["reasoning"] > 0  # type: ignore[index]
-    assert llm.invoke("x").usage_metadata["input_token_details"]["citation"] > 0  # type: ignore[index, typeddict-item]
+    assert llm.invoke("x").response_metadata["citation_tokens"] > 0
 
 
 def test_agent_reasoning_events_become_reasoning(emu: PerplexityEmulator) -> None:

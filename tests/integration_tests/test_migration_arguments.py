@@ -382,39 +382,173 @@ def test_a_missing_key_says_openai_api_key_is_not_read(monkeypatch: pytest.Monke
         assert "sk-not-for-perplexity" not in str(info.value)
 
 
+@pytest.mark.parametrize("cls", [ChatPerplexityStrict, PerplexitySearchRetriever, PerplexityEmbeddings])
+def test_an_unread_openai_base_url_warns_once_per_model(monkeypatch: pytest.MonkeyPatch, cls: type) -> None:
+    """An app that ran `ChatOpenAI` through a gateway (`OPENAI_BASE_URL`) is told its requests now go to
+    Perplexity, and how to keep the gateway: a warning, not an error (OpenAI and Perplexity side by side)."""
+    import warnings
+
+    from langchain.chat_models import init_chat_model
+
+    monkeypatch.setenv("PPLX_API_KEY", KEY)
+    monkeypatch.delenv("PPLX_BASE_URL", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://user:pw@gateway.example/v1")
+
+    built: list[Any] = []
+
+    def warned(build: Any) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            built.append(build())
+        return [str(w.message) for w in caught if "OPENAI_BASE_URL" in str(w.message)]
+
+    [message] = warned(cls)
+    assert "PPLX_BASE_URL" in message and "https://api.perplexity.ai" in message and "pw" not in message
+    model = built[-1]
+    assert warned(lambda: model.model_copy(update={"max_retries": 1})) == []  # its copies: warned already
+    if cls is ChatPerplexityStrict:
+        assert len(warned(lambda: init_chat_model("perplexity_strict:perplexity/sonar"))) == 1
+    # told where to send them, or already going to Perplexity: nothing to say
+    assert warned(lambda: cls(base_url="https://api.perplexity.ai")) == []
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.perplexity.ai/")
+    assert warned(cls) == []
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://gateway.example/v1")
+    monkeypatch.setenv("PPLX_BASE_URL", "https://gateway.example/v1")
+    assert warned(cls) == []
+
+
 @pytest.mark.parametrize(
-    ("name", "hint"),
+    ("name", "hint", "says"),
     [
-        ("web_search_optionz", None),
-        ("truncatoin", None),
-        ("temprature", "temperature"),
-        ("search_recency", "search_recency_filter"),
+        ("temprature", "temperature", None),
+        ("search_recency", "search_recency_filter", None),
+        # the closest name is another integration's: its fate, never an unrelated setting of ours
+        ("verbosty", "verbosity", "ask for brevity in instructions="),  # not LangChain's `verbose`
+        ("openai_api_kye", "openai_api_key", "carries over, as api_key"),
+        ("web_search_optionz", "web_search_options", "carries over: it becomes search_context_size"),
+        ("truncatoin", "truncation", "max_input_tokens="),
+        ("sed", "seed", "is not taken by ChatPerplexityStrict"),
+        ("parallel_tool_call", "parallel_tool_calls", "bind_tools(tools, parallel_tool_calls="),
+        ("web_search_optionz_plus", None, None),
     ],
 )
-def test_did_you_mean_only_for_a_near_typo(emu: PerplexityEmulator, name: str, hint: str | None) -> None:
-    with pytest.raises(ValueError) as info:
-        make(emu, **{name: 1})
-    text = str(info.value)
-    if hint is None:
-        assert "Did you mean" not in text
-    else:
-        assert f"Did you mean {hint!r}?" in text
-    with pytest.raises(ValueError, match="not a parameter") as info:
-        make(emu).invoke(Q, **{name: 1})
-    assert ("Did you mean" in str(info.value)) == (hint is not None)
+def test_did_you_mean_only_for_a_near_typo(emu: PerplexityEmulator, name: str, hint: str | None, says: str) -> None:
+    secret = "pplx-0123456789abcdef"
+    for value in (1, secret):
+        with pytest.raises(ValueError) as info:
+            make(emu, **{name: value})
+        with pytest.raises(ValueError, match="not a parameter") as on_call:
+            make(emu).invoke(Q, **{name: value})
+        with pytest.raises(ValueError, match="not a parameter") as on_bind:
+            make(emu).bind(**{name: value}).invoke(Q)
+        with pytest.raises(ValueError) as on_copy:
+            make(emu).model_copy(update={name: value})
+        texts = [str(e.value) for e in (info, on_call, on_bind, on_copy)]
+        if value == 1:  # init_chat_model builds the model as the constructor does
+            from langchain.chat_models import init_chat_model
+
+            with pytest.raises(ValueError) as on_init:
+                init_chat_model("perplexity_strict:perplexity/sonar", api_key=KEY, base_url=emu.base_url, **{name: 1})
+            texts.append(str(on_init.value))
+        for text in texts:
+            assert secret not in text
+            if hint is None:
+                assert "Did you mean" not in text
+            else:
+                assert f"Did you mean {hint!r}?" in text
+            if says is not None:
+                assert says in text
 
 
 def test_an_unknown_arguments_credential_is_never_shown(emu: PerplexityEmulator) -> None:
     secret = "pplx-0123456789abcdef"
+    emu.clear()
     for raised in (
         lambda: make(emu, api_kye=secret),
         lambda: make(emu).invoke(Q, api_kye=secret),
         lambda: make(emu, extra_body={"api_kye": secret}).invoke(Q),
+        lambda: make(emu, model_kwargs={"apikey": secret}),
+        lambda: make(emu).invoke(Q, extra_body={"x_token": secret}),
+        lambda: make(emu).bind(extra_body={"password": secret}).invoke(Q),
+        lambda: make(emu).model_copy(update={"model_kwargs": {"api_key": secret}}),
         lambda: make(emu, client=secret),
     ):
-        with pytest.raises(Exception) as info:
+        with pytest.raises(ValueError) as info:
             raised()
         assert secret not in str(info.value)
+    assert not emu.requests  # a credential is never put in a request body
+
+
+# -- model_kwargs: the habits table applies to each entry, as to extra_body's ---------------------------------
+
+
+def model_kwargs_paths(emu: PerplexityEmulator, api: str, extra: dict) -> list[Any]:
+    """Every way `model_kwargs` (or `extra_body`, the same path) reaches a model."""
+    from langchain.chat_models import init_chat_model
+    from langchain_core.runnables import ConfigurableField
+
+    return [
+        lambda: make(emu, api, model_kwargs=extra),
+        lambda: make(emu, api, extra_body=extra),
+        lambda: make(emu, api).model_copy(update={"model_kwargs": extra}),
+        lambda: make(emu, api).invoke(Q, extra_body=extra),
+        lambda: make(emu, api).bind(extra_body=extra).invoke(Q),
+        lambda: (
+            make(emu, api)
+            .configurable_fields(model_kwargs=ConfigurableField(id="mk"))
+            .invoke(Q, config={"configurable": {"mk": extra}})
+        ),
+        lambda: init_chat_model(
+            "perplexity_strict:" + make(emu, api).model, api=api, api_key=KEY, base_url=emu.base_url, model_kwargs=extra
+        ),
+    ]
+
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        ({"seed": 1}, r"\['seed'\]=1 is not taken by ChatPerplexityStrict: not in Perplexity's published"),
+        ({"parallel_tool_calls": False}, "parallel_tool_calls=False"),
+        ({"logprobs": True}, r"\['logprobs'\]=True is not taken by ChatPerplexityStrict: .*no logprobs"),
+        ({"verbosity": "low"}, r"\['verbosity'\] is not taken by ChatPerplexityStrict: .*instructions="),
+        ({"user": "u1"}, r"\['user'\] is not taken by ChatPerplexityStrict"),
+    ],
+)
+def test_model_kwargs_entries_meet_the_habits_table(emu: PerplexityEmulator, api: str, extra: dict, says: str) -> None:
+    emu.clear()
+    for run in model_kwargs_paths(emu, api, extra):
+        with pytest.raises(ValueError, match=says):
+            run()
+    assert not emu.requests
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_model_kwargs_habits_that_carry_over_are_converted(emu: PerplexityEmulator, api: str) -> None:
+    model = make(emu, api, model_kwargs={"stream_options": {"include_usage": False}, "max_completion_tokens": 50})
+    assert model.stream_usage is False and model.max_tokens == 50 and model.model_kwargs == {}
+    model.invoke(Q)
+    sent = body(emu)
+    assert "stream_options" not in sent and "max_completion_tokens" not in sent
+    assert sent["max_output_tokens" if api == "agent" else "max_tokens"] == 50
+    # a published field without a parameter still passes through
+    if api == "chat_completions":
+        make(emu, api, model_kwargs={"safe_search": True}).invoke(Q)
+        assert body(emu)["safe_search"] is True
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_parallel_tool_calls_outside_bind_tools_names_bind_tools(emu: PerplexityEmulator, api: str) -> None:
+    for value in (True, False):
+        with pytest.raises(
+            ValueError, match=r"bind_tools\(tools, parallel_tool_calls=\.\.\.\).*False is not supp"
+        ) as info:
+            make(emu, api, parallel_tool_calls=value)
+        assert "Accepted:" not in str(info.value)
+    make(emu, api).invoke(Q, parallel_tool_calls=True)  # what bind_tools binds: True or None, not sent
+    assert "parallel_tool_calls" not in body(emu)
+    with pytest.raises(ValueError, match="parallel_tool_calls=False"):
+        make(emu, api).bind_tools([], parallel_tool_calls=False)
 
 
 # -- the retriever, the tool and the embeddings -----------------------------------------------------------

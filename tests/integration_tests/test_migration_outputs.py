@@ -137,15 +137,21 @@ async def test_search_counts_in_response_metadata(models: dict[str, ChatPerplexi
 async def test_citation_and_reasoning_tokens_where_both_packages_put_them(
     models: dict[str, ChatPerplexityStrict], mode: str
 ) -> None:
-    """Citation tokens: `input_token_details["citation"]`, and langchain-perplexity's
-    `output_token_details["citation_tokens"]` (deprecated); reasoning tokens: `output_token_details["reasoning"]`
-    whenever Perplexity reports the count, 0 included (as langchain-perplexity and `ChatOpenAI` do)."""
+    """Citation tokens: `response_metadata["citation_tokens"]`, and langchain-perplexity's
+    `output_token_details["citation_tokens"]` (deprecated), never in `input_token_details`, which are parts of
+    `input_tokens` (Perplexity counts citation tokens apart: here more of them than input tokens);
+    reasoning tokens: `output_token_details["reasoning"]` whenever Perplexity reports the count, 0 included
+    (as langchain-perplexity and `ChatOpenAI` do)."""
     for model, reasoning in ((models["chat_completions"], True), (models["plain_sonar"], False)):
         message = await answer(model, mode)
         usage = message.usage_metadata
         sent = message.response_metadata["token_usage"]
         assert usage is not None and sent["citation_tokens"] > 0
-        assert usage["input_token_details"]["citation"] == sent["citation_tokens"]  # type: ignore[typeddict-item]
+        assert message.response_metadata["citation_tokens"] == sent["citation_tokens"]
+        assert sent["citation_tokens"] > usage["input_tokens"]  # so not a part of it
+        assert "citation" not in usage.get("input_token_details", {})
+        details = usage.get("input_token_details", {})
+        assert sum(v for v in details.values() if isinstance(v, int)) <= usage["input_tokens"]
         assert usage["output_token_details"]["citation_tokens"] == sent["citation_tokens"]  # type: ignore[typeddict-item]
         assert usage["output_token_details"]["reasoning"] == sent["reasoning_tokens"]
         assert (sent["reasoning_tokens"] > 0) is reasoning
@@ -174,6 +180,47 @@ def test_token_usage_in_llm_output_for_callbacks(models: dict[str, ChatPerplexit
     message = models[surface].invoke(QUESTION, config={"callbacks": [Handler()]})
     assert seen and seen[0].llm_output is not None
     assert seen[0].llm_output["token_usage"] == message.response_metadata["token_usage"]
+
+
+def _summed(*usages: dict[str, Any]) -> dict[str, Any]:
+    """The token counts of `usages` added up (the test's own sum, over the top-level integers)."""
+    keys = {k for u in usages for k, v in u.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return {k: sum(u.get(k, 0) for u in usages) for k in keys}
+
+
+@pytest.mark.parametrize("how", ["generate", "agenerate"])
+@pytest.mark.parametrize("surface", SURFACES)
+async def test_generate_llm_output_as_chat_openai_gives_it(
+    models: dict[str, ChatPerplexityStrict], surface: str, how: str
+) -> None:
+    """`ChatOpenAI`'s `generate(...).llm_output`: `token_usage` summed over the prompts, and `model_name`
+    (langchain-openai's `_combine_llm_outputs`); langchain-core's default gave `{}`."""
+    from langchain_core.messages import HumanMessage
+
+    model = models[surface]
+    prompts = [[HumanMessage(QUESTION)], [HumanMessage("And in 3.12?")]]
+    result = model.generate(prompts) if how == "generate" else await model.agenerate(prompts)
+    output = result.llm_output
+    assert output is not None and set(output) == {"token_usage", "model_name"}
+    assert output["model_name"] == result.generations[0][0].message.response_metadata["model_name"]
+    sent = [g[0].message.response_metadata["token_usage"] for g in result.generations]
+    total = output["token_usage"]
+    assert {k: total[k] for k in _summed(*sent)} == _summed(*sent)
+    assert total["total_tokens"] == sum(g[0].message.usage_metadata["total_tokens"] for g in result.generations)
+    cost = [u["cost"]["total_cost"] for u in sent]
+    assert total["cost"]["total_cost"] == pytest.approx(sum(cost))  # costs are floats: summed too
+    # batch: each input's own llm_output reaches the callbacks, with the same keys
+    seen: list[LLMResult] = []
+
+    class Handler(BaseCallbackHandler):
+        def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+            seen.append(response)
+
+    answers = model.batch([QUESTION, "And in 3.12?"], config={"callbacks": [Handler()]})
+    assert len(seen) == 2 and all(r.llm_output and r.llm_output["token_usage"]["total_tokens"] > 0 for r in seen)
+    assert sorted(r.llm_output["token_usage"]["total_tokens"] for r in seen if r.llm_output) == sorted(
+        a.usage_metadata["total_tokens"] for a in answers if a.usage_metadata
+    )
 
 
 @pytest.fixture(scope="module")

@@ -170,8 +170,8 @@ def test_model_copy_refuses_a_name_that_is_not_a_field(emu: PerplexityEmulator) 
     ("extra", "named"),
     [
         ({"temperature": 9}, "temperature"),
-        ({"max_output_tokens": 5}, "max_tokens"),
-        ({"reasoning": {}}, "reasoning_effort"),
+        ({"max_tokens": 5}, "max_tokens"),
+        ({"reasoning_effort": "low"}, "reasoning_effort"),
         ({"skills": []}, "skills"),
         ({"tools": []}, "bind_tools()"),
         ({"tool_choice": "auto"}, "bind_tools(tool_choice"),
@@ -188,8 +188,19 @@ def test_model_kwargs_cannot_carry_a_setting_past_its_check(emu: PerplexityEmula
 
 
 def test_model_kwargs_still_carry_a_field_no_parameter_sets(emu: PerplexityEmulator) -> None:
-    """A field beside the published ones goes out as given (the emulator, strict as the Agent API, would refuse it)."""
-    assert _model(emu, "agent", model_kwargs={"custom": 1}).request_body("hi")["custom"] == 1
+    """A published field no parameter sets goes out as given; one the surface's published request lacks is refused
+    before sending (the Agent API would answer 400 `unknown field`; chat completions would ignore it)."""
+    assert _model(emu, "agent", model_kwargs={"step_budget_reminder": True}).request_body("hi")["step_budget_reminder"]
+    assert _model(emu, "chat_completions", model_kwargs={"safe_search": True}).request_body("hi")["safe_search"]
+    for api, field in (("agent", "custom"), ("agent", "safe_search"), ("chat_completions", "step_budget_reminder")):
+        for run in (
+            lambda api=api, field=field: _model(emu, api, model_kwargs={field: 1}),
+            lambda api=api, field=field: _model(emu, api).invoke("hi", extra_body={field: 1}),
+            lambda api=api, field=field: _model(emu, api).model_copy(update={"model_kwargs": {field: 1}}),
+        ):
+            message = refusal(emu, run)
+            assert f"model_kwargs[{field!r}] is not a field of Perplexity's published request" in message
+            assert ("step_budget_reminder" if api == "agent" else "safe_search") in message
 
 
 # --- tools, tool_choice, response_format, stop -------------------------------------------------------

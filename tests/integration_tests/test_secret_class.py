@@ -16,7 +16,8 @@ The forms:
 - a call's arguments: invoke / ainvoke / stream / astream / batch / abatch with `api_key=` (`CALLS`),
   `bind(api_key=)`, `retriever.invoke(..., api_key=)`, `configurable_fields` and `init_chat_model`'s
   configurable fields given a bad key;
-- accepted credentials (`api_key`, a `base_url` with user info, `model_kwargs` secrets, nested in `extra_body`):
+- accepted credentials (`api_key`, a `base_url` with user info, a secret nested in a `model_kwargs` field, via
+  `extra_body`; a credential's name as a `model_kwargs` or `extra_body` entry itself is refused, never sent):
   repr, str, `model_dump`, `model_dump_json`, `dumps` / `dumpd`, `_identifying_params`, `_get_ls_params`,
   `model_copy`, and what callbacks see of a call;
 - an MCP tool's `authorization` and `headers` bound with `bind_tools`: the binding's repr and dump, traces,
@@ -271,7 +272,7 @@ def test_a_retriever_call_never_shows_a_credential(
 
 
 def _chat_with_secrets(emu: PerplexityEmulator, **kw: Any) -> ChatPerplexityStrict:
-    secrets = {"api_key": CANARY, "extra_body": {"x_token": CANARY, "nested": {"password": CANARY}}}
+    secrets = {"extra_body": {"profile": {"password": CANARY}}}  # a published field (no parameter), nested
     return ChatPerplexityStrict(api_key=CANARY, base_url=emu.base_url, model_kwargs=secrets, **kw)
 
 
@@ -284,7 +285,9 @@ def test_accepted_credentials_never_show_in_reprs_dumps_or_traces(emu: Perplexit
     seen += failure(lambda: model.invoke("hi"))  # the emulator refuses the unknown body fields
     seen += recorder.seen
     assert any("model_kwargs" in text for text in recorder.seen)  # the trace was recorded, with the field
-    assert model.model_kwargs["x_token"] == CANARY  # extra_body unpacked; hidden from view, not from the request
+    assert model.model_kwargs["profile"]["password"] == CANARY  # extra_body unpacked; hidden from view only
+    for refused in ({"api_key": CANARY}, {"extra_body": {"x_token": CANARY}}):  # a credential's entry: refused
+        seen += failure(lambda refused=refused: ChatPerplexityStrict(api_key=CANARY, model_kwargs=refused))
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)

@@ -73,3 +73,13 @@ def test_call_arguments_split_and_refuse_unknown() -> None:
         call_arguments({"temprature": 0.1}, "agent")
     with pytest.raises(ValueError, match="has no max_results"):  # another integration's name: its own entry
         call_arguments({"max_search_results": 5}, "agent")
+
+
+def test_the_published_fields_model_kwargs_is_checked_against_are_the_sdks() -> None:
+    """`PUBLISHED_FIELDS` is written out (the SDK is not a runtime dependency); here it meets Perplexity's models."""
+    from perplexity.generated import api
+
+    from langchain_perplexity_strict._request._parameter_table import PUBLISHED_FIELDS
+
+    assert PUBLISHED_FIELDS["agent"] == set(api.ResponsesRequestInput.model_fields)
+    assert PUBLISHED_FIELDS["chat_completions"] == set(api.ApiChatCompletionsRequestInput.model_fields)
