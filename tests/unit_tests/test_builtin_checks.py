@@ -169,8 +169,11 @@ def test_model_filters_and_a_bound_search_tool() -> None:
     # A bound built-in set would reach the web without the model's filter: refused.
     with pytest.raises(ValueError, match=r"search_domain_filter=\['nature.com'\] .* tools\[0\] \(fetch_url\) would"):
         model.request_body("q", tools=[fetch_url_tool()])
-    quiet = model.model_copy(update={"web_search": False})  # the model says it does not search
-    assert quiet.request_body("q", tools=[fetch_url_tool()])["tools"] == [{"type": "fetch_url"}]
+    quiet = model.model_copy(update={"web_search": False})  # says it does not search, yet keeps a filter: refused
+    with pytest.raises(ValueError, match=r"web_search=False turns web search off, so search_domain_filter="):
+        quiet.request_body("q", tools=[fetch_url_tool()])
+    bare = ChatPerplexityStrict(api_key="k", web_search=False)  # type: ignore[arg-type]
+    assert bare.request_body("q", tools=[fetch_url_tool()])["tools"] == [{"type": "fetch_url"}]
     same = model.request_body("q", tools=[web_search_tool(filters={"search_domain_filter": ["nature.com"]})])
     assert same["tools"] == [{"type": "web_search", "filters": {"search_domain_filter": ["nature.com"]}}]
     with pytest.raises(ValueError, match=r"tools\[0\]\.filters\.search_domain_filter: the model's search settings "
