@@ -28,6 +28,7 @@ from tests.integration_tests.habits import MODES, SURFACES, report_text, run
 # filtered here so that `make test` shows only warnings nobody expected.
 pytestmark = [
     pytest.mark.filterwarnings("ignore:The newest user message lost content block:UserWarning"),
+    pytest.mark.filterwarnings("ignore:The newest tool result lost its file:UserWarning"),
 ]
 
 IMG_URL = "https://img.example.com/cat.png"
