@@ -407,9 +407,11 @@ def _emulator_clock(emu: PerplexityEmulator) -> None:
         with pytest.raises(Exception, match=r"(?i)queued|time"):
             model.invoke("hi")
     with PerplexityEmulator(api_key=KEY, run_duration=30.0) as slow:
-        stream = make(slow, background=True).stream("hi")
-        next(stream)
-        stream.close()  # the run still going 30 s on, leaving cancels it (a finished one has nothing to cancel)
+        # The run is still going when invoke's 0.5 s bound passes (with no run_duration it would have answered),
+        # so the run is cancelled: a finished one has nothing to cancel. No wait for a first chunk, which a
+        # 30 s run sends only after its slow search step.
+        with pytest.raises(Exception, match=r"(?i)time"):
+            make(slow, background=True, timeout=0.5, max_retries=0).invoke("hi")
         assert slow.requests[0].kind == "create" and "cancel" in [r.kind for r in slow.requests]
     with PerplexityEmulator(api_key=KEY, event_delay=30.0) as delayed, pytest.raises(Exception, match=r"(?i)stall"):
         list(make(delayed, stream_chunk_timeout=0.3, max_resumes=0, max_retries=0).stream("hi"))
