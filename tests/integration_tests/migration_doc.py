@@ -27,6 +27,19 @@ KINDS = ("default", "argument", "call argument", "output", "entry point")
 HEADER = ("", "habit", "what happens now", "write instead", "default that differs")
 
 
+def row(group: str, kind: str, habit: str, now: str, instead: str, test: str, defaults: str = "") -> dict[str, str]:
+    """One row of a migration table, in the keys `KEYS` names (the row modules build theirs with it)."""
+    return {
+        "group": group,
+        "kind": kind,
+        "habit": habit,
+        "now": now,
+        "instead": instead,
+        "defaults": defaults,
+        "test": test,
+    }
+
+
 def row_modules() -> list[Path]:
     """Every `migration_rows_*.py` beside this module, by name."""
     return sorted(HERE.glob("migration_rows_*.py"))

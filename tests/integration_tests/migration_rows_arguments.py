@@ -7,23 +7,13 @@ checks it.
 
 from __future__ import annotations
 
+from tests.integration_tests.migration_doc import row
+
 T = "tests/integration_tests/test_migration_arguments.py::"
 LP = "langchain-perplexity"
 OA = "ChatOpenAI"
 REFUSED = T + "test_refused_before_sending_naming_the_replacement"
 SHARED = T + "test_shared_fields_carry_over_on_every_path"
-
-
-def row(group: str, kind: str, habit: str, now: str, instead: str, test: str, defaults: str = "") -> dict[str, str]:
-    return {
-        "group": group,
-        "kind": kind,
-        "habit": habit,
-        "now": now,
-        "instead": instead,
-        "defaults": defaults,
-        "test": test,
-    }
 
 
 ROWS: list[dict[str, str]] = [

@@ -8,21 +8,11 @@ names the test that checks it (tests/integration_tests/test_switching.py).
 
 from __future__ import annotations
 
+from tests.integration_tests.migration_doc import row
+
 T = "tests/integration_tests/test_switching.py::"
 LP = "langchain-perplexity"
 OA = "ChatOpenAI"
-
-
-def row(group: str, kind: str, habit: str, now: str, instead: str, test: str, defaults: str = "") -> dict[str, str]:
-    return {
-        "group": group,
-        "kind": kind,
-        "habit": habit,
-        "now": now,
-        "instead": instead,
-        "defaults": defaults,
-        "test": test,
-    }
 
 
 _SONAR = {
