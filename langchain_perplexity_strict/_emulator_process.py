@@ -21,7 +21,7 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from langchain_perplexity_strict._which_server import EMULATOR_HEADER
+from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER
 
 PID_HEADER = EMULATOR_HEADER + "-pid"  # sent with GET /v1/models: the serving process
 READY = re.compile(r"Perplexity emulator on (http://\S+)")

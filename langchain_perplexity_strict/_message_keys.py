@@ -14,3 +14,7 @@ CONTEXT_KEY = "perplexity_context"
 MCP_APPROVAL_REQUESTS = "mcp_approval_request"
 """`AIMessage.additional_kwargs` key of a v0 answer's `mcp_approval_request` items (the item type, as for
 every server item); the request builder sends them back with the app's approval responses."""
+
+MODEL_PROVIDER = "perplexity"
+"""`response_metadata["model_provider"]` of this package's answers: the name its block translator is registered
+under in langchain-core (`_response._blocks`, registered by `registration`)."""

@@ -11,17 +11,20 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import BaseMessage, convert_to_messages, messages_from_dict
-from pydantic import SecretStr, ValidationError
+from pydantic import ValidationError
 
 from langchain_perplexity_strict import _emulator_process
 from langchain_perplexity_strict._console import has_key, model_arguments, model_settings, print_sources
-from langchain_perplexity_strict._redact import redact_text
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
-from langchain_perplexity_strict._surfaces import SURFACES
 from langchain_perplexity_strict._version import __version__
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
+
+# What a command needs of the client (the chat model, langchain-core's messages, the redaction rules) is
+# imported by that command: `perplexity-strict emulator` (also the process `--background` starts) loads none of it.
 
 DESCRIPTION = (
     "Talk to Perplexity through ChatPerplexityStrict, see what it would send for a conversation, "
@@ -112,6 +115,8 @@ def read_conversation(path: str) -> list[BaseMessage]:
 
     The file holds a list, or an object with a `messages` list; `-` reads standard input.
     """
+    from langchain_core.messages import convert_to_messages, messages_from_dict
+
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     try:
         data = json.loads(text)
@@ -129,6 +134,8 @@ def read_conversation(path: str) -> list[BaseMessage]:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from pydantic import SecretStr
+
     from langchain_perplexity_strict import ChatPerplexityStrict
 
     source = "standard input" if args.file == "-" else args.file
@@ -264,6 +271,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _without_keys(text: str) -> str:
     """`text` without the environment's keys, nor anything shaped like a credential (`_redact.redact_text`)."""
+    from langchain_perplexity_strict._redact import redact_text
+
     return redact_text(text, *(os.environ.get(name, "") for name in ("PPLX_API_KEY", "PERPLEXITY_API_KEY")))
 
 
@@ -288,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--preset", default=None, help="deprecated by Perplexity: use --effort")
         p.add_argument(
             "--api",
-            choices=list(SURFACES),
+            choices=list(DEFAULT_MODELS),  # one default model per surface (_surfaces.SURFACES)
             default="agent",
             help="Perplexity surface (default: agent; chat_completions is Sonar's, which Perplexity retired)",
         )

@@ -21,18 +21,37 @@ Python process of the environment, LangChain or not, and hide where the
 provider came from. If LangChain's table changes shape, importing this
 package still works and a warning says why the provider could not be
 registered.
+
+Importing this package does not import LangChain for this: `register_when_imported` (what the import runs)
+registers the name the moment `langchain.chat_models` is imported, or at once when it already is, through
+wrapt's post-import hooks; likewise the block translator, when langchain-core's messages are imported. So
+`import langchain_perplexity_strict`, and the `perplexity-strict emulator` process, stay light.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import warnings
+from types import ModuleType
 from typing import Any
+
+import wrapt
+
+from langchain_perplexity_strict._message_keys import MODEL_PROVIDER
 
 PROVIDER = "perplexity_strict"
 LEGACY_PROVIDER = "perplexity"
 """langchain-perplexity's provider name in LangChain's table."""
 LEGACY_PACKAGE = "langchain_perplexity"
+PROVIDERS_MODULE = "langchain.chat_models.base"
+"""The module of LangChain's provider table, `_BUILTIN_PROVIDERS`."""
+
+
+def register_when_imported() -> None:
+    """What `import langchain_perplexity_strict` runs: the provider goes into LangChain's table, and the block
+    translator into langchain-core's, each once its module is imported (now, when it already is)."""
+    wrapt.register_post_import_hook(_register_in, PROVIDERS_MODULE)
+    wrapt.register_post_import_hook(_register_block_translator, "langchain_core.messages.block_translators")
 
 
 def register_provider() -> bool:
@@ -45,6 +64,11 @@ def register_provider() -> bool:
     except Exception as error:
         _cannot(f"importing langchain.chat_models failed ({error})")
         return False
+    return _register_in(base)
+
+
+def _register_in(base: ModuleType) -> bool:
+    """Add the names to the provider table of `base` (`langchain.chat_models.base`, just imported or already)."""
     providers = getattr(base, "_BUILTIN_PROVIDERS", None)
     template = providers.get("openai") if isinstance(providers, dict) else None
     if not isinstance(providers, dict) or not (
@@ -60,6 +84,29 @@ def register_provider() -> bool:
     if callable(cache_clear):
         cache_clear()
     return True
+
+
+def _register_block_translator(translators: ModuleType) -> None:
+    """AIMessage.content_blocks of a v0 answer gives the blocks of a v1 answer: the translator of
+    `_response._blocks`, for this package's `model_provider`.
+
+    What is registered imports `_response._blocks` when first called, not now: this hook runs inside
+    langchain-core's own imports (`langchain_core.language_models` imports the translators' module), where
+    importing more of langchain-core could meet one of its modules half made.
+    """
+    translators.register_translator(MODEL_PROVIDER, _translate_content, _translate_content_chunk)
+
+
+def _translate_content(message: Any) -> Any:
+    from langchain_perplexity_strict._response._blocks import translate_content
+
+    return translate_content(message)
+
+
+def _translate_content_chunk(message: Any) -> Any:
+    from langchain_perplexity_strict._response._blocks import translate_content_chunk
+
+    return translate_content_chunk(message)
 
 
 def _names_package(entry: Any, package: str) -> bool:

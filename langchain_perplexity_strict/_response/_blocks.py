@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk
-from langchain_core.messages.block_translators import register_translator
 
+from langchain_perplexity_strict._message_keys import MODEL_PROVIDER
 from langchain_perplexity_strict._response._server_item_blocks import item_blocks, v0_items
 
-PROVIDER = "perplexity"
+PROVIDER = MODEL_PROVIDER
 """`response_metadata["model_provider"]` of this package's answers."""
 ANNOTATIONS = "annotations"
 """`additional_kwargs` key of a v0 answer: Perplexity's own `url_citation` annotations, offsets in the answer text."""
@@ -130,8 +130,3 @@ def _calls(message: AIMessage, chunk: bool) -> list[dict[str, Any]]:
 
 def _indexed(block: dict[str, Any], index: int | str, chunk: bool) -> dict[str, Any]:
     return {**block, "index": index} if chunk else block
-
-
-def register_block_translator() -> None:
-    """Register the translator for `"perplexity"` answers (done when the package is imported)."""
-    register_translator(PROVIDER, translate_content, translate_content_chunk)

@@ -8,9 +8,11 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
+from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.cli import EMULATOR_LABEL, NO_KEY, main
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
@@ -71,7 +73,11 @@ def test_each_surface_has_its_default_model(tmp_path: Path, capsys: pytest.Captu
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
     surfaces = next(a for a in commands["check"]._actions if a.dest == "api").choices
-    assert sorted(surfaces) == sorted(DEFAULT_MODELS)
+    assert (
+        sorted(surfaces)
+        == sorted(DEFAULT_MODELS)
+        == sorted(get_args(ChatPerplexityStrict.model_fields["api"].annotation))
+    )
     path = tmp_path / "conversation.json"
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
     for api, model in DEFAULT_MODELS.items():

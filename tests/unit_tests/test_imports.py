@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import langchain_perplexity_strict
 import langchain_perplexity_strict.testing
 
@@ -87,3 +90,40 @@ def test_all_is_pinned() -> None:
 def test_testing_api_is_pinned() -> None:
     expected = ["ConversationRules", "Fault", "PerplexityEmulator", "RecordedRequest"]
     assert sorted(langchain_perplexity_strict.testing.__all__) == expected
+
+
+FRESH_PROCESS = """
+import sys
+
+import subprocess
+import sys
+
+import langchain_perplexity_strict
+from langchain_perplexity_strict import _emulator_process, cli, testing
+
+cli.build_parser().parse_args(["emulator", "--background", "--env"])
+heavy = ("langchain_core", "langchain", "openai", "langchain_openai")
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy)
+assert not loaded, loaded[:5]
+assert "langchain_perplexity_strict.chat_models" not in sys.modules
+
+from langchain.chat_models import init_chat_model
+from langchain_core.messages import AIMessage
+
+model = init_chat_model("perplexity_strict:perplexity/sonar", api_key="pplx-test")
+assert type(model).__name__ == "ChatPerplexityStrict", model
+answer = AIMessage("Blue [1].", additional_kwargs={"citations": ["https://a.example"]},
+                   response_metadata={"model_provider": "perplexity"})
+assert answer.content_blocks[0]["annotations"][0]["url"] == "https://a.example", answer.content_blocks
+print("ok")
+"""
+
+
+def test_the_import_is_light_and_still_registers_with_langchain() -> None:
+    """A fresh interpreter (what a serverless cold start or the `perplexity-strict emulator` process runs):
+    `import langchain_perplexity_strict`, the CLI's parser and the emulator load neither LangChain nor openai;
+    the public names load on first use (test_all_is_pinned), and once LangChain's modules are imported,
+    `init_chat_model("perplexity_strict:...")` and an answer's `content_blocks` work as they did when the
+    import registered them at once (registration.register_when_imported)."""
+    result = subprocess.run([sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
