@@ -71,9 +71,17 @@ def _object(schema: dict[str, Any], defs: dict[str, Any], refs: dict[str, Any]) 
     return base
 
 
-@cache
 def from_model(name: str) -> st.SearchStrategy[Any]:
-    """Valid JSON values of the published model `name` (as `tests.published_schema` judges them)."""
+    """Valid JSON values of the published model `name` (as `tests.published_schema` judges them).
+
+    The strategy is built from the model's JSON schema when it is first drawn from (`st.deferred`), not when a
+    test module names it: every xdist worker imports every test module to collect it, and only the worker that
+    runs the property needs the schema."""
+    return st.deferred(lambda: _from_model(name))
+
+
+@cache
+def _from_model(name: str) -> st.SearchStrategy[Any]:
     schema = published_schema._adapter(name).json_schema()
     drawn = _strategy(schema, schema.get("$defs") or {}, {})
     return drawn.filter(lambda value: published_schema.verdict(name, value))

@@ -6,7 +6,6 @@ import base64
 import random
 from typing import Any
 
-import numpy as np
 import pytest
 from langchain_core.tools import BaseTool
 from langchain_tests.unit_tests import EmbeddingsUnitTests, ToolsUnitTests
@@ -67,10 +66,13 @@ class TestSearchToolUnit(ToolsUnitTests):
 
 
 # -- decoding: the published encodings, checked against numpy on random bytes --------------------
+# (numpy is imported by these two tests, not by the module: each xdist worker imports every module to collect it)
 
 
 @pytest.mark.parametrize("size", [1, 2, 128, 1024, 2560])
 def test_int8_decodes_as_numpy_does(size: int) -> None:
+    import numpy as np
+
     raw = bytes(random.Random(size).randrange(256) for _ in range(size))
     decoded = decode_int8(base64.b64encode(raw).decode())
     assert decoded == np.frombuffer(raw, dtype=np.int8).astype(float).tolist()
@@ -78,6 +80,8 @@ def test_int8_decodes_as_numpy_does(size: int) -> None:
 
 
 def test_binary_is_lsb_first_plus_minus_one() -> None:
+    import numpy as np
+
     raw = bytes(random.Random(7).randrange(256) for _ in range(32))
     bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
     assert decode_binary(base64.b64encode(raw).decode()) == [1.0 if b else -1.0 for b in bits]
