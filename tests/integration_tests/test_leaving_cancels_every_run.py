@@ -67,6 +67,16 @@ STREAMED: dict[str, dict[str, Any]] = {
 }
 """A stream for every mode: invoke streams with `streaming=True` (an explicit False would make `stream` invoke)."""
 HTTP = httpx.Client(headers={"Authorization": f"Bearer {KEY}"})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _http_closed() -> Iterator[None]:
+    """`HTTP` is closed with the module: its kept-alive connections, left to the collector at the worker's exit,
+    were a `ResourceWarning: unclosed <socket>` each."""
+    yield
+    HTTP.close()
+
+
 WAIT = 30.0
 """Seconds a test waits, at most, for what the server must see (a bound for a stuck test, never a pace)."""
 
