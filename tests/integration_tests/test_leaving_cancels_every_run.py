@@ -330,6 +330,34 @@ def test_ctrl_c_in_a_sync_batch_cancels_every_run(emu: PerplexityEmulator, ctrl_
     assert_every_run_cancelled(emu, runs=2)
 
 
+@pytest.mark.parametrize("threads", ["batch", "n=2"])
+def test_ctrl_c_in_a_sync_batch_whose_runs_are_polled_cancels_every_run(
+    emu: PerplexityEmulator, ctrl_c: None, threads: str
+) -> None:
+    """Ctrl-C once every worker thread has its run's id and polls it (the moment a main thread slow to run its
+    handler gives: the threads learn the caller left in a poll's pause, and cancel there)."""
+    main = threading.main_thread().ident
+    assert main is not None
+
+    def press_once_polled() -> None:
+        deadline = time.monotonic() + WAIT
+        while len({r.path for r in emu.requests if r.kind == "retrieve"}) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        signal.pthread_kill(main, signal.SIGINT)
+
+    presser = threading.Thread(target=press_once_polled)
+    presser.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            if threads == "batch":
+                make(emu, background=True).batch(["Why is the sky blue?", "Why is grass green?"])
+            else:
+                make(emu, background=True, n=2).invoke(QUESTION)
+    finally:
+        presser.join()
+    assert_every_run_cancelled(emu, runs=2)
+
+
 # --- timeouts, fallbacks, asyncio.run's end ---------------------------------------------------------------
 
 
