@@ -366,8 +366,8 @@ def test_ctrl_c_in_a_sync_batch_whose_runs_are_polled_cancels_every_run(
 async def test_a_timeout_around_the_call_while_the_create_is_answered_cancels_its_run(
     emu: PerplexityEmulator, mode: str, around: str
 ) -> None:
-    """`asyncio.timeout` is moved to now once the create is held; `wait_for` has a bound of a few seconds, and
-    the create, held until after it fires, is checked to have been held then."""
+    """`asyncio.timeout` is moved to now once the create is held; `wait_for` is given the call's task once the
+    create is held (as `wait_for` wraps a coroutine in a task itself), with a bound that then fires at once."""
     emu.inject(Fault("hold"))
     llm = make(emu, background=True)
     if around == "asyncio.timeout":
@@ -378,8 +378,10 @@ async def test_a_timeout_around_the_call_while_the_create_is_answered_cancels_it
                 bound.reschedule(asyncio.get_running_loop().time())
                 await task
     else:
+        task = asyncio.ensure_future(call_async(llm, mode))
+        assert await asyncio.to_thread(emu.wait_holding, 1, WAIT)
         with pytest.raises(TimeoutError):
-            await asyncio.wait_for(call_async(llm, mode), 3.0)
+            await asyncio.wait_for(task, 0.01)
         assert emu.holding == 1  # the create's answer was on its way when the timeout fired
     emu.release()
     await cancelled_soon(emu)
