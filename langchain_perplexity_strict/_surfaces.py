@@ -194,8 +194,11 @@ class PreparedCall:
 
         if not self.background:
             return create()
-        data, fell_back = guarded(create, lambda sent: abandon(runs, sent[0]))
-        return wait(runs, data, settings), fell_back
+
+        def then(sent: tuple[dict[str, Any], bool]) -> tuple[dict[str, Any], bool]:
+            return wait(runs, sent[0], settings), sent[1]
+
+        return guarded(create, lambda sent: abandon(runs, sent[0]), then)
 
     async def asend(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
         runs = self.runs(transport, settings)
@@ -237,7 +240,7 @@ class PreparedCall:
 
         if not self.background:
             return start()
-        return guarded(start, lambda started: started[0].close())
+        return guarded(start, lambda started: started[0].close(), lambda started: started)
 
     async def aopen_stream(self, transport: Transport, settings: RunSettings) -> tuple[AsyncStreamFollower, bool]:
         runs = self.runs(transport, settings)

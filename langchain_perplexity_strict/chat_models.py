@@ -67,7 +67,7 @@ from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, R
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
-from langchain_perplexity_strict._transport._resume import Batch
+from langchain_perplexity_strict._transport._resume import Batch, StreamFollower
 from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
     NormalizationResult,
@@ -433,11 +433,12 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        events, fell_back = prepared.open_stream(self.transport, prepared.run)
-        answer = self._answer(prepared, fell_back)
-        events.metadata = answer.metadata  # where resumes are noted
-        mapper = prepared.surface.stream_reader(answer)
-        try:
+        events: StreamFollower | None = None
+        try:  # opened within: a Ctrl-C as soon as the run is named (the guard let it through) cancels it
+            events, fell_back = prepared.open_stream(self.transport, prepared.run)
+            answer = self._answer(prepared, fell_back)
+            events.metadata = answer.metadata  # where resumes are noted
+            mapper = prepared.surface.stream_reader(answer)
             with closing(cast(Generator[Batch, None, None], events.batches())) as batches:
                 for event in _events(batches):
                     for chunk in read_event(mapper, event):
@@ -450,7 +451,8 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             for chunk in mapper.finish():
                 yield emit(chunk, run_manager)
         finally:
-            events.close()  # also when the caller leaves early: a background run is then cancelled
+            if events is not None:
+                events.close()  # also when the caller leaves early: a background run is then cancelled
 
     def batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> list[Any]:
         """`Runnable.batch`, whose threads leave with the caller on Ctrl-C (their background runs cancelled)."""

@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 from langchain_perplexity_strict._transport._loops import hold_open
 
 T = TypeVar("T")
+R = TypeVar("R")
 logger = logging.getLogger(__name__)
 
 
@@ -99,16 +100,22 @@ def together(one: Callable[[int], T], n: int) -> list[T]:
         return list(pool.map(lambda i: context.copy().run(one, i), range(n)))
 
 
-def guarded(step: Callable[[], T], left: Callable[[T], None]) -> T:
-    """`step()`, with Ctrl-C held until it is done; if Ctrl-C came meanwhile, `left(result)`, then it is raised."""
+def guarded(step: Callable[[], T], left: Callable[[T], None], then: Callable[[T], R]) -> R:
+    """`then(step())`, with Ctrl-C held during `step`; if Ctrl-C came meanwhile, `left(result)`, then it is raised.
+
+    `then` takes the run over (it cancels it when the caller leaves during it). The hand-over has a moment
+    of its own: Ctrl-C raises again from the moment `step` is done, also before `then` is far enough to
+    cancel the run on leaving; a `KeyboardInterrupt` out of `then` therefore also gets `left(result)`
+    (which, like `then`'s own cancel, sends one cancel per run: `Runs.cancel`, `StreamFollower.close`).
+    """
     if threading.current_thread() is not threading.main_thread():
         result = step()  # Python runs signal handlers in the main thread only: no Ctrl-C interrupts this one
         if caller_left():  # ... but the main thread's caller may have left meanwhile (`leaving_together`)
             left(result)
             raise KeyboardInterrupt
-        return result
+        return _handed_over(result, left, then)
     if not _ours(signal.getsignal(signal.SIGINT)):
-        return step()  # the application's own handler (or SIGINT ignored): its choice
+        return then(step())  # the application's own handler (or SIGINT ignored): its choice
     pressed: list[int] = []
     caller = _LEFT.get()
 
@@ -126,15 +133,27 @@ def guarded(step: Callable[[], T], left: Callable[[T], None]) -> T:
     try:
         result = step()
     except BaseException as error:
+        signal.signal(signal.SIGINT, previous)
         if pressed and not isinstance(error, KeyboardInterrupt):
             raise KeyboardInterrupt from error  # the step failed (no run to cancel); the caller still leaves
         raise
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if pressed:
+    try:
+        signal.signal(signal.SIGINT, previous)  # within the `try`: a Ctrl-C from here on reaches `except`
+        if pressed:  # pressed while held (up to the line above)
+            raise KeyboardInterrupt
+        return then(result)
+    except KeyboardInterrupt:
         left(result)
-        raise KeyboardInterrupt
-    return result
+        raise
+
+
+def _handed_over(result: T, left: Callable[[T], None], then: Callable[[T], R]) -> R:
+    """`then(result)` in a worker thread; its caller leaving meanwhile (a poll's pause raises): `left(result)`."""
+    try:
+        return then(result)
+    except KeyboardInterrupt:
+        left(result)
+        raise
 
 
 _RUN_ENDS = getattr(getattr(asyncio.runners, "_cancel_all_tasks", None), "__code__", None)

@@ -70,6 +70,8 @@ class Runs:
         self.api = api
         self.stall = stall
         self.states = states
+        self.cancelled: set[str] = set()
+        """Runs a cancel was sent for: each is sent once, however many ways of leaving reach it (`_guard`)."""
 
     def _path(self, response_id: str, suffix: str = "") -> str:
         return f"{self.path}/{quote(response_id, safe='')}{suffix}"
@@ -95,7 +97,10 @@ class Runs:
         return self.transport.stream(path, None, self._after(after), api=self.api, read_timeout=read_timeout)
 
     def cancel(self, response_id: str) -> bool:
-        """Ask the server to cancel the run; never raises, and waits `CANCEL_WAIT` seconds at most."""
+        """Ask the server to cancel the run (once); never raises, and waits `CANCEL_WAIT` seconds at most."""
+        if response_id in self.cancelled:
+            return True
+        self.cancelled.add(response_id)
         client = self.transport.chat_openai.root_client
         try:
             client.post(self._path(response_id, "/cancel"), cast_to=object, options=_CANCEL_OPTIONS)
@@ -117,9 +122,12 @@ class Runs:
 
     async def acancel(self, response_id: str) -> bool:
         """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""
+        if response_id in self.cancelled:
+            return True
         client = self.transport.async_client()
         if client.is_closed():  # the loop is shutting down (`_loops` closed its pool): send it the sync way
             return await asyncio.to_thread(self.cancel, response_id)
+        self.cancelled.add(response_id)
         path = self._path(response_id, "/cancel")
         request = asyncio.ensure_future(client.post(path, cast_to=object, options=_CANCEL_OPTIONS))
         hold_open(request)  # kept referenced, and the loop's pool open at shutdown until it ends

@@ -67,15 +67,41 @@ STREAMED: dict[str, dict[str, Any]] = {
 }
 """A stream for every mode: invoke streams with `streaming=True` (an explicit False would make `stream` invoke)."""
 HTTP = httpx.Client(headers={"Authorization": f"Bearer {KEY}"})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _http_closed() -> Iterator[None]:
+    """`HTTP` is closed with the module: its kept-alive connections, left to the collector at the worker's exit,
+    were a `ResourceWarning: unclosed <socket>` each."""
+    yield
+    HTTP.close()
+
+
 WAIT = 30.0
 """Seconds a test waits, at most, for what the server must see (a bound for a stuck test, never a pace)."""
 
 
 @pytest.fixture(scope="module")
 def lasting() -> Iterator[PerplexityEmulator]:
-    """Runs of 2 s: still going when the client's cancel comes, however loaded the machine."""
+    """Runs of ten minutes: still going when the client's cancel comes, however loaded the machine (runs of
+    2 s once let a client paused long enough, between the create's answer and its cancel, find a run over)."""
+    with PerplexityEmulator(api_key=KEY, run_duration=600.0, queue_time=0.1) as emu:
+        yield emu
+
+
+@pytest.fixture(scope="module")
+def flowing_runs() -> Iterator[PerplexityEmulator]:
+    """Runs of 2 s, for the tests that read a run's text before leaving it (its first text comes near its
+    end: `testing.runs` schedules text after the slow steps)."""
     with PerplexityEmulator(api_key=KEY, run_duration=2.0, queue_time=0.1) as emu:
         yield emu
+
+
+@pytest.fixture
+def flowing(flowing_runs: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+    flowing_runs.clear()
+    yield flowing_runs
+    flowing_runs.clear()
 
 
 @pytest.fixture
@@ -236,14 +262,15 @@ async def test_leaving_during_the_first_poll_cancels_the_run(emu: PerplexityEmul
 
 
 def test_ctrl_c_during_a_resume_cancels_the_run(emu: PerplexityEmulator, ctrl_c: None) -> None:
-    emu.inject(Fault("reset", after_events=3), Fault("hold"))  # the stream breaks, its resume is held
+    emu.inject(Fault("reset", after_events=1), Fault("hold"))  # the stream breaks once the run is named, its
+    # resume is held
     leave_sync(emu, make(emu, background=True), "stream")
     assert [r.kind for r in emu.requests][:2] == ["create", "resume"]
     assert_every_run_cancelled(emu)
 
 
 async def test_leaving_during_a_resume_cancels_the_run(emu: PerplexityEmulator) -> None:
-    emu.inject(Fault("reset", after_events=3), Fault("hold"))
+    emu.inject(Fault("reset", after_events=1), Fault("hold"))
     await leave_async(emu, make(emu, background=True), "astream")
     assert [r.kind for r in emu.requests][:2] == ["create", "resume"]
     await cancelled_soon(emu)
@@ -252,18 +279,18 @@ async def test_leaving_during_a_resume_cancels_the_run(emu: PerplexityEmulator) 
 # --- the generator closed ---------------------------------------------------------------------------------
 
 
-def test_breaking_out_of_a_stream_cancels_the_run(emu: PerplexityEmulator) -> None:
-    for _ in make(emu, background=True).stream(QUESTION):
+def test_breaking_out_of_a_stream_cancels_the_run(flowing: PerplexityEmulator) -> None:
+    for _ in make(flowing, background=True).stream(QUESTION):
         break
-    assert_every_run_cancelled(emu)
+    assert_every_run_cancelled(flowing)
 
 
-async def test_breaking_out_of_an_astream_cancels_the_run(emu: PerplexityEmulator) -> None:
-    stream = make(emu, background=True).astream(QUESTION)
+async def test_breaking_out_of_an_astream_cancels_the_run(flowing: PerplexityEmulator) -> None:
+    stream = make(flowing, background=True).astream(QUESTION)
     async for _ in stream:
         break
     await stream.aclose()  # the cancel is sent before aclose returns
-    assert_every_run_cancelled(emu)
+    assert_every_run_cancelled(flowing)
 
 
 # --- batches ----------------------------------------------------------------------------------------------
@@ -303,6 +330,34 @@ def test_ctrl_c_in_a_sync_batch_cancels_every_run(emu: PerplexityEmulator, ctrl_
     assert_every_run_cancelled(emu, runs=2)
 
 
+@pytest.mark.parametrize("threads", ["batch", "n=2"])
+def test_ctrl_c_in_a_sync_batch_whose_runs_are_polled_cancels_every_run(
+    emu: PerplexityEmulator, ctrl_c: None, threads: str
+) -> None:
+    """Ctrl-C once every worker thread has its run's id and polls it (the moment a main thread slow to run its
+    handler gives: the threads learn the caller left in a poll's pause, and cancel there)."""
+    main = threading.main_thread().ident
+    assert main is not None
+
+    def press_once_polled() -> None:
+        deadline = time.monotonic() + WAIT
+        while len({r.path for r in emu.requests if r.kind == "retrieve"}) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        signal.pthread_kill(main, signal.SIGINT)
+
+    presser = threading.Thread(target=press_once_polled)
+    presser.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            if threads == "batch":
+                make(emu, background=True).batch(["Why is the sky blue?", "Why is grass green?"])
+            else:
+                make(emu, background=True, n=2).invoke(QUESTION)
+    finally:
+        presser.join()
+    assert_every_run_cancelled(emu, runs=2)
+
+
 # --- timeouts, fallbacks, asyncio.run's end ---------------------------------------------------------------
 
 
@@ -311,8 +366,8 @@ def test_ctrl_c_in_a_sync_batch_cancels_every_run(emu: PerplexityEmulator, ctrl_
 async def test_a_timeout_around_the_call_while_the_create_is_answered_cancels_its_run(
     emu: PerplexityEmulator, mode: str, around: str
 ) -> None:
-    """`asyncio.timeout` is moved to now once the create is held; `wait_for` has a bound of a few seconds, and
-    the create, held until after it fires, is checked to have been held then."""
+    """`asyncio.timeout` is moved to now once the create is held; `wait_for` is given the call's task once the
+    create is held (as `wait_for` wraps a coroutine in a task itself), with a bound that then fires at once."""
     emu.inject(Fault("hold"))
     llm = make(emu, background=True)
     if around == "asyncio.timeout":
@@ -323,8 +378,10 @@ async def test_a_timeout_around_the_call_while_the_create_is_answered_cancels_it
                 bound.reschedule(asyncio.get_running_loop().time())
                 await task
     else:
+        task = asyncio.ensure_future(call_async(llm, mode))
+        assert await asyncio.to_thread(emu.wait_holding, 1, WAIT)
         with pytest.raises(TimeoutError):
-            await asyncio.wait_for(call_async(llm, mode), 3.0)
+            await asyncio.wait_for(task, 0.01)
         assert emu.holding == 1  # the create's answer was on its way when the timeout fired
     emu.release()
     await cancelled_soon(emu)
@@ -366,19 +423,9 @@ def test_asyncio_run_ending_while_the_create_is_answered_cancels_its_run(emu: Pe
     assert_every_run_cancelled(emu)
 
 
-@pytest.fixture(scope="module")
-def endless() -> Iterator[PerplexityEmulator]:
-    """Runs of ten minutes, for a test whose client itself retries a poll after the held one: with `lasting`'s
-    2 s runs, a retry that a loaded machine (or a paused worker) delays past 2 s found the run completed."""
-    with PerplexityEmulator(api_key=KEY, run_duration=600.0, queue_time=0.1) as emu:
-        yield emu
-
-
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
-async def test_the_client_timeout_passing_during_a_poll_cancels_the_run(endless: PerplexityEmulator, mode: str) -> None:
+async def test_the_client_timeout_passing_during_a_poll_cancels_the_run(emu: PerplexityEmulator, mode: str) -> None:
     """The first poll is held past `timeout` (which bounds each request, and the whole wait)."""
-    emu = endless
-    emu.clear()
     emu.inject(Fault("delay", seconds=0.0), Fault("hold"))
     llm = make(emu, background=True, timeout=1.0)
     with pytest.raises(PerplexityRunTimeoutError):
@@ -469,3 +516,43 @@ def test_a_held_create_is_recorded_at_once_and_starts_its_run_only_when_released
     poster.join()
     assert emu.holding == 0
     assert answers[0].json()["status"] == "queued" and run_ids(emu) == [answers[0].json()["id"]]
+
+
+# --- Ctrl-C in the hand-over: the run's id known, the code that cancels it on leaving not yet running -------
+
+
+def _press_within(target: Any, name: str, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make `target.name` press Ctrl-C (once) as it starts: a moment chosen by the code, not by a clock.
+
+    `signal.raise_signal` runs the Python handler before it returns, so the Ctrl-C lands exactly there."""
+    original = getattr(target, name)
+    pressed: list[int] = []
+
+    def pressing(*args: Any, **kwargs: Any) -> Any:
+        if not pressed:
+            pressed.append(1)
+            signal.raise_signal(signal.SIGINT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, pressing)
+    return pressed
+
+
+@pytest.mark.parametrize("mode", SYNC)
+def test_ctrl_c_as_the_created_run_is_handed_over_cancels_it(
+    emu: PerplexityEmulator, ctrl_c: None, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C right after the create's answer named the run, before the poll loop (invoke) or the stream's
+    reader (stream) is on its way: the guard has let Ctrl-C through again, and the run is still cancelled."""
+    from langchain_perplexity_strict import chat_models
+    from langchain_perplexity_strict._transport import _poll
+
+    pressed = (
+        _press_within(_poll.Poll, "__init__", monkeypatch)
+        if mode == "invoke"
+        else _press_within(chat_models.ChatPerplexityStrict, "_answer", monkeypatch)
+    )
+    with pytest.raises(KeyboardInterrupt):
+        call_sync(make(emu, background=True), mode)
+    assert pressed == [1]
+    assert_every_run_cancelled(emu)

@@ -39,6 +39,14 @@ HTTP = httpx.Client(headers={"Authorization": f"Bearer {KEY}"})
 """One client for the raw requests here: each `httpx.get` or `httpx.post` builds an SSL context (~40 ms of CPU)."""
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _http_closed() -> Iterator[None]:
+    """`HTTP` is closed with the module: its kept-alive connections, left to the collector at the worker's exit,
+    were a `ResourceWarning: unclosed <socket>` each."""
+    yield
+    HTTP.close()
+
+
 @pytest.fixture(scope="module")
 def timed() -> Iterator[PerplexityEmulator]:
     """Runs that take a moment (so they can be polled, dropped, stalled or cancelled on the way)."""
