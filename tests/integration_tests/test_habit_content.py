@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.habits import MODES, SURFACES, report_text, run
@@ -121,6 +122,16 @@ FORMS: list[tuple[str, Any, tuple[str, ...], str]] = [
 ROLES = ("user", "system", "assistant", "tool")
 
 
+@pytest.fixture(scope="module")
+def models(emulator: PerplexityEmulator) -> dict[str, ChatPerplexityStrict]:
+    """One model per surface for the module's 700 runs (a new one per run was most of their time: each is built
+    and serialized for LangChain's callbacks on its first call). The forms differ in the messages, not the
+    model, and a model carries nothing from one call to the next that these calls could see: what it warns of
+    once per model (a compaction, a mapped model name) none of them causes; the content warnings checked here
+    are given on every call."""
+    return {api: make(emulator, api) for api in SURFACES}
+
+
 def conversation(role: str, content: Any) -> list[BaseMessage]:
     """A conversation carrying `content` in `role`, ending with a user or tool turn as Perplexity needs."""
     if role == "user":
@@ -169,9 +180,17 @@ _DATA_URL = re.compile(r"data:[\w/.+-]+;base64,([^\"]*)")
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize(("name", "block", "markers", "kind"), FORMS, ids=[f[0] for f in FORMS])
 def test_every_content_form_in_every_role(
-    emu: PerplexityEmulator, name: str, block: Any, markers: tuple[str, ...], kind: str, role: str, api: str, mode: str
+    emu: PerplexityEmulator,
+    models: dict[str, ChatPerplexityStrict],
+    name: str,
+    block: Any,
+    markers: tuple[str, ...],
+    kind: str,
+    role: str,
+    api: str,
+    mode: str,
 ) -> None:
-    model = make(emu, api)
+    model = models[api]
     messages = conversation(role, [{"type": "text", "text": "Context:"}, block])
     outcome = run(model, emu, api, mode, messages)
     assert outcome.error is None, outcome.error
@@ -198,28 +217,35 @@ NOTHING_LEFT = [f for f in FORMS if f[3] in ("none", "video")]
 @pytest.mark.parametrize("api", SURFACES)
 @pytest.mark.parametrize(("name", "block", "markers", "kind"), NOTHING_LEFT, ids=[f[0] for f in NOTHING_LEFT])
 def test_a_newest_turn_with_nothing_sendable_is_refused_naming_the_block(
-    emu: PerplexityEmulator, name: str, block: Any, markers: tuple[str, ...], kind: str, api: str, mode: str
+    emu: PerplexityEmulator,
+    models: dict[str, ChatPerplexityStrict],
+    name: str,
+    block: Any,
+    markers: tuple[str, ...],
+    kind: str,
+    api: str,
+    mode: str,
 ) -> None:
     if fate(kind, "user", api) == "kept":
         pytest.skip(f"{name} is sendable on {api}")
     messages = [HumanMessage("What is 2 + 2?"), AIMessage("4"), HumanMessage([block])]
-    outcome = run(make(emu, api), emu, api, mode, messages)
+    outcome = run(models[api], emu, api, mode, messages)
     assert outcome.error is not None, "the newest turn was dropped: the model would answer the previous question"
     assert _named(block, str(outcome.error))
 
 
 @pytest.mark.parametrize("role", ["user", "system"])
 def test_a_thinking_block_in_the_newest_turn_warns_and_alone_is_refused_naming_it(
-    emu: PerplexityEmulator, role: str
+    emu: PerplexityEmulator, models: dict[str, ChatPerplexityStrict], role: str
 ) -> None:
     thinking = {"type": "thinking", "thinking": "Let me think", "signature": "sig"}
     with_text = [HumanMessage("Earlier"), AIMessage("Answer"), HumanMessage([{"type": "text", "text": "Q"}, thinking])]
     if role == "system":  # a thinking block anywhere else is reported, not warned of
         with_text = [SystemMessage([{"type": "text", "text": "Be brief"}, thinking]), HumanMessage("Q")]
-    outcome = run(make(emu), emu, "agent", "invoke", with_text)
-    assert outcome.error is None and "'thinking'" in report_text(make(emu), with_text)
+    outcome = run(models["agent"], emu, "agent", "invoke", with_text)
+    assert outcome.error is None and "'thinking'" in report_text(models["agent"], with_text)
     assert any("'thinking'" in w for w in outcome.warnings) == (role == "user")
-    alone = run(make(emu), emu, "agent", "invoke", [HumanMessage([thinking])])
+    alone = run(models["agent"], emu, "agent", "invoke", [HumanMessage([thinking])])
     assert alone.error is not None and "'thinking'" in str(alone.error)
 
 

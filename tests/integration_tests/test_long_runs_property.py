@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessageChunk
+from langchain_core.runnables import Runnable
 
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
@@ -52,20 +53,43 @@ def emu() -> Iterator[PerplexityEmulator]:
         yield emulator
 
 
+Key = tuple[bool, str]
+"""An answer kind: whether the question calls tools, and the output version."""
+KINDS: list[Key] = [(tools, version) for tools in QUESTIONS for version in ("v0", "v1")]
+
+
+def runnable(emu: PerplexityEmulator, kind: Key, stall: float | None) -> Runnable[Any, Any]:
+    tools, version = kind
+    llm = make(emu, output_version=version, background=True, stream_chunk_timeout=stall)
+    return llm.bind_tools([get_weather, add]) if tools else llm
+
+
 @pytest.fixture(scope="module")
-def baselines(emu: PerplexityEmulator) -> dict[tuple[bool, str], tuple[dict[str, Any], list[str]]]:
+def baselines(emu: PerplexityEmulator) -> dict[Key, tuple[dict[str, Any], list[str]]]:
     """The uninterrupted answers, streamed, for each question and output version."""
-    return {(tools, version): collect(emu, tools, version, []) for tools in QUESTIONS for version in ("v0", "v1")}
+    return {kind: collect(emu, runnable(emu, kind, None), kind[0], []) for kind in KINDS}
+
+
+@pytest.fixture(scope="module")
+def runnables(emu: PerplexityEmulator) -> dict[Key, Runnable[Any, Any]]:
+    """The model each example streams with, one per answer kind for the module's 300 examples (built per
+    example, a model's client and its first-call set-up were a third of the property's CPU). Its connection
+    pool is all it keeps between examples: a run may start or resume on a connection an earlier example
+    left open, as it would in an application."""
+    return {kind: runnable(emu, kind, STALL * 2) for kind in KINDS}
 
 
 def collect(
-    emu: PerplexityEmulator, tools: bool, version: str, faults: list[Fault], mode: str = "stream"
+    emu: PerplexityEmulator,
+    runnable: Runnable[Any, Any],
+    tools: bool,
+    faults: list[Fault],
+    mode: str = "stream",
+    loop: asyncio.Runner | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Stream one answer with `faults` injected: what the caller reads, and each chunk's text."""
     emu.clear()
     emu.inject(*faults)
-    llm = make(emu, output_version=version, background=True, stream_chunk_timeout=STALL * 2 if faults else None)
-    runnable = llm.bind_tools([get_weather, add]) if tools else llm
     if mode == "stream":
         chunks = list(runnable.stream(QUESTIONS[tools]))
     else:
@@ -73,7 +97,8 @@ def collect(
         async def gather() -> list[Any]:
             return [c async for c in runnable.astream(QUESTIONS[tools])]
 
-        chunks = asyncio.run(gather())
+        assert loop is not None  # the module's one loop: a shared model's async client stays on it
+        chunks = loop.run(gather())
     creates = [r.kind for r in emu.requests].count("create")
     # A reset can reach the client before it read the response head: the kernel then drops what was buffered,
     # nothing identified the run, and the client's ordinary retry posts it again (docs/long-runs.md, guarantee 1).
@@ -92,7 +117,9 @@ def collect(
        mode=st.sampled_from(["stream", "astream"]))  # fmt: skip
 def test_any_break_gives_the_uninterrupted_answer_exactly_once(
     emu: PerplexityEmulator,
-    baselines: dict[tuple[bool, str], tuple[dict[str, Any], list[str]]],
+    baselines: dict[Key, tuple[dict[str, Any], list[str]]],
+    runnables: dict[Key, Runnable[Any, Any]],
+    runner: asyncio.Runner,
     data: st.DataObject,
     tools: bool,
     version: str,
@@ -100,7 +127,7 @@ def test_any_break_gives_the_uninterrupted_answer_exactly_once(
 ) -> None:
     faults = data.draw(breaks(EVENTS[tools]))
     expected, expected_texts = baselines[(tools, version)]
-    answer, texts = collect(emu, tools, version, faults, mode)
+    answer, texts = collect(emu, runnables[(tools, version)], tools, faults, mode, runner)
     assert answer == expected
     assert "".join(texts) == "".join(expected_texts)  # the streamed text: none twice, none lost
     if faults[0].kind != "stall":  # a stall shorter than the client's own pause between two reads goes unseen

@@ -10,18 +10,18 @@ from hypothesis import strategies as st
 
 from langchain_perplexity_strict import PerplexityResponseError
 from langchain_perplexity_strict._transport._sse import SSEBatcher
+from tests.cheap_strategies import int_lists, json_object_lists
 
 
 def stream_bytes(events: list[dict[str, int]], newline: str = "\n") -> bytes:
     return "".join(f"data: {json.dumps(e)}{newline}{newline}" for e in events).encode()
 
 
-@given(
-    st.lists(st.integers(0, 10_000), max_size=30),
-    st.lists(st.integers(1, 40), max_size=60),
-    st.sampled_from(["\n", "\r\n"]),
-)
+@given(int_lists(0, 10_000, max_size=30), int_lists(1, 40, max_size=60), st.sampled_from(["\n", "\r\n"]))
 def test_events_survive_any_split_into_reads(values: list[int], sizes: list[int], newline: str) -> None:
+    """Any events (values of 1 to 5 digits), cut into reads of any sizes, either line end: every split point,
+    a `\r\n\r\n` cut anywhere included. (`int_lists`: the same lists as `st.lists(st.integers(...))`, two
+    choices an example instead of some 30.)"""
     events = [{"n": v} for v in values]
     data = stream_bytes(events, newline)
     batcher, got, i = SSEBatcher(), [], 0
@@ -69,17 +69,14 @@ def test_malformed_and_error_events_raise() -> None:
         SSEBatcher().feed(b'data: {"error": {"message": "overloaded"}}\n\n')
 
 
-# Small values: every kind of JSON value and nesting still appears, while each example costs a
-# fraction of what 20-leaf trees in 10-event streams did (this test was most of the suite's time).
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
-    max_leaves=6,
-)
-
-
-@given(st.lists(st.dictionaries(st.text(max_size=6), json_values, max_size=3), max_size=3))
+@given(json_object_lists)
 def test_events_decode_as_json_loads_does(events: list[dict[str, object]]) -> None:
+    """Up to 3 events of any JSON (every kind of value, nested 4 deep; any text, non-ASCII sent as it is:
+    astral characters, U+2028 and U+0085, which `str.splitlines` would split on; infinities, -0.0, integers
+    past 64 bits) decode as `json.loads` decodes them, on the one-data-line fast path.
+
+    `json_object_lists` draws the same events as the `st.recursive` JSON strategy this test had, at a
+    fraction of its generation cost (which was all of this test's time): see its docstring."""
     events = [e for e in events if not isinstance(e.get("error"), dict)]  # those raise (tested below)
     data = "".join(f"data: {json.dumps(e, ensure_ascii=False)}\n\n" for e in events).encode()
     assert SSEBatcher().feed(data) == [json.loads(json.dumps(e)) for e in events]
