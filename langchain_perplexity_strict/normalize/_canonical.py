@@ -26,6 +26,7 @@ import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -37,6 +38,7 @@ from langchain_perplexity_strict.normalize._roles import is_developer
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
 _PLAIN = frozenset({HumanMessage, AIMessage, SystemMessage, ToolMessage})
+_ID = repeat("id")
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class CanonicalMessages:
     name: str = "canonical_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        first = next((i for i, entry in enumerate(entries) if not _canonical(entry)), None)
+        first = _first_to_convert(entries)
         if first is None:  # the usual case: nothing to convert, and no list is copied
             return entries if isinstance(entries, list) else list(entries), []
         out: list[Entry] = list(entries[:first])
@@ -145,6 +147,25 @@ def _approvals(message: BaseMessage, role: str) -> list[dict[str, Any]]:
     if role == "assistant":
         return approval_requests(message)
     return approval_responses(message.content) if role == "user" else []
+
+
+def _first_to_convert(entries: Sequence[Entry]) -> int | None:
+    """Where the first message that is not `_canonical` is (None: all are), in one tight pass.
+
+    `_canonical`, inlined: this pass reads every message of every history, so it
+    unpacks each entry once and checks the tool calls' ids in C.
+    """
+    for index, (message, role, _) in enumerate(entries):
+        content = message.content
+        if type(content) is not str or type(message) not in _PLAIN:
+            return index
+        if role == "assistant":
+            calls = message.tool_calls  # type: ignore[attr-defined]
+            if not (content or calls) or message.invalid_tool_calls or not all(map(dict.get, calls, _ID)):  # type: ignore[attr-defined]
+                return index
+        elif role == "tool" and not getattr(message, "tool_call_id", None):
+            return index
+    return None
 
 
 def _canonical(entry: Entry) -> bool:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from langchain_core.messages import BaseMessage, convert_to_messages
@@ -20,6 +22,9 @@ from langchain_core.messages.utils import MessageLikeRepresentation
 from langchain_perplexity_strict.normalize._roles import ROLE_BY_CLASS, role_of
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rule
 from langchain_perplexity_strict.normalize._rules import DEFAULT_RULES
+
+_MESSAGE, _SOURCES = itemgetter(0), itemgetter(2)
+"""An entry's message and sources, read in C over the whole list (`Entry` is a tuple)."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ def normalize_messages(
         if changes:
             msg += " What the rules did: " + "; ".join(str(c) for c in changes)
         raise ValueError(msg)
-    return NormalizationResult([e.message for e in entries], changes, [e.sources for e in entries])
+    return NormalizationResult(list(map(_MESSAGE, entries)), changes, list(map(_SOURCES, entries)))
 
 
 def _entries(messages: list[Any]) -> list[Entry]:
@@ -85,11 +90,15 @@ def _entries(messages: list[Any]) -> list[Entry]:
 
     The common case (the plain message classes) takes a single pass over the
     caller's objects with a dictionary lookup each; on long histories every
-    pass over them is a cache miss per message. Anything else goes through
-    `convert_to_messages` and `role_of`.
+    pass over them is a cache miss per message. The pass runs in C: `map` and
+    `zip` build each entry with `tuple.__new__` (what `Entry(...)` calls, less
+    its Python-level `__new__`), and `zip(range(n))` yields the one-position
+    `sources` tuples. Anything else goes through `convert_to_messages` and
+    `role_of`.
     """
     try:
-        return [Entry(m, ROLE_BY_CLASS[type(m)], (i,)) for i, m in enumerate(messages)]
+        roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
+        return list(map(tuple.__new__, repeat(Entry), zip(messages, roles, zip(range(len(messages))), strict=True)))
     except KeyError:
         converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
         return [Entry(m, role_of(m, index=i), (i,)) for i, m in enumerate(converted)]

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from langchain_core.messages import (
@@ -58,34 +60,40 @@ class DemoteLateSystemMessages:
     name: str = "demote_late_system_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        start = next((i for i, e in enumerate(entries) if e.role != "system"), len(entries))
-        first_late = next((i for i in range(start, len(entries)) if entries[i].role == "system"), None)
-        if first_late is None:  # the usual case: nothing to demote
-            return entries if isinstance(entries, list) else list(entries), []
-        out: list[Entry] = list(entries[:first_late])
+        roles = list(map(_ROLE, entries))  # one pass over the entries in C; the searches below run in C too
+        n = len(roles)
+        start = next((i for i, role in enumerate(roles) if role != "system"), n)
+        late = _index(roles, "system", start)
+        if late == n:  # the usual case: nothing to demote
+            return _as_list(entries), []
+        out: list[Entry] = list(entries[:late])
         changes: list[Change] = []
-        for entry in entries[first_late:]:
-            if entry.role != "system":
-                out.append(entry)
-                continue
-            message = entry.message
-            kind = "developer" if is_developer(message) else "system"
-            demoted = HumanMessage(
-                content=message.content,
-                name=message.name,
-                id=message.id,
-            )
-            out.append(Entry(demoted, "user", entry.sources))
-            changes.append(
-                Change(
-                    self.name,
-                    entry.sources,
-                    f"a {kind} message after the conversation started is sent as "
-                    "a user message (Perplexity accepts system messages only at "
-                    "the start)",
-                )
-            )
+        while late < n:
+            entry = entries[late]
+            following = _index(roles, "system", late + 1)
+            out.append(self._demoted(entry, changes))
+            out.extend(entries[late + 1 : following])  # the messages up to the next late system message, as they are
+            late = following
         return out, changes
+
+    def _demoted(self, entry: Entry, changes: list[Change]) -> Entry:
+        message = entry.message
+        kind = "developer" if is_developer(message) else "system"
+        demoted = HumanMessage(
+            content=message.content,
+            name=message.name,
+            id=message.id,
+        )
+        changes.append(
+            Change(
+                self.name,
+                entry.sources,
+                f"a {kind} message after the conversation started is sent as "
+                "a user message (Perplexity accepts system messages only at "
+                "the start)",
+            )
+        )
+        return Entry(demoted, "user", entry.sources)
 
 
 @dataclass(frozen=True)
@@ -107,9 +115,13 @@ class MergeAdjacentTurns:
     name: str = "merge_adjacent_turns"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        out: list[Entry] = []
+        # The roles as one letter each ("u", "a", "-" for the others): where the first run starts is a search in C.
+        letters = "".join(map(_MERGED.get, map(_ROLE, entries), repeat("-")))
+        i = min((found for found in (letters.find("uu"), letters.find("aa")) if found >= 0), default=None)
+        if i is None:  # the usual case: the turns alternate already
+            return _as_list(entries), []
+        out: list[Entry] = list(entries[:i])
         changes: list[Change] = []
-        i = 0
         n = len(entries)
         while i < n:
             entry = entries[i]
@@ -142,6 +154,12 @@ class MergeAdjacentTurns:
         content = merge_contents([m.content for m in messages], self.separator)
         names = {m.name for m in messages}
         name = names.pop() if len(names) == 1 else None
+        if all(type(m) is HumanMessage and not m.additional_kwargs and not m.response_metadata for m in messages):
+            # Nothing but the content to merge (the usual user run): `merge_message_runs` would build two
+            # chunks a message and add them to give exactly this, at some twenty times the cost.
+            return HumanMessage(
+                content=content, additional_kwargs={}, response_metadata={}, name=name, id=messages[0].id
+            )
         canonical = [_as_canonical_class(e) for e in run]
         # Content is merged above; blank it so the chunk addition inside
         # merge_message_runs cannot fold list blocks that share an "index".
@@ -253,6 +271,20 @@ def _as_canonical_class(entry: Entry) -> BaseMessage:
         id=message.id,
         additional_kwargs=message.additional_kwargs,
     )
+
+
+_ROLE = itemgetter(1)
+"""An entry's role (`Entry` is a tuple), for `map` over a whole conversation in C."""
+_MERGED = {"user": "u", "assistant": "a"}
+"""The roles whose adjacent messages `MergeAdjacentTurns` merges, one letter each."""
+
+
+def _index(roles: list[str], role: str, start: int) -> int:
+    """The first position of `role` at or after `start` in `roles` (`len(roles)` when there is none)."""
+    try:
+        return roles.index(role, start)
+    except ValueError:
+        return len(roles)
 
 
 def _as_list(entries: Sequence[Entry]) -> list[Entry]:

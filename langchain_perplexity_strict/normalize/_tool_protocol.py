@@ -27,12 +27,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from langchain_perplexity_strict.normalize._content import text_of
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry
+
+_ID = itemgetter("id")
 
 
 @dataclass(frozen=True)
@@ -145,10 +148,9 @@ def _first_broken_turn(entries: Sequence[Entry]) -> int | None:
     pending: set[Any] = set()
     turn_start = 0
     previous = ""
-    for index, entry in enumerate(entries):
-        role = entry.role
+    for index, (message, role, _) in enumerate(entries):
         if role == "tool":
-            call_id = getattr(entry.message, "tool_call_id", None)
+            call_id = getattr(message, "tool_call_id", None)
             if call_id not in pending:
                 return turn_start
             pending.discard(call_id)
@@ -157,9 +159,9 @@ def _first_broken_turn(entries: Sequence[Entry]) -> int | None:
         elif role == "assistant":
             if previous != "assistant":
                 turn_start = index
-            calls = getattr(entry.message, "tool_calls", None)
+            calls = getattr(message, "tool_calls", None)
             if calls:
-                pending = {c["id"] for c in calls}
+                pending = set(map(_ID, calls))
         previous = role
     return None
 
