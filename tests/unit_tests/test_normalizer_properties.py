@@ -5,7 +5,9 @@ properties of one history share its draw (`test_properties_of_any_history`): dra
 a history costs far more than checking it, so one draw serves them all.
 Validity is judged twice, by judges that share no code with the rules: the
 emulator's wire checks (conversation rules and its transcription of the
-request schema) and Perplexity's own published models, strict.
+request schema) and Perplexity's own published models, strict. What is lost, and the role
+each message goes out under, are judged by an oracle written out here from the docs
+(`carried`, `expected_roles`), which shares no code with the normalizer either.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, NamedTuple
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict import DEFAULT_RULES, ChatPerplexityStrict, normalize_messages
 from langchain_perplexity_strict.normalize import NormalizationResult, prepare
@@ -118,6 +120,186 @@ def check_nothing_is_lost_but_what_the_report_names(drawn: Drawn) -> None:
                 assert call["id"] in call_ids, f"lost tool call {call['id']!r}"
 
 
+# The oracle: what a history carries and the role each message plays, from the docs (docs/conversations.md,
+# "Normalization: what the rules do") written out as data. It shares no code with the normalizer, so a
+# converter that loses text, or a role table that sends an answer as a question, cannot vouch for itself.
+
+ROLE_BY_TYPE = {"human": "user", "HumanMessageChunk": "user", "ai": "assistant", "AIMessageChunk": "assistant"}
+ROLE_BY_TYPE |= {"system": "system", "tool": "tool"}
+"""A message's role by its `type` (the LangChain classes and their stream chunks)."""
+CHAT_ROLES = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant"}
+CHAT_ROLES |= {"system": "system", "developer": "system"}
+"""`ChatMessage` roles, any case: OpenAI's chat roles and LangChain's aliases ("human", "ai", "User")."""
+SENT_ROLE = {HumanMessage: "user", AIMessage: "assistant", SystemMessage: "system", ToolMessage: "tool"}
+"""What goes out is the four plain classes, one per role."""
+
+ALWAYS_SENT = frozenset({"str", "text", "input_text", "output_text", "refusal"})
+"""Text of every kind, and a refusal (as its text): never left out, even with a report."""
+SILENT = frozenset({"tool_call", "tool_call_chunk", "tool_use", "function_call"})
+SILENT |= {"server_tool_call", "server_tool_call_chunk", "server_tool_result"}
+"""Left out without a word: the calls go from `tool_calls`; server tools' work is not sent back."""
+PAYLOAD = frozenset({"text", "refusal", "reasoning", "summary", "thinking", "data", "url", "image_url", "base64"})
+PAYLOAD |= {"video_url", "input_audio", "file_id", "source"}
+"""The keys under which a block holds what it says (text, reasoning, a URL, inline data), at any depth."""
+TEXT_KEYS = frozenset({"text", "refusal", "reasoning", "summary", "thinking"})
+
+
+def _strings(value: Any, keys: frozenset[str] = PAYLOAD) -> list[str]:
+    """The non-empty strings held, at any depth, under `keys` (`value` itself when it is a string)."""
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item, keys)]
+    if isinstance(value, dict):
+        return [s for key, item in value.items() if key in keys for s in _strings(item, keys)]
+    return []
+
+
+class Carried(NamedTuple):
+    """One block of an input message: its kind, whether it is text, and what it holds."""
+
+    kind: str
+    text: bool
+    payload: list[str]
+
+
+def carried(message: BaseMessage) -> list[Carried]:
+    """Every block of text or content `message` carries (a string content is one text block)."""
+    content = message.content
+    blocks = [content] if isinstance(content, str) else content
+    out = []
+    for block in blocks:
+        if isinstance(block, str):
+            if block:  # an empty string carries nothing
+                out.append(Carried("str", True, [block]))
+        else:
+            kind = str(block.get("type"))
+            text = bool(TEXT_KEYS.intersection(block))
+            out.append(Carried(kind, text, _strings({k: v for k, v in block.items() if k != "type"})))
+    return out
+
+
+def input_role(message: BaseMessage) -> str:
+    """The role the docs give `message`: by its class, or a `ChatMessage`'s role alias."""
+    if isinstance(message, ChatMessage):
+        return CHAT_ROLES[message.role.lower()]
+    return ROLE_BY_TYPE[message.type]
+
+
+class Sent(NamedTuple):
+    """What one output message carries: its texts, every string of its content, and its call ids."""
+
+    texts: str
+    everything: str
+    call_ids: set[str]
+
+
+def sent(message: BaseMessage) -> Sent:
+    """What an output message carries, whatever shape its content has."""
+    content = message.content
+    if isinstance(content, str):
+        texts = everything = content
+    else:
+        texts = "\x00".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content)
+        everything = "\x00".join([texts, *(s for b in content if isinstance(b, dict) for s in _all_strings(b))])
+    ids = {c["id"] for c in getattr(message, "tool_calls", [])}
+    if isinstance(message, ToolMessage):
+        ids.add(message.tool_call_id)
+    return Sent(texts, everything, ids)
+
+
+def _all_strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    return [s for item in value for s in _all_strings(item)] if isinstance(value, list) else []
+
+
+def expected_roles(history: list[BaseMessage], kept: set[int]) -> dict[int, str]:
+    """The role each message sent (`kept`) goes out under, by the docs' rules.
+
+    A system message after any other message sent is demoted to user; a tool result
+    goes out as tool when it answers a call of the assistant turn before it (a run of
+    assistant messages; each call answered once), else as a user message (orphaned);
+    every other message keeps its role.
+    """
+    roles: dict[int, str] = {}
+    pending: set[str] = set()
+    started = previous_assistant = False
+    for index, message in enumerate(history):
+        if index not in kept:
+            continue
+        role = input_role(message)
+        if role == "assistant":
+            pending = (pending if previous_assistant else set()) | {c["id"] for c in getattr(message, "tool_calls", [])}
+        elif role == "tool":
+            answers = message.tool_call_id in pending  # type: ignore[attr-defined]
+            pending.discard(message.tool_call_id)  # type: ignore[attr-defined]
+            role = "tool" if answers else "user"
+        elif role == "system" and started:
+            role = "user"
+        started = started or role != "system"
+        previous_assistant = role == "assistant"
+        roles[index] = role
+    return roles
+
+
+def check_everything_carried_is_sent_or_reported(drawn: Drawn) -> None:
+    """The oracle's account: each text, content block and call id of each message is in the message
+    sent for it, or its kind is named as left out in the report (text never is), or the message is a
+    trailing assistant message, reported as not sent."""
+    history, result = drawn.history, drawn.result
+    if result is None:
+        return
+    out: dict[int, Sent] = {}
+    for message, sources in zip(result.messages, result.sources, strict=True):
+        for source in sources:
+            out[source] = sent(message) if source not in out else _joined(out[source], sent(message))
+    roles = [input_role(m) for m in history]
+    for index, message in enumerate(history):
+        said = [c.reason for c in result.changes if index in c.sources]
+        left_out = " ".join(r for r in said if "left out" in r)
+        if index not in out:
+            assert any("not sent" in r for r in said), f"message {index} is not sent, and the report does not say so"
+            if all(role == "assistant" or later not in out for later, role in enumerate(roles) if later >= index):
+                # A trailing assistant message, as documented: only answers, or messages not sent, after it
+                # (an empty newest user turn is not sent, which leaves the answer before it trailing).
+                continue
+            there = Sent("", "", set())
+        else:
+            there = out[index]
+        for block in carried(message):
+            found = block.payload and all(p in (there.texts if block.text else there.everything) for p in block.payload)
+            if found or block.kind in SILENT or (block.text and not block.payload):  # an empty text carries nothing
+                continue
+            assert block.kind not in ALWAYS_SENT, f"text {block.payload!r} of message {index} lost: {said!r}"
+            assert repr(block.kind) in left_out, f"{block.kind!r} block of message {index} lost without a word"
+        calls = [c["id"] for c in getattr(message, "tool_calls", [])]
+        for call_id in [*calls, *([message.tool_call_id] if isinstance(message, ToolMessage) else [])]:
+            assert call_id in there.call_ids or call_id in there.texts, f"lost call id {call_id!r} of message {index}"
+        for call in getattr(message, "invalid_tool_calls", []):
+            assert repr(call["name"]) in left_out, f"invalid tool call {call!r} of message {index} lost without a word"
+
+
+def _joined(a: Sent, b: Sent) -> Sent:
+    return Sent(a.texts + "\x00" + b.texts, a.everything + "\x00" + b.everything, a.call_ids | b.call_ids)
+
+
+def check_roles_follow_the_docs(drawn: Drawn) -> None:
+    """Each message goes out under the role its own role gives it (alias table, demotion, orphans)."""
+    history, result = drawn.history, drawn.result
+    if result is None:
+        return
+    expected = expected_roles(history, {s for sources in result.sources for s in sources})
+    for position, (message, sources) in enumerate(zip(result.messages, result.sources, strict=True)):
+        role = SENT_ROLE[type(message)]
+        if not sources:  # inserted: the opening user turn, or an unanswered call's placeholder result
+            assert role in ("user", "tool"), f"inserted message {position} is {role}"
+        for source in sources:
+            assert expected[source] == role, f"message {source} ({expected[source]}) is sent as {role}: {message!r}"
+
+
 def check_untouched_messages_are_not_copied(drawn: Drawn) -> None:
     history, result = drawn.history, drawn.result
     if result is None:
@@ -182,6 +364,8 @@ PROPERTIES = (
     check_untouched_messages_are_not_copied,
     check_every_history_is_valid_on_both_surfaces,
     check_nothing_is_lost_but_what_the_report_names,
+    check_everything_carried_is_sent_or_reported,
+    check_roles_follow_the_docs,
     check_idempotent,
     check_turn_stable,
 )
