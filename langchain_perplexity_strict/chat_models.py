@@ -479,6 +479,8 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         async def one() -> ChatGeneration:
             return self._read(prepared, *await prepared.asend(self.transport, prepared.run))
 
+        if prepared.n == 1:  # as `together` does: one answer is awaited here, not wrapped in a task
+            return self._result([await one()])
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
     async def astream(
