@@ -62,6 +62,8 @@ def secret_name(name: Any) -> bool:
 def without_userinfo(text: str) -> str:
     """`text` with every URL's user info (`user:pass@`) replaced by `***@`, and the value of a query
     parameter under a credential's name (`?token=...`, `&api_key=...`) by `***`."""
+    if "@" not in text and "=" not in text:  # neither pattern can match (each needs its character): skip the scans
+        return text
     return _QUERY_SECRET.sub(rf"\1{HIDDEN}", _USERINFO.sub(rf"\1{HIDDEN}@", text))
 
 
@@ -98,6 +100,9 @@ def _secret_string(text: str) -> bool:
     return _KEY_SHAPED.match(text) is not None
 
 
+_PLAIN = (bool, int, float)
+
+
 def redact(value: Any, name: Any = None) -> Any:
     """`value` with every credential in it hidden, recursively; the caller's object is never changed.
 
@@ -107,16 +112,24 @@ def redact(value: Any, name: Any = None) -> Any:
     """
     if value is None or isinstance(value, SecretStr) or (isinstance(value, str) and not value):
         return value  # a SecretStr shows itself masked
-    if secret_name(name):
+    if name is not None and secret_name(name):
         return HIDDEN
     if isinstance(value, str):
         return HIDDEN if _secret_string(value) else without_userinfo(value)
+    if isinstance(value, _PLAIN):  # most settings: shown as they are, without the abstract-class checks below
+        return value
     if isinstance(value, Mapping):
-        items = {k: redact(v, k) for k, v in value.items()}
-        return value if all(items[k] is value[k] for k in items) else items
+        items, changed = {}, False
+        for k, v in value.items():
+            items[k] = shown = redact(v, k)
+            changed = changed or shown is not v
+        return items if changed else value
     if isinstance(value, (list, tuple)):
-        hidden = [redact(v) for v in value]
-        if all(h is v for h, v in zip(hidden, value, strict=True)):
+        hidden, changed = [], False
+        for v in value:
+            hidden.append(shown := redact(v))
+            changed = changed or shown is not v
+        if not changed:
             return value
         return hidden if isinstance(value, list) else tuple(hidden)
     return value

@@ -187,7 +187,12 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         return redact({"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()})
 
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
-        return redact(super()._get_invocation_params(stop=stop, **kwargs))  # what traces see: credentials hidden
+        """What traces see of a call (credentials hidden): langchain-core's `{**asdict(), stop, **kwargs}`, read
+        through `asdict()` unless a subclass overrides the deprecated `dict()` (langchain-core reads it through
+        a deprecation shim that inspects the call stack, on every call)."""
+        if type(self).dict is not BaseChatModel.dict:
+            return redact(super()._get_invocation_params(stop=stop, **kwargs))
+        return redact({**self.asdict(), "stop": stop, **kwargs})
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         return ls_params(self, stop, kwargs)
@@ -222,11 +227,12 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     def transport(self) -> Transport:
         """The `ChatOpenAI` that carries the requests; rebuilt when its settings change (a copy's own)."""
         key = (self.base_url, self.api_key, self.timeout, self.max_retries)
-        if self._transport is None or self._transport.key != key:
-            self._transport = Transport.build(
+        transport = self._transport  # a private attribute: read once (pydantic looks it up the slow way)
+        if transport is None or transport.key != key:
+            transport = self._transport = Transport.build(
                 self.base_url, key, model=self.model, hints=ERROR_HINTS, owner=type(self).__name__
             )
-        return self._transport
+        return transport
 
     @property
     def surface(self) -> Surface:
@@ -475,6 +481,8 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         async def one() -> ChatGeneration:
             return self._read(prepared, *await prepared.asend(self.transport, prepared.run))
 
+        if prepared.n == 1:  # as `together` does: one answer is awaited here, not wrapped in a task
+            return self._result([await one()])
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
     async def astream(

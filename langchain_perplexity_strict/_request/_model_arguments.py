@@ -77,6 +77,8 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
     Other integrations' names are translated first (`_habits.HABITS`). Raises `ValueError` for an
     argument that is none of these, naming it and listing what a call takes.
     """
+    if not kwargs:  # most calls: nothing to translate or check
+        return {}, {}
     if "model_kwargs" in kwargs:
         msg = (
             f"model_kwargs is not a parameter of ChatPerplexityStrict (api={api!r}) in a call: "
