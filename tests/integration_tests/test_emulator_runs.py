@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import socket
 import threading
@@ -19,14 +20,8 @@ KEY = "test-key"
 HEADERS = {"Authorization": f"Bearer {KEY}"}
 HTTP = httpx.Client(timeout=30)
 """One client for every request here: each new one (`httpx.get`, ...) builds an SSL context, ~40 ms of CPU."""
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _http_closed() -> Iterator[None]:
-    """`HTTP` is closed with the module: its kept-alive connections, left to the collector at the worker's exit,
-    were a `ResourceWarning: unclosed <socket>` each."""
-    yield
-    HTTP.close()
+atexit.register(HTTP.close)  # its kept-alive sockets, left to the collector at exit, were ResourceWarnings;
+# closed at the process's exit, not the module's: under xdist a module's tests may come back to a worker later
 
 
 RESEARCH = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import _thread
 import asyncio
+import atexit
 import json
 import signal
 import threading
@@ -37,14 +38,8 @@ STREAMS = ["stream", "astream"]
 VERSIONS = ["v0", "v1"]
 HTTP = httpx.Client(headers={"Authorization": f"Bearer {KEY}"})
 """One client for the raw requests here: each `httpx.get` or `httpx.post` builds an SSL context (~40 ms of CPU)."""
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _http_closed() -> Iterator[None]:
-    """`HTTP` is closed with the module: its kept-alive connections, left to the collector at the worker's exit,
-    were a `ResourceWarning: unclosed <socket>` each."""
-    yield
-    HTTP.close()
+atexit.register(HTTP.close)  # its kept-alive sockets, left to the collector at exit, were ResourceWarnings;
+# closed at the process's exit, not the module's: under xdist a module's tests may come back to a worker later
 
 
 @pytest.fixture(scope="module")
