@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from langchain_perplexity_strict import ChatPerplexityStrict
+from tests import loopback
 from tests.integration_tests.factory import KEY
 
 
@@ -45,7 +44,7 @@ def recorded_reads(llm: ChatPerplexityStrict, question: str) -> dict[str, list[b
     """The server's stream bytes for `question` (as `llm` would ask it): all in one read, and one event per read."""
     body = llm.request_body(question, stream=True)
     path = "/v1/responses" if llm.api == "agent" else "/chat/completions"
-    raw = httpx.post(llm.base_url + path, json=body, headers={"Authorization": f"Bearer {KEY}"}).content
+    raw = loopback.post(llm.base_url + path, json=body, headers={"Authorization": f"Bearer {KEY}"}).content
     events = [part + b"\n\n" for part in raw.split(b"\n\n") if part]
     assert len(events) > 5
     return {"one read": [raw], "one event per read": events}

@@ -15,7 +15,6 @@ import typing
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from perplexity.generated import api
@@ -26,7 +25,7 @@ from langchain_perplexity_strict._batches import _lines
 from langchain_perplexity_strict.errors import PerplexityBatchError, PerplexityBatchTimeoutError
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from langchain_perplexity_strict.testing.batches import BatchFault, batch_status, inject_batch_faults
-from tests import published_schema
+from tests import loopback, published_schema
 from tests.integration_tests.factory import KEY
 
 PUBLISHED_STATUSES = typing.get_args(api.BatchOutput.model_fields["status"].annotation)
@@ -67,8 +66,8 @@ def model_for(emu: PerplexityEmulator, **settings: Any) -> ChatPerplexityStrict:
 def uploaded_lines(emu: PerplexityEmulator, batch_id: str) -> list[dict[str, Any]]:
     """The lines of the input file a batch runs, as the emulator stored them."""
     headers = {"Authorization": f"Bearer {KEY}"}
-    batch = httpx.get(f"{emu.base_url}/v1/batches/{batch_id}", headers=headers).json()
-    content = httpx.get(f"{emu.base_url}/v1/files/{batch['input_file_id']}/content", headers=headers).content
+    batch = loopback.get(f"{emu.base_url}/v1/batches/{batch_id}", headers=headers).json()
+    content = loopback.get(f"{emu.base_url}/v1/files/{batch['input_file_id']}/content", headers=headers).content
     return [json.loads(line) for line in content.splitlines()]
 
 
@@ -78,7 +77,7 @@ def created(emu: PerplexityEmulator) -> list[Any]:
 
 def listed(emu: PerplexityEmulator) -> list[str]:
     """The ids of the batches the emulator holds for the key, newest first (`GET /v1/batches`)."""
-    answer = httpx.get(f"{emu.base_url}/v1/batches", headers={"Authorization": f"Bearer {KEY}"}).json()
+    answer = loopback.get(f"{emu.base_url}/v1/batches", headers={"Authorization": f"Bearer {KEY}"}).json()
     return [b["id"] for b in answer["data"]]
 
 
@@ -366,7 +365,7 @@ def test_an_id_not_made_by_submit_batch_is_refused(emu: PerplexityEmulator) -> N
     upload = model_for(emu).submit_batch(["q"])
     file_id = upload.batches[upload.id]["input_file_id"]
     body = {"endpoint": "/v1/responses", "input_file_id": file_id, "completion_window": "24h"}
-    foreign = httpx.post(f"{emu.base_url}/v1/batches", json=body, headers=headers).json()
+    foreign = loopback.post(f"{emu.base_url}/v1/batches", json=body, headers=headers).json()
     with pytest.raises(ValueError, match="not submitted by submit_batch"):
         model_for(emu).get_batch(foreign["id"])
 

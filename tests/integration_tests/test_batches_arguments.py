@@ -16,7 +16,6 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import httpx
 import pytest
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import ConfigurableField
@@ -25,6 +24,7 @@ from pydantic import BaseModel
 from langchain_perplexity_strict import ChatPerplexityStrict, PerplexityBatchError, PerplexityBatchTimeoutError
 from langchain_perplexity_strict._batches import _lines
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from tests import loopback
 from tests.integration_tests.factory import KEY
 
 
@@ -41,8 +41,8 @@ def lines_of(emu: PerplexityEmulator, job_id: str) -> list[dict[str, Any]]:
     headers = {"Authorization": f"Bearer {KEY}"}
     bodies = []
     for batch_id in job_id.split(","):
-        batch = httpx.get(f"{emu.base_url}/v1/batches/{batch_id}", headers=headers).json()
-        content = httpx.get(f"{emu.base_url}/v1/files/{batch['input_file_id']}/content", headers=headers).content
+        batch = loopback.get(f"{emu.base_url}/v1/batches/{batch_id}", headers=headers).json()
+        content = loopback.get(f"{emu.base_url}/v1/files/{batch['input_file_id']}/content", headers=headers).content
         bodies += [json.loads(line)["body"] for line in content.splitlines()]
     return bodies
 
@@ -293,7 +293,7 @@ def test_a_batch_holding_another_number_of_inputs_than_its_metadata_is_refused(e
     headers = {"Authorization": f"Bearer {KEY}"}
     metadata = {**job.batches[job.id]["metadata"], "inputs": "3"}
     body = {"endpoint": "/v1/responses", "input_file_id": job.batches[job.id]["input_file_id"], "metadata": metadata}
-    other = httpx.post(f"{emu.base_url}/v1/batches", json=body, headers=headers).json()
+    other = loopback.post(f"{emu.base_url}/v1/batches", json=body, headers=headers).json()
     collected = model_for(emu).get_batch(other["id"])
     assert len(collected) == 3
     with pytest.raises(ValueError, match=r"holds 2 requests, but its metadata numbers 3 inputs"):

@@ -12,7 +12,6 @@ import typing
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from perplexity import Perplexity
 from perplexity.generated import api
@@ -20,7 +19,7 @@ from perplexity.generated import api
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from langchain_perplexity_strict.testing.batches import BatchFault, batch_status, inject_batch_faults
-from tests import published_schema
+from tests import loopback, published_schema
 from tests.integration_tests.factory import KEY
 
 HEADERS = {"Authorization": f"Bearer {KEY}"}
@@ -42,7 +41,7 @@ def schema_emulator() -> Iterator[PerplexityEmulator]:
 
 
 def _file_lines(emu: PerplexityEmulator, file_id: str) -> list[dict[str, Any]]:
-    content = httpx.get(f"{emu.base_url}/v1/files/{file_id}/content", headers=HEADERS).content
+    content = loopback.get(f"{emu.base_url}/v1/files/{file_id}/content", headers=HEADERS).content
     return [json.loads(line) for line in content.splitlines()]
 
 
@@ -66,16 +65,16 @@ def test_every_answer_is_published_in_every_status(slow_emulator: PerplexityEmul
     emu = slow_emulator
     job = ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url).submit_batch(["a", "b"])
     published_schema.validate("BatchOutput", job.batches[job.id])
-    upload = httpx.get(f"{emu.base_url}/v1/files/{job.batches[job.id]['input_file_id']}", headers=HEADERS).json()
+    upload = loopback.get(f"{emu.base_url}/v1/files/{job.batches[job.id]['input_file_id']}", headers=HEADERS).json()
     published_schema.validate("FileObjectOutput", upload)
     for status in STATUSES:
         batch_status(emu, job.id, status)
-        answer = httpx.get(f"{emu.base_url}/v1/batches/{job.id}", headers=HEADERS).json()
+        answer = loopback.get(f"{emu.base_url}/v1/batches/{job.id}", headers=HEADERS).json()
         assert answer["status"] == status
         published_schema.validate("BatchOutput", answer)
-    listed = httpx.get(f"{emu.base_url}/v1/batches", headers=HEADERS).json()
+    listed = loopback.get(f"{emu.base_url}/v1/batches", headers=HEADERS).json()
     published_schema.validate("BatchListOutput", listed)
-    files = httpx.get(f"{emu.base_url}/v1/files", headers=HEADERS).json()
+    files = loopback.get(f"{emu.base_url}/v1/files", headers=HEADERS).json()
     published_schema.validate("FileObjectListOutput", files)
 
 
@@ -95,7 +94,7 @@ def test_final_batches_and_their_files_are_published(
     published_schema.validate("BatchOutput", batch)
     for key in ("output_file_id", "error_file_id"):
         if batch.get(key):
-            stored = httpx.get(f"{emu.base_url}/v1/files/{batch[key]}", headers=HEADERS).json()
+            stored = loopback.get(f"{emu.base_url}/v1/files/{batch[key]}", headers=HEADERS).json()
             published_schema.validate("FileObjectOutput", stored)
             assert stored["purpose"] == "batch_output"
             for line in _file_lines(emu, batch[key]):
@@ -120,7 +119,7 @@ def test_the_emulator_refuses_what_the_create_model_refuses(emu: PerplexityEmula
     job = ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url).submit_batch(["q"])
     file_id = job.batches[job.id]["input_file_id"]
     body = json.loads(json.dumps(body).replace("FILE", file_id))
-    answer = httpx.post(f"{emu.base_url}/v1/batches", json=body, headers=HEADERS)
+    answer = loopback.post(f"{emu.base_url}/v1/batches", json=body, headers=HEADERS)
     assert (answer.status_code == 200) == published_schema.verdict("BatchCreateRequestInput", body), answer.text
 
 
@@ -143,13 +142,13 @@ def test_the_emulator_refuses_a_file_the_api_refuses(emu: PerplexityEmulator) ->
     for name, (lines, status) in cases.items():
         content = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
         files = {"file": ("in.jsonl", content)}
-        answer = httpx.post(f"{emu.base_url}/v1/files", headers=HEADERS, data={"purpose": "batch"}, files=files)
+        answer = loopback.post(f"{emu.base_url}/v1/files", headers=HEADERS, data={"purpose": "batch"}, files=files)
         assert answer.status_code == status, (name, answer.text)
         if status == 400:
             assert "line" in answer.json()["error"]["message"], name
     form = {"purpose": "batch", "expires_after": "1"}
     files = {"file": ("in.jsonl", json.dumps(good).encode())}
-    expires = httpx.post(f"{emu.base_url}/v1/files", headers=HEADERS, data=form, files=files)
+    expires = loopback.post(f"{emu.base_url}/v1/files", headers=HEADERS, data=form, files=files)
     assert expires.status_code == 400 and "expires_after" in expires.text
 
 

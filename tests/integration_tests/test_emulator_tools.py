@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from langchain_perplexity_strict.testing import PerplexityEmulator
-from tests import published_schema
+from tests import loopback, published_schema
 
 KEY = "test-key"
 MCP = {"type": "mcp", "server_label": "docs", "server_url": "https://mcp.example"}
@@ -44,7 +44,7 @@ def emulator() -> Iterator[PerplexityEmulator]:
 
 
 def post(emu: PerplexityEmulator, body: dict[str, Any]) -> httpx.Response:
-    return httpx.post(f"{emu.base_url}/v1/responses", json=body, headers={"Authorization": f"Bearer {KEY}"})
+    return loopback.post(f"{emu.base_url}/v1/responses", json=body, headers={"Authorization": f"Bearer {KEY}"})
 
 
 def events(emu: PerplexityEmulator, body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -12,7 +12,6 @@ import subprocess
 import sys
 from typing import Any
 
-import httpx
 import pytest
 
 from langchain_perplexity_strict import (
@@ -22,7 +21,7 @@ from langchain_perplexity_strict import (
     PerplexitySearchRetriever,
 )
 from langchain_perplexity_strict.testing import PerplexityEmulator
-from tests import published_schema
+from tests import loopback, published_schema
 from tests.integration_tests.factory import KEY
 
 REQUEST_MODELS = {
@@ -86,7 +85,7 @@ async def test_every_request_sent_is_published(emu: PerplexityEmulator) -> None:
     ],
 )  # fmt: skip
 def test_emulator_answers_are_published(emu: PerplexityEmulator, path: str, body: dict[str, Any]) -> None:
-    response = httpx.post(emu.base_url + path, json=body, headers={"Authorization": f"Bearer {KEY}"})
+    response = loopback.post(emu.base_url + path, json=body, headers={"Authorization": f"Bearer {KEY}"})
     assert response.status_code == 200, response.text
     published_schema.validate(REQUEST_MODELS[path], body)
     published_schema.validate(RESPONSE_MODELS[path], response.json())
@@ -140,7 +139,7 @@ BEYOND_TYPES: list[tuple[str, dict[str, Any]]] = [
 
 def test_the_emulator_refuses_what_the_published_models_refuse(emu: PerplexityEmulator) -> None:
     def status(path: str, body: dict[str, Any]) -> int:
-        return httpx.post(emu.base_url + path, json=body, headers={"Authorization": f"Bearer {KEY}"}).status_code
+        return loopback.post(emu.base_url + path, json=body, headers={"Authorization": f"Bearer {KEY}"}).status_code
 
     for path, body in BODIES:
         published = published_schema.verdict(REQUEST_MODELS[path], body)

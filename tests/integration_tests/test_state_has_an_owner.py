@@ -66,6 +66,7 @@ from langchain_perplexity_strict import (
     get_perplexity_cost_callback,
 )
 from langchain_perplexity_strict.testing import PerplexityEmulator
+from tests import loopback
 
 BOILERPLATE = "Confidential - do not share."
 SPLITTER = CharacterTextSplitter(separator="\n", chunk_size=40, chunk_overlap=0)
@@ -452,7 +453,7 @@ def test_two_cost_blocks_count_only_their_own_calls_also_at_once_in_two_threads(
 
 def raw(emu: PerplexityEmulator, api_key: str, method: str, path: str, body: Any = None) -> httpx.Response:
     headers = {"Authorization": f"Bearer {api_key}"}
-    return httpx.request(method, emu.base_url + path, headers=headers, json=body, timeout=10)
+    return loopback.request(method, emu.base_url + path, headers=headers, json=body, timeout=10)
 
 
 AGENT = {"model": "perplexity/sonar", "max_output_tokens": 200}
