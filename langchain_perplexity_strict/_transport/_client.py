@@ -28,7 +28,7 @@ from langchain_perplexity_strict._transport._compat import handle_openai_api_err
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
 from langchain_perplexity_strict._transport._http import http_errors, trust_store
-from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool
+from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool, template_async_pool
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict._transport._timeouts import client_timeout
 from langchain_perplexity_strict.errors import (
@@ -145,7 +145,13 @@ class Transport:
         secret = api_key.get_secret_value() if hasattr(api_key, "get_secret_value") else str(api_key or "")
         pool = sync_pool(root, timeout, secret)
         chat_openai = _ChatOpenAI(
-            model=model, api_key=api_key, base_url=root, max_retries=max_retries, timeout=timeout, http_client=pool
+            model=model,
+            api_key=api_key,
+            base_url=root,
+            max_retries=max_retries,
+            timeout=timeout,
+            http_client=pool,
+            http_async_client=template_async_pool(),
         )
         return cls(chat_openai, key, hints)
 

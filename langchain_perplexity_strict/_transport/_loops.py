@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import threading
 from collections.abc import AsyncGenerator
+from functools import cache
 from typing import Any
 
 import openai
@@ -60,6 +61,15 @@ def sync_pool(base_url: str, timeout: Any, api_key: str) -> Any:
         if key not in _SYNC_POOLS:
             _SYNC_POOLS[key] = openai.DefaultHttpxClient(verify=trust_store(), timeout=timeout)
         return _SYNC_POOLS[key]
+
+
+@cache
+def template_async_pool() -> Any:
+    """The async HTTP client a `ChatOpenAI` is built with, never used to send: `LoopClients` rebinds every
+    request to its running loop's pool (`_pool`). Given so that langchain-openai does not build its default
+    one per server and timeout, each with a TLS context of its own that loads the CA bundle (~25 ms of CPU
+    per model of a new server or timeout, thrown away)."""
+    return openai.DefaultAsyncHttpxClient(verify=trust_store())
 
 
 def _pool(client: openai.AsyncOpenAI, loop: asyncio.AbstractEventLoop) -> Any:

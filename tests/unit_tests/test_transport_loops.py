@@ -9,6 +9,7 @@ from typing import Any
 
 import openai
 
+from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict._transport import _loops
 
 SERVER = openai.AsyncOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", timeout=12.0, max_retries=3)
@@ -71,3 +72,17 @@ def test_threads_each_with_a_loop_get_their_own_client() -> None:
     with ThreadPoolExecutor(max_workers=4) as pool:
         got = list(pool.map(lambda _: asyncio.run(mine()), range(4)))
     assert len({id(c) for c in got}) == 4 and len({id(c._client) for c in got}) == 4
+
+
+def test_a_model_of_a_new_server_builds_no_async_client_it_would_not_use(monkeypatch: Any) -> None:
+    """langchain-openai builds a default async client, with a TLS context that loads the CA bundle (~25 ms of
+    CPU), for each new server and timeout unless it is given one; every async request goes through the running
+    loop's pool (`LoopClients`), so the model gives it `template_async_pool` and none is built."""
+    from langchain_openai.chat_models import base
+
+    def built(*_: Any, **__: Any) -> Any:
+        raise AssertionError("langchain-openai built a default async client")
+
+    monkeypatch.setattr(base, "_get_default_async_httpx_client", built)
+    model = ChatPerplexityStrict(api_key="k", base_url="http://127.0.0.1:9", timeout=123.25)
+    assert model.transport.chat_openai.root_async_client._client is _loops.template_async_pool()
