@@ -404,7 +404,10 @@ def test_closing_astream_as_asyncio_run_ends_cancels_the_run(chained: bool) -> N
 
 
 async def test_a_task_started_while_an_astream_waits_keeps_its_own_stream(runs: PerplexityEmulator) -> None:
-    """A task copies the context, and with it the open `astream`'s scope: its stream is not that scope's."""
+    """A task copies the context, and with it the open `astream`'s scope: its stream is not that scope's.
+    The first stream is held after its first events, so its run has not ended for the client when it leaves
+    (a 0.6 s run could end before a paused worker left, and no cancel would be due)."""
+    runs.inject(Fault("hold_stream", after_events=6, seconds=20))
     llm = make(runs, background=True)
     first = llm.astream(QUESTION)
     await anext(first)  # suspended inside its scope
