@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import json
 import socket
 import threading
@@ -14,14 +13,12 @@ import httpx
 import pytest
 
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
-from tests import published_schema
+from tests import loopback, published_schema
 
 KEY = "test-key"
 HEADERS = {"Authorization": f"Bearer {KEY}"}
-HTTP = httpx.Client(timeout=30)
-"""One client for every request here: each new one (`httpx.get`, ...) builds an SSL context, ~40 ms of CPU."""
-atexit.register(HTTP.close)  # its kept-alive sockets, left to the collector at exit, were ResourceWarnings;
-# closed at the process's exit, not the module's: under xdist a module's tests may come back to a worker later
+HTTP = loopback.CLIENT
+"""The tests' one loopback client (`tests/loopback.py`: one SSL context, closed at the process's exit)."""
 
 
 RESEARCH = {
