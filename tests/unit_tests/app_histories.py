@@ -7,35 +7,47 @@ tool rounds with injected, missing, orphaned and invalid parts, and
 histories cut at the front as ``trim_messages`` leaves them.
 
 Built for cheap draws: Hypothesis pays some tens of microseconds for every
-choice it records and every strategy layer a value passes through, and drawing
-the histories cost more than normalizing and checking them (the nested
-``one_of``/``map``/``lists`` strategies this replaced took 94 choices a
-history, these 64). So a block is one choice from a flat table
-(`USER_BLOCKS`, `AI_BLOCKS`, `TOOL_BLOCKS`), plus a word when its shape holds
-text; a message's class, role alias and content shape (a plain string, an
-empty one, or a block list of a given length) are one choice (`USER_FORMS`,
-`ASSISTANT_FORMS`); a tool round's size and defect are one (`ROUNDS`); a
-system turn's developer flag is part of the turn's kind.
+choice it records, whatever the choice holds, and drawing the histories cost
+more than normalizing and checking them. So a history is a few choices, each a
+fixed-size byte string that `_Choices` reads as the picks of one part: a head
+(the leading system messages, whether and where the history is cut, the newest
+user message), the number of turns, and one string per turn (its kind and all
+it holds). About 8 choices a history, where the strategy of flat tables this
+replaced took 32 and the nested ``one_of``/``lists`` one before it 94 (2,000
+histories drawn alone: 5.9 s -> 2.5 s of CPU, back to back).
 
-They reach the same histories as the nested strategies: each table is the
-product of the alternatives those drew one by one, every block shape, fixed
-block, class, role alias and defect is in it, and the ranges are the same
-(0-4 blocks, 0-3 in a tool result, 1-3 calls a round, 1-10 turns, words of the
-same alphabet and lengths). Only how often each comes up differs, and the
-weights are kept near the old ones (half of the contents plain strings; a
-third of an answer's empty, a third plain, a third block lists; text, media
-and unsupported blocks a third each). Checked by mutation: each of ten rules
-broken in turn (merging, demotion, tool-protocol repair and its placeholders,
-a role alias, a lost merged part, a lost orphan id, lost tool-result text,
-copying untouched messages, a chunk's role) fails
-`test_normalizer_properties.py` with both strategies, after a few to a few
-hundred examples.
+Every history the table strategy drew can still be drawn: the tables are the
+same (`USER_BLOCKS`, `AI_BLOCKS`, `TOOL_BLOCKS`, `USER_FORMS`,
+`ASSISTANT_FORMS`, `ROUNDS`, `TURN_KINDS`), read in the same order, and a
+pick can name every entry of its table (a byte for up to 32 entries, two for
+more); a word is its length (1-8) and that many characters of the same
+alphabet; each byte string is as long as its largest part needs (`TURN`,
+`HEAD`: four blocks of 8-character words, a round of three calls with
+three-block results), so no pick is cut short. The ranges are the same (0-2
+leading system messages, 1-10 turns, 0-4 blocks, 0-3 in a tool result, 1-3
+calls a round). Only how often each comes up differs: every entry of a table is
+about as likely as the others, where Hypothesis favoured first entries and the
+ends of ranges (an empty block list was a fifth of all contents, a
+one-character word a fifth of the words; now an eighth and an eighth), and the
+weights are the tables' (half of the contents plain strings; a third of an
+answer's empty, a third plain, a third block lists; text, media and unsupported
+blocks a third each; a tool turn a fifth of the turns). Counted over 2,000
+histories each way, every class, block type and defect comes up some hundreds
+to thousands of times in both. Shrinking drives the bytes towards 0: fewer
+system messages, the first entry of each table (a plain message with an
+empty block list), words of "a".
+
+Checked by mutation: a tool result's lost `tool_call_id`, results sent after
+an injected message, the caller's blocks mutated, an earlier user turn sent
+differently once it is no longer the newest, and an image dropped without a
+word each fail `test_normalizer_properties.py` with this strategy and with the
+table strategy.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -50,7 +62,6 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-words = st.text(alphabet="abcdefghij klmnop", min_size=1, max_size=8)
 PNG = "iVBORw0KGgo="
 _ids = itertools.count()
 
@@ -93,36 +104,27 @@ ASSISTANT_ONLY_BLOCKS: tuple[Callable[[str], Any] | dict[str, Any], ...] = (
 )
 IMAGE = {"type": "image", "base64": PNG, "mime_type": "image/png"}
 
-# One choice draws a block: a shape (a word is drawn for it) or a fixed block. The text shapes appear twice
-# in a user's table, so text, media and unsupported blocks each come up about a third of the time.
-USER_BLOCKS = st.sampled_from([*TEXT_SHAPES, *TEXT_SHAPES, *MEDIA_BLOCKS, *UNSUPPORTED_BLOCKS])
-AI_BLOCKS = st.sampled_from(
-    [*TEXT_SHAPES, *TEXT_SHAPES, *ASSISTANT_ONLY_BLOCKS, *MEDIA_BLOCKS, *UNSUPPORTED_BLOCKS, *ASSISTANT_ONLY_BLOCKS]
+# A block is one pick from a flat table: a shape (a word is drawn for it) or a fixed block. The text shapes appear
+# twice in a user's table, so text, media and unsupported blocks each come up about a third of the time.
+USER_BLOCKS = (*TEXT_SHAPES, *TEXT_SHAPES, *MEDIA_BLOCKS, *UNSUPPORTED_BLOCKS)
+AI_BLOCKS = (
+    *TEXT_SHAPES,
+    *TEXT_SHAPES,
+    *ASSISTANT_ONLY_BLOCKS,
+    *MEDIA_BLOCKS,
+    *UNSUPPORTED_BLOCKS,
+    *ASSISTANT_ONLY_BLOCKS,
 )
-TOOL_BLOCKS = st.sampled_from([TEXT_SHAPES[1], IMAGE])
+TOOL_BLOCKS = (TEXT_SHAPES[1], IMAGE)
 
 # A content's shape: a negative number is a plain string (or, for an answer, below -5 an empty one),
 # 0 or more a block list of that many blocks.
 USER_SHAPES = range(-5, 5)  # half plain strings, half lists of 0-4 blocks
 AI_SHAPES = range(-10, 5)  # a third "", a third a plain string, a third lists of 0-4 blocks
-TOOL_CONTENT = st.integers(-4, 3)  # half plain strings, half lists of 0-3 blocks
+TOOL_SHAPES = range(-4, 4)  # half plain strings, half lists of 0-3 blocks
 
-
-def _block(draw: st.DrawFn, blocks: st.SearchStrategy[Any]) -> Any:
-    block = draw(blocks)
-    return block(draw(words)) if callable(block) else block
-
-
-def _content(draw: st.DrawFn, shape: int, blocks: st.SearchStrategy[Any]) -> Any:
-    if shape < -5:
-        return ""
-    if shape < 0:
-        return draw(words)
-    return [_block(draw, blocks) for _ in range(shape)]
-
-
-# A message's class (a ChatMessage's with its role as applications spell it) with its content's shape: one choice.
-# Sorted so that Hypothesis shrinks towards a plain message with an empty block list.
+# A message's class (a ChatMessage's with its role as applications spell it) with its content's shape: one pick.
+# Sorted so that shrinking (bytes towards 0) goes towards a plain message with an empty block list.
 USER_CLASSES = [
     ("human", None),
     ("human", None),
@@ -136,26 +138,63 @@ ASSISTANT_CLASSES = [
     *(("chat", r) for r in ["ai", "assistant", "Assistant"]),
     ("v1", None),  # the package's own output_version="v1" answer
 ]
-USER_FORMS = st.sampled_from(sorted(itertools.product(USER_CLASSES, USER_SHAPES), key=lambda form: abs(form[1])))
-ASSISTANT_FORMS = st.sampled_from(
-    sorted(itertools.product(ASSISTANT_CLASSES, AI_SHAPES), key=lambda form: abs(form[1]))
-)
-one_in_ten = st.integers(0, 9)
-# A tool round's number of calls (1-3) and how it is broken, one choice.
-ROUNDS = st.sampled_from(
-    list(itertools.product([1, 2, 3], ["none", "none", "injected", "missing", "orphan", "reversed"]))
-)
+USER_FORMS = sorted(itertools.product(USER_CLASSES, USER_SHAPES), key=lambda form: abs(form[1]))
+ASSISTANT_FORMS = sorted(itertools.product(ASSISTANT_CLASSES, AI_SHAPES), key=lambda form: abs(form[1]))
+# A tool round's number of calls (1-3) and how it is broken, one pick.
+ROUNDS = list(itertools.product([1, 2, 3], ["none", "none", "injected", "missing", "orphan", "reversed"]))
 # A turn; a system message is a developer message half the time.
-turn_kinds = st.sampled_from(["user", "user", "user", "user", "ai", "ai", "tools", "tools", "system", "developer"])
-system_counts = st.integers(0, 2)
-booleans = st.booleans()
-one_in_five = st.integers(0, 4)
+TURN_KINDS = ("user", "user", "user", "user", "ai", "ai", "tools", "tools", "system", "developer")
+
+ALPHABET = "abcdefghij klmnop"
+# The most bytes each part reads (`_Choices`): a pick from up to 32 alternatives is one byte, from more two.
+WORD = 1 + 8  # its length, its characters
+USER = 2 + 4 * (1 + WORD)  # the form, then a word or up to 4 blocks (the block, its word)
+ASSISTANT = 2 + 4 * (2 + WORD) + 1  # the form, then a word (v1) or up to 4 blocks; whether a call is invalid
+TOOL_RESULT = 1 + 3 * (1 + WORD)  # the shape, then a word or up to 3 blocks
+ROUND = 1 + 3 * WORD + ASSISTANT + 3 * TOOL_RESULT + WORD  # the round, its calls' arguments, the turn, the results,
+# and an injected message's or an orphan's word
+TURN = 1 + ROUND  # the kind, then the largest turn
+HEAD = 1 + 2 * (1 + WORD) + 1 + 2 + 1 + USER  # the leading system messages, the cut, the newest user message
 
 
-@st.composite
-def user_message(draw: st.DrawFn) -> BaseMessage:
-    (kind, role), shape = draw(USER_FORMS)
-    content = _content(draw, shape, USER_BLOCKS)
+class _Choices:
+    """The choices of one turn (or of a history's head), read from the bytes Hypothesis drew for it.
+
+    A pick from n alternatives is a byte modulo n (two bytes when n > 32, so each
+    alternative is about as likely as the others); past the end every byte reads 0.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self._bytes = iter(data)
+
+    def below(self, n: int) -> int:
+        value = next(self._bytes, 0)
+        if n > 32:
+            value = value << 8 | next(self._bytes, 0)
+        return value % n
+
+    def pick(self, options: Sequence[Any]) -> Any:
+        return options[self.below(len(options))]
+
+    def word(self) -> str:
+        """1 to 8 characters of `ALPHABET`, what `st.text(alphabet=ALPHABET, min_size=1, max_size=8)` draws."""
+        return "".join([ALPHABET[self.below(17)] for _ in range(1 + self.below(8))])
+
+    def block(self, blocks: Sequence[Any]) -> Any:
+        block = self.pick(blocks)
+        return block(self.word()) if callable(block) else block
+
+    def content(self, shape: int, blocks: Sequence[Any]) -> Any:
+        if shape < -5:
+            return ""
+        if shape < 0:
+            return self.word()
+        return [self.block(blocks) for _ in range(shape)]
+
+
+def _user(c: _Choices) -> BaseMessage:
+    (kind, role), shape = c.pick(USER_FORMS)
+    content = c.content(shape, USER_BLOCKS)
     if kind == "chunk":
         return HumanMessageChunk(content=content)
     if kind == "chat":
@@ -163,18 +202,19 @@ def user_message(draw: st.DrawFn) -> BaseMessage:
     return HumanMessage(content)
 
 
-def _assistant(draw: st.DrawFn, tool_calls: list[dict[str, Any]] | None) -> BaseMessage:
-    (kind, role), shape = draw(ASSISTANT_FORMS)
+def _assistant(c: _Choices, tool_calls: list[dict[str, Any]] | None) -> BaseMessage:
+    """An assistant turn (with `tool_calls`, an AIMessage), in any of the forms applications hand back."""
+    (kind, role), shape = c.pick(ASSISTANT_FORMS)
     if kind == "v1" and not tool_calls:  # the package's own output_version="v1" answer
         return AIMessage(
-            [{"type": "reasoning", "reasoning": "r"}, {"type": "text", "text": draw(words), "annotations": []}],
+            [{"type": "reasoning", "reasoning": "r"}, {"type": "text", "text": c.word(), "annotations": []}],
             response_metadata={"output_version": "v1", "model_provider": "perplexity"},
         )
-    content = _content(draw, shape, AI_BLOCKS)
+    content = c.content(shape, AI_BLOCKS)
     if tool_calls or kind == "ai":
         invalid = (
             [{"type": "invalid_tool_call", "name": "f", "args": "{not json", "id": f"bad_{next(_ids)}", "error": "x"}]
-            if draw(one_in_ten) == 0
+            if c.below(10) == 0
             else []
         )
         return AIMessage(content, tool_calls=tool_calls or [], invalid_tool_calls=invalid)
@@ -183,58 +223,55 @@ def _assistant(draw: st.DrawFn, tool_calls: list[dict[str, Any]] | None) -> Base
     return ChatMessage(content=content, role=role)
 
 
-@st.composite
-def assistant_message(draw: st.DrawFn) -> BaseMessage:
-    """An assistant turn without tool calls, in any of the forms applications hand back."""
-    return _assistant(draw, None)
-
-
 def system_message(text: str, developer: bool) -> BaseMessage:
     if developer:
         return SystemMessage(text, additional_kwargs={"__openai_role__": "developer"})
     return SystemMessage(text)
 
 
-@st.composite
-def tool_round(draw: st.DrawFn) -> list[BaseMessage]:
+def _tool_round(c: _Choices) -> list[BaseMessage]:
     """An assistant turn with calls and its results, possibly broken as real applications break it."""
-    count, defect = draw(ROUNDS)
+    count, defect = c.pick(ROUNDS)
     ids = [f"call_{next(_ids)}" for _ in range(count)]
-    calls = [{"name": "lookup", "args": {"q": draw(words)}, "id": i, "type": "tool_call"} for i in ids]
-    messages: list[BaseMessage] = [_assistant(draw, calls)]
-    results = [ToolMessage(_content(draw, draw(TOOL_CONTENT), TOOL_BLOCKS), tool_call_id=i, name="lookup") for i in ids]
+    calls = [{"name": "lookup", "args": {"q": c.word()}, "id": i, "type": "tool_call"} for i in ids]
+    messages: list[BaseMessage] = [_assistant(c, calls)]
+    results = [ToolMessage(c.content(c.pick(TOOL_SHAPES), TOOL_BLOCKS), tool_call_id=i, name="lookup") for i in ids]
     if defect == "missing":
         results = results[:-1]
     if defect == "reversed":
         results.reverse()
     if defect == "injected":  # an after_model middleware's message between the call and its results
-        messages.append(system_message(draw(words), False))
+        messages.append(system_message(c.word(), False))
     if defect == "orphan":
-        results.append(ToolMessage(draw(words), tool_call_id=f"orphan_{next(_ids)}"))
+        results.append(ToolMessage(c.word(), tool_call_id=f"orphan_{next(_ids)}"))
     return messages + results
 
 
-user_messages = user_message()
-assistant_messages = assistant_message()
-tool_rounds = tool_round()
+def _turn(c: _Choices) -> list[BaseMessage]:
+    kind = c.pick(TURN_KINDS)
+    if kind == "user":
+        return [_user(c)]
+    if kind == "ai":
+        return [_assistant(c, None)]
+    if kind == "tools":
+        return _tool_round(c)
+    return [system_message(c.word(), kind == "developer")]
+
+
+heads = st.binary(min_size=HEAD, max_size=HEAD)
+turns = st.binary(min_size=TURN, max_size=TURN)
 
 
 @st.composite
 def app_histories(draw: st.DrawFn, max_turns: int = 10) -> list[BaseMessage]:
-    """A history as an application hands it to a chat model."""
-    messages: list[BaseMessage] = [system_message(draw(words), draw(booleans)) for _ in range(draw(system_counts))]
+    """A history as an application hands it to a chat model: 0-2 system messages, 1 to `max_turns` turns,
+    maybe cut at the front, maybe a newest user message."""
+    head = _Choices(draw(heads))
+    messages: list[BaseMessage] = [system_message(head.word(), head.below(2) == 1) for _ in range(head.below(3))]
     for _ in range(draw(st.integers(1, max_turns))):
-        kind = draw(turn_kinds)
-        if kind == "user":
-            messages.append(draw(user_messages))
-        elif kind == "ai":
-            messages.append(draw(assistant_messages))
-        elif kind in ("system", "developer"):
-            messages.append(system_message(draw(words), kind == "developer"))
-        else:
-            messages.extend(draw(tool_rounds))
-    if draw(one_in_five) == 0:  # cut at the front, as trim_messages leaves a history
-        messages = messages[draw(st.integers(0, len(messages) - 1)) :]
-    if draw(booleans):
-        messages.append(draw(user_messages))
+        messages.extend(_turn(_Choices(draw(turns))))
+    if head.below(5) == 0:  # cut at the front, as trim_messages leaves a history
+        messages = messages[head.below(len(messages)) :]
+    if head.below(2):
+        messages.append(_user(head))
     return messages

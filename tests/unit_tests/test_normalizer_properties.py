@@ -2,7 +2,10 @@
 
 Each property runs at the default hypothesis profile's 2,000 examples in CI. The
 properties of one history share its draw (`test_properties_of_any_history`): drawing
-a history costs far more than checking it, so one draw serves them all.
+a history costs far more than checking it, so one draw serves them all, compaction
+to a budget drawn with it included. The bodies judged are the ones the model builds
+from the history (`request_body`, as an application's call and `perplexity-strict
+check` build them).
 Validity is judged twice, by judges that share no code with the rules: the
 emulator's wire checks (conversation rules and its transcription of the
 request schema) and Perplexity's own published models, strict. What is lost, and the role
@@ -23,7 +26,8 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict import DEFAULT_RULES, ChatPerplexityStrict, normalize_messages
-from langchain_perplexity_strict.normalize import NormalizationResult, prepare
+from langchain_perplexity_strict.normalize import NormalizationResult
+from langchain_perplexity_strict.normalize._compaction import compact_normalized
 from langchain_perplexity_strict.normalize._content import canonical_content
 from langchain_perplexity_strict.testing.agent_schema import check_schema
 from langchain_perplexity_strict.testing.conversation import (
@@ -121,6 +125,22 @@ def check_nothing_is_lost_but_what_the_report_names(drawn: Drawn) -> None:
         if isinstance(message, AIMessage):
             for call in message.tool_calls:
                 assert call["id"] in call_ids, f"lost tool call {call['id']!r}"
+
+
+def check_merged_parts_keep_their_order(drawn: Drawn) -> None:
+    """A message sent for several (a merged run) carries their texts in the order of its sources."""
+    history, result = drawn.history, drawn.result
+    if result is None:
+        return
+    for message, sources in zip(result.messages, result.sources, strict=True):
+        if len(sources) < 2:
+            continue
+        sent, at = "\x00".join(_texts(message)), 0
+        for source in sources:
+            for piece in _texts(history[source]):
+                found = sent.find(piece, at)
+                assert found >= 0, f"text {piece!r} of message {source} is out of the order of {sources}: {sent!r}"
+                at = found + len(piece)
 
 
 # The oracle: what a history carries and the role each message plays, from the docs (docs/conversations.md,
@@ -364,26 +384,37 @@ def _last_assistant(items: list[dict[str, Any]]) -> int:
 
 
 def check_compaction_at_any_budget_stays_valid(drawn: Drawn) -> None:
-    """Compacting to a random budget, then normalizing what is left, still gives a valid conversation."""
-    history, budget = drawn.history, drawn.budget
+    """Compacting to a random budget, then normalizing what is left, still gives a valid conversation.
+
+    Compacted as `prepare` compacts: it normalizes the history (`drawn.result`, refused where that
+    is None) and hands the result to `compact_normalized`. When nothing was cut, what is sent is
+    the normalized history itself, whose body `check_every_history_is_valid_on_both_surfaces`
+    judges (the same body: normalizing it again changes nothing, `check_idempotent`).
+    """
+    history, budget, whole = drawn.history, drawn.budget, drawn.result
+    if whole is None:
+        return
     try:
-        result = prepare(history, rules=DEFAULT_RULES, budget=budget).result
+        result = compact_normalized(whole, DEFAULT_RULES, budget, None)
     except ValueError as error:
         # Refused only when there is nothing to send, or when the newest turn alone is over the budget.
         assert REFUSALS.search(str(error)) or f"max_input_tokens={budget}" in str(error), error
+        return
+    assert all(all(0 <= s < len(history) for s in sources) for sources in result.sources)
+    if result.messages == whole.messages:
         return
     agent = _agent_body_or_none(result.messages)
     if agent is None:
         return
     check_conversation(turns_from_agent_input(agent["input"]), ConversationRules(), "invalid_request")
     published_schema.agent_request(agent)
-    assert all(all(0 <= s < len(history) for s in sources) for sources in result.sources)
 
 
 PROPERTIES = (
     check_untouched_messages_are_not_copied,
     check_every_history_is_valid_on_both_surfaces,
     check_nothing_is_lost_but_what_the_report_names,
+    check_merged_parts_keep_their_order,
     check_everything_carried_is_sent_or_reported,
     check_roles_follow_the_docs,
     check_idempotent,
