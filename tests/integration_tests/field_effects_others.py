@@ -28,7 +28,7 @@ from langchain_perplexity_strict import (
     get_perplexity_cost_callback,
 )
 from langchain_perplexity_strict.cli import main
-from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.field_effects import (
     CLI,
@@ -420,6 +420,21 @@ def _emulator_clock(emu: PerplexityEmulator) -> None:
     # A stream whose next event is 30 s away: only the 0.3 s stall timeout can end it (the emulator holds it open).
     with PerplexityEmulator(api_key=KEY, event_delay=30.0) as delayed, pytest.raises(Exception, match=r"(?i)stall"):
         list(make(delayed, stream_chunk_timeout=0.3, max_resumes=0, max_retries=0).stream("hi"))
+
+
+@effect(EMULATOR, "clock")
+def _emulator_manual_clock(emu: PerplexityEmulator) -> None:
+    """A run keeps the given clock's time: a 30 s run is under way until the test moves that clock past its end
+    (on the machine's clock it would still be going)."""
+    clock = ManualClock()
+    with PerplexityEmulator(api_key=KEY, run_duration=30.0, clock=clock) as own:
+        body = {"model": "perplexity/sonar", "input": "hi", "background": True}
+        code, text = _post(own.base_url + "/v1/responses", body)
+        assert code == 200, text
+        url = f"{own.base_url}/v1/responses/{json.loads(text)['id']}"
+        assert _get(url)[1]["status"] == "in_progress"
+        clock.advance(30.0)
+        assert _get(url)[1]["status"] == "completed"
 
 
 @effect(EMULATOR, "seed")
