@@ -9,7 +9,6 @@ from __future__ import annotations
 import _thread
 import asyncio
 import atexit
-import contextlib
 import json
 import signal
 import threading
@@ -29,6 +28,7 @@ from langchain_perplexity_strict import (
     PerplexityStreamError,
 )
 from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
+from tests.integration_tests.clocks import advance_once_waited
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.reads import recorded_reads, replay
 from tests.integration_tests.tools import add, get_weather
@@ -86,30 +86,6 @@ def running(lasting: PerplexityEmulator, quick_client_waits: None) -> Iterator[P
     lasting.clock = ManualClock()
     yield lasting
     lasting.clear()
-
-
-@contextlib.contextmanager
-def advance_once_waited(emu: PerplexityEmulator, seconds: float) -> Iterator[None]:
-    """Move `emu`'s (manual) clock `seconds` ahead once a stream waits on it, from a thread: the run's events up to
-    then go out (1 s into a 2.1 s run: its first text), and it goes on no further."""
-    clock = emu.clock
-    assert isinstance(clock, ManualClock)
-
-    done = threading.Event()
-
-    def advance() -> None:
-        while not done.is_set():
-            if clock.wait_waiting(1, timeout=0.05):
-                clock.advance(seconds)
-                return
-
-    mover = threading.Thread(target=advance)
-    mover.start()
-    try:
-        yield
-    finally:
-        done.set()  # nothing waited if the call failed first
-        mover.join()
 
 
 async def call(llm: Any, mode: str, text: str = QUESTION, **kwargs: Any) -> tuple[BaseMessage, list[str]]:

@@ -23,9 +23,10 @@ from pydantic import ValidationError
 from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
 from langchain_perplexity_strict._transport import _create, _runs
 from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
+from tests.integration_tests.clocks import advance_once_waited
 from tests.integration_tests.factory import make
 from tests.integration_tests.reads import recorded_reads, replay
-from tests.integration_tests.test_long_runs import MODES, QUESTION, STREAMS, advance_once_waited, call, kinds
+from tests.integration_tests.test_long_runs import MODES, QUESTION, STREAMS, call, kinds
 
 ANSWER = "the sources found agree on the main points [1], and [2] gives the details."
 NOT_REPOSTED = "The run may have started, and be billed, but no response id came back to follow it by, so it was not"
