@@ -69,10 +69,10 @@ async def test_server_errors_past_max_retries_raise(emu: PerplexityEmulator, mod
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_slow_server_times_out_without_hanging(emu: PerplexityEmulator, mode: str) -> None:
-    emu.inject(Fault("delay", seconds=3))
+    emu.inject(Fault("hold"))  # not answered before the test ends (`clear` lets it go): only the timeout ends it
     started = time.monotonic()
     with pytest.raises(openai.APITimeoutError):
-        await run(ordinary(emu, mode, timeout=0.5, max_retries=0), mode)
+        await run(ordinary(emu, mode, timeout=0.25, max_retries=0), mode)
     assert time.monotonic() - started < 2.5
 
 
