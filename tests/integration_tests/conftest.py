@@ -62,11 +62,13 @@ def quick_client_retries(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def quick_client_waits(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The client's own pauses before polling a background run again (0.2 s, growing 1.5 times) and before a
-    resume that follows an idle one (0.25 s, doubling) cut to 0.01 s, for tests on an emulator clock the test
-    moves (`ManualClock`): they check what is polled or resumed, and in which order, not how long the client
-    waits in between (the pauses' own lengths are test_poll_and_resume_pauses.py's)."""
+    """The client's own pauses before polling a background run or a batch again (0.2 s, growing 1.5 times) and
+    before a resume that follows an idle one (0.25 s, doubling) cut to 0.01 s, for tests on an emulator clock the
+    test moves (`ManualClock`): they check what is polled or resumed, and in which order, not how long the client
+    waits in between (a run's poll and resume pauses are pinned in tests/unit_tests/test_poll_and_resume_pauses.py)."""
+    from langchain_perplexity_strict._batches import _job
     from langchain_perplexity_strict._transport import _poll, _resume
 
     monkeypatch.setattr(_poll, "FIRST_POLL", 0.01)
     monkeypatch.setattr(_resume, "RESUME_BACKOFF", 0.01)
+    monkeypatch.setattr(_job, "FIRST_POLL", 0.01)
