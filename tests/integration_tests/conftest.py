@@ -53,11 +53,15 @@ def exports() -> Iterator[dict[str, str]]:
 
 @pytest.fixture
 def quick_client_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The openai client's back-off between retries (0.5 s, then doubled) cut to 0.02 s, for tests that
-    check what is retried, not how long it waits. A server's Retry-After is still honoured as sent."""
+    """The openai client's back-off between retries (0.5 s, then doubled) cut to 0.02 s, and the package's copy
+    of it for a run's create (`_create`), for tests that check what is retried, not how long it waits. A
+    server's Retry-After is still honoured as sent."""
     import openai._base_client
 
+    from langchain_perplexity_strict._transport import _create
+
     monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.02)
+    monkeypatch.setattr(_create, "INITIAL_RETRY_DELAY", 0.02)
 
 
 @pytest.fixture
