@@ -15,11 +15,11 @@ Perplexity's Batch API (docs.perplexity.ai, "Batch API", and the API reference p
 
 A batch runs on the emulator's clock (`.clock`: the machine's, or a test's `ManualClock`), compressed
 (`run_duration`, seconds for the whole batch; 0 ends it at once): `validating` for its first tenth,
-`in_progress` (its lines done evenly) to nine tenths, `finalizing`,
-then `completed`. Nothing runs in the background: the status is computed from the clock when asked, and the
-answers (the same as `POST /v1/responses` gives) when the output file is first needed. Output lines are
-`{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}`, in OpenAI's shape, and
-in no particular order (shuffled, seeded by the batch id), as a client must join them on `custom_id`.
+`in_progress` (its lines done evenly) to nine tenths, `finalizing`, then `completed`. Nothing runs in the
+background: the status is computed from the clock when asked, and the answers (the same as
+`POST /v1/responses` gives) when the output file is first needed. Output lines are `{"id", "custom_id",
+"response": {"status_code", "request_id", "body"}, "error"}`, in OpenAI's shape, and in no particular order
+(shuffled, seeded by the batch id), as a client must join them on `custom_id`.
 
 Faults (`inject_batch_faults(emu, BatchFault(...))`, applied to the next batch created): `line_error` (that
 line answers HTTP 500, in the error file), `line_failed` (that line's run ends with status `failed`),

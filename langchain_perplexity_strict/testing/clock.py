@@ -1,19 +1,16 @@
 """The clock the emulator's runs keep time by: the machine's, or one a test moves (`ManualClock`).
 
-A run's events are due at offsets from its start (`.runs`); a stream waits
-for each, and an idle-dropping proxy (`Fault("idle_drop")`) for its silence,
-on this clock. By default that is `time.monotonic`: a run of `run_duration`
-seconds takes that long. A test that wants what a run does on the way, not
-how long it takes, gives the emulator a `ManualClock` instead: the run then
-moves only when the test says (`advance`), with each request the emulator
-receives (`per_request`: a polled run moves on poll by poll), or, with
-`autojump=True`, each wait ends at once at the moment it waited for, so a
-stream goes through its silences, and the idle drops they cause, in no time
-and in the order the schedule gives, whatever the machine's speed. What a
-test sees then follows from the requests it sends. This is test machinery, not a
-rule of Perplexity's. Network faults (`stall`, `delay`, `hold`) and
-`event_delay` stay in real seconds: they are about what a client's own
-timeouts see.
+A run's events are due at offsets from its start (`.runs`), a batch's statuses too (`.batches`); a stream
+waits for each event, and an idle-dropping proxy (`Fault("idle_drop")`) for its silence, on this clock. By
+default that is `time.monotonic`: a run of `run_duration` seconds takes that long. A test that wants what a
+run does on the way, not how long it takes, gives the emulator a `ManualClock` instead: the run then moves
+only when the test says (`advance`), with each request the emulator receives (`per_request`: a polled run
+moves on poll by poll), or, with `autojump=True`, each wait ends at once at the moment it waited for, so a
+stream goes through its silences, and the idle drops they cause, in no time and in the order the schedule
+gives, whatever the machine's speed. What a test sees then follows from the requests it sends.
+
+This is test machinery, not a rule of Perplexity's. Network faults (`stall`, `delay`, `hold`) and
+`event_delay` stay in real seconds: they are about what a client's own timeouts see.
 """
 
 from __future__ import annotations
@@ -47,12 +44,10 @@ class ManualClock:
     emulator receives (before it is answered), and (`autojump=True`) to each moment a stream waits for.
 
     Give it to `PerplexityEmulator(clock=...)` (or set `emu.clock`: runs started after keep time by the new
-    one, those before by theirs). Its time starts at 0. Every
-    run of that emulator shares one condition with the clock, so a move wakes
-    every stream waiting on it. `waiting` counts the threads waiting on it now
-    (a stream between two events, an idle drop's silence) and
-    `wait_waiting(n)` blocks until there are `n`: a test moves the clock at
-    a moment the emulator marks, not one a timer guesses.
+    one, those before by theirs). Its time starts at 0. Every run of that emulator shares one condition with
+    the clock, so a move wakes every stream waiting on it. `waiting` counts the threads waiting on it now (a
+    stream between two events, an idle drop's silence) and `wait_waiting(n)` blocks until there are `n`: a
+    test moves the clock at a moment the emulator marks, not one a timer guesses.
     """
 
     def __init__(self, *, autojump: bool = False, per_request: float = 0.0) -> None:

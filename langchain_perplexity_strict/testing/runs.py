@@ -60,8 +60,8 @@ class Run:
     account: str = ""
     """The API key that created it: only that key retrieves, resumes or cancels it."""
     clock: Clock = field(default_factory=RealClock)
-    started: float = -1.0
-    """When it started on `clock` (its time when the run was made, unless given)."""
+    started: float = field(init=False)
+    """When it started: `clock`'s time when it was made."""
     cancelled_at: float | None = None
     _events: list[dict[str, Any]] | None = None
     _offsets: list[float] = field(default_factory=list)
@@ -69,8 +69,7 @@ class Run:
 
     def __post_init__(self) -> None:
         self.changed = self.clock.condition()  # a `ManualClock`'s own: its moves wake the run's waits
-        if self.started < 0:
-            self.started = self.clock.now()
+        self.started = self.clock.now()
 
     @property
     def id(self) -> str:
