@@ -161,6 +161,7 @@ def _timeout(emu: PerplexityEmulator) -> None:
     emu.inject(Fault("hold"))  # not answered before the test ends (`clear` lets it go): only the timeout ends it
     with pytest.raises(Exception, match=r"(?i)time"):
         make(emu, timeout=0.1, max_retries=0).invoke("hi")
+    assert emu.wait_holding(1)  # read and held, not read late into the next test's log
 
 
 @effect(CHAT, "max_retries")

@@ -104,6 +104,9 @@ def _connected(cls: type) -> Check:
         emu.inject(Fault("hold"))  # not answered before the test ends (`clear` lets it go): only the timeout ends it
         with pytest.raises(Exception, match=r"(?i)time"):
             call(cls(api_key=KEY, base_url=emu.base_url, timeout=0.1, max_retries=0))
+        # The request was read and its fault taken before the test ends: a loaded server reading it late would
+        # put it, and its fault, in the next test's log.
+        assert emu.wait_holding(1)
 
     return check
 

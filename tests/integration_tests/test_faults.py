@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -79,6 +80,7 @@ async def test_slow_server_times_out_without_hanging(emu: PerplexityEmulator, mo
     with pytest.raises(openai.APITimeoutError):
         await run(ordinary(emu, mode, timeout=0.25, max_retries=0), mode)
     assert time.monotonic() - started < 2.5
+    assert await asyncio.to_thread(emu.wait_holding, 1)  # read and held, not read late into the next test's log
 
 
 # On the Agent API a broken stream is resumed after its last event instead (tests/integration_tests/test_long_runs.py).

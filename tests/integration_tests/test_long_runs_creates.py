@@ -60,6 +60,7 @@ async def test_a_create_that_timed_out_is_not_posted_again(runs: PerplexityEmula
     runs.inject(Fault("hold"))  # read, and not answered before the test ends (`clear` lets it go)
     with pytest.raises(PerplexityRunUnknownError, match=r"failed after it was sent \(ReadTimeout") as caught:
         await call(make(runs, background=True, timeout=0.25), mode)
+    assert await asyncio.to_thread(runs.wait_holding, 1)  # read and held (not read late, into the next test's log)
     assert NOT_REPOSTED in str(caught.value)
     assert "max_retries=2" in str(caught.value)
     assert kinds(runs) == ["create"]  # no second create, no polling, nothing to cancel
@@ -359,6 +360,7 @@ async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
         await task
     while len(asyncio.all_tasks()) > 1:  # the cancel request, left running, gives up at its own timeout
         await asyncio.sleep(0.05)
+    assert await asyncio.to_thread(emu.wait_holding, 1)  # the cancel was read and held, not read late
     gc.collect()  # a task whose error is unread reports it when collected ("Task exception was never retrieved")
     await asyncio.sleep(0)
     assert unhandled == []
