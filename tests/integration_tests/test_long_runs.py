@@ -45,11 +45,9 @@ atexit.register(HTTP.close)  # its kept-alive sockets, left to the collector at 
 
 @pytest.fixture(scope="module")
 def timed() -> Iterator[PerplexityEmulator]:
-    """Runs that take a moment on a clock the requests move (so they can be polled, dropped, stalled or cancelled
-    on the way): a stream goes through its silences at once (`autojump`), and each request moves the clock 0.3 s,
-    so a polled run is queued when created, under way at the first two polls, over at the third."""
-    clock = ManualClock(autojump=True, per_request=0.3)
-    with PerplexityEmulator(api_key=KEY, run_duration=0.6, queue_time=0.1, clock=clock) as emu:
+    """Runs that take a moment (so they can be polled, dropped, stalled or cancelled on the way), on a clock the
+    requests move (`runs`)."""
+    with PerplexityEmulator(api_key=KEY, run_duration=0.6, queue_time=0.1) as emu:
         yield emu
 
 
@@ -64,7 +62,11 @@ def research() -> Iterator[PerplexityEmulator]:
 
 @pytest.fixture
 def runs(timed: PerplexityEmulator, quick_client_waits: None) -> Iterator[PerplexityEmulator]:
+    """`timed` on a clock of this test's: a stream goes through its silences at once (`autojump`), and each
+    request moves the clock 0.3 s, so a polled run is queued when created, under way at the first two polls,
+    over at the third (a stream an earlier test left keeps its own clock)."""
     timed.clear()
+    timed.clock = ManualClock(autojump=True, per_request=0.3)
     timed.set_fault_rates({})
     yield timed
     timed.set_fault_rates({})
@@ -239,6 +241,7 @@ async def test_idle_drops_are_resumed_into_one_stream(
     research: PerplexityEmulator, emu: PerplexityEmulator, mode: str, version: str
 ) -> None:
     research.clear()
+    research.clock = ManualClock(autojump=True)  # this test's own
     expected = await plain(emu, mode, version)
     # Every connection behind a proxy dropping it after 0.2 s of silence: 4 of the run's silences are longer, one
     # over 0.4 s (its resumed connection dropped too, before any event, and resumed from the same event again).
