@@ -20,9 +20,13 @@ Switches (see `PerplexityEmulator`): `run_duration`, `queue_time`,
 (after `after_events` events), `stall` (`seconds` of silence after
 `after_events` events) and `idle_drop` (closed after `seconds` of silence).
 `emu.requests` records each request; `RecordedRequest.kind` tells `create`,
-`retrieve`, `resume`, `cancel` and `chat` apart. docs/emulator.md has more.
+`retrieve`, `resume`, `cancel` and `chat` apart. `ManualClock` (given as
+`clock=`, or set as `emu.clock`) is a clock for runs and batches that the test
+moves instead of waiting (`advance`, `per_request`, `autojump`). docs/emulator.md
+has more.
 """
 
+from langchain_perplexity_strict.testing.clock import ManualClock
 from langchain_perplexity_strict.testing.conversation import ConversationRules
 from langchain_perplexity_strict.testing.emulator import (
     Fault,
@@ -30,4 +34,4 @@ from langchain_perplexity_strict.testing.emulator import (
     RecordedRequest,
 )
 
-__all__ = ["ConversationRules", "Fault", "PerplexityEmulator", "RecordedRequest"]
+__all__ = ["ConversationRules", "Fault", "ManualClock", "PerplexityEmulator", "RecordedRequest"]

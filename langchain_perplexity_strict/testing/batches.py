@@ -13,12 +13,13 @@ Perplexity's Batch API (docs.perplexity.ai, "Batch API", and the API reference p
   honours `Idempotency-Key`: a repeat with the same key returns the original batch. `output_expires_after`
   is refused. `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`, `GET /v1/batches` (list).
 
-A batch runs on the emulator's compressible clock (`run_duration`, seconds for the whole batch; 0 ends it at
-once): `validating` for its first tenth, `in_progress` (its lines done evenly) to nine tenths, `finalizing`,
-then `completed`. Nothing runs in the background: the status is computed from the clock when asked, and the
-answers (the same as `POST /v1/responses` gives) when the output file is first needed. Output lines are
-`{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}`, in OpenAI's shape, and
-in no particular order (shuffled, seeded by the batch id), as a client must join them on `custom_id`.
+A batch runs on the emulator's clock (`.clock`: the machine's, or a test's `ManualClock`), compressed
+(`run_duration`, seconds for the whole batch; 0 ends it at once): `validating` for its first tenth,
+`in_progress` (its lines done evenly) to nine tenths, `finalizing`, then `completed`. Nothing runs in the
+background: the status is computed from the clock when asked, and the answers (the same as
+`POST /v1/responses` gives) when the output file is first needed. Output lines are `{"id", "custom_id",
+"response": {"status_code", "request_id", "body"}, "error"}`, in OpenAI's shape, and in no particular order
+(shuffled, seeded by the batch id), as a client must join them on `custom_id`.
 
 Faults (`inject_batch_faults(emu, BatchFault(...))`, applied to the next batch created): `line_error` (that
 line answers HTTP 500, in the error file), `line_failed` (that line's run ends with status `failed`),
@@ -316,9 +317,8 @@ def _write_files(store: BatchStore, batch: Batch, status: str, now: float, model
     }
 
 
-def batch_object(store: BatchStore, batch: Batch, models: tuple[str, ...]) -> dict[str, Any]:
-    """`BatchOutput` as of now."""
-    now = time.monotonic()
+def batch_object(store: BatchStore, batch: Batch, models: tuple[str, ...], now: float) -> dict[str, Any]:
+    """`BatchOutput` as of `now` (on the emulator's clock)."""
     status = batch.status(now)
     with store.lock:  # two requests at once write the files once
         _write_files(store, batch, status, now, models)
@@ -385,6 +385,7 @@ class BatchRoutes(RunRoutes):
         record = RecordedRequest(method, path, dict(self.headers.items()), None)
         with self.state.lock:
             self.state.requests.append(record)
+        self.state.clock.requested()  # a `ManualClock(per_request=s)` moves on
         try:
             self._batch_route(method, path, record)
         except APIError as error:
@@ -425,20 +426,29 @@ class BatchRoutes(RunRoutes):
             self._create_batch(store, record)
         elif method == "GET" and parts == ["v1", "batches"]:
             mine = [b for b in store.batches.values() if b.account == self._account()]
-            self._send_json(200, _listed([batch_object(store, b, self.state.agent_models) for b in reversed(mine)]))
+            self._send_json(
+                200,
+                _listed(
+                    [batch_object(store, b, self.state.agent_models, self.state.clock.now()) for b in reversed(mine)]
+                ),
+            )
         elif method == "GET" and len(parts) == 3 and parts[1] == "batches":
-            self._send_json(200, batch_object(store, self._find_batch(store, parts[2]), self.state.agent_models))
+            self._send_json(
+                200,
+                batch_object(store, self._find_batch(store, parts[2]), self.state.agent_models, self.state.clock.now()),
+            )
         elif method == "POST" and len(parts) == 4 and parts[1] == "batches" and parts[3] == "cancel":
             batch = self._find_batch(store, parts[2])
             fault = self.state.next_fault()
             self._pre_answer_fault(fault)
             with store.lock:
-                status = batch.status(time.monotonic())
+                now = self.state.clock.now()
+                status = batch.status(now)
                 if status in FINAL:
                     raise invalid(ERROR_TYPE, f"batch {batch.id!r} is already {status}; it cannot be cancelled")
                 if batch.cancelled_at is None:
-                    batch.cancelled_at = time.monotonic()
-            answer = batch_object(store, batch, self.state.agent_models)
+                    batch.cancelled_at = now
+            answer = batch_object(store, batch, self.state.agent_models, self.state.clock.now())
             if answer["status"] == "cancelled" and batch.duration == 0:
                 answer["status"] = "cancelling"  # the answer to a cancel says it is under way
             self._send_json(200, answer)
@@ -506,10 +516,11 @@ class BatchRoutes(RunRoutes):
                 faults, store.pending_faults = tuple(store.pending_faults), []
                 batch_id, duration = f"batch_{uuid.uuid4().hex}", self.state.run_duration
                 live = self.state.dialect == "live"
-                batch = Batch(batch_id, self._account(), stored.id, lines, body.get("metadata"), duration, faults, live)
+                metadata, started = body.get("metadata"), self.state.clock.now()
+                batch = Batch(batch_id, self._account(), stored.id, lines, metadata, duration, faults, live, started)
                 store.batches[batch.id] = batch
                 if key:
                     store.keys[(self._account(), key)] = batch.id
         if fault is not None and fault.kind == "drop":
             self._pre_answer_fault(fault)  # the batch exists; its answer is lost
-        self._send_json(200, batch_object(store, batch, self.state.agent_models))
+        self._send_json(200, batch_object(store, batch, self.state.agent_models, self.state.clock.now()))

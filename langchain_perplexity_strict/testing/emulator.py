@@ -34,6 +34,12 @@ starting_after=N` for its events after `sequence_number` N) and `POST
   be streamed again by id; off, only background responses can (a 400).
 - `unknown_output_items` (default off): answers carry one published
   `unknown` output item, as for an item newer than the schema.
+
+Test machinery, not a rule: `clock` (default the machine's) is what runs
+and batches keep time by. A `ManualClock` moves only when the test says
+(`clock.advance(s)`), or with `autojump=True` to each moment a stream waits
+for: a test sees a run queued, under way or cut by an idle drop at moments it
+marks, without waiting out `run_duration` (`.clock`).
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ from langchain_perplexity_strict.testing import (
     search,
 )
 from langchain_perplexity_strict.testing.batches import BatchRoutes
+from langchain_perplexity_strict.testing.clock import ManualClock, RealClock
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
     RoleMemory,
@@ -107,6 +114,7 @@ class PerplexityEmulator:
         resumable_streams: bool = True,
         unknown_output_items: bool = False,
         dialect: Dialect = "live",
+        clock: ManualClock | None = None,
     ) -> None:
         if dialect not in DIALECTS:
             msg = f"dialect: {dialect!r} is not accepted; expected one of {', '.join(DIALECTS)}"
@@ -126,6 +134,7 @@ class PerplexityEmulator:
             resumable_streams=resumable_streams,
             unknown_output_items=unknown_output_items,
             dialect=dialect,
+            clock=clock or RealClock(),
         )
         self._host = host
         self._port = port
@@ -200,6 +209,16 @@ class PerplexityEmulator:
             self._state.roles = RoleMemory()
             self._state.disconnects = 0
         self.release()  # an answer still held from before goes on (to a client long gone)
+
+    @property
+    def clock(self) -> RealClock | ManualClock:
+        """What runs and batches keep time by: the machine's clock, or the `ManualClock` given. Set it to give
+        the runs started from then on another clock (those under way keep theirs)."""
+        return self._state.clock
+
+    @clock.setter
+    def clock(self, value: ManualClock | None) -> None:
+        self._state.clock = value or RealClock()
 
     @property
     def disconnects(self) -> int:
@@ -314,6 +333,7 @@ class _Handler(BatchRoutes):
         record = RecordedRequest(method, path, dict(self.headers.items()), body)
         with self.state.lock:
             self.state.requests.append(record)
+        self.state.clock.requested()  # a `ManualClock(per_request=s)` moves on
         return record
 
     def _read_body(self, path: str) -> Any:

@@ -148,7 +148,8 @@ class BaseHandler(BaseHTTPRequestHandler):
             if not run.wait_until(index, deadline=0.0):  # not happened yet (or the run was all sent)
                 self.flush_headers()  # the stream goes quiet or ends: the head goes out alone
                 idle_limit = fault.seconds if fault is not None and fault.kind == "idle_drop" else None
-                deadline = time.monotonic() + (idle_limit if idle_limit is not None else 3600.0)
+                # The silence an idle drop waits out is the run's, on its clock (`.clock`).
+                deadline = run.clock.now() + (idle_limit if idle_limit is not None else 3600.0)
                 if not run.wait_until(index, deadline):
                     if index >= len(run.events()):
                         return  # the whole run was sent

@@ -63,6 +63,7 @@ class RunRoutes(BaseHandler):
             queued_for=state.queue_time if background else 0.0,
             background=background,
             account=self._account(),
+            clock=state.clock,
         )
         if body.get("store") is not False:
             state.runs.add(run)

@@ -5,17 +5,20 @@ after the run starts: reasoning and tool steps are slow, text is fast, so a
 research run has long silent stretches (what an idle-dropping proxy cuts).
 `run_duration` stretches the whole schedule (time-compressed research: a
 second can stand for minutes). Nothing runs in the background: a run's state
-is computed from the clock when asked, so an abandoned run costs nothing.
+is computed from the clock when asked, so an abandoned run costs nothing. The
+clock is the machine's unless a test gave the emulator a `ManualClock`
+(`.clock`).
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from langchain_perplexity_strict.testing.clock import Clock, RealClock
 
 FINAL = ("completed", "failed", "cancelled", "requires_action")
 # How long each kind of event takes to arrive, relative to the others (chosen here).
@@ -56,11 +59,17 @@ class Run:
     background: bool = False
     account: str = ""
     """The API key that created it: only that key retrieves, resumes or cancels it."""
-    started: float = field(default_factory=time.monotonic)
+    clock: Clock = field(default_factory=RealClock)
+    started: float = field(init=False)
+    """When it started: `clock`'s time when it was made."""
     cancelled_at: float | None = None
     _events: list[dict[str, Any]] | None = None
     _offsets: list[float] = field(default_factory=list)
-    changed: threading.Condition = field(default_factory=threading.Condition)
+    changed: threading.Condition = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.changed = self.clock.condition()  # a `ManualClock`'s own: its moves wake the run's waits
+        self.started = self.clock.now()
 
     @property
     def id(self) -> str:
@@ -92,18 +101,18 @@ class Run:
     def due(self, now: float | None = None) -> int:
         """How many events have happened by `now`."""
         events = self.events()
-        elapsed = (time.monotonic() if now is None else now) - self.started
+        elapsed = (self.clock.now() if now is None else now) - self.started
         with self.changed:
             return sum(1 for offset in self._offsets if offset <= elapsed) if events else 0
 
     def due_at(self, index: int) -> float:
-        """The monotonic time event `index` happens."""
+        """The time on `clock` event `index` happens."""
         self.events()
         with self.changed:
             return self.started + self._offsets[index]
 
     def status(self, now: float | None = None) -> str:
-        now = time.monotonic() if now is None else now
+        now = self.clock.now() if now is None else now
         if self.cancelled_at is not None:
             return "cancelled"
         if self.background and now - self.started < self.queued_for:
@@ -114,7 +123,7 @@ class Run:
 
     def snapshot(self) -> dict[str, Any]:
         """`ResponsesResponseOutput` as of now: the items finished so far, no usage until the end."""
-        now = time.monotonic()
+        now = self.clock.now()
         status = self.status(now)
         if status == self.response["status"]:
             return self.response
@@ -127,7 +136,7 @@ class Run:
 
     def cancel(self) -> None:
         """Stop the run now: its stream ends with `response.completed` carrying status `cancelled`."""
-        now = time.monotonic()
+        now = self.clock.now()
         if self.status(now) in FINAL:
             return
         events = self.events()
@@ -144,16 +153,17 @@ class Run:
             self.changed.notify_all()
 
     def wait_until(self, index: int, deadline: float) -> bool:
-        """Block until event `index` has happened (True) or `deadline` passes (False); a cancel wakes it."""
+        """Block until event `index` has happened (True) or `deadline` passes (False), both on `clock`; a cancel
+        wakes it."""
         with self.changed:
             while True:
                 events = self.events()
-                now = time.monotonic()
+                now = self.clock.now()
                 if index < len(events) and self.started + self._offsets[index] <= now:
                     return True
                 if index >= len(events) or now >= deadline:
                     return False
-                self.changed.wait(min(deadline, self.started + self._offsets[index]) - now)
+                self.clock.wait(self.changed, min(deadline, self.started + self._offsets[index]))
 
 
 class RunStore:

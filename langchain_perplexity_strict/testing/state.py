@@ -8,6 +8,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from langchain_perplexity_strict.testing.clock import Clock, RealClock
 from langchain_perplexity_strict.testing.conversation import ConversationRules, RoleMemory
 from langchain_perplexity_strict.testing.runs import RunStore
 
@@ -110,6 +111,8 @@ class EmulatorState:
     unknown_output_items: bool = False
     dialect: str = "live"
     """`live`: what the live API sends (`.dialect`); `schema`: the bare published shapes."""
+    clock: Clock = field(default_factory=RealClock)
+    """What runs and batches keep time by (`.clock`)."""
     runs: RunStore = field(default_factory=RunStore)
     roles: RoleMemory = field(default_factory=RoleMemory)
     requests: list[RecordedRequest] = field(default_factory=list)

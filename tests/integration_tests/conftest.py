@@ -53,8 +53,26 @@ def exports() -> Iterator[dict[str, str]]:
 
 @pytest.fixture
 def quick_client_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The openai client's back-off between retries (0.5 s, then doubled) cut to 0.02 s, for tests that
-    check what is retried, not how long it waits. A server's Retry-After is still honoured as sent."""
+    """The openai client's back-off between retries (0.5 s, then doubled) cut to 0.02 s, and the package's copy
+    of it for a run's create (`_create`), for tests that check what is retried, not how long it waits. A
+    server's Retry-After is still honoured as sent."""
     import openai._base_client
 
+    from langchain_perplexity_strict._transport import _create
+
     monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.02)
+    monkeypatch.setattr(_create, "INITIAL_RETRY_DELAY", 0.02)
+
+
+@pytest.fixture
+def quick_client_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client's own pauses before polling a background run or a batch again (0.2 s, growing 1.5 times) and
+    before a resume that follows an idle one (0.25 s, doubling) cut to 0.01 s, for tests on an emulator clock the
+    test moves (`ManualClock`): they check what is polled or resumed, and in which order, not how long the client
+    waits in between (a run's poll and resume pauses are pinned in tests/unit_tests/test_poll_and_resume_pauses.py)."""
+    from langchain_perplexity_strict._batches import _job
+    from langchain_perplexity_strict._transport import _poll, _resume
+
+    monkeypatch.setattr(_poll, "FIRST_POLL", 0.01)
+    monkeypatch.setattr(_resume, "RESUME_BACKOFF", 0.01)
+    monkeypatch.setattr(_job, "FIRST_POLL", 0.01)

@@ -158,9 +158,10 @@ def _streaming(emu: PerplexityEmulator) -> None:
 
 @effect(CHAT, "timeout")
 def _timeout(emu: PerplexityEmulator) -> None:
-    emu.inject(Fault("delay", seconds=5.0))  # far beyond the timeout: only the timeout can end the wait
+    emu.inject(Fault("hold"))  # not answered before the test ends (`clear` lets it go): only the timeout ends it
     with pytest.raises(Exception, match=r"(?i)time"):
-        make(emu, timeout=0.3, max_retries=0).invoke("hi")
+        make(emu, timeout=0.1, max_retries=0).invoke("hi")
+    assert emu.wait_holding(1)  # read and held, not read late into the next test's log
 
 
 @effect(CHAT, "max_retries")

@@ -28,7 +28,7 @@ from langchain_perplexity_strict import (
     get_perplexity_cost_callback,
 )
 from langchain_perplexity_strict.cli import main
-from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.field_effects import (
     CLI,
@@ -101,9 +101,12 @@ def _connected(cls: type) -> Check:
         emu.inject(Fault("server_error", status=503))
         call(cls(api_key=KEY, base_url=emu.base_url, max_retries=1))
         assert len(emu.requests) == 2
-        emu.inject(Fault("delay", seconds=5.0))
+        emu.inject(Fault("hold"))  # not answered before the test ends (`clear` lets it go): only the timeout ends it
         with pytest.raises(Exception, match=r"(?i)time"):
-            call(cls(api_key=KEY, base_url=emu.base_url, timeout=0.3, max_retries=0))
+            call(cls(api_key=KEY, base_url=emu.base_url, timeout=0.1, max_retries=0))
+        # The request was read and its fault taken before the test ends: a loaded server reading it late would
+        # put it, and its fault, in the next test's log.
+        assert emu.wait_holding(1)
 
     return check
 
@@ -420,6 +423,21 @@ def _emulator_clock(emu: PerplexityEmulator) -> None:
     # A stream whose next event is 30 s away: only the 0.3 s stall timeout can end it (the emulator holds it open).
     with PerplexityEmulator(api_key=KEY, event_delay=30.0) as delayed, pytest.raises(Exception, match=r"(?i)stall"):
         list(make(delayed, stream_chunk_timeout=0.3, max_resumes=0, max_retries=0).stream("hi"))
+
+
+@effect(EMULATOR, "clock")
+def _emulator_manual_clock(emu: PerplexityEmulator) -> None:
+    """A run keeps the given clock's time: a 30 s run is under way until the test moves that clock past its end
+    (on the machine's clock it would still be going)."""
+    clock = ManualClock()
+    with PerplexityEmulator(api_key=KEY, run_duration=30.0, clock=clock) as own:
+        body = {"model": "perplexity/sonar", "input": "hi", "background": True}
+        code, text = _post(own.base_url + "/v1/responses", body)
+        assert code == 200, text
+        url = f"{own.base_url}/v1/responses/{json.loads(text)['id']}"
+        assert _get(url)[1]["status"] == "in_progress"
+        clock.advance(30.0)
+        assert _get(url)[1]["status"] == "completed"
 
 
 @effect(EMULATOR, "seed")

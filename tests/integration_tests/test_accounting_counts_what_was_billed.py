@@ -64,7 +64,7 @@ from langchain_perplexity_strict import (
     PerplexityRunTimeoutError,
     get_perplexity_cost_callback,
 )
-from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 
 pytestmark = pytest.mark.usefixtures("quick_client_retries")
@@ -302,7 +302,8 @@ async def test_a_stream_left_after_its_usage_counts_it_and_one_left_before_adds_
                     break
         return taken
 
-    with PerplexityEmulator(api_key=KEY, run_duration=0.6) as emu:
+    # A 0.6 s run on a clock that jumps to each moment its stream waits for: through in no time.
+    with PerplexityEmulator(api_key=KEY, run_duration=0.6, clock=ManualClock(autojump=True)) as emu:
         with get_perplexity_cost_callback() as cb:
             taken = await leave(emu, lambda c: bool(c.response_metadata.get("cost")))
         assert cb.total_cost == pytest.approx(taken[-1].response_metadata["cost"]["total_cost"]) and cb.total_cost > 0
@@ -375,7 +376,7 @@ async def test_a_retried_request_is_counted_once(emu: PerplexityEmulator, mode: 
 
 @pytest.mark.parametrize("sync", [True, False])
 async def test_a_resumed_stream_is_counted_once(sync: bool) -> None:
-    with PerplexityEmulator(api_key=KEY, run_duration=0.6) as emu:
+    with PerplexityEmulator(api_key=KEY, run_duration=0.6, clock=ManualClock(autojump=True)) as emu:
         emu.inject(Fault("reset", after_events=5))
         llm = make(emu)
         with get_perplexity_cost_callback() as cb:

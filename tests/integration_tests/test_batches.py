@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict._batches import _lines
 from langchain_perplexity_strict.errors import PerplexityBatchError, PerplexityBatchTimeoutError
-from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
 from langchain_perplexity_strict.testing.batches import BatchFault, batch_status, inject_batch_faults
 from tests import loopback, published_schema
 from tests.integration_tests.factory import KEY
@@ -54,8 +54,9 @@ WEATHER = {
 
 @pytest.fixture(scope="module")
 def slow_emulator() -> Iterator[PerplexityEmulator]:
-    """An emulator whose batches take an hour on its clock: a test sees them pending, and cancels them."""
-    with PerplexityEmulator(api_key=KEY, run_duration=3600.0) as emu:
+    """An emulator whose batches take an hour on its clock, which each request moves 0.3 s: a test sees them
+    pending, and cancels them (`cancelling` lasts half a second: two requests)."""
+    with PerplexityEmulator(api_key=KEY, run_duration=3600.0, clock=ManualClock(per_request=0.3)) as emu:
         yield emu
 
 
@@ -292,7 +293,7 @@ def test_a_pending_status_is_waited_on(slow_emulator: PerplexityEmulator, status
     batch_status(slow_emulator, job.id, status)
     assert job.status() == status
     with pytest.raises(PerplexityBatchTimeoutError, match=f"still {status}") as raised:
-        job.results(timeout=0.3)
+        job.results(timeout=0.1)
     assert (raised.value.batch_id, raised.value.status) == (job.id, status)
     batch_status(slow_emulator, job.id, "completed")
     assert job.results(timeout=30)[0].content.startswith("On q")
@@ -325,6 +326,7 @@ def test_a_final_status_gives_each_input_an_outcome(
         assert f"input {index}" in str(error)
 
 
+@pytest.mark.usefixtures("quick_client_waits")  # `cancelling` ends with the requests, not with time
 def test_cancel_stops_a_running_batch(slow_emulator: PerplexityEmulator) -> None:
     job = model_for(slow_emulator).submit_batch(["a", "b"])
     assert job.status() == "validating"
@@ -405,6 +407,7 @@ def test_metadata_is_the_callers_and_cannot_take_the_numbering_keys(emu: Perplex
 # -- async ----------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("quick_client_waits")
 async def test_async_twins(emu: PerplexityEmulator, slow_emulator: PerplexityEmulator) -> None:
     model = model_for(emu)
     inject_batch_faults(emu, BatchFault("line_error", line=1))

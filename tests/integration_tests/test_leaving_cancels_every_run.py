@@ -54,7 +54,8 @@ from langchain.chat_models import init_chat_model
 from langchain_core.runnables import Runnable
 
 from langchain_perplexity_strict import PerplexityRunTimeoutError, PerplexityRunUnknownError
-from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
+from tests.integration_tests.clocks import advance_once_waited
 from tests.integration_tests.factory import KEY, make
 
 QUESTION = "Why is the sky blue?"
@@ -87,20 +88,25 @@ def lasting() -> Iterator[PerplexityEmulator]:
 @pytest.fixture(scope="module")
 def flowing_runs() -> Iterator[PerplexityEmulator]:
     """Runs of 2 s, for the tests that read a run's text before leaving it (its first text comes near its
-    end: `testing.runs` schedules text after the slow steps)."""
+    end: `testing.runs` schedules text after the slow steps), on a clock the test moves (`flowing`)."""
     with PerplexityEmulator(api_key=KEY, run_duration=2.0, queue_time=0.1) as emu:
         yield emu
 
 
 @pytest.fixture
 def flowing(flowing_runs: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+    """A clock of this test's, moved 1 s once the run's stream waits on it: its first text goes out, and the run
+    goes on no further, so it is still going when the caller leaves, however loaded the machine."""
     flowing_runs.clear()
-    yield flowing_runs
+    flowing_runs.clock = ManualClock()
+    with advance_once_waited(flowing_runs, 1.0):
+        yield flowing_runs
     flowing_runs.clear()
 
 
 @pytest.fixture
-def emu(lasting: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+def emu(lasting: PerplexityEmulator, quick_client_waits: None) -> Iterator[PerplexityEmulator]:
+    """`lasting`, with the client's poll pauses cut (the moments that matter are the held answers)."""
     lasting.clear()
     yield lasting
     lasting.clear()  # also releases what a failed test left held

@@ -27,7 +27,8 @@ from langchain_perplexity_strict import (
     PerplexityRunTimeoutError,
     PerplexityStreamError,
 )
-from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
+from tests.integration_tests.clocks import advance_once_waited
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.reads import recorded_reads, replay
 from tests.integration_tests.tools import add, get_weather
@@ -44,22 +45,28 @@ atexit.register(HTTP.close)  # its kept-alive sockets, left to the collector at 
 
 @pytest.fixture(scope="module")
 def timed() -> Iterator[PerplexityEmulator]:
-    """Runs that take a moment (so they can be polled, dropped, stalled or cancelled on the way)."""
+    """Runs that take a moment (so they can be polled, dropped, stalled or cancelled on the way), on a clock the
+    requests move (`runs`)."""
     with PerplexityEmulator(api_key=KEY, run_duration=0.6, queue_time=0.1) as emu:
         yield emu
 
 
 @pytest.fixture(scope="module")
 def research() -> Iterator[PerplexityEmulator]:
-    """Runs with silent research steps longer than an idle-dropping proxy waits (time-compressed). 2 s long:
-    an emulator paused up to a second by a loaded machine still meets silences after it (0.3-0.6 s, to 1.7 s in)."""
-    with PerplexityEmulator(api_key=KEY, run_duration=2.0) as emu:
+    """Runs with silent research steps longer than an idle-dropping proxy waits (time-compressed, 2 s long), on a
+    clock that jumps to each moment a stream waits for: the silences, and the drops they cause, come in the
+    schedule's order whatever the machine's speed, and take no time."""
+    with PerplexityEmulator(api_key=KEY, run_duration=2.0, clock=ManualClock(autojump=True)) as emu:
         yield emu
 
 
 @pytest.fixture
-def runs(timed: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+def runs(timed: PerplexityEmulator, quick_client_waits: None) -> Iterator[PerplexityEmulator]:
+    """`timed` on a clock of this test's: a stream goes through its silences at once (`autojump`), and each
+    request moves the clock 0.3 s, so a polled run is queued when created, under way at the first two polls,
+    over at the third (a stream an earlier test left keeps its own clock)."""
     timed.clear()
+    timed.clock = ManualClock(autojump=True, per_request=0.3)
     timed.set_fault_rates({})
     yield timed
     timed.set_fault_rates({})
@@ -68,14 +75,17 @@ def runs(timed: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
 
 @pytest.fixture(scope="module")
 def lasting() -> Iterator[PerplexityEmulator]:
-    """Runs long enough (2 s, cut short) that a test acting on a run still going is never too late when loaded."""
+    """Runs that go on until the test moves their clock (`running`): a test acting on a run still going is never
+    too late, however loaded the machine."""
     with PerplexityEmulator(api_key=KEY, run_duration=2.0, queue_time=0.1) as emu:
         yield emu
 
 
 @pytest.fixture
-def running(lasting: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+def running(lasting: PerplexityEmulator, quick_client_waits: None) -> Iterator[PerplexityEmulator]:
+    """`lasting` with a clock of its own for this test, which only the test moves (`advance_once_waited`)."""
     lasting.clear()
+    lasting.clock = ManualClock()
     yield lasting
     lasting.clear()
 
@@ -137,9 +147,9 @@ async def test_background_answers_as_the_plain_run_does(
     assert essentials(message) == expected
     assert runs.requests[0].body["background"] is True
     if mode.endswith("invoke"):
-        # Polled until final: the create answers `queued`, so at least once. How often depends on how fast the
-        # machine polls; that a pending poll is polled again is test_a_run_forgotten_while_polled_...'s 404.
-        assert kinds(runs)[0] == "create" and set(kinds(runs)[1:]) == {"retrieve"}
+        # Polled until final: the create answers `queued`, the first two polls find the run under way (each
+        # request moves the clock 0.3 s of the 0.7 s run), the third finds it over.
+        assert kinds(runs) == ["create", "retrieve", "retrieve", "retrieve"]
     else:
         assert kinds(runs) == ["create"]  # an unbroken stream needs nothing else
 
@@ -226,12 +236,16 @@ async def test_a_run_forgotten_while_polled_raises_typed_and_is_left_alone(
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("mode", STREAMS)
+@pytest.mark.usefixtures("quick_client_waits")  # resumes after idle ones in a row wait 0.01 s, doubling
 async def test_idle_drops_are_resumed_into_one_stream(
     research: PerplexityEmulator, emu: PerplexityEmulator, mode: str, version: str
 ) -> None:
     research.clear()
+    research.clock = ManualClock(autojump=True)  # this test's own
     expected = await plain(emu, mode, version)
-    research.set_fault_rates({Fault("idle_drop", seconds=0.1): 1.0})  # every connection behind an idle-dropping proxy
+    # Every connection behind a proxy dropping it after 0.2 s of silence: 4 of the run's silences are longer, one
+    # over 0.4 s (its resumed connection dropped too, before any event, and resumed from the same event again).
+    research.set_fault_rates({Fault("idle_drop", seconds=0.2): 1.0})
     try:
         message, texts = await call(make(research, output_version=version, background=True), mode)
     finally:
@@ -241,7 +255,8 @@ async def test_idle_drops_are_resumed_into_one_stream(
     assert kinds(research).count("create") == 1  # never posted again
     resumes = message.response_metadata["resumes"]
     assert resumes and {r["reason"] for r in resumes} == {"ended before the terminal event"}
-    assert [r["starting_after"] for r in resumes] == sorted(r["starting_after"] for r in resumes)
+    afters = [r["starting_after"] for r in resumes]
+    assert afters == sorted(afters) and len(set(afters)) < len(afters)
 
 
 @pytest.mark.parametrize("mode", STREAMS)
@@ -284,7 +299,8 @@ async def test_a_plain_stream_is_resumed_where_the_server_allows(
 
 @pytest.mark.parametrize("mode", STREAMS)
 async def test_a_plain_stream_the_server_will_not_resume_raises_typed(mode: str) -> None:
-    with PerplexityEmulator(api_key=KEY, run_duration=0.3, resumable_streams=False) as emu:
+    clock = ManualClock(autojump=True)  # a run on a clock, through in no time
+    with PerplexityEmulator(api_key=KEY, run_duration=0.3, resumable_streams=False, clock=clock) as emu:
         emu.inject(Fault("reset", after_events=5))
         with pytest.raises(PerplexityResumeError, match="background=True") as caught:
             await call(make(emu), mode)
@@ -349,7 +365,8 @@ async def test_resuming_can_be_turned_off(runs: PerplexityEmulator, mode: str) -
 
 def test_closing_a_background_stream_early_cancels_the_run(running: PerplexityEmulator) -> None:
     stream = make(running, background=True).stream(QUESTION)
-    next(stream)  # the first chunk comes 0.8 s into the 2.1 s run; a second, 1.4 s in, left too little time
+    with advance_once_waited(running, 1.0):
+        next(stream)  # the first chunk comes 0.8 s into the 2.1 s run, and the clock stops at 1 s
     stream.close()
     assert len(cancel_requests(running)) == 1
     assert _status(running, cancel_requests(running)[0]) == "cancelled"
@@ -362,7 +379,7 @@ def test_a_keyboard_interrupt_in_a_sync_stream_cancels_the_run(running: Perplexi
         def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
             raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt), advance_once_waited(running, 1.0):
         for _ in make(running, background=True).stream(QUESTION, config={"callbacks": [Interrupt()]}):
             pass
     assert len(cancel_requests(running)) == 1
@@ -390,7 +407,8 @@ def test_a_keyboard_interrupt_while_polling_cancels_the_run(running: PerplexityE
 
 async def test_closing_a_background_async_stream_early_cancels_the_run(running: PerplexityEmulator) -> None:
     stream = make(running, background=True).astream(QUESTION)
-    await anext(stream)
+    with advance_once_waited(running, 1.0):
+        await anext(stream)
     await stream.aclose()
     # LangChain's astream does not close the model's own generator: asyncio's finalizer does, a moment later.
     while not cancel_requests(running):
@@ -408,9 +426,10 @@ async def test_a_cancelled_task_cancels_the_run(running: PerplexityEmulator, mod
             started.set()
 
     llm = make(running, background=True, streaming=mode == "astream")
-    task = asyncio.create_task(llm.ainvoke(QUESTION, config={"callbacks": [Started()]}))
-    while not (started.is_set() or "retrieve" in kinds(running)):
-        await asyncio.sleep(0.01)
+    with advance_once_waited(running, 1.0):  # a stream's first token; a polled run is polled, never over
+        task = asyncio.create_task(llm.ainvoke(QUESTION, config={"callbacks": [Started()]}))
+        while not (started.is_set() or "retrieve" in kinds(running)):
+            await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -21,8 +21,9 @@ from langchain_core.prompts import ChatPromptTemplate
 from pydantic import ValidationError
 
 from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
-from langchain_perplexity_strict._transport import _create
-from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+from langchain_perplexity_strict._transport import _create, _runs
+from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
+from tests.integration_tests.clocks import advance_once_waited
 from tests.integration_tests.factory import make
 from tests.integration_tests.reads import recorded_reads, replay
 from tests.integration_tests.test_long_runs import MODES, QUESTION, STREAMS, call, kinds
@@ -38,8 +39,11 @@ def timed() -> Iterator[PerplexityEmulator]:
 
 
 @pytest.fixture
-def runs(timed: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+def runs(timed: PerplexityEmulator, quick_client_waits: None) -> Iterator[PerplexityEmulator]:
+    """0.7 s runs on a clock of this test's that the requests move, as test_long_runs.py's `timed`: a stream goes
+    through its silences at once, a polled run is over at the third poll."""
     timed.clear()
+    timed.clock = ManualClock(autojump=True, per_request=0.3)
     yield timed
     timed.clear()
 
@@ -53,9 +57,10 @@ def creates(emu: PerplexityEmulator) -> int:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_create_that_timed_out_is_not_posted_again(runs: PerplexityEmulator, mode: str) -> None:
-    runs.inject(Fault("delay", seconds=1.5))
+    runs.inject(Fault("hold"))  # read, and not answered before the test ends (`clear` lets it go)
     with pytest.raises(PerplexityRunUnknownError, match=r"failed after it was sent \(ReadTimeout") as caught:
-        await call(make(runs, background=True, timeout=0.5), mode)
+        await call(make(runs, background=True, timeout=0.25), mode)
+    assert await asyncio.to_thread(runs.wait_holding, 1)  # read and held (not read late, into the next test's log)
     assert NOT_REPOSTED in str(caught.value)
     assert "max_retries=2" in str(caught.value)
     assert kinds(runs) == ["create"]  # no second create, no polling, nothing to cancel
@@ -131,6 +136,7 @@ def test_a_refused_connection_is_tried_again_as_nothing_was_sent(monkeypatch: py
         llm = make(emu, background=True)
         emu.stop()  # connections are refused until it is back, on the same port
         monkeypatch.setattr(_create, "next_delay", then_back)
+        monkeypatch.setattr(_create, "INITIAL_RETRY_DELAY", 0.02)  # the openai client's 0.5 s: what is sent, not when
         assert llm.invoke(QUESTION).text.endswith(ANSWER)
         assert creates(emu) == 1
 
@@ -229,12 +235,12 @@ async def test_the_stall_timeout_bounds_the_silences_between_events_not_the_wait
     """A slow response head (a busy server, a queued run) is waited for, on the create and on a resume:
     httpx has one read timeout, and the stall bound is applied to the body alone once the head arrived.
     Bounded, the create's head would fail the run as unknown; a resume's would be asked for again."""
-    emu.inject(Fault("delay", seconds=0.6))  # the create's head
+    emu.inject(Fault("delay", seconds=0.4))  # the create's head, longer than the stall timeout
     message, _ = await call(make(emu, background=True, stream_chunk_timeout=0.3), mode)
     assert message.text.endswith(ANSWER)
     assert kinds(emu).count("create") == 1
     emu.clear()
-    emu.inject(Fault("stall", seconds=2.0, after_events=1), Fault("delay", seconds=0.6))  # the resume's head
+    emu.inject(Fault("stall", seconds=2.0, after_events=1), Fault("delay", seconds=0.4))  # the resume's head
     message, _ = await call(make(emu, background=True, stream_chunk_timeout=0.3), mode)
     assert message.text.endswith(ANSWER)
     assert kinds(emu).count("create") == 1
@@ -265,7 +271,7 @@ async def test_a_stall_cut_by_the_shorter_timeout_names_timeout(emu: PerplexityE
 @pytest.mark.parametrize("mode", STREAMS)
 async def test_a_run_queued_longer_than_the_stall_timeout_is_followed_to_its_answer(mode: str) -> None:
     """The queue's silence after `response.created` is a stall like any other: resumed, never a lost run."""
-    with PerplexityEmulator(api_key="test-key", queue_time=1.0) as queued:
+    with PerplexityEmulator(api_key="test-key", queue_time=0.6) as queued:  # twice the stall timeout
         message, _ = await call(make(queued, background=True, stream_chunk_timeout=0.3), mode)
         assert message.text.endswith(ANSWER)
         assert creates(queued) == 1
@@ -275,10 +281,13 @@ def test_leaving_a_chain_that_ends_with_the_model_cancels_and_one_with_a_step_af
     runs: PerplexityEmulator,
 ) -> None:
     """docs/long-runs.md, guarantee 4: langchain-core reads the rest of a model's stream for its trace when a
-    chain with a step after the model is closed early, so that run is read to its end (this pins it)."""
+    chain with a step after the model is closed early, so that run is read to its end (this pins it). The first
+    stream is held after its first events, so its run is still going when the chain is left."""
     llm = make(runs, background=True)
     for chain, expected in ((llm, ["create", "cancel"]), (llm | StrOutputParser(), ["create"])):
         runs.clear()
+        if expected[-1] == "cancel":
+            runs.inject(Fault("hold_stream", after_events=6, seconds=20))
         with closing(chain.stream(QUESTION)) as stream:
             next(stream)
         assert [kind for kind in kinds(runs) if kind != "retrieve"] == expected
@@ -324,7 +333,7 @@ async def test_a_reset_before_the_first_event_says_so_once(runs: PerplexityEmula
 
 
 async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
-    emu: PerplexityEmulator, caplog: pytest.LogCaptureFixture
+    emu: PerplexityEmulator, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The run's stream arrives an event per read, so the task is cancelled before its end: over a socket, a
     loaded machine may read the first token and the terminal event together, and a finished run is not cancelled."""
@@ -338,16 +347,20 @@ async def test_a_slow_cancel_is_logged_once_and_leaves_no_unread_task_error(
             started.set()
 
     caplog.set_level(logging.WARNING, logger="langchain_perplexity_strict")
+    # The cancel's bound (2 s) cut to 0.2 s: how long it waits is not what is checked.
+    monkeypatch.setattr(_runs, "CANCEL_WAIT", 0.2)
+    monkeypatch.setattr(_runs, "_CANCEL_OPTIONS", {**_runs._CANCEL_OPTIONS, "timeout": 0.2})
     llm = make(emu, background=True, streaming=True)
     replay(llm, recorded_reads(llm, QUESTION)["one event per read"])
     task = asyncio.create_task(llm.ainvoke(QUESTION, config={"callbacks": [Started()]}))
     await started.wait()
-    emu.inject(Fault("delay", seconds=3))  # the next request is the cancel: slower than the caller waits
+    emu.inject(Fault("hold"))  # the next request is the cancel: not answered before the test ends
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     while len(asyncio.all_tasks()) > 1:  # the cancel request, left running, gives up at its own timeout
         await asyncio.sleep(0.05)
+    assert await asyncio.to_thread(emu.wait_holding, 1)  # the cancel was read and held, not read late
     gc.collect()  # a task whose error is unread reports it when collected ("Task exception was never retrieved")
     await asyncio.sleep(0)
     assert unhandled == []
@@ -388,7 +401,7 @@ def test_closing_astream_as_asyncio_run_ends_cancels_the_run(chained: bool) -> N
     """langchain-core leaves `_astream` to the loop's finalizer, whose task `asyncio.run` cancels as it ends.
     The model's own `astream` closes its stream before `aclose` returns; in a chain, where langchain-core's
     generators are finalized at shutdown, the cancel goes out the sync way once the loop's pool is closed."""
-    with PerplexityEmulator(api_key="test-key", run_duration=2.0) as timed:
+    with PerplexityEmulator(api_key="test-key", run_duration=2.0, clock=ManualClock()) as timed:
         model = make(timed, background=True)
 
         async def leave() -> list[str]:
@@ -398,7 +411,8 @@ def test_closing_astream_as_asyncio_run_ends_cancels_the_run(chained: bool) -> N
             await stream.aclose()
             return kinds(timed)
 
-        seen_at_close = asyncio.run(leave())
+        with advance_once_waited(timed, 1.0):  # its first text, and the run goes on no further
+            seen_at_close = asyncio.run(leave())
         assert kinds(timed) == ["create", "cancel"]
         assert chained or seen_at_close == ["create", "cancel"]
 

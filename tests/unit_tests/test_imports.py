@@ -88,7 +88,7 @@ def test_all_is_pinned() -> None:
 
 
 def test_testing_api_is_pinned() -> None:
-    expected = ["ConversationRules", "Fault", "PerplexityEmulator", "RecordedRequest"]
+    expected = ["ConversationRules", "Fault", "ManualClock", "PerplexityEmulator", "RecordedRequest"]
     assert sorted(langchain_perplexity_strict.testing.__all__) == expected
 
 
