@@ -70,7 +70,7 @@ def chat_events(pieces: list[str], searched: bool) -> list[dict[str, Any] | str]
 
 def encode(events: list[Any]) -> list[bytes]:
     """One server-sent event per element: the stream served one event per read."""
-    return [f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n".encode() for e in events]
+    return [f"data: {e if isinstance(e, str) else json.dumps(e, ensure_ascii=False)}\n\n".encode() for e in events]
 
 
 def split(data: bytes, cuts: bytes) -> list[bytes]:
