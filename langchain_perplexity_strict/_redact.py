@@ -101,6 +101,7 @@ def _secret_string(text: str) -> bool:
 
 
 _PLAIN = (bool, int, float)
+_PLAIN_TYPES = frozenset(_PLAIN)
 
 
 def redact(value: Any, name: Any = None) -> Any:
@@ -163,7 +164,11 @@ def secret_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
     For LangChain's `lc_secrets`, whose dotted paths `dumpd` replaces by secret references.
     """
     for key, value in values.items():
-        if not isinstance(key, str) or "." in key:
+        if value is None or not isinstance(key, str) or "." in key:
+            continue  # None hides nothing
+        if type(value) in _PLAIN_TYPES:  # most settings: hidden only under a credential's name (`redact`)
+            if _secret_name(key):
+                yield f"{prefix}{key}"
             continue
         path = f"{prefix}{key}"
         if isinstance(value, Mapping) and not secret_name(key):
@@ -224,7 +229,8 @@ class Redacted(BaseModel):
 
     @property
     def lc_secrets(self) -> dict[str, str]:
-        fields = {k: v for k, v in self.__dict__.items() if k in type(self).model_fields}
+        names = type(self).model_fields
+        fields = {k: v for k, v in self.__dict__.items() if k in names}
         paths = {path: path.upper().replace(".", "_") for path in secret_paths(fields)}
         if "base_url" in paths:
             paths["base_url"] = "PPLX_BASE_URL"

@@ -152,6 +152,11 @@ class Transport:
             timeout=timeout,
             http_client=pool,
             http_async_client=template_async_pool(),
+            # Socket options shape only the default clients langchain-openai builds when given none, and it is
+            # given both: with none, it skips its check that they hide a proxy from the environment (a warning
+            # that would be wrong here, as these clients read the proxy variables; a scan of the environment
+            # on every model built).
+            http_socket_options=(),
         )
         return cls(chat_openai, key, hints)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessageChunk, BaseMessage
 
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests import published_schema
@@ -72,6 +72,8 @@ def run(runnable: Any, emu: PerplexityEmulator, api: str, mode: str, messages: A
 
 def merged(chunks: list[Any]) -> Any:
     """A stream's result: message chunks added up; anything else (parsed output) is its last value."""
+    if chunks and all(isinstance(c, AIMessageChunk) for c in chunks):
+        return chunks[0] + chunks[1:]  # the chunks added up in one merge (a chunk takes a list), not one by one
     if chunks and all(isinstance(c, BaseMessage) for c in chunks):
         return functools.reduce(operator.add, chunks)
     if chunks and all(isinstance(c, dict) for c in chunks):  # include_raw: {"raw"}, then {"parsed"}, ...

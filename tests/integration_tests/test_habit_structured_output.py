@@ -21,6 +21,7 @@ from langchain_core.tools import tool
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import make
 from tests.integration_tests.habits import MODES, SURFACES, run
@@ -71,6 +72,15 @@ METHODS = ("json_schema", "function_calling", "json_mode")
 DESCRIPTION = "The weather in a city, as reported today."
 
 
+@pytest.fixture(scope="module")
+def models(emulator: PerplexityEmulator) -> dict[str, ChatPerplexityStrict]:
+    """One model per surface for the module's 200 calls (a new one per call was a fifth of their CPU: each is
+    built, with its HTTP clients, and serialized for LangChain's callbacks on its first call). The forms differ in
+    what is bound to the model or passed to the call, never in the model: `with_structured_output`, `bind` and
+    `create_agent` wrap it and leave it as it was, and nothing a call does carries over to the next."""
+    return {api: make(emulator, api) for api in SURFACES}
+
+
 def _sent_schema(body: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     """The JSON schema the body asks for (response format or forced function), and its description."""
     if body.get("response_format"):
@@ -91,9 +101,16 @@ def _parsed(answer: Any) -> Any:
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize(("name", "schema"), SCHEMAS, ids=[s[0] for s in SCHEMAS])
 def test_every_structured_output_form(
-    emu: PerplexityEmulator, name: str, schema: Any, method: str, api: str, mode: str, include_raw: bool
+    emu: PerplexityEmulator,
+    models: dict[str, ChatPerplexityStrict],
+    name: str,
+    schema: Any,
+    method: str,
+    api: str,
+    mode: str,
+    include_raw: bool,
 ) -> None:
-    model = make(emu, api)
+    model = models[api]
     runnable = model.with_structured_output(schema, method=method, include_raw=include_raw)  # type: ignore[arg-type]
     outcome = run(runnable, emu, api, mode, [HumanMessage("Weather in Paris?")])
     assert outcome.error is None, outcome.error
@@ -125,8 +142,10 @@ CALL_FORMATS: list[tuple[str, Any]] = [
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("api", SURFACES)
 @pytest.mark.parametrize(("name", "fmt"), CALL_FORMATS, ids=[c[0] for c in CALL_FORMATS])
-def test_response_format_as_a_call_argument(emu: PerplexityEmulator, name: str, fmt: Any, api: str, mode: str) -> None:
-    outcome = run(make(emu, api).bind(response_format=fmt), emu, api, mode, "Weather in Paris?")
+def test_response_format_as_a_call_argument(
+    emu: PerplexityEmulator, models: dict[str, ChatPerplexityStrict], name: str, fmt: Any, api: str, mode: str
+) -> None:
+    outcome = run(models[api].bind(response_format=fmt), emu, api, mode, "Weather in Paris?")
     assert outcome.error is None, outcome.error
     assert outcome.body is not None
     sent = outcome.body["response_format"]["json_schema"]["schema"]

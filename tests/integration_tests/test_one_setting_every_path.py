@@ -42,10 +42,25 @@ def _model(emu: PerplexityEmulator, api: str, **kw: Any) -> ChatPerplexityStrict
     return ChatPerplexityStrict(model=MODELS[api], api=api, api_key=KEY, base_url=emu.base_url, **kw)  # type: ignore[arg-type]
 
 
+_PLAIN: dict[tuple[str, str], ChatPerplexityStrict] = {}
+
+
+def _plain(emu: PerplexityEmulator, api: str) -> ChatPerplexityStrict:
+    """The model without the setting that the call, bind, configurable and model_copy ways start from: one per
+    emulator and surface (a new one per way was a fifth of this module's CPU: each is built, with its HTTP
+    clients, and serialized for LangChain's callbacks on its first call). Each way leaves it as it was (`bind`,
+    `configurable_fields` and `model_copy` make their own; a call's setting is the call's), and a refused value is
+    refused before anything changes."""
+    key = (emu.base_url, api)
+    if key not in _PLAIN:
+        _PLAIN[key] = _model(emu, api)
+    return _PLAIN[key]
+
+
 def _configured(emu: PerplexityEmulator, api: str, name: str, value: Any) -> Any:
     field = ConfigurableField(id=f"the_{name}")
     return (
-        _model(emu, api)
+        _plain(emu, api)
         .configurable_fields(**{name: field})
         .invoke("hi", config={"configurable": {f"the_{name}": value}})
     )
@@ -60,10 +75,10 @@ def _initialised(emu: PerplexityEmulator, api: str, name: str, value: Any) -> An
 
 WAYS: dict[str, Way] = {
     "ctor": lambda emu, api, name, value: _model(emu, api, **{name: value}).invoke("hi"),
-    "call": lambda emu, api, name, value: _model(emu, api).invoke("hi", **{name: value}),
-    "bind": lambda emu, api, name, value: _model(emu, api).bind(**{name: value}).invoke("hi"),
+    "call": lambda emu, api, name, value: _plain(emu, api).invoke("hi", **{name: value}),
+    "bind": lambda emu, api, name, value: _plain(emu, api).bind(**{name: value}).invoke("hi"),
     "configurable": _configured,
-    "model_copy": lambda emu, api, name, value: _model(emu, api).model_copy(update={name: value}).invoke("hi"),
+    "model_copy": lambda emu, api, name, value: _plain(emu, api).model_copy(update={name: value}).invoke("hi"),
     "init_chat_model": _initialised,
 }
 AS_MODEL_SETTINGS = ("ctor", "configurable", "model_copy", "init_chat_model")  # a setting of the model itself

@@ -49,6 +49,20 @@ def _model(emu: PerplexityEmulator, **kw: Any) -> ChatPerplexityStrict:
     return ChatPerplexityStrict(api_key=KEY, base_url=emu.base_url, **kw)  # type: ignore[arg-type]
 
 
+_SHARED: dict[tuple[str, str], ChatPerplexityStrict] = {}
+
+
+def _shared(emu: PerplexityEmulator, **kw: Any) -> ChatPerplexityStrict:
+    """`_model(emu, **kw)`, one per emulator and settings, for the tests that only bind to it, call it or copy it
+    (each of which leaves it as it was; a refusal comes before anything changes): a new model per use was a
+    fifth of their CPU (each is built, with its HTTP clients, and serialized for LangChain's callbacks on its
+    first call). The tests of construction itself (the `ctor` and `init_chat_model` ways) build their own."""
+    key = (emu.base_url, repr(sorted(kw.items())))
+    if key not in _SHARED:
+        _SHARED[key] = _model(emu, **kw)
+    return _SHARED[key]
+
+
 def _search_settings() -> dict[str, dict[str, Any]]:
     """Each parameter that lands on the default `web_search` tool, and what it puts there."""
     found = {}
@@ -139,11 +153,11 @@ def test_the_setting_reaches_a_bound_web_search_whichever_way_the_setting_comes(
     field = ConfigurableField(id="setting")
     runs = {
         "ctor": lambda: _model(emu, **{name: value}).bind_tools(tools).invoke("hi"),
-        "call": lambda: _model(emu).bind_tools(tools).invoke("hi", **{name: value}),
-        "bind": lambda: _model(emu).bind(**{name: value}).bind_tools(tools).invoke("hi"),
-        "model_copy": lambda: _model(emu).model_copy(update={name: value}).bind_tools(tools).invoke("hi"),
+        "call": lambda: _shared(emu).bind_tools(tools).invoke("hi", **{name: value}),
+        "bind": lambda: _shared(emu).bind(**{name: value}).bind_tools(tools).invoke("hi"),
+        "model_copy": lambda: _shared(emu).model_copy(update={name: value}).bind_tools(tools).invoke("hi"),
         "configurable": lambda: (
-            _model(emu)
+            _shared(emu)
             .configurable_fields(**{name: field})
             .bind_tools(tools)
             .invoke("hi", config={"configurable": {"setting": value}})
@@ -175,7 +189,7 @@ def test_a_filter_the_model_and_the_bound_tool_give_differently_is_refused_namin
 def test_a_filter_given_per_call_and_on_the_bound_tool_differently_is_refused(
     emu: PerplexityEmulator, name: str
 ) -> None:
-    bound = _model(emu).bind_tools([{"type": "web_search", "filters": {name: OTHER[name]}}])
+    bound = _shared(emu).bind_tools([{"type": "web_search", "filters": {name: OTHER[name]}}])
     for run in (
         lambda: bound.invoke("hi", **{name: AGENT_VALUES[name]}),
         lambda: bound.bind(**{name: AGENT_VALUES[name]}).invoke("hi"),
@@ -209,10 +223,10 @@ def test_a_built_in_tool_replacing_the_search_does_not_silently_drop_the_setting
     emu: PerplexityEmulator, kind: str, name: str
 ) -> None:
     value = AGENT_VALUES[name]
-    for way, run in _bound(_model(emu, **{name: value}), [REPLACING[kind]]).items():
+    for way, run in _bound(_shared(emu, **{name: value}), [REPLACING[kind]]).items():
         message = refusal(emu, run)
         assert f"{name}={value!r}" in message and f"tools[0] ({kind})" in message, way
-    per_call = refusal(emu, lambda: _model(emu).bind_tools([REPLACING[kind]]).invoke("hi", **{name: value}))
+    per_call = refusal(emu, lambda: _shared(emu).bind_tools([REPLACING[kind]]).invoke("hi", **{name: value}))
     assert f"{name}={value!r}" in per_call
 
 
