@@ -72,7 +72,7 @@ def _tagged(members: tuple[type[pydantic.BaseModel], ...]) -> bool:
     Then validating as the member its `type` names (a discriminated union) accepts exactly what the plain
     union does (a value valid as a member has that member's `type`), and costs a third of trying them all
     (the stream events: 0.35 -> 0.11 ms an event)."""
-    tags = []
+    tags: list[Any] = []
     for member in members:
         field = member.model_fields.get("type")
         if field is None or not field.is_required() or typing.get_origin(field.annotation) is not typing.Literal:

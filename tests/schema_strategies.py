@@ -42,7 +42,7 @@ from tests import published_schema
 
 # Every code point but the surrogates (category Cs), which is what UTF-8 encodes: `codec="utf-8"` made
 # Hypothesis work that set out by encoding each of the 1.1 million code points once per checkout.
-TEXT = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=12)
+TEXT = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=12)
 JSON_SCALARS = st.none() | st.booleans() | st.integers(-1000, 1000) | TEXT
 ANY_JSON = st.recursive(
     JSON_SCALARS, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(TEXT, inner, max_size=2), max_leaves=4
@@ -81,6 +81,10 @@ Make = Callable[[_Shape], Any]
 _ABSENT = object()
 
 
+def _constant(value: Any) -> Make:
+    return lambda shape: value
+
+
 class _Compiler:
     """A schema turned into a function that builds a value from a `_Shape`."""
 
@@ -101,10 +105,9 @@ class _Compiler:
         if "$ref" in schema:
             return self.ref(schema["$ref"].rsplit("/", 1)[-1])
         if "const" in schema:
-            const = schema["const"]
-            return lambda shape: const
+            return _constant(schema["const"])
         if "enum" in schema:
-            return self.one_of([lambda shape, value=value: value for value in schema["enum"]])
+            return self.one_of([_constant(value) for value in schema["enum"]])
         branches = schema.get("anyOf") or schema.get("oneOf")
         if branches is None and isinstance(schema.get("type"), list):
             branches = [{**schema, "type": kind} for kind in schema["type"]]
@@ -120,7 +123,7 @@ class _Compiler:
             return lambda shape: shape.pick(2) == 1
         if kind == "null":
             return lambda shape: None
-        leaf = _LEAVES.get(kind, ANY_JSON)
+        leaf = _LEAVES.get(str(kind), ANY_JSON)
         return lambda shape: shape.draw(leaf)
 
     @staticmethod
