@@ -137,9 +137,11 @@ class _Compiler:
 
     def object(self, schema: dict[str, Any]) -> Make:
         properties = schema.get("properties") or {}
+        extra = schema.get("additionalProperties")
+        if not properties and extra is False:  # an object with no fields
+            return lambda shape: {}
         if not properties:  # a map: up to 2 entries (a repeated key leaves fewer, as `st.dictionaries` could draw)
-            extra = schema.get("additionalProperties")
-            make = self.compile(extra) if isinstance(extra, dict) else self.compile({})
+            make = self.compile(extra if isinstance(extra, dict) else {})
             return lambda shape: {shape.draw(TEXT): make(shape) for _ in range(shape.pick(_LONGEST_MAP + 1))}
         required = set(schema.get("required") or ())
         fields = [(key, *self.field(value, key in required)) for key, value in properties.items()]
