@@ -24,7 +24,7 @@ subset of optional fields, each absent, null (where the schema allows) or any va
 enum value; every boolean; every list length up to the same bound (3, or `minItems`); every key order (a
 Lehmer code, a byte per key). The odds are about the old ones: an optional field absent half the time and
 null a quarter (when nullable), a branch, enum value or boolean as likely as another; a list's length 0 to
-3 evenly (`st.lists` favoured short lists). Shrinking goes to zero bytes: no optional field, empty lists,
+3 evenly (`st.lists` drew its lengths geometrically). Shrinking goes to zero bytes: no optional field, empty lists,
 the first branch, the schema's key order. (Bytes a few at a time: Hypothesis makes a byte string a byte at
 a time, ~1 us each, and the largest chat completion's shape needs 2,400.) The values of free-form objects
 (`ANY_JSON`, a few an example) are drawn as before.
