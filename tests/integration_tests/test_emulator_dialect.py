@@ -148,6 +148,9 @@ def test_a_cancelled_live_run_ends_on_the_next_number() -> None:
         ) as r:
             lines = r.iter_lines()
             first = json.loads(next(line for line in lines if line.startswith("data: "))[6:])
+            # Held after its second event before it is cancelled and let go: released before the emulator
+            # got there, the stream would be held with nothing left to let it go (a loaded machine's race).
+            assert emu.wait_holding(1)
             http.post(f"{emu.base_url}/v1/responses/{first['response']['id']}/cancel")
             emu.release()
             rest = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
