@@ -382,10 +382,7 @@ class BatchRoutes(RunRoutes):
         """Answer `method path` if it is a Batch API route (True), else leave it to the router (False)."""
         if not (path == "/v1/files" or path.startswith(("/v1/files/", "/v1/batches"))):
             return False
-        record = RecordedRequest(method, path, dict(self.headers.items()), None)
-        with self.state.lock:
-            self.state.requests.append(record)
-        self.state.clock.requested()  # a `ManualClock(per_request=s)` moves on
+        record = self._record(method, path, None)
         try:
             self._batch_route(method, path, record)
         except APIError as error:
@@ -400,6 +397,10 @@ class BatchRoutes(RunRoutes):
         length = int(self.headers.get("Content-Length") or 0)
         self._quickack()
         return self.rfile.read(length) if length else b""
+
+    def _batch_object(self, store: BatchStore, batch: Batch) -> dict[str, Any]:
+        """`BatchOutput` as of now on the emulator's clock."""
+        return batch_object(store, batch, self.state.agent_models, self.state.clock.now())
 
     def _batch_route(self, method: str, path: str, record: RecordedRequest) -> None:
         raw = self._batch_body() if method == "POST" else b""
@@ -426,17 +427,9 @@ class BatchRoutes(RunRoutes):
             self._create_batch(store, record)
         elif method == "GET" and parts == ["v1", "batches"]:
             mine = [b for b in store.batches.values() if b.account == self._account()]
-            self._send_json(
-                200,
-                _listed(
-                    [batch_object(store, b, self.state.agent_models, self.state.clock.now()) for b in reversed(mine)]
-                ),
-            )
+            self._send_json(200, _listed([self._batch_object(store, b) for b in reversed(mine)]))
         elif method == "GET" and len(parts) == 3 and parts[1] == "batches":
-            self._send_json(
-                200,
-                batch_object(store, self._find_batch(store, parts[2]), self.state.agent_models, self.state.clock.now()),
-            )
+            self._send_json(200, self._batch_object(store, self._find_batch(store, parts[2])))
         elif method == "POST" and len(parts) == 4 and parts[1] == "batches" and parts[3] == "cancel":
             batch = self._find_batch(store, parts[2])
             fault = self.state.next_fault()
@@ -448,7 +441,7 @@ class BatchRoutes(RunRoutes):
                     raise invalid(ERROR_TYPE, f"batch {batch.id!r} is already {status}; it cannot be cancelled")
                 if batch.cancelled_at is None:
                     batch.cancelled_at = now
-            answer = batch_object(store, batch, self.state.agent_models, self.state.clock.now())
+            answer = self._batch_object(store, batch)
             if answer["status"] == "cancelled" and batch.duration == 0:
                 answer["status"] = "cancelling"  # the answer to a cancel says it is under way
             self._send_json(200, answer)
@@ -523,4 +516,4 @@ class BatchRoutes(RunRoutes):
                     store.keys[(self._account(), key)] = batch.id
         if fault is not None and fault.kind == "drop":
             self._pre_answer_fault(fault)  # the batch exists; its answer is lost
-        self._send_json(200, batch_object(store, batch, self.state.agent_models, self.state.clock.now()))
+        self._send_json(200, self._batch_object(store, batch))

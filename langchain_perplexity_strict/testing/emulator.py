@@ -329,13 +329,6 @@ class _Handler(BatchRoutes):
             self.state.disconnects += 1
         self.close_connection = True
 
-    def _record(self, method: str, path: str, body: Any) -> RecordedRequest:
-        record = RecordedRequest(method, path, dict(self.headers.items()), body)
-        with self.state.lock:
-            self.state.requests.append(record)
-        self.state.clock.requested()  # a `ManualClock(per_request=s)` moves on
-        return record
-
     def _read_body(self, path: str) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
         if length > MAX_BODY_BYTES:

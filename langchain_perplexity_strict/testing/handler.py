@@ -25,7 +25,7 @@ from typing import Any
 
 from langchain_perplexity_strict.testing.errors import APIError
 from langchain_perplexity_strict.testing.runs import Run
-from langchain_perplexity_strict.testing.state import EmulatorState, Fault
+from langchain_perplexity_strict.testing.state import EmulatorState, Fault, RecordedRequest
 
 EMULATOR_HEADER = "x-perplexity-emulator"
 """A header on every response: this server is the emulator, not Perplexity."""
@@ -71,6 +71,14 @@ class BaseHandler(BaseHTTPRequestHandler):
         self.send_header(EMULATOR_HEADER, "1")
 
     # -- plumbing ----------------------------------------------------------------
+
+    def _record(self, method: str, path: str, body: Any) -> RecordedRequest:
+        """Records the request (`emu.requests`); a `ManualClock(per_request=s)` moves on with it."""
+        record = RecordedRequest(method, path, dict(self.headers.items()), body)
+        with self.state.lock:
+            self.state.requests.append(record)
+        self.state.clock.requested()
+        return record
 
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
