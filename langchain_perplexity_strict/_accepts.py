@@ -23,6 +23,7 @@ from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import httpx
+import openai
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -116,8 +117,14 @@ SECONDS = Annotated[float, Strict(), Field(gt=0, allow_inf_nan=False)]
 _SECONDS: TypeAdapter[float] = TypeAdapter(SECONDS)
 
 
-def _timeout_in_seconds(value: httpx.Timeout) -> bool:
-    """Whether every set part of an `httpx.Timeout` is `SECONDS`."""
+_PART = SECONDS | None
+"""A part of a timeout tuple: seconds, or None for no limit."""
+_TIMEOUT_OBJECT = InstanceOf[openai.Timeout] | InstanceOf[httpx.Timeout]
+"""The client's own `Timeout` (httpx2's from openai 3) or httpx's: either is rebuilt as the client's."""
+
+
+def _timeout_in_seconds(value: Any) -> bool:
+    """Whether every set part of a `Timeout` is `SECONDS`."""
     parts = [p for p in (value.connect, value.read, value.write, value.pool) if p is not None]
     try:
         for part in parts:
@@ -136,9 +143,15 @@ BASE_URL = Accepts(
 )
 """`base_url` of every class: checked at construction, not met at the first request as a connection error."""
 TIMEOUT = Accepts(
-    "seconds > 0 (finite), a (connect, read) pair of them, an httpx.Timeout whose set parts are, "
-    "or None for the client's default (the forms ChatOpenAI takes)",
-    None | SECONDS | tuple[SECONDS, SECONDS] | Annotated[InstanceOf[httpx.Timeout], holds(_timeout_in_seconds)],
+    "seconds > 0 (finite), a (connect, read) pair of them or None (a third and fourth: write, pool), "
+    "an openai.Timeout or httpx.Timeout whose set parts are, or None for the client's default "
+    "(the forms ChatOpenAI takes)",
+    None
+    | SECONDS
+    | tuple[_PART, _PART]
+    | tuple[_PART, _PART, _PART]
+    | tuple[_PART, _PART, _PART, _PART]
+    | Annotated[_TIMEOUT_OBJECT, holds(_timeout_in_seconds)],
 )
 """`timeout` of every class, in `ChatOpenAI`'s forms (`_transport._timeouts` gives it to the client)."""
 

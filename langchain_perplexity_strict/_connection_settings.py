@@ -58,7 +58,7 @@ class PerplexityConnection(ConnectionChecks, ValidatedCopy, Redacted):
     )
     """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`; `openai_api_base=` also works)."""
     timeout: Any = Field(default=None, validation_alias=AliasChoices("timeout", "request_timeout"))
-    """Request timeout (`ChatOpenAI`'s forms: seconds, a (connect, read) pair, an httpx.Timeout;
+    """Request timeout (`ChatOpenAI`'s forms: seconds, a (connect, read) pair, an openai.Timeout;
     `request_timeout=` also works)."""
     max_retries: int = 2
     """Retries on 429 and 5xx (`ChatOpenAI`'s)."""

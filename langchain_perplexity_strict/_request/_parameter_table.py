@@ -69,7 +69,7 @@ class PerplexityParameters(ValidatedCopy):
     streaming: bool = False
     """Stream under `invoke` too (one answer only)."""
     timeout: Any = None
-    """Request timeout, in `ChatOpenAI`'s forms: seconds, a `(connect, read)` pair, or an `httpx.Timeout`."""
+    """Request timeout, in `ChatOpenAI`'s forms: seconds, a `(connect, read)` pair, or an `openai.Timeout`."""
     max_retries: int = 2
     """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
     raise_on_length: bool = False

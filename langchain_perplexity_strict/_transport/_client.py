@@ -17,7 +17,6 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapp
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
-import httpx
 import openai
 from langchain_openai import ChatOpenAI
 
@@ -27,7 +26,7 @@ from langchain_perplexity_strict._transport._compat import BINARY
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
 from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
-from langchain_perplexity_strict._transport._http import http_errors, trust_store
+from langchain_perplexity_strict._transport._http import HTTP_ERROR, trust_store
 from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool, template_async_pool
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict._transport._timeouts import client_timeout
@@ -96,10 +95,6 @@ def server_root(base_url: str) -> str:
     return base_url.rstrip("/").removesuffix("/v1")
 
 
-_RAW: Any = {"headers": {"Accept": "application/octet-stream"}}
-"""What a raw download asks for (the SDK's own `responses.files.content` sends this `Accept`)."""
-
-
 class _ChatOpenAI(ChatOpenAI):
     """`ChatOpenAI`, whose repr hides a `base_url`'s user info as this package's classes do (`_redact`)."""
 
@@ -138,7 +133,7 @@ class Transport:
         # (`model.base_url = ...`) reaches only this rebuild: the same rules (`_accepts.CONNECTION`) hold it.
         for name, value in zip(("base_url", "api_key", "timeout", "max_retries"), key, strict=True):
             check_connection_setting(name, value, owner)
-        timeout = client_timeout(timeout)  # the one conversion: a (connect, read) pair as httpx reads one
+        timeout = client_timeout(timeout)  # the one conversion, to the client's library's Timeout
         root = server_root(base_url)
         # The sync pool is this key's own (`_loops.sync_pool`): langchain-openai's default is shared by
         # every client of the server and timeout, cookies included, whatever their key.
@@ -229,17 +224,6 @@ class Transport:
     async def aget(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         with translated_errors(api, hints=self.hints):
             return await self.async_client().get(path, cast_to=object, options=_query(params))
-
-    def get_raw(self, path: str, *, api: str | None = None) -> httpx.Response:
-        """GET `path` for raw bytes (a file's content, not JSON): the read response, its headers with it."""
-        with translated_errors(api, hints=self.hints):
-            return self.chat_openai.root_client.get(path, cast_to=httpx.Response, options=_RAW)
-
-    async def aget_raw(self, path: str, *, api: str | None = None) -> httpx.Response:
-        with translated_errors(api, hints=self.hints):
-            response = await self.async_client().get(path, cast_to=httpx.Response, options=_RAW)
-            await response.aread()
-            return response
 
     def stream(
         self,
@@ -365,6 +349,7 @@ Files = Mapping[str, tuple[str, bytes, str]]
 """A multipart form's files: `{field name: (filename, content, content type)}`."""
 _MULTIPART: Any = {"headers": {"Content-Type": "multipart/form-data"}}  # the client adds the boundary
 _OCTETS: Any = {"headers": {"Accept": "application/octet-stream"}}
+"""What a download asks for (the SDK's own `responses.files.content` sends this `Accept`)."""
 
 
 def _query(params: Params) -> Any:
@@ -423,7 +408,7 @@ def iterate_batches(
     Transport failures become clear errors.
     """
     batcher = SSEBatcher()
-    with translated_errors(api, hints=hints, mid_stream=True, transport=http_errors(stream.response)):
+    with translated_errors(api, hints=hints, mid_stream=True):
         for data in stream.response.iter_bytes():
             batch = batcher.feed(data)
             if batcher.done:
@@ -439,7 +424,7 @@ async def aiterate_batches(
 ) -> AsyncGenerator[tuple[list[dict[str, Any]], bool], None]:
     """Async twin of `iterate_batches`."""
     batcher = SSEBatcher()
-    with translated_errors(api, hints=hints, mid_stream=True, transport=http_errors(stream.response)):
+    with translated_errors(api, hints=hints, mid_stream=True):
         async for data in stream.response.aiter_bytes():
             batch = batcher.feed(data)
             if batcher.done:
@@ -465,12 +450,11 @@ class translated_errors:
         *,
         hints: Hints | None = None,
         mid_stream: bool = False,
-        transport: tuple[type[BaseException], ...] = (),
     ) -> None:
         self.api = api
         self.hints = hints
         self.mid_stream = mid_stream
-        self.broken = (openai.APIConnectionError, httpx.HTTPError, ConnectionError, *transport)
+        self.broken = (openai.APIConnectionError, HTTP_ERROR, ConnectionError)
 
     def __enter__(self) -> None:
         return None

@@ -1,7 +1,7 @@
 """The HTTP library under openai's clients: httpx2 from openai 3, httpx before.
 
-Two things depend on which one it is: its own error class (what a broken stream raises)
-and its default TLS context (made once, for the clients of new event loops, `_loops`).
+What the package builds for the client (a TLS context, a timeout: `_timeouts`) or catches from it
+(a broken stream's error) is that library's, never whichever one the package happens to import.
 """
 
 from __future__ import annotations
@@ -10,27 +10,21 @@ import ssl
 import sys
 from functools import cache
 from types import ModuleType
-from typing import Any
 
 import openai
 
+LIBRARY: ModuleType = sys.modules[openai.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0]]
+"""httpx or httpx2: the package that defines the class openai's default client extends."""
 
-def _library(cls: type) -> ModuleType | None:
-    """The top-level package that defines `cls` (`httpx2.AsyncClient` -> `httpx2`)."""
-    return sys.modules.get(cls.__module__.partition(".")[0])
-
-
-def http_errors(response: Any) -> tuple[type[BaseException], ...]:
-    """The HTTP library's own error class for `response`, if it has one."""
-    error = getattr(_library(type(response)), "HTTPError", None)
-    return (error,) if isinstance(error, type) and issubclass(error, BaseException) else ()
+HTTP_ERROR: type[BaseException] = LIBRARY.HTTPError
+"""The library's base error (a read timeout, a reset): what a broken stream raises."""
 
 
 @cache
 def trust_store() -> ssl.SSLContext:
-    """The process's TLS context, as the library under openai's async client makes it by default.
+    """The process's TLS context, as the library makes it by default.
 
     Called first from synchronous code (a transport's construction), so that no event loop waits on the read.
     """
-    context: ssl.SSLContext = _library(openai.DefaultAsyncHttpxClient.__mro__[1]).create_ssl_context()  # type: ignore[union-attr]
+    context: ssl.SSLContext = LIBRARY.create_ssl_context()
     return context

@@ -56,11 +56,11 @@ class PerplexityResponseFile:
 
     def download(self) -> builtins.bytes:
         """The file's bytes (`GET /v1/responses/{id}/files/{file_id}/content`)."""
-        return self._connected().get_raw(self._content_path, api=API).content
+        return self._connected().get_bytes(self._content_path, api=API)
 
     async def adownload(self) -> builtins.bytes:
         """Async `download`."""
-        return (await self._connected().aget_raw(self._content_path, api=API)).content
+        return await self._connected().aget_bytes(self._content_path, api=API)
 
     def save(self, directory: str | Path = ".") -> Path:
         """Download the file into `directory` under its own name (never outside it); the path written."""

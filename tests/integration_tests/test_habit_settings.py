@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from langchain_perplexity_strict import ChatPerplexityStrict, PerplexityEmbeddings, PerplexitySearchRetriever
@@ -89,7 +90,7 @@ def test_negative_or_zero_values_are_refused_naming_the_argument(
 
 
 TIMEOUTS: list[Any] = [3, 2.5, (5, 10), (2.0, 30.0), httpx.Timeout(10, connect=2), httpx.Timeout(None, read=5)]
-BAD_TIMEOUTS: list[Any] = [(5,), (5, 10, 20), (0, 10), (5, -1), (5, math.inf), httpx.Timeout(10, connect=-1),
+BAD_TIMEOUTS: list[Any] = [(5,), (5, 10, 20, 30, 40), (0, 10), (5, -1), (5, math.inf), httpx.Timeout(10, connect=-1),
                            httpx.Timeout(math.nan), "10", True, math.inf]  # fmt: skip
 
 
@@ -101,8 +102,13 @@ def test_every_timeout_form_chatopenai_takes_is_accepted_and_reaches_the_client(
     the search and embeddings classes alike (one check)."""
     model = make(emu, timeout=timeout)
     assert model.invoke("Hello").content
-    expected = httpx.Timeout(timeout) if isinstance(timeout, tuple) else timeout  # a pair as httpx reads one
-    assert model.transport.chat_openai.root_client.timeout == expected
+    sent = model.transport.chat_openai.root_client.timeout
+    if isinstance(timeout, (int, float)):
+        assert sent == timeout
+    else:  # the client's own library's Timeout (httpx2's from openai 3), with the same parts
+        parts = httpx.Timeout(timeout)
+        assert isinstance(sent, openai.Timeout)
+        assert (sent.connect, sent.read, sent.write, sent.pool) == (parts.connect, parts.read, parts.write, parts.pool)
     assert PerplexitySearchRetriever(api_key="k", base_url=emu.base_url, timeout=timeout).timeout == timeout
 
 

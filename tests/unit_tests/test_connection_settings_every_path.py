@@ -66,7 +66,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("timeout", -1, "timeout=-1: expected seconds > 0 (finite), a (connect, read) pair of them"),
     ("timeout", "5", "timeout='5': expected seconds > 0 (finite)"),
     ("timeout", True, "timeout=True: expected seconds > 0 (finite)"),
-    ("timeout", (1, 2, 3), "timeout=(1, 2, 3): expected seconds > 0 (finite)"),
+    ("timeout", (1, 2, 3, 4, 5), "timeout=(1, 2, 3, 4, 5): expected seconds > 0 (finite)"),
     ("timeout", [1, 2], "timeout=[1, 2]: expected seconds > 0"),
     ("timeout", float("inf"), "timeout=inf: expected seconds > 0 (finite)"),
     ("timeout", httpx.Timeout(-1), "timeout=Timeout(timeout=-1): expected seconds > 0"),
