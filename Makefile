@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 PYTHON_ID := $(shell $(PYTHON) -c 'import os, sys; sys.stdout.write("%s %d %d %d" % ((os.path.realpath(sys.executable),) + tuple(sys.version_info[:3])))' 2>/dev/null)
 NEED_PYTHON := 3.10
 
-.PHONY: install test test-fast unit integration lint format demo bench smoke record dist test-pythons test-lowest \
+.PHONY: install test test-fast unit integration lint format demo bench weight smoke record dist test-pythons test-lowest \
 	test-readme test-under-load clean
 
 # Python's bytecode caches stay on whatever the shell says: with PYTHONDONTWRITEBYTECODE set, every pytest
@@ -101,6 +101,11 @@ record: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
+
+# The package's weight figures (issue 36): modules and functions on a call's path, names, prose, lines.
+# SINCE=REV: the median commit subject of REV..HEAD (all commits when unset).
+weight: $(STAMP)
+	$(PY) benchmarks/weight.py $(SINCE)
 
 # The suite on the lowest and highest supported Python, each in its own venv (.venv-3.10, .venv-3.13).
 PYTHONS ?= 3.10 3.13
