@@ -99,6 +99,11 @@ def near_typo(name: str, accepted: Iterable[str]) -> str | None:
     return longer[0] if len(longer) == 1 else None
 
 
+class UnknownArgumentError(TypeError, ValueError):
+    """An argument the class does not take: a `TypeError`, as Python's own unexpected keyword is, and a
+    `ValueError`, as pydantic's refusals are. Raised as it is, never inside a pydantic `ValidationError`."""
+
+
 def unknown_argument(
     name: str,
     value: Any,
@@ -106,8 +111,8 @@ def unknown_argument(
     owner: str,
     why: str = "",
     foreign: Mapping[str, str] | None = None,
-) -> ValueError:
-    """The error for `name=value`, which `owner` does not take: the closest accepted name, then all of them.
+) -> UnknownArgumentError:
+    """The error for `name=value`, which `owner` does not take: the closest accepted name, else all of them.
 
     `foreign`: other integrations' names with their fate here (`_habits.FOREIGN_HINTS`). A typo is matched
     against them too, so `verbosty` is ChatOpenAI's `verbosity` (and its replacement), not `verbose`.
@@ -121,9 +126,9 @@ def unknown_argument(
         hint = f" Did you mean {close!r}? {foreign[close]}."
     else:
         hint = f" Did you mean {close!r}?" if close and not why else ""
-    return ValueError(
-        f"{named(name, value, *like)} is not an argument of {owner}"
-        f"{f' ({why})' if why else ''}.{hint} Accepted: {', '.join(names)}."
+    listed = "" if hint else f" Accepted: {', '.join(names)}."
+    return UnknownArgumentError(
+        f"{named(name, value, *like)} is not an argument of {owner}{f' ({why})' if why else ''}.{hint}{listed}"
     )
 
 

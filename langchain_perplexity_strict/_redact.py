@@ -218,6 +218,9 @@ class Redacted(BaseModel):
         try:
             super().__init__(*args, **kwargs)
         except ValidationError as error:  # `errors()` and `json()` would still carry the input, key and all
+            causes = [e.get("ctx", {}).get("error") for e in error.errors(include_url=False)]
+            if len(causes) == 1 and isinstance(causes[0], TypeError):  # `_arguments.UnknownArgumentError`
+                raise causes[0] from None
             raise redacted_error(error, type(self).model_fields) from None
 
     def __repr_args__(self) -> Any:

@@ -1,0 +1,38 @@
+"""A misspelt argument is refused in one line, as Python refuses an unexpected keyword, on every class."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from langchain_perplexity_strict import (
+    ChatPerplexityStrict,
+    PerplexityContextualizedEmbeddings,
+    PerplexityEmbeddings,
+    PerplexitySearchResults,
+    PerplexitySearchRetriever,
+)
+
+CASES = [
+    (ChatPerplexityStrict, "temprature", "temperature"),
+    (ChatPerplexityStrict, "presense_penalty", "presence_penalty"),
+    (PerplexitySearchRetriever, "max_result", "max_results"),
+    (PerplexitySearchResults, "max_result", "max_results"),
+    (PerplexityEmbeddings, "dimension", "dimensions"),
+    (PerplexityContextualizedEmbeddings, "dimension", "dimensions"),
+]
+
+
+@pytest.mark.parametrize(("cls", "typo", "name"), CASES, ids=[f"{c.__name__}-{t}" for c, t, _ in CASES])
+def test_a_misspelt_argument_is_one_short_line_naming_the_argument_and_the_fix(cls: type, typo: str, name: str) -> None:
+    with pytest.raises(TypeError) as caught:
+        cls(api_key="k", **{typo: 3})
+    error = caught.value
+    assert isinstance(error, ValueError) and not isinstance(error, ValidationError)
+    assert str(error) == f"{typo}=3 is not an argument of {cls.__name__}. Did you mean {name!r}?"
+    assert len(str(error)) <= 300 and "\n" not in str(error)
+
+
+def test_an_unknown_argument_with_no_near_name_lists_the_accepted_ones() -> None:
+    with pytest.raises(TypeError, match=r"^zzz=1 is not an argument of PerplexityEmbeddings\. Accepted: .*dimensions"):
+        PerplexityEmbeddings(api_key="k", zzz=1)
