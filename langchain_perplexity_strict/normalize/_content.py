@@ -27,16 +27,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages.block_translators import get_translator
+
+from langchain_perplexity_strict._message_keys import MODEL_PROVIDER
 from langchain_perplexity_strict.normalize._approvals import is_approval_response, is_server_output
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
 # Blocks that repeat what the message says elsewhere: tool calls are sent from
 # `AIMessage.tool_calls`, so these are left out of the content silently.
-TOOL_CALL_TYPES = frozenset({"tool_call", "tool_call_chunk", "tool_use", "function_call"})
+TOOL_CALL_TYPES = frozenset({"tool_call", "tool_call_chunk", "invalid_tool_call", "tool_use", "function_call"})
 # A model's reasoning (LangChain's standard block, Anthropic's signed or
 # redacted thinking, OpenAI's summaries): Perplexity's message parts are text,
 # images and files, so it is left out, and named so the report shows it.
 REASONING_TYPES = frozenset({"reasoning", "thinking", "redacted_thinking"})
+VIEW_KWARGS = frozenset({"refusal", "reasoning_content", "reasoning", "audio", "executed_tools"})
+"""`AIMessage.additional_kwargs` keys whose content an answer's standard view shows (langchain-core's block
+translators, and `standard_view`'s refusal): an answer holding one is read through that view."""
 
 
 @dataclass
@@ -56,7 +63,39 @@ class CanonicalContent:
         return not self.content
 
 
-def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
+def standard_view(message: BaseMessage) -> Any:
+    """What an answer says, as LangChain's standard view (`AIMessage.content_blocks`) shows it.
+
+    With a block translator for its `model_provider` (OpenAI, Anthropic, Google, Bedrock, Groq, this
+    package's own), the view is the translator's blocks. Otherwise it is the content as written (so the report
+    names blocks as the caller wrote them) plus what the view shows outside it (`reasoning_content`).
+    langchain-core shows `additional_kwargs["refusal"]` only under OpenAI's translator, so it is added here
+    whatever the provider: ChatOpenAI's refusal is what the turn says.
+    Any other message: its content.
+    """
+    if not isinstance(message, AIMessage):
+        return message.content
+    content = message.content if isinstance(message.content, list) else [message.content] if message.content else []
+    v1 = message.response_metadata.get("output_version") == "v1" and isinstance(message.content, list)
+    try:
+        if v1 or get_translator(str(message.response_metadata.get("model_provider"))) is None:
+            raise NotImplementedError
+        blocks = [*message.content_blocks, *(b for b in content if not isinstance(b, (str, dict)))]
+    except (NotImplementedError, KeyError, TypeError, ValueError, AttributeError):  # read as written
+        outside = AIMessage(content=[], additional_kwargs=message.additional_kwargs).content_blocks
+        blocks = [*content, *outside]
+    refusal = message.additional_kwargs.get("refusal")
+    if isinstance(refusal, str) and refusal and not any(_kind(b) == "refusal" for b in blocks):
+        blocks.append({"type": "refusal", "refusal": refusal})
+    return blocks
+
+
+def is_own(message: BaseMessage) -> bool:
+    """Whether `message` is this package's answer or has no provider (server tools' work in it is not named)."""
+    return message.response_metadata.get("model_provider") in (None, MODEL_PROVIDER)
+
+
+def canonical_content(content: Any, *, assistant: bool, own: bool = True) -> CanonicalContent:
     """`content` as a string (assistant) or a list of text, image and file blocks.
 
     A string stays as it is. Text of every kind becomes `{"type": "text"}`
@@ -66,7 +105,8 @@ def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
     and their kinds named in `reasoning`; tool-call, server-tool and MCP
     approval blocks are left out silently (the server's own work is not sent
     back; tool calls go from `tool_calls`, approvals as their own items); any
-    other block is dropped and named in `dropped`. Assistant images and files
+    other block is dropped and named in `dropped`, and so is server tools' work
+    unless `own` (it is this package's answer). Assistant images and files
     are dropped too: an assistant turn is text.
     """
     if isinstance(content, str):
@@ -74,7 +114,7 @@ def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
     result = CanonicalContent([])
     blocks: list[dict[str, Any]] = []
     for block in content if isinstance(content, list) else [content]:
-        converted = _block(block, result)
+        converted = _block(block, result, own=own)
         if converted is None:
             continue
         if assistant and converted["type"] != "text":
@@ -92,7 +132,7 @@ def _kind(block: Any) -> str:
     return str(block.get("type")) if isinstance(block, dict) else type(block).__name__
 
 
-def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
+def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[str, Any] | None:
     if isinstance(block, str):
         return {"type": "text", "text": block}
     if not isinstance(block, dict):
@@ -104,14 +144,18 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
     if kind in REASONING_TYPES:
         result.reasoning.append(kind)
         return None
+    if is_server_output(block) and not own:  # another provider's server tools: named
+        result.dropped.append(str(kind))
+        return None
     if kind in TOOL_CALL_TYPES or is_server_output(block) or is_approval_response(block):
         return None  # MCP approvals are kept by the canonical rule and sent as their own input items
     if kind == "non_standard" and isinstance(block.get("value"), dict):  # LangChain's wrapper of a provider block
         inner = CanonicalContent([])
-        converted = _block(block["value"], inner)
+        converted = _block(block["value"], inner, own=own)
         result.flattened += inner.flattened
         result.videos += inner.videos
-        result.dropped += ["non_standard"] if converted is None else []
+        result.reasoning += inner.reasoning
+        result.dropped += ["non_standard"] if converted is None and not inner.reasoning else []
         return converted
     if kind in AS_TEXT:
         text = AS_TEXT[kind](block)
