@@ -13,6 +13,9 @@ standard blocks of those three kinds, so each request builder only maps
 three shapes, and says what it flattened or dropped so the normalizer can
 report it. Only tool-call blocks are left out without a word: the calls
 themselves are sent from `AIMessage.tool_calls`, so nothing is lost.
+langchain-core's own parsing (`content_blocks` and its block translators)
+reads data blocks and answers first (`_parsed`, `standard_view`); this module
+reads only what it leaves in a provider's shape.
 
 Assistant content becomes a plain string: the Agent API's input message has
 no `output_text` part, and one string per assistant turn is what both
@@ -27,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.messages.block_translators import get_translator
 
 from langchain_perplexity_strict._message_keys import MODEL_PROVIDER
@@ -41,6 +44,8 @@ TOOL_CALL_TYPES = frozenset({"tool_call", "tool_call_chunk", "invalid_tool_call"
 # redacted thinking, OpenAI's summaries): Perplexity's message parts are text,
 # images and files, so it is left out, and named so the report shows it.
 REASONING_TYPES = frozenset({"reasoning", "thinking", "redacted_thinking"})
+PARSED_TYPES = frozenset({"image", "image_url", "file", "document", "audio", "input_audio"})
+"""Block types langchain-core's content parsing may turn into standard data blocks (OpenAI's, Anthropic's, v0)."""
 VIEW_KWARGS = frozenset({"refusal", "reasoning_content", "reasoning", "audio", "executed_tools"})
 """`AIMessage.additional_kwargs` keys whose content an answer's standard view shows (langchain-core's block
 translators, and `standard_view`'s refusal): an answer holding one is read through that view."""
@@ -157,10 +162,14 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
         result.reasoning += inner.reasoning
         result.dropped += ["non_standard"] if converted is None and not inner.reasoning else []
         return converted
+    written = str(kind)  # reports name a block as the caller wrote it
+    if kind in PARSED_TYPES:
+        block = _parsed(block)
+        kind = block.get("type")
     if kind in AS_TEXT:
         text = AS_TEXT[kind](block)
         if text is not None:
-            result.flattened.append(str(kind))
+            result.flattened.append(written)
             return {"type": "text", "text": text}
     if kind == "media":  # Google's: an image, a video or a file, by its MIME type
         mime = str(block.get("mime_type", ""))
@@ -182,13 +191,20 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
             return file
     if kind is None and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
-    result.dropped.append(str(block.get("type")))
+    result.dropped.append(written)
     return None
+
+
+def _parsed(block: dict[str, Any]) -> dict[str, Any]:
+    """`block` as langchain-core's parsing of content gives it (`BaseMessage.content_blocks`), or as written
+    when it is no standard block there."""
+    (parsed,) = HumanMessage([block]).content_blocks
+    return block if parsed.get("type") == "non_standard" else dict(parsed)
 
 
 def _sendable_file(block: dict[str, Any]) -> bool:
     """Whether a file block is one Perplexity can read: not audio or video (those have their own blocks)."""
-    mime = str(block.get("mime_type") or (block.get("source") or {}).get("media_type") or "")
+    mime = str(block.get("mime_type") or "")
     return not mime.startswith(("audio/", "video/"))
 
 
@@ -208,14 +224,14 @@ def _plain_text(block: dict[str, Any]) -> str | None:
     text = block.get("text")
     if text is None and block.get("base64"):
         text = base64.b64decode(block["base64"]).decode("utf-8", errors="replace")
-    return _joined(block.get("title"), block.get("context"), text) if text is not None else None
+    extras: dict[str, Any] = block["extras"] if isinstance(block.get("extras"), dict) else {}  # Anthropic's
+    title, context = (block.get(k) or extras.get(k) for k in ("title", "context"))
+    return _joined(title, context, text) if text is not None else None
 
 
 def _document_text(block: dict[str, Any]) -> str | None:
-    """Anthropic's `document` with a text or content source: its title and text (a PDF stays a file)."""
+    """Anthropic's `document` with a content source: its title and text (langchain-core parses the others)."""
     source = block.get("source") or {}
-    if source.get("type") == "text":
-        return _joined(block.get("title"), block.get("context"), source.get("data"))
     if source.get("type") == "content":
         return _joined(block.get("title"), block.get("context"), _texts(source.get("content")))
     return None
@@ -270,16 +286,9 @@ def _video(block: dict[str, Any]) -> dict[str, Any] | None:
 
 def _image(block: dict[str, Any]) -> dict[str, Any] | None:
     """An image as `{"type": "image", "url": ...}` (http(s) or data URL), or None when it has neither."""
-    url = block.get("image_url")
+    url = block.get("image_url")  # a string: Google's, and the Responses API's `input_image`
     if isinstance(url, dict):
         url = url.get("url")
-    source = block.get("source")
-    if isinstance(source, dict):  # Anthropic: {"type": "base64", "media_type", "data"} or {"type": "url", "url"}
-        url = source.get("url") or (_data_url(source.get("media_type"), source["data"]) if source.get("data") else None)
-    if url is None and block.get("source_type") == "base64" and block.get("data"):  # LangChain v0 data block
-        url = _data_url(block.get("mime_type"), block["data"])
-    if url is None and block.get("source_type") == "url":
-        url = block.get("url")
     if url is None:
         url = block.get("url") or (_data_url(block.get("mime_type"), block["base64"]) if block.get("base64") else None)
     return {"type": "image", "url": url} if isinstance(url, str) and url else None
@@ -289,13 +298,10 @@ def _file(block: dict[str, Any]) -> dict[str, Any] | None:
     """A file as `{"type": "file", "url"}` or `{"type": "file", "base64", "mime_type"}` (plus `filename`)."""
     out: dict[str, Any] = {"type": "file"}
     nested: dict[str, Any] = block["file"] if isinstance(block.get("file"), dict) else {}
-    source: dict[str, Any] = block["source"] if isinstance(block.get("source"), dict) else {}
     extras: dict[str, Any] = block["extras"] if isinstance(block.get("extras"), dict) else {}
     filename = block.get("filename") or block.get("file_name") or nested.get("filename") or extras.get("filename")
-    data = block.get("base64") or block.get("file_data") or nested.get("file_data") or source.get("data")
-    if data is None and block.get("source_type") == "base64":
-        data = block.get("data")
-    url = block.get("url") or block.get("file_url") or block.get("pdf_url") or source.get("url")
+    data = block.get("base64") or block.get("file_data") or nested.get("file_data")
+    url = block.get("url") or block.get("file_url") or block.get("pdf_url")
     if isinstance(url, dict):
         url = url.get("url")
     if isinstance(data, str) and data:
@@ -303,7 +309,7 @@ def _file(block: dict[str, Any]) -> dict[str, Any] | None:
             header, _, data = data.partition(",")
             out["mime_type"] = header[5:].split(";", 1)[0]
         else:
-            out["mime_type"] = block.get("mime_type") or source.get("media_type") or "application/pdf"
+            out["mime_type"] = block.get("mime_type") or "application/pdf"
         out["base64"] = data
     elif isinstance(url, str) and url:
         out["url"] = url
