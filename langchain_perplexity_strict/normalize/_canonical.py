@@ -33,7 +33,13 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
 from langchain_perplexity_strict.normalize._approvals import approval_requests, approval_responses
-from langchain_perplexity_strict.normalize._content import CanonicalContent, canonical_content
+from langchain_perplexity_strict.normalize._content import (
+    VIEW_KWARGS,
+    CanonicalContent,
+    canonical_content,
+    is_own,
+    standard_view,
+)
 from langchain_perplexity_strict.normalize._roles import is_developer
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
@@ -76,7 +82,8 @@ class CanonicalMessages:
     def _convert(self, entry: Entry, changes: list[Change], unanswered: list[str], *, newest: bool) -> Entry | None:
         message = entry.message
         assistant = entry.role == "assistant"
-        canonical = canonical_content(message.content, assistant=assistant)
+        content = standard_view(message) if assistant else message.content
+        canonical = canonical_content(content, assistant=assistant, own=is_own(message))
         if newest and (canonical.dropped or canonical.reasoning) and not approval_responses(message.content):
             _newest_turn_lost(canonical)
         notes = []
@@ -166,6 +173,8 @@ def _first_to_convert(entries: Sequence[Entry]) -> int | None:
             calls = message.tool_calls  # type: ignore[attr-defined]
             if not (content or calls) or message.invalid_tool_calls or not all(map(dict.get, calls, _ID)):  # type: ignore[attr-defined]
                 return index
+            if message.additional_kwargs and not VIEW_KWARGS.isdisjoint(message.additional_kwargs):
+                return index
         elif role == "tool" and not getattr(message, "tool_call_id", None):
             return index
     return None
@@ -181,6 +190,8 @@ def _canonical(entry: Entry) -> bool:
     if entry.role != "assistant":
         return True
     calls = message.tool_calls  # type: ignore[attr-defined]
+    if not VIEW_KWARGS.isdisjoint(message.additional_kwargs):  # read through the standard view
+        return False
     return bool(message.content or calls) and not message.invalid_tool_calls and all(c.get("id") for c in calls)  # type: ignore[attr-defined]
 
 
@@ -217,8 +228,11 @@ def _rebuild(
     fields that change: its class validated the rest when it was made, and a copy costs half as
     much as building and validating the message again.
     """
+    kwargs = message.additional_kwargs
+    if role == "assistant":  # what the answer's view read outside its content is in it now, or reported: not twice
+        kwargs = {k: v for k, v in kwargs.items() if k not in VIEW_KWARGS}
     metadata = {
-        "additional_kwargs": dict(message.additional_kwargs),
+        "additional_kwargs": dict(kwargs),
         "response_metadata": dict(message.response_metadata),
     }
     if type(message) is _CLASS_OF.get(role):

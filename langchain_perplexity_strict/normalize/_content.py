@@ -13,6 +13,9 @@ standard blocks of those three kinds, so each request builder only maps
 three shapes, and says what it flattened or dropped so the normalizer can
 report it. Only tool-call blocks are left out without a word: the calls
 themselves are sent from `AIMessage.tool_calls`, so nothing is lost.
+langchain-core's own parsing (`content_blocks` and its block translators)
+reads data blocks and answers first (`_parsed`, `standard_view`); this module
+reads only what it leaves in a provider's shape.
 
 Assistant content becomes a plain string: the Agent API's input message has
 no `output_text` part, and one string per assistant turn is what both
@@ -27,16 +30,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages.block_translators import get_translator
+
+from langchain_perplexity_strict._message_keys import MODEL_PROVIDER
 from langchain_perplexity_strict.normalize._approvals import is_approval_response, is_server_output
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
 # Blocks that repeat what the message says elsewhere: tool calls are sent from
 # `AIMessage.tool_calls`, so these are left out of the content silently.
-TOOL_CALL_TYPES = frozenset({"tool_call", "tool_call_chunk", "tool_use", "function_call"})
+TOOL_CALL_TYPES = frozenset({"tool_call", "tool_call_chunk", "invalid_tool_call", "tool_use", "function_call"})
 # A model's reasoning (LangChain's standard block, Anthropic's signed or
 # redacted thinking, OpenAI's summaries): Perplexity's message parts are text,
 # images and files, so it is left out, and named so the report shows it.
 REASONING_TYPES = frozenset({"reasoning", "thinking", "redacted_thinking"})
+PARSED_TYPES = frozenset({"image", "image_url", "file", "document", "audio", "input_audio"})
+"""Block types langchain-core's content parsing may turn into standard data blocks (OpenAI's, Anthropic's, v0)."""
+VIEW_KWARGS = frozenset({"refusal", "reasoning_content", "reasoning", "audio", "executed_tools"})
+"""`AIMessage.additional_kwargs` keys whose content an answer's standard view shows (langchain-core's block
+translators, and `standard_view`'s refusal): an answer holding one is read through that view."""
 
 
 @dataclass
@@ -56,7 +68,39 @@ class CanonicalContent:
         return not self.content
 
 
-def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
+def standard_view(message: BaseMessage) -> Any:
+    """What an answer says, as LangChain's standard view (`AIMessage.content_blocks`) shows it.
+
+    With a block translator for its `model_provider` (OpenAI, Anthropic, Google, Bedrock, Groq, this
+    package's own), the view is the translator's blocks. Otherwise it is the content as written (so the report
+    names blocks as the caller wrote them) plus what the view shows outside it (`reasoning_content`).
+    langchain-core shows `additional_kwargs["refusal"]` only under OpenAI's translator, so it is added here
+    whatever the provider: ChatOpenAI's refusal is what the turn says.
+    Any other message: its content.
+    """
+    if not isinstance(message, AIMessage):
+        return message.content
+    content = message.content if isinstance(message.content, list) else [message.content] if message.content else []
+    v1 = message.response_metadata.get("output_version") == "v1" and isinstance(message.content, list)
+    try:
+        if v1 or get_translator(str(message.response_metadata.get("model_provider"))) is None:
+            raise NotImplementedError
+        blocks = [*message.content_blocks, *(b for b in content if not isinstance(b, (str, dict)))]
+    except (NotImplementedError, KeyError, TypeError, ValueError, AttributeError):  # read as written
+        outside = AIMessage(content=[], additional_kwargs=message.additional_kwargs).content_blocks
+        blocks = [*content, *outside]
+    refusal = message.additional_kwargs.get("refusal")
+    if isinstance(refusal, str) and refusal and not any(_kind(b) == "refusal" for b in blocks):
+        blocks.append({"type": "refusal", "refusal": refusal})
+    return blocks
+
+
+def is_own(message: BaseMessage) -> bool:
+    """Whether `message` is this package's answer or has no provider (server tools' work in it is not named)."""
+    return message.response_metadata.get("model_provider") in (None, MODEL_PROVIDER)
+
+
+def canonical_content(content: Any, *, assistant: bool, own: bool = True) -> CanonicalContent:
     """`content` as a string (assistant) or a list of text, image and file blocks.
 
     A string stays as it is. Text of every kind becomes `{"type": "text"}`
@@ -66,7 +110,8 @@ def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
     and their kinds named in `reasoning`; tool-call, server-tool and MCP
     approval blocks are left out silently (the server's own work is not sent
     back; tool calls go from `tool_calls`, approvals as their own items); any
-    other block is dropped and named in `dropped`. Assistant images and files
+    other block is dropped and named in `dropped`, and so is server tools' work
+    unless `own` (it is this package's answer). Assistant images and files
     are dropped too: an assistant turn is text.
     """
     if isinstance(content, str):
@@ -74,7 +119,7 @@ def canonical_content(content: Any, *, assistant: bool) -> CanonicalContent:
     result = CanonicalContent([])
     blocks: list[dict[str, Any]] = []
     for block in content if isinstance(content, list) else [content]:
-        converted = _block(block, result)
+        converted = _block(block, result, own=own)
         if converted is None:
             continue
         if assistant and converted["type"] != "text":
@@ -92,7 +137,7 @@ def _kind(block: Any) -> str:
     return str(block.get("type")) if isinstance(block, dict) else type(block).__name__
 
 
-def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
+def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[str, Any] | None:
     if isinstance(block, str):
         return {"type": "text", "text": block}
     if not isinstance(block, dict):
@@ -104,19 +149,27 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
     if kind in REASONING_TYPES:
         result.reasoning.append(kind)
         return None
+    if is_server_output(block) and not own:  # another provider's server tools: named
+        result.dropped.append(str(kind))
+        return None
     if kind in TOOL_CALL_TYPES or is_server_output(block) or is_approval_response(block):
         return None  # MCP approvals are kept by the canonical rule and sent as their own input items
     if kind == "non_standard" and isinstance(block.get("value"), dict):  # LangChain's wrapper of a provider block
         inner = CanonicalContent([])
-        converted = _block(block["value"], inner)
+        converted = _block(block["value"], inner, own=own)
         result.flattened += inner.flattened
         result.videos += inner.videos
-        result.dropped += ["non_standard"] if converted is None else []
+        result.reasoning += inner.reasoning
+        result.dropped += ["non_standard"] if converted is None and not inner.reasoning else []
         return converted
+    written = str(kind)  # reports name a block as the caller wrote it
+    if kind in PARSED_TYPES:
+        block = _parsed(block)
+        kind = block.get("type")
     if kind in AS_TEXT:
         text = AS_TEXT[kind](block)
         if text is not None:
-            result.flattened.append(str(kind))
+            result.flattened.append(written)
             return {"type": "text", "text": text}
     if kind == "media":  # Google's: an image, a video or a file, by its MIME type
         mime = str(block.get("mime_type", ""))
@@ -138,13 +191,20 @@ def _block(block: Any, result: CanonicalContent) -> dict[str, Any] | None:
             return file
     if kind is None and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
-    result.dropped.append(str(block.get("type")))
+    result.dropped.append(written)
     return None
+
+
+def _parsed(block: dict[str, Any]) -> dict[str, Any]:
+    """`block` as langchain-core's parsing of content gives it (`BaseMessage.content_blocks`), or as written
+    when it is no standard block there."""
+    (parsed,) = HumanMessage([block]).content_blocks
+    return block if parsed.get("type") == "non_standard" else dict(parsed)
 
 
 def _sendable_file(block: dict[str, Any]) -> bool:
     """Whether a file block is one Perplexity can read: not audio or video (those have their own blocks)."""
-    mime = str(block.get("mime_type") or (block.get("source") or {}).get("media_type") or "")
+    mime = str(block.get("mime_type") or "")
     return not mime.startswith(("audio/", "video/"))
 
 
@@ -164,14 +224,14 @@ def _plain_text(block: dict[str, Any]) -> str | None:
     text = block.get("text")
     if text is None and block.get("base64"):
         text = base64.b64decode(block["base64"]).decode("utf-8", errors="replace")
-    return _joined(block.get("title"), block.get("context"), text) if text is not None else None
+    extras: dict[str, Any] = block["extras"] if isinstance(block.get("extras"), dict) else {}  # Anthropic's
+    title, context = (block.get(k) or extras.get(k) for k in ("title", "context"))
+    return _joined(title, context, text) if text is not None else None
 
 
 def _document_text(block: dict[str, Any]) -> str | None:
-    """Anthropic's `document` with a text or content source: its title and text (a PDF stays a file)."""
+    """Anthropic's `document` with a content source: its title and text (langchain-core parses the others)."""
     source = block.get("source") or {}
-    if source.get("type") == "text":
-        return _joined(block.get("title"), block.get("context"), source.get("data"))
     if source.get("type") == "content":
         return _joined(block.get("title"), block.get("context"), _texts(source.get("content")))
     return None
@@ -226,16 +286,9 @@ def _video(block: dict[str, Any]) -> dict[str, Any] | None:
 
 def _image(block: dict[str, Any]) -> dict[str, Any] | None:
     """An image as `{"type": "image", "url": ...}` (http(s) or data URL), or None when it has neither."""
-    url = block.get("image_url")
+    url = block.get("image_url")  # a string: Google's, and the Responses API's `input_image`
     if isinstance(url, dict):
         url = url.get("url")
-    source = block.get("source")
-    if isinstance(source, dict):  # Anthropic: {"type": "base64", "media_type", "data"} or {"type": "url", "url"}
-        url = source.get("url") or (_data_url(source.get("media_type"), source["data"]) if source.get("data") else None)
-    if url is None and block.get("source_type") == "base64" and block.get("data"):  # LangChain v0 data block
-        url = _data_url(block.get("mime_type"), block["data"])
-    if url is None and block.get("source_type") == "url":
-        url = block.get("url")
     if url is None:
         url = block.get("url") or (_data_url(block.get("mime_type"), block["base64"]) if block.get("base64") else None)
     return {"type": "image", "url": url} if isinstance(url, str) and url else None
@@ -245,13 +298,10 @@ def _file(block: dict[str, Any]) -> dict[str, Any] | None:
     """A file as `{"type": "file", "url"}` or `{"type": "file", "base64", "mime_type"}` (plus `filename`)."""
     out: dict[str, Any] = {"type": "file"}
     nested: dict[str, Any] = block["file"] if isinstance(block.get("file"), dict) else {}
-    source: dict[str, Any] = block["source"] if isinstance(block.get("source"), dict) else {}
     extras: dict[str, Any] = block["extras"] if isinstance(block.get("extras"), dict) else {}
     filename = block.get("filename") or block.get("file_name") or nested.get("filename") or extras.get("filename")
-    data = block.get("base64") or block.get("file_data") or nested.get("file_data") or source.get("data")
-    if data is None and block.get("source_type") == "base64":
-        data = block.get("data")
-    url = block.get("url") or block.get("file_url") or block.get("pdf_url") or source.get("url")
+    data = block.get("base64") or block.get("file_data") or nested.get("file_data")
+    url = block.get("url") or block.get("file_url") or block.get("pdf_url")
     if isinstance(url, dict):
         url = url.get("url")
     if isinstance(data, str) and data:
@@ -259,7 +309,7 @@ def _file(block: dict[str, Any]) -> dict[str, Any] | None:
             header, _, data = data.partition(",")
             out["mime_type"] = header[5:].split(";", 1)[0]
         else:
-            out["mime_type"] = block.get("mime_type") or source.get("media_type") or "application/pdf"
+            out["mime_type"] = block.get("mime_type") or "application/pdf"
         out["base64"] = data
     elif isinstance(url, str) and url:
         out["url"] = url
