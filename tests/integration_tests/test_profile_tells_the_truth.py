@@ -1,7 +1,7 @@
 """Classes P and F: `model.profile` says what the package sends and Perplexity answers; an application's
 profile is what every setting read from a profile obeys.
 
-Class P, profile key x surface x model (every model of `MODEL_FACTS`, and an effort level's own model, on
+Class P, profile key x surface x model (every model the emulator serves, and an effort level's own model, on
 `api="agent"` and `api="chat_completions"`; an Agent API slug chat completions refuse has no profile):
 - `image_inputs` (a base64 image), `image_url_inputs` (an image by URL), `pdf_inputs` (a PDF file block),
   `video_inputs`, `audio_inputs` in a user turn; `image_tool_message`, `pdf_tool_message` in a tool result:
@@ -42,8 +42,9 @@ from langchain_core.runnables import ConfigurableField
 from pydantic import BaseModel
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict.data._profiles import MODEL_FACTS
 from langchain_perplexity_strict.testing import PerplexityEmulator
+from langchain_perplexity_strict.testing.agent_api import AGENT_MODELS
+from langchain_perplexity_strict.testing.chat_completions import SONAR_MODELS
 from tests import published_schema
 from tests.integration_tests.factory import KEY, make
 
@@ -77,7 +78,8 @@ BLOCKS: dict[str, tuple[dict[str, Any], str]] = {
 TOOL_BLOCKS = {"image_tool_message": BLOCKS["image_inputs"], "pdf_tool_message": BLOCKS["pdf_inputs"]}
 
 # (api, model, extra settings): every model on both surfaces, and an effort level's model.
-CASES = [(api, name, {}) for api in ("agent", "chat_completions") for name in sorted(MODEL_FACTS)]
+MODELS = sorted({*AGENT_MODELS, *SONAR_MODELS})  # every model the judge serves, on both surfaces
+CASES = [(api, name, {}) for api in ("agent", "chat_completions") for name in MODELS]
 CASES.append(("agent", "perplexity/sonar", {"effort": "low"}))
 
 
@@ -235,7 +237,7 @@ def test_a_mapped_name_has_the_profile_of_the_model_it_is_sent_as(
     model.invoke("Hi.")
     body = _sent(emu)
     assert body.get("model") == served
-    facts = MODEL_FACTS.get(served or "", {})
+    facts = (make(emu, api, model=served).profile or {}) if served else {}
     profile = model.profile or {}
     assert {k: profile.get(k) for k in ("max_input_tokens", "max_output_tokens")} == {
         k: facts.get(k) for k in ("max_input_tokens", "max_output_tokens")
@@ -362,7 +364,7 @@ def test_a_derived_profile_follows_a_copy_to_another_model(emu: PerplexityEmulat
 
 def test_a_calls_model_reads_the_profile_of_the_model_it_names(emu: PerplexityEmulator) -> None:
     """`perplexity/sonar` has the smaller input limit: a call naming it compacts more than its model would."""
-    counter = _counter(MODEL_FACTS["perplexity/sonar"]["max_input_tokens"])
+    counter = _counter((make(emu).profile or {})["max_input_tokens"])
     model = make(emu, model="openai/gpt-5.1", token_counter=counter)
     model.invoke(_history())
     own = _sent_turns(emu)
