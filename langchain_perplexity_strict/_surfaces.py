@@ -13,10 +13,25 @@ from typing import Any, Protocol
 from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._continuation import Context, ItemEncoder
-from langchain_perplexity_strict._request._agent import AGENT_RULES, agent_body, agent_items, model_and_preset
+from langchain_perplexity_strict._request._agent import (
+    AGENT_RULES,
+    PARTS,
+    TOOL_OUTPUT_PARTS,
+    agent_body,
+    agent_items,
+    model_and_preset,
+)
+from langchain_perplexity_strict._request._chat import PARTS as CHAT_PARTS
 from langchain_perplexity_strict._request._chat import chat_body
 from langchain_perplexity_strict._request._input import BodyInput
-from langchain_perplexity_strict._request._model_names import agent_name_notice, preset_notice, sonar_notice
+from langchain_perplexity_strict._request._model_names import (
+    agent_name_notice,
+    chat_model_name,
+    preset_notice,
+    sonar_notice,
+)
+from langchain_perplexity_strict._request._parameter_row import CHAT_REASONING_EFFORTS, REASONING_EFFORTS
+from langchain_perplexity_strict._request._parts import PartTable
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
@@ -84,9 +99,15 @@ class Surface:
     """The normalizer's rules for what this surface cannot take (the Agent API: `AGENT_CONTENT`), run before
     the model's: the one place such content is left out, with its report, so the body builder never sees it."""
 
-    def rules_before(self, rules: Sequence[Any]) -> Sequence[Any]:
-        """The rules a call on this surface normalizes with: the surface's, then the model's `rules`."""
-        return (*self.rules, *rules) if self.rules else rules
+    parts: PartTable = field(default_factory=dict)
+    """The content parts its body builder writes, by canonical kind (`_request._parts`): user and system turns."""
+    tool_parts: PartTable = field(default_factory=dict)
+    """The parts a tool result takes (a kind missing here is named in the result's text by `rules`)."""
+    reasoning_efforts: tuple[str, ...] = ()
+    """The reasoning-effort levels the surface sends (`reasoning_effort`)."""
+    served: Callable[[Mapping[str, Any], bool], str | None] = lambda settings, explicit: settings["model"]
+    """The model the body names for the settings (None: an effort level picks it); raises `ValueError` for a
+    model the surface does not serve."""
 
     def notices(self, settings: Mapping[str, Any]) -> list[str]:
         """What a model says once each (`_once`) of the call's settings on this surface: a model name mapped,
@@ -112,6 +133,10 @@ SURFACES: dict[str, Surface] = {
         model_notice=sonar_notice,
         settings_notice=lambda settings: preset_notice(settings.get("preset"), settings.get("effort")),
         rules=AGENT_RULES,
+        parts=PARTS,
+        tool_parts=TOOL_OUTPUT_PARTS,
+        reasoning_efforts=REASONING_EFFORTS,
+        served=lambda settings, explicit: model_and_preset(settings, explicit).get("model"),
     ),
     "chat_completions": Surface(
         "chat_completions",
@@ -127,6 +152,10 @@ SURFACES: dict[str, Surface] = {
             "ChatPerplexityStrict(api='agent'), the default.",
         },
         model_notice=agent_name_notice,
+        parts=CHAT_PARTS,
+        tool_parts=CHAT_PARTS,
+        reasoning_efforts=CHAT_REASONING_EFFORTS,
+        served=lambda settings, explicit: chat_model_name(settings["model"]),
     ),
 }
 

@@ -41,6 +41,7 @@ from langchain_perplexity_strict._batches import submit as submit_batches
 from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._once import OncePerOwner
+from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile, structured_output_method
 from langchain_perplexity_strict._redact import Redacted, redact, shown
 from langchain_perplexity_strict._request._habits import check_parallel_tool_calls
 from langchain_perplexity_strict._request._input import BodyInput
@@ -68,7 +69,6 @@ from langchain_perplexity_strict._transport._guard import leaving_together, toge
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
 from langchain_perplexity_strict._transport._resume import Batch, StreamFollower
-from langchain_perplexity_strict.data._profiles import PROFILES
 from langchain_perplexity_strict.normalize import (
     NormalizationResult,
     Prepared,
@@ -210,9 +210,27 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         ids = self.custom_get_token_ids  # counted as len(ids), as langchain-core counts with it
         return self.token_counter if self.token_counter is not None or ids is None else SimpleNamespace(encode=ids)
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _given_profile(cls, values: Any, handler: Any) -> Any:
+        """Count `profile` as given only when the application gave it: langchain-core sets the derived one as if
+        given, so a copy for another model (`model_copy`, `configurable_fields`) would keep a stale profile."""
+        model = handler(values)
+        if not (isinstance(values, dict) and values.get("profile") is not None):
+            model.__pydantic_fields_set__.discard("profile")
+        return model
+
     def _resolve_model_profile(self) -> ModelProfile | None:
-        profile = PROFILES.get(self.model)
-        return ModelProfile(**profile) if profile else None  # type: ignore[typeddict-item]
+        """The profile of the model this model's requests name, on its surface (`_profile.model_profile`)."""
+        return model_profile(self._settings(), self.api, "model" in self.model_fields_set, self.rules)
+
+    def call_profile(self, **kwargs: Any) -> dict[str, Any]:
+        """The profile every setting of a call with `kwargs` is read from (`model=` may name another model): the
+        application's `profile` keys over those derived for the model the call names."""
+        settings = {**self._settings(), **kwargs}  # the model, effort and preset name the model served
+        explicit = "model" in self.model_fields_set or "model" in kwargs
+        given = self.profile if "profile" in self.model_fields_set else None
+        return call_profile(given, settings, self.api, explicit, self.rules)
 
     # -- the steps of every call ----------------------------------------------------------------
 
@@ -241,15 +259,19 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
 
     @property
     def supports_function_tools(self) -> bool:
-        """Whether this model's surface has client-side function tools (the Sonar models have none)."""
-        return self.surface.function_tools
+        """Whether this model sends client-side function tools: its surface has them (the Sonar models have none)
+        and its profile says `tool_calling`."""
+        return self.surface.function_tools and bool(self.call_profile().get("tool_calling"))
 
     @property
     def input_budget(self) -> int | None:
         """The compaction budget in tokens: `max_input_tokens`, else the profile's, else None."""
+        return self._budget(self.call_profile())
+
+    def _budget(self, profile: dict[str, Any]) -> int | None:
         if self.max_input_tokens is not None:
             return self.max_input_tokens or None
-        return (self.profile or {}).get("max_input_tokens")
+        return profile.get("max_input_tokens")
 
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
         """What this model would send for `messages` (normalized, compacted to the budget), and the report
@@ -258,9 +280,9 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             history = messages
         else:
             history = self._convert_input(messages).to_messages()
-        return prepare(
-            history, rules=self.surface.rules_before(self.rules), budget=self.input_budget, counter=self.counter
-        ).result
+        profile = self.call_profile()
+        rules = call_rules(self.surface, self.rules, profile)
+        return prepare(history, rules=rules, budget=self._budget(profile), counter=self.counter).result
 
     def response_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
         """The files an Agent API run shared (the sandbox's `share_file`), by the answer's response id
@@ -308,9 +330,13 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         if kwargs or stop is not None:  # the model's own settings were checked at construction
             check_parameters(settings, self.api)
         surface = self.surface
+        explicit = "model" in self.model_fields_set or "model" in kwargs
+        profile = self.call_profile(**kwargs)
+        budget = self._budget(profile)
         if "tools" in call or "tool_choice" in call:  # as bind_tools takes them, however they came
+            functions = surface.function_tools and bool(profile.get("tool_calling"))
             tools, choice = bound_tools(
-                call.pop("tools", None), call.pop("tool_choice", None), function_tools=surface.function_tools
+                call.pop("tools", None), call.pop("tool_choice", None), function_tools=functions
             )
             call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
         stops = tuple(stop_list(settings.pop("stop", None)))
@@ -318,16 +344,15 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
-        explicit = "model" in self.model_fields_set or "model" in kwargs
         planner = None
         if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
             target = surface.target(settings, explicit)
             owner = (target, self.base_url, account_tag(self.api_key))
-            planner = Planner(*owner, surface.encode_items, self.input_budget, self.counter)
+            planner = Planner(*owner, surface.encode_items, budget, self.counter)
         conversation = prepare(
             messages,
-            rules=surface.rules_before(self.rules),
-            budget=self.input_budget,
+            rules=call_rules(surface, self.rules, profile),
+            budget=budget,
             counter=self.counter,
             keep_whole=planner.keep_whole if planner else None,
         )
@@ -335,7 +360,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         context = planner.context(conversation) if planner else None
 
         def build(plan: Context | None) -> dict[str, Any]:
-            return surface.build_body(BodyInput(conversation.messages, settings, call, stream, explicit, plan))
+            return surface.build_body(BodyInput(conversation.messages, settings, call, stream, explicit, plan, profile))
 
         body = build(context)
         fallback = None
@@ -671,7 +696,8 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         None, not sent (the published Agent API has no such field); False, which it cannot honour, is refused.
         """
         check_parallel_tool_calls(parallel_tool_calls)
-        formatted, choice = bound_tools(tools, tool_choice, strict=strict, function_tools=self.supports_function_tools)
+        functions = self.surface.function_tools and bool(self.call_profile(**kwargs).get("tool_calling"))
+        formatted, choice = bound_tools(tools, tool_choice, strict=strict, function_tools=functions)
         if choice is not None:
             kwargs["tool_choice"] = choice
         return self.bind(tools=formatted, **kwargs)
@@ -680,16 +706,19 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         self,
         schema: dict[str, Any] | type | None = None,
         *,
-        method: Method = "json_schema",
+        method: Method | None = None,
         include_raw: bool = False,
         strict: bool | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, dict[str, Any] | Any]:
         """Answer as an instance of `schema`: Perplexity's `response_format` (`json_schema`, the
         default, and `json_mode`, as Perplexity has no JSON mode but enforces a schema) or a forced
-        tool call (`function_calling`; on chat completions, `json_schema` with a warning)."""
+        tool call (`function_calling`; on chat completions, `json_schema` with a warning). Without `method`,
+        `json_schema`, unless the profile says no `structured_output` but `tool_calling`."""
         tools = kwargs.pop("tools", None)  # as ChatOpenAI takes them: bound beside the response format
         if kwargs:
             msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}; it takes tools= besides its own."
             raise ValueError(msg)
+        if method is None:
+            method = cast(Method, structured_output_method(self.call_profile()))
         return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict, tools=tools)

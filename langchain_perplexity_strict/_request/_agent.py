@@ -66,7 +66,9 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
         else:
             place(body, parameter.agent, value)
     if "max_output_tokens" not in body:  # some models require it: any of the model and its fallbacks
-        needed = [default_max_output_tokens(m) for m in [body.get("model"), *(body.get("models") or [])] if m]
+        limit = request.profile.get("max_output_tokens")  # the named model's; a fallback's own limit for it
+        models = [body.get("model"), *(body.get("models") or [])]
+        needed = [default_max_output_tokens(m, limit if i == 0 else None) for i, m in enumerate(models) if m]
         if any(needed):
             body["max_output_tokens"] = min(n for n in needed if n)
     tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call.get("tools") or [])]

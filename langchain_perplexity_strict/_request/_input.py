@@ -25,3 +25,5 @@ class BodyInput:
     """Whether the caller chose the model (a preset otherwise picks its own)."""
     plan: Context | None = None
     """The continuation plan (`use_previous_response_id`, Agent API): the items to send."""
+    profile: Mapping[str, Any] = field(default_factory=dict)
+    """The profile of the model the call names (`_profile.call_profile`: the application's, over the derived)."""

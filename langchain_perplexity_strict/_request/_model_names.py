@@ -126,14 +126,15 @@ def agent_name_notice(model: str) -> str | None:
 ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 
 
-def default_max_output_tokens(model: str) -> int | None:
+def default_max_output_tokens(model: str, limit: int | None = None) -> int | None:
     """`max_output_tokens` to send when none is set: Perplexity requires it for `anthropic/*` models.
 
-    The model's profile limit when known, else 8,192; None for other models (the server's default applies).
+    `limit` (the model's profile, as the application gave it or as derived), else the model's known limit,
+    else 8,192; None for other models (the server's default applies).
     """
     if not model.startswith("anthropic/"):
         return None
-    from langchain_perplexity_strict.data._profiles import PROFILES
+    from langchain_perplexity_strict.data._profiles import MODEL_FACTS
 
-    limit = PROFILES.get(model, {}).get("max_output_tokens")
+    limit = limit or MODEL_FACTS.get(model, {}).get("max_output_tokens")
     return int(limit) if limit else ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS

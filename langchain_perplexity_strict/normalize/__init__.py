@@ -17,7 +17,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from langchain_perplexity_strict.normalize._agent_content import AGENT_CONTENT, NOT_SENT
+from langchain_perplexity_strict.normalize._agent_content import AGENT_CONTENT, NOT_SENT, ContentLimits
 from langchain_perplexity_strict.normalize._approvals import (
     approval_requests,
     approval_responses,
@@ -55,6 +55,7 @@ __all__ = [
     "CanonicalMessages",
     "Change",
     "CompactionResult",
+    "ContentLimits",
     "DemoteLateSystemMessages",
     "DropTrailingAssistantMessages",
     "Entry",

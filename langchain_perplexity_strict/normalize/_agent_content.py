@@ -1,21 +1,22 @@
-"""What the Agent API cannot take of the content chat completions take: the one drop of it, with its report.
+"""Content a model does not take, left out (or named in a tool result's text) with its report: one rule.
 
-Chat completions take a video (`video_url`) and a file in a tool result
-(`file_url`); the Agent API has no video part, and its function output
-(`FunctionCallOutputInputInput.output`) takes text and images only. The
-Agent API surface puts `AGENT_CONTENT` before the model's rules, so this is
-the only place such content is left out (the body builder never sees it),
-and the normalizer's report says so: a video is left out, a file a tool
-returned is named in the text where it was. The newest user turn warns when
-it loses a video, and is refused when nothing else is left (dropping it would
-make the model answer the previous question again); the newest tool result
-warns when a file is named in its place.
+What a model takes is its profile (`_profile.call_profile`): the surface's
+shapes (the Agent API has no video part, and its function output,
+`FunctionCallOutputInputInput.output`, takes text and images only), narrowed
+by the profile the application gave. `ContentLimits` is the one drop of the
+rest, run before the model's rules, so the body builder never sees such
+content and the normalizer's report says what happened: a block is left out
+of a user or system turn, and named in the text of a tool result. The newest
+user turn warns when it loses a block, and is refused when nothing else is
+left (dropping it would make the model answer the previous question again);
+the newest tool result warns when a block is named in its place.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_perplexity_strict.normalize._content import (
@@ -27,15 +28,21 @@ from langchain_perplexity_strict.normalize._content import (
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
 NOT_SENT = "a file the tool returned is not sent"
-_NEITHER = frozenset({*TEXT_TYPES, *REASONING_TYPES, *TOOL_CALL_TYPES, "image", "image_url", "input_image"})
-"""Block types that are never a video or a file: not canonicalized to find out (most blocks of a history)."""
-"""How a tool result's file is named in its text on the Agent API."""
+"""How a tool result's block is named in its text."""
+_NEITHER = frozenset({*TEXT_TYPES, *REASONING_TYPES, *TOOL_CALL_TYPES})
+"""Block types that are never an image, a video or a file: not canonicalized to find out."""
+_LABELS = {"video": "video block(s)", "file": "file(s)", "image": "image(s)", "image_url": "image URL(s)"}
 
 
-class AgentContent:
-    """Leave out videos and name tool results' files, for the Agent API (`AGENT_CONTENT`)."""
+@dataclass(frozen=True)
+class ContentLimits:
+    """Leave out of user and system turns the kinds in `turns`, and name in a tool result's text the kinds in
+    `tool_results` (a kind in `turns` only is left out of a tool result too). Kinds: `"video"`, `"file"`,
+    `"image"` and `"image_url"` (an image by http(s) URL); each maps to why it is not sent."""
 
-    name = "agent_content"
+    name: str = "agent_content"
+    turns: Mapping[str, str] = field(default_factory=dict)
+    tool_results: Mapping[str, str] = field(default_factory=dict)
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         roles = [e.role for e in entries]
@@ -48,82 +55,93 @@ class AgentContent:
             if entry.role == "assistant" or isinstance(content, str):
                 out.append(entry)
                 continue
-            kept, videos, files = _sorted(content, tool=entry.role == "tool")
-            if not videos and not files:
+            tool = entry.role == "tool"
+            kept, left_out, named = self._sorted(content, tool=tool)
+            if not left_out and not named:
                 out.append(entry)
                 continue
-            if videos:
-                kinds = _listed(videos)
+            for kind, names in left_out.items():
                 if index == newest:
-                    _newest_turn_lost(kinds, nothing_left=not kept)
-                reason = f"video block(s) {kinds} left out (the Agent API takes no video; api='chat_completions' does)"
-                changes.append(Change(self.name, entry.sources, reason))
-            if files:
-                names = _listed(files)
+                    _newest_turn_lost(_listed(names), self.turns[kind], nothing_left=not kept)
+                what = f"{_LABELS[kind]} {_listed(names)} left out ({self.turns[kind]})"
+                changes.append(Change(self.name, entry.sources, what))
+            for kind, names in named.items():
                 if index > answered and index > newest:  # a result the model answers now: say what it cannot see
-                    warnings.warn(
-                        "The newest tool result lost its file(s), named in its text instead: the Agent API's "
-                        "function output takes text and images only. Return the file's text, or use "
-                        "api='chat_completions'.",
-                        UserWarning,
-                        stacklevel=4,
-                    )
-                changes.append(
-                    Change(
-                        self.name,
-                        entry.sources,
-                        f"file(s) {names} in a tool result named in its text (the Agent API's function output "
-                        "takes text and images only; api='chat_completions' takes file_url)",
-                    )
+                    _newest_result_lost(kind, self.tool_results[kind])
+                what = (
+                    f"{_LABELS[kind]} {_listed(names)} in a tool result named in its text ({self.tool_results[kind]})"
                 )
+                changes.append(Change(self.name, entry.sources, what))
             message = entry.message.model_copy(update={"content": kept})
             out.append(Entry(message, entry.role, entry.sources))
         return out, changes
 
-
-AGENT_CONTENT: tuple[AgentContent, ...] = (AgentContent(),)
-"""The Agent API surface's rules, run before the model's own (`_surfaces`)."""
-
-
-def _sorted(content: list[Any], *, tool: bool) -> tuple[list[Any], list[str], list[str]]:
-    """(the blocks kept, a file of a tool result named in text; the videos' kinds; the files' names)."""
-    kept: list[Any] = []
-    videos: list[str] = []
-    files: list[str] = []
-    for block in content:
-        if not isinstance(block, dict) or block.get("type") in _NEITHER:
-            kept.append(block)
-            continue
-        canonical = canonical_content([block], assistant=False)
-        if canonical.videos or (isinstance(canonical.content, list) and _is(canonical.content, "video")):
-            videos.extend(canonical.videos or [str(block.get("kind") or block.get("type"))])
-        elif tool and isinstance(canonical.content, list) and _is(canonical.content, "file"):
-            file = canonical.content[0]
-            name = str(file.get("filename") or file.get("url") or "a file")
-            files.append(name)
-            kept.append({"type": "text", "text": f"({name}: {NOT_SENT})"})
-        else:
-            kept.append(block)
-    return kept, videos, files
+    def _sorted(
+        self, content: list[Any], *, tool: bool
+    ) -> tuple[list[Any], dict[str, list[str]], dict[str, list[str]]]:
+        """(the blocks kept, with a tool result's named blocks as text; the kinds left out; the kinds named)."""
+        kept: list[Any] = []
+        left_out: dict[str, list[str]] = {}
+        named: dict[str, list[str]] = {}
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") in _NEITHER:
+                kept.append(block)
+                continue
+            canonical = canonical_content([block], assistant=False)
+            kind, name = _kind(block, canonical)
+            if tool and kind in self.tool_results:
+                named.setdefault(kind, []).append(name)
+                kept.append({"type": "text", "text": f"({name}: {NOT_SENT})"})
+            elif kind in self.turns:
+                left_out.setdefault(kind, []).append(name)
+            else:
+                kept.append(block)
+        return kept, left_out, named
 
 
-def _is(blocks: list[dict[str, Any]], kind: str) -> bool:
-    return len(blocks) == 1 and blocks[0].get("type") == kind
+AGENT_CONTENT: tuple[ContentLimits, ...] = (
+    ContentLimits(
+        turns={"video": "the Agent API takes no video; api='chat_completions' does"},
+        tool_results={
+            "file": "the Agent API's function output takes text and images only; api='chat_completions' takes file_url"
+        },
+    ),
+)
+"""The Agent API surface's limits, as its profile derives them (`_profile`), run before the model's own rules."""
+
+
+def _kind(block: dict[str, Any], canonical: Any) -> tuple[str, str]:
+    """A block's kind (`ContentLimits`' words; "" for any other block) and how a report names it."""
+    blocks = canonical.content if isinstance(canonical.content, list) else []
+    if canonical.videos or (len(blocks) == 1 and blocks[0].get("type") == "video"):
+        return "video", (canonical.videos or [str(block.get("kind") or block.get("type"))])[0]
+    if len(blocks) != 1 or blocks[0].get("type") not in ("file", "image"):
+        return "", ""
+    converted = blocks[0]
+    if converted["type"] == "file":
+        return "file", str(converted.get("filename") or converted.get("url") or "a file")
+    by_url = not str(converted["url"]).startswith("data:")
+    return ("image_url" if by_url else "image"), str(block.get("type"))
 
 
 def _listed(names: list[str]) -> str:
     return ", ".join(repr(n) for n in dict.fromkeys(names))
 
 
-def _newest_turn_lost(kinds: str, *, nothing_left: bool) -> None:
+def _newest_turn_lost(kinds: str, why: str, *, nothing_left: bool) -> None:
     if nothing_left:
         msg = (
-            f"messages: content block(s) {kinds} left out of the newest user message (the Agent API takes no "
-            "video; api='chat_completions' does), and nothing is left to answer. Send text, an image or a file."
+            f"messages: content block(s) {kinds} left out of the newest user message ({why}), and nothing is "
+            "left to answer. Send text, or content this model's profile takes."
         )
         raise ValueError(msg)
+    warnings.warn(f"The newest user message lost content block(s) {kinds}: {why}.", UserWarning, stacklevel=4)
+
+
+def _newest_result_lost(kind: str, why: str) -> None:
     warnings.warn(
-        f"The newest user message lost content block(s) {kinds}: the Agent API takes no video.",
+        f"The newest tool result lost its {_LABELS[kind]}, named in its text instead: {why}. Return the "
+        "content's text, or use a model whose profile takes it.",
         UserWarning,
-        stacklevel=4,
+        stacklevel=5,
     )

@@ -30,9 +30,6 @@ SAME_VALUES_OTHER_FIELD = {
     # `WebSearchToolInput.search_context_size` and the Search API's `search_context_size`: two published
     # fields that happen to take the same three words.
     frozenset({"low", "medium", "high"}): 2,
-    # LangChain's model profile of the Agent API models (`data/_profiles`, a base module below the parameter
-    # table, which cannot import it): each level is one the constructor accepts (test_habit_profiles.py).
-    frozenset({"none", "minimal", "low", "medium", "high", "xhigh"}): 2,
 }
 
 

@@ -127,7 +127,18 @@ STAGES: dict[str, set[str]] = {
     "_surfaces": {"_continuation", "_request", "_response", "_transport"},
     # Perplexity's Batch API, beside the chat pipeline: the chat model hands it each line's bytes and its reader.
     "_batches": {"_transport"},
-    "chat_models": {"normalize", "_continuation", "_request", "_response", "_surfaces", "_transport", "_batches"},
+    # The profile of a model on a surface, from the surfaces' builders and the normalizer's rules.
+    "_profile": {"normalize", "_surfaces"},
+    "chat_models": {
+        "normalize",
+        "_continuation",
+        "_request",
+        "_response",
+        "_surfaces",
+        "_profile",
+        "_transport",
+        "_batches",
+    },
     # Beside the chat model, on the same transport: the Search API and the embeddings endpoints.
     "_connection_settings": {"_transport"},
     "_search": {"_connection_settings", "_request", "_transport"},  # _request: the search-filter rules it shares
