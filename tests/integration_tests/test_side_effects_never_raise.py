@@ -148,9 +148,17 @@ WARNINGS = {
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[PerplexityEmulator]:
+def module_server() -> Iterator[PerplexityEmulator]:
     with PerplexityEmulator(api_key=KEY) as emu:
         yield emu
+
+
+@pytest.fixture
+def server(module_server: PerplexityEmulator) -> Iterator[PerplexityEmulator]:
+    """The module's emulator with an empty log and no pending faults (a failed test's are not the next one's)."""
+    module_server.clear()
+    yield module_server
+    module_server.clear()
 
 
 def child_env(server: PerplexityEmulator) -> dict[str, str]:
@@ -331,14 +339,12 @@ def broken_logging(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 def test_a_batch_not_cancelled_raises_the_creates_error_not_the_loggers(server: PerplexityEmulator) -> None:
     from langchain_perplexity_strict._batches import _lines
 
-    server.clear()
     model = ChatPerplexityStrict(api_key=KEY, base_url=server.base_url)  # type: ignore[arg-type]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_lines, "MAX_LINES", 1)
         server.inject(*[Fault("delay", seconds=0)] * 3, *[Fault("server_error", status=500)] * 6)
         with pytest.raises(Exception, match="500"):
             model.submit_batch(["a", "b"])
-    server.clear()
 
 
 @pytest.fixture
@@ -353,7 +359,6 @@ def ctrl_c() -> Iterator[None]:
 def test_ctrl_c_is_said_without_raising_and_the_run_is_still_cancelled(server: PerplexityEmulator) -> None:
     """The wait for the run's id is logged from the signal handler, and the cancel that fails from the call:
     a raising handler ends neither early."""
-    server.clear()
     # The create's answer, naming the run, held until Ctrl-C is pressed; then the cancel fails.
     server.inject(Fault("hold"), Fault("server_error", status=500))
     model = ChatPerplexityStrict(api_key=KEY, base_url=server.base_url, background=True)  # type: ignore[arg-type]
@@ -373,7 +378,6 @@ def test_ctrl_c_is_said_without_raising_and_the_run_is_still_cancelled(server: P
     finally:
         presser.join()
     assert [r.kind for r in server.requests] == ["create", "cancel"]
-    server.clear()
 
 
 class _Odd:
