@@ -41,16 +41,18 @@ class _BudgetRefusalFilter(logging.Filter):
 
     langchain-core logs every error a callback raises, then re-raises it when the handler's
     `raise_error` is set; the refusal is the call's own error, raised to the app, so the log
-    line would only repeat it on stderr. Any other error of the handler is still logged.
+    line would only repeat it on stderr. Any other error of the handler is still logged. It sees every
+    record of that logger, whatever its arguments, so it compares text only (an array's `==` raises).
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args if isinstance(record.args, tuple) else ()
+        name, _, error = args if len(args) == 3 else (None, None, None)
         return not (
-            len(args) == 3
-            and args[0] == "PerplexityCostCallbackHandler"
-            and isinstance(args[2], str)
-            and args[2].startswith(PerplexityBudgetExceededError.__name__ + "(")
+            isinstance(name, str)
+            and isinstance(error, str)
+            and name == "PerplexityCostCallbackHandler"
+            and error.startswith(PerplexityBudgetExceededError.__name__ + "(")
         )
 
 

@@ -1,30 +1,41 @@
-"""Warnings given once per owner (a model instance): never kept quiet because another owner gave the same.
+"""What the package says on the side of a call, never raising into it: warnings once per owner, log records.
 
-Two things would otherwise share a warning between owners: a record of what was said kept by text or
-name (a module-level set), and Python's own registry, which the `default` filter keys by text and the
-line that warned, so a second model's identical warning from the same call site is never shown. Here
-each owner keeps what it said, and its own registry (`warnings.warn_explicit`): the caller's filters
-still apply (`ignore`, `error`, `once` across the process), and the warning points at the caller's line.
+A warning is given once per owner (a model instance), never kept quiet because another owner gave the
+same. Python's `warnings.warn` keeps what it showed in the blamed module's `__warningregistry__`, keyed by
+text and line, so under the `default` filter a second model's identical warning from the same call site
+would never show. Here each owner keeps what it said, and `warnings.warn_explicit` gets no registry (a
+fresh one per call) and no module globals (it asks their loader for the source line, which raises under
+`-c`, stdin and `-m`): the caller's filters still apply (`ignore`, `once` across the process), and the
+warning points at the caller's line. A filter that makes it an error raises it: Python's own contract.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sys
 import threading
+import traceback
 import warnings
 import weakref
 from typing import Any
 
-_INTERNAL = ("langchain_perplexity_strict", "langchain_core", "pydantic")
-"""Modules whose frames are skipped to find the caller's line."""
+_INTERNAL = frozenset({"langchain_perplexity_strict", "langchain_core", "pydantic"})
+"""Packages whose frames are skipped to find the caller's line (`skip_file_prefixes` is Python 3.12+)."""
 
 
-def _caller() -> tuple[str, int, str, dict[str, Any]]:
-    """The file, line, module and globals of the first frame outside this package and langchain-core."""
-    frame = sys._getframe(1)
-    while frame.f_back is not None and str(frame.f_globals.get("__name__", "")).startswith(_INTERNAL):
+def _module(frame: Any) -> str:
+    """The frame's module name as `warnings.warn` reads it: `<string>` when `__name__` is missing or no text."""
+    name = dict.get(frame.f_globals, "__name__")  # `exec` globals may be a dict subclass, or hold anything
+    return name if isinstance(name, str) else "<string>"
+
+
+def _caller() -> tuple[str, int, str]:
+    """The file, line and module of the first frame outside this package, langchain-core and pydantic."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and _module(frame).partition(".")[0] in _INTERNAL:
         frame = frame.f_back
-    return frame.f_code.co_filename, frame.f_lineno, str(frame.f_globals.get("__name__", "")), frame.f_globals
+    return frame.f_code.co_filename, frame.f_lineno or 0, _module(frame)
 
 
 class OncePerOwner:
@@ -32,18 +43,31 @@ class OncePerOwner:
     this object, and still warns on its own."""
 
     def __init__(self) -> None:
-        self._by_owner: dict[int, tuple[weakref.ref[Any], set[str], dict[Any, Any]]] = {}
+        self._by_owner: dict[int, tuple[weakref.ref[Any], set[str]]] = {}
         self._lock = threading.Lock()
 
     def warn(self, owner: object, key: str, message: str, category: type[Warning] = UserWarning) -> None:
-        """Warn `message` unless `owner` already warned under `key`."""
+        """Warn `message` unless `owner` already warned under `key`; a warning raised as an error is not said."""
         with self._lock:
             record = self._by_owner.get(id(owner))
             if record is None or record[0]() is not owner:  # a new owner, or one at a dead owner's address
-                record = self._by_owner[id(owner)] = (weakref.ref(owner), set(), {})
+                record = self._by_owner[id(owner)] = (weakref.ref(owner), set())
             if key in record[1]:
                 return
             record[1].add(key)
-        filename, lineno, module, module_globals = _caller()
-        registry = record[2]
-        warnings.warn_explicit(message, category, filename, lineno, module, registry, module_globals)
+        try:
+            warnings.warn_explicit(message, category, *_caller())
+        except BaseException:
+            record[1].discard(key)  # `-W error`: the next call raises it again, as `warnings.warn` would
+            raise
+
+
+def log(logger: logging.Logger, level: int, message: str, *args: object) -> None:
+    """Log a record on the side of a call: an application's handler or filter that raises is reported as
+    logging's own handlers report their failures (`Handler.handleError`), never raised into the call."""
+    try:
+        logger.log(level, message, *args, stacklevel=2)
+    except Exception:
+        if logging.raiseExceptions:
+            with contextlib.suppress(Exception):  # no stderr (a windowed app), or a closed one
+                traceback.print_exc(file=sys.stderr)

@@ -22,6 +22,7 @@ from langchain_perplexity_strict._accepts import IDEMPOTENCY_KEY, RESULTS_TIMEOU
 from langchain_perplexity_strict._batches._lines import ENDPOINT, FilePart, split
 from langchain_perplexity_strict._batches._results import Outcome, Part, Reader, collect
 from langchain_perplexity_strict._batches._statuses import job_status, status_of
+from langchain_perplexity_strict._once import log
 from langchain_perplexity_strict._transport import Transport, encode_body
 from langchain_perplexity_strict.errors import PerplexityBatchTimeoutError
 
@@ -303,7 +304,7 @@ def _not_cancelled(error: BaseException, failed: list[tuple[str, Exception]]) ->
     if not failed:
         return
     for batch_id, why in failed:
-        logger.warning("could not cancel batch %s after a failed submit_batch: %s", batch_id, why)
+        log(logger, logging.WARNING, "could not cancel batch %s after a failed submit_batch: %s", batch_id, why)
     ids = ",".join(batch_id for batch_id, _ in failed)
     note = (
         f"submit_batch: batch {ids} was created before this error and could not be cancelled; it runs until "

@@ -35,6 +35,7 @@ from contextvars import ContextVar, copy_context
 from types import FrameType
 from typing import Any, TypeVar
 
+from langchain_perplexity_strict._once import log
 from langchain_perplexity_strict._transport._loops import hold_open
 
 T = TypeVar("T")
@@ -125,8 +126,10 @@ def guarded(step: Callable[[], T], left: Callable[[T], None], then: Callable[[T]
         if pressed:  # pressed twice: leave now, the run's id unknown
             raise KeyboardInterrupt
         pressed.append(signum)
-        logger.warning(
-            "Ctrl-C: waiting for the answer naming the Perplexity run, to cancel it (Ctrl-C again: leave now)"
+        log(
+            logger,
+            logging.WARNING,
+            "Ctrl-C: waiting for the answer naming the Perplexity run, to cancel it (Ctrl-C again: leave now)",
         )
 
     previous = signal.signal(signal.SIGINT, hold)

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import openai
 
+from langchain_perplexity_strict._once import log
 from langchain_perplexity_strict._transport._client import Transport
 from langchain_perplexity_strict._transport._loops import hold_open
 
@@ -145,15 +146,20 @@ class Runs:
 
 def _log_failure(response_id: str, error: BaseException) -> None:
     if isinstance(error, openai.BadRequestError):  # refused: the run ended before the cancel reached it
-        logger.info("Perplexity run %s was over before its cancel arrived: %s", response_id, error)
+        log(logger, logging.INFO, "Perplexity run %s was over before its cancel arrived: %s", response_id, error)
         return
-    logger.warning("could not cancel Perplexity run %s: %s: %s", response_id, type(error).__name__, error)
+    log(logger, logging.WARNING, "could not cancel Perplexity run %s: %s: %s", response_id, type(error).__name__, error)
 
 
 def _settled(response_id: str, request: asyncio.Future[Any]) -> None:
     """A cancel request ended: log its failure (which also marks its exception retrieved)."""
     if request.cancelled():  # the event loop closed before the server answered
-        logger.warning("could not cancel Perplexity run %s: no answer before the event loop closed", response_id)
+        log(
+            logger,
+            logging.WARNING,
+            "could not cancel Perplexity run %s: no answer before the event loop closed",
+            response_id,
+        )
         return
     error = request.exception()
     if error is not None:
