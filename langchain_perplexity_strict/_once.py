@@ -47,3 +47,15 @@ class OncePerOwner:
         filename, lineno, module, module_globals = _caller()
         registry = record[2]
         warnings.warn_explicit(message, category, filename, lineno, module, registry, module_globals)
+
+
+def warn_deprecated_name(message: str) -> None:
+    """Warn once per use of a name a module's `__getattr__` keeps for one release, at the line that uses it.
+
+    `from package import name` looks `name` up twice: importlib's `_handle_fromlist` asks `hasattr` before
+    the import itself reads it. That first look stays silent, so one import gives one warning.
+    """
+    asker = sys._getframe(2)  # the frame that called the module's `__getattr__`
+    if asker.f_globals.get("__name__") == "importlib._bootstrap":
+        return
+    warnings.warn(message, DeprecationWarning, stacklevel=3)
