@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.messages.utils import count_tokens_approximately
 
 from benchmarks.common import verdict
-from langchain_perplexity_strict import compact_messages
+from langchain_perplexity_strict.normalize import compact_messages
 
 
 def history(tokens: int = 1_000_000) -> list[BaseMessage]:

@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from benchmarks.common import verdict
-from langchain_perplexity_strict import ChatPerplexityStrict, PerplexityStreamError
+from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.errors import PerplexityStreamError
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 RUN_SECONDS = 4.0

@@ -12,6 +12,7 @@ from importlib import import_module
 from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
+from langchain_perplexity_strict._once import warn_deprecated_name
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.registration import register_when_imported
 
@@ -25,22 +26,7 @@ if TYPE_CHECKING:
     )
     from langchain_perplexity_strict._model_list import PerplexityModelInfo, alist_models, list_models
     from langchain_perplexity_strict._request._builtin_tools import (
-        ApprovalFilter,
-        ApprovalFilters,
-        BuiltinTool,
-        ConnectorTool,
-        FetchUrlTool,
-        FinanceSearchTool,
-        ImageSearchFilters,
-        ImageSearchTool,
-        McpTool,
-        PeopleSearchTool,
-        SandboxTool,
-        UserLocation,
-        WebSearchFilters,
-        WebSearchTool,
         builtin_skill,
-        check_builtin_tool,
         connector_tool,
         custom_skill,
         fetch_url_tool,
@@ -52,95 +38,29 @@ if TYPE_CHECKING:
         sandbox_tool,
         web_search_tool,
     )
-    from langchain_perplexity_strict._request._skills import BuiltinSkill, CustomSkill, InlineSkill, Skill, check_skill
     from langchain_perplexity_strict._search import PerplexitySearchResults, PerplexitySearchRetriever
     from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile
     from langchain_perplexity_strict.chat_models import ChatPerplexityStrict
-    from langchain_perplexity_strict.errors import (
-        PerplexityBatchError,
-        PerplexityBatchTimeoutError,
-        PerplexityBudgetExceededError,
-        PerplexityIncompleteError,
-        PerplexityResponseError,
-        PerplexityResumeError,
-        PerplexityRunTimeoutError,
-        PerplexityRunUnknownError,
-        PerplexityStreamError,
-    )
-    from langchain_perplexity_strict.normalize import (
-        DEFAULT_RULES,
-        CanonicalMessages,
-        Change,
-        CompactionResult,
-        DemoteLateSystemMessages,
-        DropTrailingAssistantMessages,
-        Entry,
-        MergeAdjacentTurns,
-        NormalizationResult,
-        RepairToolProtocol,
-        Rule,
-        StartWithUserTurn,
-        compact_messages,
-        normalize_messages,
-    )
+    from langchain_perplexity_strict.errors import PerplexityBatchError, PerplexityBatchTimeoutError
+    from langchain_perplexity_strict.normalize import normalize_messages
 
 __all__ = [
-    "DEFAULT_RULES",
-    "ApprovalFilter",
-    "ApprovalFilters",
-    "BuiltinSkill",
-    "BuiltinTool",
-    "CanonicalMessages",
-    "Change",
     "ChatPerplexityStrict",
-    "CompactionResult",
-    "ConnectorTool",
-    "CustomSkill",
-    "DemoteLateSystemMessages",
-    "DropTrailingAssistantMessages",
     "EmbeddingsResult",
-    "Entry",
-    "FetchUrlTool",
-    "FinanceSearchTool",
-    "ImageSearchFilters",
-    "ImageSearchTool",
-    "InlineSkill",
-    "McpTool",
-    "MergeAdjacentTurns",
-    "NormalizationResult",
-    "PeopleSearchTool",
     "PerplexityBatchError",
     "PerplexityBatchTimeoutError",
-    "PerplexityBudgetExceededError",
     "PerplexityContextualizedEmbeddings",
     "PerplexityCostCallbackHandler",
     "PerplexityDecision",
     "PerplexityDecisionResult",
     "PerplexityEmbeddings",
-    "PerplexityIncompleteError",
     "PerplexityModelInfo",
-    "PerplexityResponseError",
     "PerplexityResponseFile",
-    "PerplexityResumeError",
-    "PerplexityRunTimeoutError",
-    "PerplexityRunUnknownError",
     "PerplexitySearchResults",
     "PerplexitySearchRetriever",
-    "PerplexityStreamError",
-    "RepairToolProtocol",
-    "Rule",
-    "SandboxTool",
-    "Skill",
-    "StartWithUserTurn",
-    "UserLocation",
-    "WebSearchFilters",
-    "WebSearchTool",
     "__version__",
     "alist_models",
     "builtin_skill",
-    "check_builtin_tool",
-    "check_skill",
-    "compact_messages",
     "connector_tool",
     "custom_skill",
     "fetch_url_tool",
@@ -168,22 +88,7 @@ _LAZY: dict[str, str] = {
     "PerplexityModelInfo": "_model_list",
     "alist_models": "_model_list",
     "list_models": "_model_list",
-    "ApprovalFilter": "_request._builtin_tools",
-    "ApprovalFilters": "_request._builtin_tools",
-    "BuiltinTool": "_request._builtin_tools",
-    "ConnectorTool": "_request._builtin_tools",
-    "FetchUrlTool": "_request._builtin_tools",
-    "FinanceSearchTool": "_request._builtin_tools",
-    "ImageSearchFilters": "_request._builtin_tools",
-    "ImageSearchTool": "_request._builtin_tools",
-    "McpTool": "_request._builtin_tools",
-    "PeopleSearchTool": "_request._builtin_tools",
-    "SandboxTool": "_request._builtin_tools",
-    "UserLocation": "_request._builtin_tools",
-    "WebSearchFilters": "_request._builtin_tools",
-    "WebSearchTool": "_request._builtin_tools",
     "builtin_skill": "_request._builtin_tools",
-    "check_builtin_tool": "_request._builtin_tools",
     "connector_tool": "_request._builtin_tools",
     "custom_skill": "_request._builtin_tools",
     "fetch_url_tool": "_request._builtin_tools",
@@ -194,46 +99,81 @@ _LAZY: dict[str, str] = {
     "people_search_tool": "_request._builtin_tools",
     "sandbox_tool": "_request._builtin_tools",
     "web_search_tool": "_request._builtin_tools",
-    "BuiltinSkill": "_request._skills",
-    "CustomSkill": "_request._skills",
-    "InlineSkill": "_request._skills",
-    "Skill": "_request._skills",
-    "check_skill": "_request._skills",
     "PerplexitySearchResults": "_search",
     "PerplexitySearchRetriever": "_search",
     "PerplexityResponseFile": "_transport._response_files",
     "ChatPerplexityStrict": "chat_models",
     "PerplexityBatchError": "errors",
     "PerplexityBatchTimeoutError": "errors",
-    "PerplexityBudgetExceededError": "errors",
-    "PerplexityIncompleteError": "errors",
-    "PerplexityResponseError": "errors",
-    "PerplexityResumeError": "errors",
-    "PerplexityRunTimeoutError": "errors",
-    "PerplexityRunUnknownError": "errors",
-    "PerplexityStreamError": "errors",
-    "DEFAULT_RULES": "normalize",
-    "CanonicalMessages": "normalize",
-    "Change": "normalize",
-    "CompactionResult": "normalize",
-    "DemoteLateSystemMessages": "normalize",
-    "DropTrailingAssistantMessages": "normalize",
-    "Entry": "normalize",
-    "MergeAdjacentTurns": "normalize",
-    "NormalizationResult": "normalize",
-    "RepairToolProtocol": "normalize",
-    "Rule": "normalize",
-    "StartWithUserTurn": "normalize",
-    "compact_messages": "normalize",
     "normalize_messages": "normalize",
 }
 
 
+def _moved(module: str, names: str) -> dict[str, tuple[str, str]]:
+    """Each of `names` -> (`module`, its import from that public module)."""
+    return {name: (module, f"from {__name__}.{module} import {name}") for name in names.split()}
+
+
+def _typed(module: str, instead: str) -> tuple[str, str]:
+    """A built-in tool's or skill's TypedDict -> (its private module, the factory or dict to write instead)."""
+    return f"_request.{module}", f"{instead} or a plain dict (a type checker infers the factory's type)"
+
+
+# Names that left `__all__` -> (the module that has them, what to use instead); each still imports, with a
+# DeprecationWarning, until the next release. Errors and the normalizer's rules keep a public module; a
+# built-in tool is written one way: its factory (`web_search_tool(...)`) or a dict (`{"type": "web_search"}`).
+_DEPRECATED: dict[str, tuple[str, str]] = {
+    **_moved(
+        "errors",
+        "PerplexityBudgetExceededError PerplexityIncompleteError PerplexityResponseError PerplexityResumeError "
+        "PerplexityRunTimeoutError PerplexityRunUnknownError PerplexityStreamError",
+    ),
+    **_moved(
+        "normalize",
+        "DEFAULT_RULES CanonicalMessages Change DemoteLateSystemMessages DropTrailingAssistantMessages Entry "
+        "MergeAdjacentTurns RepairToolProtocol Rule StartWithUserTurn compact_messages",
+    ),
+    "NormalizationResult": ("normalize._normalizer", "what normalize_messages(...) returns (no import needed)"),
+    "CompactionResult": ("normalize._compaction", "what compact_messages(...) returns (no import needed)"),
+    "WebSearchTool": _typed("_builtin_tools", "web_search_tool(...)"),
+    "FetchUrlTool": _typed("_builtin_tools", "fetch_url_tool(...)"),
+    "ImageSearchTool": _typed("_builtin_tools", "image_search_tool(...)"),
+    "PeopleSearchTool": _typed("_builtin_tools", "people_search_tool()"),
+    "FinanceSearchTool": _typed("_builtin_tools", "finance_search_tool()"),
+    "SandboxTool": _typed("_builtin_tools", "sandbox_tool()"),
+    "McpTool": _typed("_builtin_tools", "mcp_tool(...)"),
+    "ConnectorTool": _typed("_builtin_tools", "connector_tool(...)"),
+    "BuiltinTool": _typed("_builtin_tools", "a factory such as web_search_tool(...)"),
+    "WebSearchFilters": _typed("_builtin_tools", "web_search_tool(filters={...})"),
+    "UserLocation": _typed("_builtin_tools", "web_search_tool(user_location={...})"),
+    "ImageSearchFilters": _typed("_builtin_tools", "image_search_tool(filters={...})"),
+    "ApprovalFilter": _typed("_builtin_tools", "mcp_tool(..., require_approval={...})"),
+    "ApprovalFilters": _typed("_builtin_tools", "mcp_tool(..., require_approval={...})"),
+    "BuiltinSkill": _typed("_skills", "builtin_skill(...)"),
+    "InlineSkill": _typed("_skills", "inline_skill(...)"),
+    "CustomSkill": _typed("_skills", "custom_skill(...)"),
+    "Skill": _typed("_skills", "builtin_skill(...), inline_skill(...) or custom_skill(...)"),
+    "check_builtin_tool": (
+        "_request._builtin_tools",
+        "ChatPerplexityStrict.bind_tools(...): it checks each tool, as each factory (web_search_tool(...)) does",
+    ),
+    "check_skill": (
+        "_request._skills",
+        "ChatPerplexityStrict(skills=...): it checks each skill, as each factory (builtin_skill(...)) does",
+    ),
+}
+
+
 def __getattr__(name: str) -> object:
-    """A public name, or a submodule (`langchain_perplexity_strict.chat_models`), imported on first use."""
+    """A public name, or a submodule (`langchain_perplexity_strict.chat_models`), imported on first use; a name
+    that left `__all__` (`_DEPRECATED`), with a `DeprecationWarning`."""
     module = _LAZY.get(name)
     if module is not None:
         value = getattr(import_module(f"{__name__}.{module}"), name)
+    elif name in _DEPRECATED:  # not cached: each import warns
+        module, instead = _DEPRECATED[name]
+        warn_deprecated_name(f"{__name__}.{name} is deprecated and goes in the next release; use {instead}.")
+        return getattr(import_module(f"{__name__}.{module}"), name)
     elif not name.startswith("__") and find_spec(f"{__name__}.{name}") is not None:
         value = import_module(f"{__name__}.{name}")
     else:

@@ -71,3 +71,15 @@ def log(logger: logging.Logger, level: int, message: str, *args: object) -> None
         if logging.raiseExceptions:
             with contextlib.suppress(Exception):  # no stderr (a windowed app), or a closed one
                 traceback.print_exc(file=sys.stderr)
+
+
+def warn_deprecated_name(message: str) -> None:
+    """Warn once per use of a name a module's `__getattr__` keeps for one release, at the line that uses it.
+
+    `from package import name` looks `name` up twice: importlib's `_handle_fromlist` asks `hasattr` before
+    the import itself reads it. That first look stays silent, so one import gives one warning.
+    """
+    asker = sys._getframe(2)  # the frame that called the module's `__getattr__`
+    if asker.f_globals.get("__name__") == "importlib._bootstrap":
+        return
+    warnings.warn(message, DeprecationWarning, stacklevel=3)

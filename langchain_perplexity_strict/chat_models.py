@@ -69,13 +69,9 @@ from langchain_perplexity_strict._transport._guard import leaving_together, toge
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
 from langchain_perplexity_strict._transport._resume import Batch, StreamFollower
-from langchain_perplexity_strict.normalize import (
-    NormalizationResult,
-    Prepared,
-    compaction_warning,
-    count_tokens,
-    prepare,
-)
+from langchain_perplexity_strict.normalize._compaction import compaction_warning, count_tokens
+from langchain_perplexity_strict.normalize._normalizer import NormalizationResult
+from langchain_perplexity_strict.normalize._prepare import Prepared, prepare
 
 _SETTING_NAMES = tuple(PARAMETERS)
 _NOT_IN_A_BATCH = {

@@ -27,14 +27,10 @@ from langchain_perplexity_strict._request._parameter_table import CLIENT, PARAME
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict._request._structured_output import agent_response_format
 from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
-from langchain_perplexity_strict.normalize import (
-    AGENT_CONTENT,
-    approval_requests,
-    approval_responses,
-    canonical_text,
-    data_url,
-    is_developer,
-)
+from langchain_perplexity_strict.normalize._agent_content import AGENT_CONTENT
+from langchain_perplexity_strict.normalize._approvals import approval_requests, approval_responses
+from langchain_perplexity_strict.normalize._content import canonical_text, data_url
+from langchain_perplexity_strict.normalize._roles import is_developer
 
 
 def agent_body(request: BodyInput) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from langchain_perplexity_strict._request._model_names import chat_model_name
 from langchain_perplexity_strict._request._parameter_row import place
 from langchain_perplexity_strict._request._parameter_table import CLIENT, PARAMETERS
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
-from langchain_perplexity_strict.normalize import canonical_text
+from langchain_perplexity_strict.normalize._content import canonical_text
 
 
 def chat_body(request: BodyInput) -> dict[str, Any]:

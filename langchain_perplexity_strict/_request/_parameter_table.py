@@ -104,7 +104,7 @@ class PerplexityParameters(ValidatedCopy):
     """Agent API: continue from the latest stored answer in the history and send only what follows it,
     when that is exactly what the whole conversation would send (see the README, "Continuations")."""
     rules: Sequence[Any] = Field(default=DEFAULT_RULES, exclude=True)
-    """The normalizer's rules, in order (each a `langchain_perplexity_strict.Rule`)."""
+    """The normalizer's rules, in order (each a `langchain_perplexity_strict.normalize.Rule`)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_perplexity_strict.normalize import canonical_blocks, text_of
+from langchain_perplexity_strict.normalize._content import canonical_blocks, text_of
 
 PartTable = Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]
 """A surface's part for each canonical kind: `"text"`, `"image"`, `"file"` and `"video"`."""

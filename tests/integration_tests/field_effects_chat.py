@@ -12,11 +12,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.tracers.context import collect_runs
 
-from langchain_perplexity_strict import (
-    ChatPerplexityStrict,
-    PerplexityIncompleteError,
-    PerplexityResumeError,
-)
+from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResumeError
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.field_effects import (

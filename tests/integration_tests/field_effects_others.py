@@ -18,16 +18,15 @@ from langchain_core.tracers.context import collect_runs
 from pydantic import BaseModel
 
 from langchain_perplexity_strict import (
-    PerplexityBudgetExceededError,
     PerplexityContextualizedEmbeddings,
     PerplexityCostCallbackHandler,
     PerplexityEmbeddings,
-    PerplexityResumeError,
     PerplexitySearchResults,
     PerplexitySearchRetriever,
     get_perplexity_cost_callback,
 )
 from langchain_perplexity_strict.cli import main
+from langchain_perplexity_strict.errors import PerplexityBudgetExceededError, PerplexityResumeError
 from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.field_effects import (

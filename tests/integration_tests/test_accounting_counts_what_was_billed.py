@@ -56,13 +56,15 @@ from pydantic import BaseModel
 
 from langchain_perplexity_strict import (
     ChatPerplexityStrict,
-    PerplexityBudgetExceededError,
     PerplexityContextualizedEmbeddings,
     PerplexityEmbeddings,
+    get_perplexity_cost_callback,
+)
+from langchain_perplexity_strict.errors import (
+    PerplexityBudgetExceededError,
     PerplexityIncompleteError,
     PerplexityResponseError,
     PerplexityRunTimeoutError,
-    get_perplexity_cost_callback,
 )
 from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make

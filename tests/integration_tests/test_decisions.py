@@ -19,7 +19,8 @@ from langchain_core.messages import HumanMessage
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 
-from langchain_perplexity_strict import PerplexityDecision, PerplexityDecisionResult, PerplexityResponseError
+from langchain_perplexity_strict import PerplexityDecision, PerplexityDecisionResult
+from langchain_perplexity_strict.errors import PerplexityResponseError
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests import published_schema
 from tests.integration_tests.factory import KEY

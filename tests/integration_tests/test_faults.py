@@ -10,12 +10,8 @@ from typing import Any
 import openai
 import pytest
 
-from langchain_perplexity_strict import (
-    ChatPerplexityStrict,
-    PerplexityIncompleteError,
-    PerplexityResponseError,
-    PerplexityStreamError,
-)
+from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError, PerplexityStreamError
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import make
 

@@ -53,7 +53,7 @@ import pytest
 from langchain.chat_models import init_chat_model
 from langchain_core.runnables import Runnable
 
-from langchain_perplexity_strict import PerplexityRunTimeoutError, PerplexityRunUnknownError
+from langchain_perplexity_strict.errors import PerplexityRunTimeoutError, PerplexityRunUnknownError
 from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
 from tests.integration_tests.clocks import advance_once_waited
 from tests.integration_tests.factory import KEY, make

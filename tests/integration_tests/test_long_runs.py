@@ -20,8 +20,8 @@ import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 
-from langchain_perplexity_strict import (
-    ChatPerplexityStrict,
+from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityResumeError,
     PerplexityRunTimeoutError,

@@ -20,8 +20,8 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from pydantic import ValidationError
 
-from langchain_perplexity_strict import PerplexityRunUnknownError, PerplexityStreamError
 from langchain_perplexity_strict._transport import _create, _runs
+from langchain_perplexity_strict.errors import PerplexityRunUnknownError, PerplexityStreamError
 from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
 from tests.integration_tests.clocks import advance_once_waited
 from tests.integration_tests.factory import make

@@ -13,7 +13,6 @@ from typing_extensions import get_type_hints, is_typeddict
 
 from langchain_perplexity_strict import (
     builtin_skill,
-    check_builtin_tool,
     connector_tool,
     custom_skill,
     fetch_url_tool,
@@ -25,7 +24,7 @@ from langchain_perplexity_strict import (
     sandbox_tool,
     web_search_tool,
 )
-from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES
+from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES, check_builtin_tool
 from langchain_perplexity_strict._request._skills import SKILL_SHAPES
 
 

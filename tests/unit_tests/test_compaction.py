@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict import ChatPerplexityStrict, compact_messages
+from langchain_perplexity_strict import ChatPerplexityStrict
+from langchain_perplexity_strict.normalize import compact_messages
 
 
 def words(message: BaseMessage | str) -> int:

@@ -10,12 +10,8 @@ from langchain_core.caches import InMemoryCache
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from langchain_perplexity_strict import (
-    PerplexityBudgetExceededError,
-    PerplexityCostCallbackHandler,
-    PerplexityResponseError,
-    get_perplexity_cost_callback,
-)
+from langchain_perplexity_strict import PerplexityCostCallbackHandler, get_perplexity_cost_callback
+from langchain_perplexity_strict.errors import PerplexityBudgetExceededError, PerplexityResponseError
 
 
 def answer(model: str, total: float, tools: float = 0.0, searches: int = 0) -> AIMessage:

@@ -6,65 +6,27 @@ import subprocess
 import sys
 
 import langchain_perplexity_strict
+import langchain_perplexity_strict.errors
+import langchain_perplexity_strict.normalize
 import langchain_perplexity_strict.testing
 
 EXPECTED_ALL = [
-    "ApprovalFilter",
-    "ApprovalFilters",
-    "BuiltinSkill",
-    "BuiltinTool",
-    "CanonicalMessages",
-    "Change",
     "ChatPerplexityStrict",
-    "CompactionResult",
-    "ConnectorTool",
-    "CustomSkill",
-    "DEFAULT_RULES",
-    "DemoteLateSystemMessages",
-    "DropTrailingAssistantMessages",
     "EmbeddingsResult",
-    "Entry",
-    "FetchUrlTool",
-    "FinanceSearchTool",
-    "ImageSearchFilters",
-    "ImageSearchTool",
-    "InlineSkill",
-    "McpTool",
-    "MergeAdjacentTurns",
-    "NormalizationResult",
-    "PeopleSearchTool",
     "PerplexityBatchError",
     "PerplexityBatchTimeoutError",
-    "PerplexityBudgetExceededError",
     "PerplexityContextualizedEmbeddings",
     "PerplexityCostCallbackHandler",
     "PerplexityDecision",
     "PerplexityDecisionResult",
     "PerplexityEmbeddings",
-    "PerplexityIncompleteError",
     "PerplexityModelInfo",
-    "PerplexityResponseError",
     "PerplexityResponseFile",
-    "PerplexityResumeError",
-    "PerplexityRunTimeoutError",
-    "PerplexityRunUnknownError",
     "PerplexitySearchResults",
     "PerplexitySearchRetriever",
-    "PerplexityStreamError",
-    "RepairToolProtocol",
-    "Rule",
-    "SandboxTool",
-    "Skill",
-    "StartWithUserTurn",
-    "UserLocation",
-    "WebSearchFilters",
-    "WebSearchTool",
     "__version__",
     "alist_models",
     "builtin_skill",
-    "check_builtin_tool",
-    "check_skill",
-    "compact_messages",
     "connector_tool",
     "custom_skill",
     "fetch_url_tool",
@@ -80,11 +42,49 @@ EXPECTED_ALL = [
     "web_search_tool",
 ]
 
+EXPECTED_NORMALIZE_ALL = [
+    "CanonicalMessages",
+    "Change",
+    "DEFAULT_RULES",
+    "DemoteLateSystemMessages",
+    "DropTrailingAssistantMessages",
+    "Entry",
+    "MergeAdjacentTurns",
+    "RepairToolProtocol",
+    "Rule",
+    "StartWithUserTurn",
+    "compact_messages",
+    "normalize_messages",
+]
+
+EXPECTED_ERRORS_ALL = [
+    "PerplexityBatchError",
+    "PerplexityBatchTimeoutError",
+    "PerplexityBudgetExceededError",
+    "PerplexityIncompleteError",
+    "PerplexityResponseError",
+    "PerplexityResumeError",
+    "PerplexityRunTimeoutError",
+    "PerplexityRunUnknownError",
+    "PerplexityStreamError",
+]
+
 
 def test_all_is_pinned() -> None:
     assert sorted(langchain_perplexity_strict.__all__) == sorted(EXPECTED_ALL)
+    assert len(EXPECTED_ALL) <= 30, "the root stays small: group names in a public submodule"
     for name in EXPECTED_ALL:
         assert hasattr(langchain_perplexity_strict, name), name
+
+
+def test_the_public_submodules_are_pinned() -> None:
+    """The normalizer's public names (the rules and what a rule of your own uses) and the errors."""
+    assert sorted(langchain_perplexity_strict.normalize.__all__) == sorted(EXPECTED_NORMALIZE_ALL)
+    assert len(EXPECTED_NORMALIZE_ALL) <= 12
+    for name in EXPECTED_NORMALIZE_ALL:
+        assert hasattr(langchain_perplexity_strict.normalize, name), name
+    errors = langchain_perplexity_strict.errors
+    assert sorted(n for n in vars(errors) if n.startswith("Perplexity")) == EXPECTED_ERRORS_ALL
 
 
 def test_testing_api_is_pinned() -> None:

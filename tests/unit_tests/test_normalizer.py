@@ -14,12 +14,12 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from langchain_perplexity_strict import (
+from langchain_perplexity_strict import normalize_messages
+from langchain_perplexity_strict.normalize import (
     DEFAULT_RULES,
     DropTrailingAssistantMessages,
     MergeAdjacentTurns,
     StartWithUserTurn,
-    normalize_messages,
 )
 from tests.unit_tests.histories import violation
 
@@ -130,7 +130,7 @@ def test_rules_can_be_dropped_and_reordered() -> None:
 
 
 def test_user_defined_rule_runs_and_reports() -> None:
-    from langchain_perplexity_strict import Change, Entry
+    from langchain_perplexity_strict.normalize import Change, Entry
 
     class Shout:
         name = "shout"

@@ -25,10 +25,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict import DEFAULT_RULES, ChatPerplexityStrict, normalize_messages
-from langchain_perplexity_strict.normalize import NormalizationResult
+from langchain_perplexity_strict import ChatPerplexityStrict, normalize_messages
+from langchain_perplexity_strict.normalize import DEFAULT_RULES
 from langchain_perplexity_strict.normalize._compaction import compact_normalized
 from langchain_perplexity_strict.normalize._content import canonical_content
+from langchain_perplexity_strict.normalize._normalizer import NormalizationResult
 from langchain_perplexity_strict.testing.agent_schema import check_schema
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,

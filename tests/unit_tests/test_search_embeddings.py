@@ -91,7 +91,7 @@ def test_binary_is_lsb_first_plus_minus_one() -> None:
 
 @pytest.mark.parametrize("bad", ["not base64!", 12, None])
 def test_a_malformed_embedding_is_a_clear_error(bad: Any) -> None:
-    from langchain_perplexity_strict import PerplexityResponseError
+    from langchain_perplexity_strict.errors import PerplexityResponseError
 
     with pytest.raises(PerplexityResponseError, match="embedding"):
         decode_int8(bad)

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langchain_perplexity_strict import PerplexityResponseError
 from langchain_perplexity_strict._transport._sse import SSEBatcher
+from langchain_perplexity_strict.errors import PerplexityResponseError
 from tests.cheap_strategies import int_lists, json_object_lists
 
 
