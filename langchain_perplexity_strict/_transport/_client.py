@@ -60,7 +60,12 @@ def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints
         message += f" ({kind}): {text}" if kind else f": {text}"
         if isinstance(kind, str) and hints and kind in hints:
             message += f" {hints[kind]}"
-        raise http_error(error, message) from error
+        # Chained to a copy with the message shown: `error`'s own repeats the body unredacted.
+        shown = type(error)(message, response=error.response, body=error.body)
+        try:
+            raise shown
+        except openai.APIStatusError:
+            raise http_error(shown, message) from shown
     if type(error) is openai.APIConnectionError:  # openai says only "Connection error.": say where, and why
         url = error.request.url
         cause = f": {redact_text(str(error.__cause__), _sent_key(error.request))}" if str(error.__cause__ or "") else ""
