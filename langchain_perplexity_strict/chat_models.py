@@ -40,6 +40,7 @@ from langchain_perplexity_strict._batches import line as batch_line
 from langchain_perplexity_strict._batches import submit as submit_batches
 from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
+from langchain_perplexity_strict._error_kinds import refused_before_sending
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile, structured_output_method
 from langchain_perplexity_strict._redact import Redacted, redact, shown
@@ -312,6 +313,13 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         return self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream).body
 
     def _prepare(self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool) -> PreparedCall:
+        """`_build_call`, whose refusals say they are not retryable (`_kinds.refused_before_sending`)."""
+        with refused_before_sending():
+            return self._build_call(messages, stop, kwargs, stream=stream)
+
+    def _build_call(
+        self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool
+    ) -> PreparedCall:
         """Check the call's arguments, normalize, plan, and build the body once (as JSON and as bytes);
         nothing is sent."""
         call, kwargs = call_arguments(kwargs, self.api)

@@ -19,6 +19,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
+from langchain_perplexity_strict._error_kinds import reported_error
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._server_item_blocks import is_server_item
 from langchain_perplexity_strict._response._vocabulary import ANSWERED_STATUSES, PENDING_STATUSES
@@ -152,7 +153,7 @@ def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None
     if answer.text or answer.tool_calls:
         msg += "; what it produced before it ended is on this error's .partial"
     # What the run produced and cost (a failed run that used tokens is billed): on the error, not lost.
-    raise PerplexityResponseError(msg, partial=answer.partial())
+    raise reported_error(msg, error, answer.partial())
 
 
 class AgentStreamReader:
@@ -202,9 +203,13 @@ class AgentStreamReader:
             return [answer.final_chunk()]  # cut at the output limit: the answer so far, with finish_reason "length"
         elif kind in ("response.incomplete", "response.cancelled"):  # OpenAI's terminals, should a gateway send them
             return self._terminal(event.get("response") or {})
-        elif kind == "error":
-            msg = f"Perplexity stream error: {event.get('message') or event.get('error') or event}"
-            raise PerplexityResponseError(msg)
+        elif kind == "error":  # OpenAI's shape has the error's fields on the event; others nest it in `error`
+            error = event["error"] if isinstance(event.get("error"), dict) else event
+            code = " ".join(
+                f"{key} {error[key]}" for key in ("type", "code") if error.get(key) and error[key] != "error"
+            )
+            msg = f"Perplexity stream error: {error.get('message') or event.get('error') or event}"
+            raise reported_error(f"{msg} ({code})" if code else msg, error)
         return []
 
     def _reasoning(self, kind: str, event: dict[str, Any]) -> list[AIMessageChunk]:

@@ -21,12 +21,13 @@ import openai
 from langchain_openai import ChatOpenAI
 
 from langchain_perplexity_strict._accepts import check_connection_setting
+from langchain_perplexity_strict._error_kinds import error_detail
 from langchain_perplexity_strict._redact import redact, redact_text
 from langchain_perplexity_strict._transport._compat import BINARY
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
-from langchain_perplexity_strict._transport._compat import handle_openai_bad_request as _handle_openai_bad_request
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create
 from langchain_perplexity_strict._transport._http import HTTP_ERROR, trust_store
+from langchain_perplexity_strict._transport._kinds import http_error
 from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool, template_async_pool
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict._transport._timeouts import client_timeout
@@ -44,25 +45,27 @@ Hints = Mapping[str, str]
 
 
 def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints | None = None) -> NoReturn:
-    """Re-raise `error` with Perplexity's type and message, as langchain-openai does (`api` names the API;
-    `hints` adds what to do about an error of a type it names)."""
+    """Re-raise `error` as the exception of its kind (`_kinds`), with Perplexity's words whatever the body's
+    form (`api` names the API; `hints` adds what to do about an error of a type it names)."""
     if isinstance(error, openai.APIStatusError):
-        body = error.body if isinstance(error.body, dict) else {}
-        detail = body.get("error", body) if isinstance(body, dict) else {}
-        kind = detail.get("type") if isinstance(detail, dict) else None
-        text = detail.get("message") if isinstance(detail, dict) else None
+        detail = error_detail(error.body)
+        kind = detail.get("type")
         # The emulator (langchain_perplexity_strict.testing) names itself in a header on every answer.
         who = "Perplexity emulator" if error.response.headers.get("x-perplexity-emulator") else "Perplexity"
         message = f"{who} {api + ' ' if api else ''}API answered HTTP {error.status_code}"
+        said = detail.get("message") or f"{error.response.reason_phrase or 'no reason given'}, with no body"
         # A server may echo what it was sent (a value, the key it refused): the message shows no credential.
-        text = redact_text(str(text or error.message), _sent_key(error.response.request))
+        text = redact_text(str(said), _sent_key(error.response.request))
         message += f" ({kind}): {text}" if kind else f": {text}"
         if isinstance(kind, str) and hints and kind in hints:
             message += f" {hints[kind]}"
-        error = type(error)(message, response=error.response, body=error.body)
-        if isinstance(error, openai.BadRequestError):
-            _handle_openai_bad_request(error)
-    elif type(error) is openai.APIConnectionError:  # openai says only "Connection error.": say where, and why
+        # Chained to a copy with the message shown: `error`'s own repeats the body unredacted.
+        shown = type(error)(message, response=error.response, body=error.body)
+        try:
+            raise shown
+        except openai.APIStatusError:
+            raise http_error(shown, message) from shown
+    if type(error) is openai.APIConnectionError:  # openai says only "Connection error.": say where, and why
         url = error.request.url
         cause = f": {redact_text(str(error.__cause__), _sent_key(error.request))}" if str(error.__cause__ or "") else ""
         message = f"Could not connect to the Perplexity {api + ' ' if api else ''}API at {url.scheme}://{url.netloc.decode()}{cause}"

@@ -25,7 +25,17 @@ from openai._base_client import BaseClient
 LANGCHAIN_OPENAI_NEEDED = "1.6.0"
 
 try:
-    from langchain_openai.chat_models.base import _handle_openai_api_error, _handle_openai_bad_request
+    from langchain_openai.chat_models.base import (
+        OpenAIAPIError,
+        OpenAIAuthenticationError,
+        OpenAIContextOverflowError,
+        OpenAIInvalidRequestError,
+        OpenAIModelNotFoundError,
+        OpenAIPermissionDeniedError,
+        OpenAIRateLimitError,
+        _handle_openai_api_error,
+        _handle_openai_bad_request,
+    )
 except ImportError as error:  # only on an install below the declared floor
     try:
         found = version("langchain-openai")
@@ -36,6 +46,18 @@ except ImportError as error:  # only on an install below the declared floor
         f"{error}. Upgrade it: pip install 'langchain-openai>={LANGCHAIN_OPENAI_NEEDED},<2.0.0'"
     )
     raise ImportError(message) from error
+
+
+OPENAI_KINDS: dict[str, type[openai.APIStatusError]] = {
+    "context_overflow": OpenAIContextOverflowError,
+    "invalid_request": OpenAIInvalidRequestError,
+    "auth": OpenAIAuthenticationError,
+    "permission": OpenAIPermissionDeniedError,
+    "not_found": OpenAIModelNotFoundError,
+    "rate_limit": OpenAIRateLimitError,
+    "server": OpenAIAPIError,
+}
+"""langchain-openai's HTTP error class of each kind (`_kinds`): an `openai` error and a langchain-core one."""
 
 
 def _through(helper: Callable[[openai.APIError], None], error: openai.APIError) -> None:

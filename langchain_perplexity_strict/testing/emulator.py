@@ -72,7 +72,7 @@ from langchain_perplexity_strict.testing.conversation import (
     turns_from_chat_messages,
 )
 from langchain_perplexity_strict.testing.dialect import DIALECTS, Dialect, live_id, live_response
-from langchain_perplexity_strict.testing.errors import APIError
+from langchain_perplexity_strict.testing.errors import APIError, failure_message
 from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER, Reset
 from langchain_perplexity_strict.testing.run_routes import RESPONSES_PREFIX, cancel_path
 from langchain_perplexity_strict.testing.state import EmulatorState as _State
@@ -381,7 +381,7 @@ class _Handler(BatchRoutes):
             response["error"] = (
                 {"code": "max_output_tokens", "type": "incomplete", "message": "the answer reached max_output_tokens"}
                 if fault.kind == "incomplete"
-                else {"code": "server_error", "type": "server_error", "message": "emulated failure: the run failed"}
+                else {"code": fault.code, "type": fault.code, "message": failure_message(fault.code)}
             )
         if self.state.unknown_output_items:
             # An item type this schema version does not know, as the published `unknown` item carries it.

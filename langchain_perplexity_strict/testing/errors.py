@@ -6,7 +6,18 @@ Source: Perplexity's API error reference (docs/perplexity-rules.md):
 
 from __future__ import annotations
 
-from typing import Any
+import http
+import json
+from typing import Any, Literal
+
+BodyForm = Literal["json", "detail", "html", "text", "empty"]
+
+
+_GATEWAY_PAGE = (
+    "<html>\r\n<head><title>{title}</title></head>\r\n<body>\r\n<center><h1>{title}</h1></center>\r\n"
+    "<hr><center>openresty</center>\r\n</body>\r\n</html>\r\n"
+)
+"""An openresty gateway's error page, the form Perplexity's 401 took until 2026-02 (docs/perplexity-rules.md)."""
 
 
 class APIError(Exception):
@@ -20,6 +31,7 @@ class APIError(Exception):
         *,
         param: str | None = None,
         headers: dict[str, str] | None = None,
+        form: BodyForm = "json",
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -27,6 +39,22 @@ class APIError(Exception):
         self.message = message
         self.param = param
         self.headers = headers or {}
+        self.form = form
+
+    def body(self) -> tuple[bytes, str]:
+        """The body and its content type, in this error's `form` (`error_body`)."""
+        if self.form == "json":
+            return json.dumps(self.envelope()).encode(), "application/json"
+        if self.form == "detail":
+            return json.dumps(
+                {"detail": [{"loc": ["body", self.param or "input"], "msg": self.message, "type": self.type}]}
+            ).encode(), "application/json"
+        if self.form == "html":
+            title = f"{self.status} {http.HTTPStatus(self.status).phrase}"
+            return _GATEWAY_PAGE.format(title=title).encode(), "text/html"
+        if self.form == "text":
+            return self.message.encode(), "text/plain"
+        return b"", "application/json"
 
     def envelope(self) -> dict[str, Any]:
         """The JSON body Perplexity sends for this error."""
@@ -57,3 +85,35 @@ def unknown_field(path: str) -> APIError:
 def invalid(type_: str, message: str, param: str | None = None) -> APIError:
     """A 400 of the given `type` (`invalid_request`, `invalid_message`, ...)."""
     return APIError(400, type_, message, param=param)
+
+
+TOO_MANY_PROMPT_TOKENS = "The total length of all messages is too long."
+"""Sonar's words for an over-long input, recorded live with 400 `too_many_prompt_tokens` (docs/perplexity-rules.md)."""
+
+
+FAILURE_MESSAGES = {
+    "server_error": "emulated failure: the run failed",
+    "too_many_prompt_tokens": TOO_MANY_PROMPT_TOKENS,
+}
+
+
+def failure_message(code: str) -> str:
+    """The message of a failed run or a stream `error` event, by its code (`Fault.code`)."""
+    return FAILURE_MESSAGES.get(code, f"emulated failure ({code})")
+
+
+def context_overflow() -> APIError:
+    """Sonar's refusal of an input longer than the model's context, as recorded live (docs/perplexity-rules.md)."""
+    return APIError(400, "too_many_prompt_tokens", TOO_MANY_PROMPT_TOKENS)
+
+
+def error_body(status: int, form: BodyForm) -> APIError:
+    """HTTP `status` with a body in `form`, the forms an error reaches a client in (docs/perplexity-rules.md):
+    `json` (Perplexity's envelope), `detail` (the schema's `HTTPValidationError`, FastAPI's `{"detail": [...]}`),
+    `html` (a gateway's page: Perplexity's 401 was openresty's until 2026-02), `text` (a gateway's plain text),
+    `empty` (no body)."""
+    phrase = http.HTTPStatus(status).phrase
+    if form == "detail":
+        return APIError(status, "missing", "Field required", param="input", form=form)
+    kind = "invalid_request" if status < 500 else "internal_error"
+    return APIError(status, kind, f"upstream answered {status} {phrase}", form=form)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from langchain_perplexity_strict.testing.errors import APIError
+from langchain_perplexity_strict.testing.errors import APIError, context_overflow, error_body, failure_message
 from langchain_perplexity_strict.testing.runs import Run
 from langchain_perplexity_strict.testing.state import EmulatorState, Fault, RecordedRequest
 
@@ -92,8 +92,15 @@ class BaseHandler(BaseHTTPRequestHandler):
 
     def _send_error(self, error: APIError) -> None:
         # A client that stopped waiting (a cancel sent on the way out) is gone: nobody to tell, nothing to log.
+        body, content_type = error.body()
         with contextlib.suppress(ConnectionError):
-            self._send_json(error.status, error.envelope(), error.headers)
+            self.send_response(error.status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in error.headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(body)
 
     def _reset(self) -> None:
         self.wfile.flush()
@@ -148,6 +155,9 @@ class BaseHandler(BaseHTTPRequestHandler):
                     self._reset()
                 if fault.kind == "cut_stream":
                     return
+                if fault.kind == "error_event":
+                    self._send_event(self._sse(error_event(fault.code, sent), None))
+                    return
                 if fault.kind == "hold_stream":
                     self.state.hold(fault)
                 if fault.kind == "stall" and not stalled:
@@ -193,6 +203,10 @@ class BaseHandler(BaseHTTPRequestHandler):
                 503: "service_unavailable",
             }.get(fault.status, "internal_error")
             raise APIError(fault.status, kind, f"emulated {fault.status}")
+        if fault.kind == "context_overflow":
+            raise context_overflow()
+        if fault.kind == "error_body":
+            raise error_body(fault.status, fault.form)
         if fault.kind == "delay":
             time.sleep(fault.seconds)
         if fault.kind == "hold":
@@ -219,3 +233,15 @@ class BaseHandler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "malformed_json":
             return b"data: {not json\n\n"
         return b"data: " + json.dumps(event).encode() + b"\n\n"
+
+
+def error_event(code: str, sequence_number: int) -> dict[str, Any]:
+    """A stream's `error` event, in the shape of OpenAI Responses' `ResponseErrorEvent` (`code`, `message`,
+    `param`), which the Agent API follows; the live Agent API's own is unrecorded (docs/perplexity-rules.md)."""
+    return {
+        "type": "error",
+        "code": code,
+        "message": failure_message(code),
+        "param": None,
+        "sequence_number": sequence_number,
+    }

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from langchain_perplexity_strict.testing.clock import Clock, RealClock
 from langchain_perplexity_strict.testing.conversation import ConversationRules, RoleMemory
+from langchain_perplexity_strict.testing.errors import BodyForm
 from langchain_perplexity_strict.testing.runs import RunStore
 
 FaultKind = Literal[
@@ -26,6 +27,9 @@ FaultKind = Literal[
     "drop",
     "hold",
     "hold_stream",
+    "context_overflow",
+    "error_body",
+    "error_event",
 ]
 HOLD_LIMIT = 60.0
 """Seconds a `hold` waits for `release()` when its `seconds` is 0 (a test that forgot to release ends)."""
@@ -58,12 +62,18 @@ class Fault:
     moment the server marks, not a moment a clock guesses. A held create has
     started no run yet; it starts once released. `hold_stream`: the same,
     on a stream, after `after_events` events (its head sent).
+    `context_overflow`: Sonar's recorded 400 `too_many_prompt_tokens`, on either surface.
+    `error_body`: HTTP `status` with a body in `form` (`errors.error_body`: `json`, `detail`, `html`,
+    `text`, `empty`). `error_event`: on an Agent API stream, an `error` event with `code` after
+    `after_events` events, then the end. `code` is also a `failed` run's error code.
     """
 
     kind: FaultKind
     status: int = 500
     seconds: float = 0.0
     after_events: int = 3
+    code: str = "server_error"
+    form: BodyForm = "json"
 
 
 @dataclass

@@ -118,6 +118,7 @@ def test_docs_cited_in_code_exist() -> None:
 # assembled by _surfaces and called by chat_models. The transport knows nothing of messages or plans,
 # and the readers know nothing of request building.
 BASE = {"_version", "_message_keys", "_accepts", "_arguments", "_billing", "_once", "_redact", "errors", "data"}
+BASE |= {"_error_kinds"}  # the kinds of Perplexity's errors, which the transport and the readers both raise
 STAGES: dict[str, set[str]] = {
     "normalize": set(),
     "_continuation": {"normalize"},

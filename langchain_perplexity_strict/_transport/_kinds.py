@@ -1,0 +1,36 @@
+"""An HTTP error as the exception of its kind (`_error_kinds`), so middleware reads the kind and retry flag.
+
+langchain-openai's class for it where there is one, as `ChatOpenAI` raises it
+(both an `openai` error and a langchain-core one), else this package's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from langchain_perplexity_strict._error_kinds import error_detail, kind_of
+from langchain_perplexity_strict._transport._compat import OPENAI_KINDS, handle_openai_bad_request
+from langchain_perplexity_strict.errors import (
+    PerplexityInvalidRequestError,
+    PerplexityServerError,
+    PerplexityUnprocessableEntityError,
+)
+
+
+def http_error(error: openai.APIStatusError, message: str) -> Exception:
+    """`error` as the exception of its kind, with `message` (Perplexity's words)."""
+    kind = kind_of(error_detail(error.body), error.status_code)
+    fields: Any = {"message": message, "response": error.response, "body": error.body}
+    if kind == "invalid_request" and isinstance(error, openai.BadRequestError):
+        try:  # langchain-openai's own reading (an overflow by its wording, a structured-output hint)
+            handle_openai_bad_request(openai.BadRequestError(**fields))
+        except Exception as raised:
+            return raised
+    if kind == "invalid_request":
+        unprocessable = isinstance(error, openai.UnprocessableEntityError)
+        return (PerplexityUnprocessableEntityError if unprocessable else PerplexityInvalidRequestError)(**fields)
+    if kind == "server" and not isinstance(error, openai.InternalServerError):
+        return PerplexityServerError(**fields)
+    return OPENAI_KINDS[kind if kind is not None else "server"](**fields)
