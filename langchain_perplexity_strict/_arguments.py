@@ -15,6 +15,7 @@ from typing import Any
 from pydantic.fields import FieldInfo
 
 from langchain_perplexity_strict._redact import close_names, named
+from langchain_perplexity_strict.errors import PerplexityRequestTypeError
 
 
 def openai_environment_note() -> str:
@@ -99,9 +100,9 @@ def near_typo(name: str, accepted: Iterable[str]) -> str | None:
     return longer[0] if len(longer) == 1 else None
 
 
-class UnknownArgumentError(TypeError, ValueError):
-    """An argument the class does not take: a `TypeError`, as Python's own unexpected keyword is, and a
-    `ValueError`, as pydantic's refusals are. Raised as it is, never inside a pydantic `ValidationError`."""
+class UnknownArgumentError(PerplexityRequestTypeError):
+    """An argument the class does not take: a `TypeError`, as Python's own unexpected keyword is, a
+    `ValueError`, as pydantic's refusals are, and not retryable. Never inside a pydantic `ValidationError`."""
 
 
 def unknown_argument(

@@ -19,6 +19,24 @@ from langchain_core.exceptions import (
 )
 from langchain_core.messages import AIMessage
 
+__all__ = [
+    "PerplexityBatchError",
+    "PerplexityBatchTimeoutError",
+    "PerplexityBudgetExceededError",
+    "PerplexityContextOverflowError",
+    "PerplexityIncompleteError",
+    "PerplexityInvalidRequestError",
+    "PerplexityRequestError",
+    "PerplexityRequestTypeError",
+    "PerplexityResponseError",
+    "PerplexityResumeError",
+    "PerplexityRunTimeoutError",
+    "PerplexityRunUnknownError",
+    "PerplexityServerError",
+    "PerplexityStreamError",
+    "PerplexityUnprocessableEntityError",
+]
+
 
 class PerplexityRequestError(ModelInvalidRequestError, ValueError):
     """The package refused a call before sending anything: a retry would be refused alike (not retryable)."""

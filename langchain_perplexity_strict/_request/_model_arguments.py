@@ -95,10 +95,10 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
         hint = f" Did you mean {close!r}?" if close else ""
         if close in FOREIGN_HINTS:
             hint += f" {FOREIGN_HINTS[close]}."
+        listed = f" Call-time parameters are: {', '.join([*sorted(PARAMETERS), *CALL_KWARGS, 'model', 'extra_body'])}."
         msg = (
             f"{named(unknown[0], params[unknown[0]], *like)} "
-            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{hint} "
-            f"Call-time parameters are: {', '.join(sorted(PARAMETERS))}, {', '.join(CALL_KWARGS)}, model, extra_body."
+            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{hint}{'' if close else listed}"
         )
         raise ValueError(msg)
     model = params.get("model")

@@ -47,18 +47,20 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_perplexity_strict import (
     PerplexityBatchError,
     PerplexityBatchTimeoutError,
-    PerplexityBudgetExceededError,
     PerplexityDecision,
     PerplexityEmbeddings,
+    PerplexitySearchRetriever,
+    get_perplexity_cost_callback,
+)
+from langchain_perplexity_strict.errors import (
+    PerplexityBudgetExceededError,
     PerplexityIncompleteError,
+    PerplexityRequestError,
     PerplexityResponseError,
     PerplexityResumeError,
     PerplexityRunTimeoutError,
     PerplexityRunUnknownError,
-    PerplexitySearchRetriever,
-    get_perplexity_cost_callback,
 )
-from langchain_perplexity_strict.errors import PerplexityRequestError
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 from tests.integration_tests.factory import KEY, make
 from tests.integration_tests.test_faults import run

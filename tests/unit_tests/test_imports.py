@@ -61,12 +61,18 @@ EXPECTED_ERRORS_ALL = [
     "PerplexityBatchError",
     "PerplexityBatchTimeoutError",
     "PerplexityBudgetExceededError",
+    "PerplexityContextOverflowError",
     "PerplexityIncompleteError",
+    "PerplexityInvalidRequestError",
+    "PerplexityRequestError",
+    "PerplexityRequestTypeError",
     "PerplexityResponseError",
     "PerplexityResumeError",
     "PerplexityRunTimeoutError",
     "PerplexityRunUnknownError",
+    "PerplexityServerError",
     "PerplexityStreamError",
+    "PerplexityUnprocessableEntityError",
 ]
 
 
@@ -85,6 +91,7 @@ def test_the_public_submodules_are_pinned() -> None:
         assert hasattr(langchain_perplexity_strict.normalize, name), name
     errors = langchain_perplexity_strict.errors
     assert sorted(n for n in vars(errors) if n.startswith("Perplexity")) == EXPECTED_ERRORS_ALL
+    assert sorted(errors.__all__) == EXPECTED_ERRORS_ALL
 
 
 def test_testing_api_is_pinned() -> None:

@@ -36,3 +36,16 @@ def test_a_misspelt_argument_is_one_short_line_naming_the_argument_and_the_fix(c
 def test_an_unknown_argument_with_no_near_name_lists_the_accepted_ones() -> None:
     with pytest.raises(TypeError, match=r"^zzz=1 is not an argument of PerplexityEmbeddings\. Accepted: .*dimensions"):
         PerplexityEmbeddings(api_key="k", zzz=1)
+
+
+@pytest.mark.parametrize("way", ["call", "bind"])
+def test_a_misspelt_call_argument_is_one_short_line_and_not_retryable(way: str) -> None:
+    model = ChatPerplexityStrict(api_key="k", base_url="http://127.0.0.1:9")  # refused before any request
+    run = (lambda: model.invoke("hi", temprature=1)) if way == "call" else model.bind(temprature=1).invoke
+    with pytest.raises(ValueError) as caught:
+        run("hi") if way == "bind" else run()  # type: ignore[call-arg]
+    assert (
+        str(caught.value)
+        == "temprature=1 is not a parameter of ChatPerplexityStrict (api='agent'). Did you mean 'temperature'?"
+    )
+    assert caught.value.is_retryable is False  # type: ignore[attr-defined]
