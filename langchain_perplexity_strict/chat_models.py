@@ -47,6 +47,7 @@ from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
     Bindings,
     call_arguments,
+    held,
     known_arguments,
     ls_params,
     stop_list,
@@ -59,6 +60,7 @@ from langchain_perplexity_strict._request._structured_output import (
     structured_runnable,
 )
 from langchain_perplexity_strict._request._tools import bound_tools
+from langchain_perplexity_strict._request._unset import over
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
 from langchain_perplexity_strict._response._usage import add_usage
@@ -302,10 +304,11 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             call["response_format"] = response_format(call["response_format"])  # {"type": "text"}: None, the default
         if "model_kwargs" in kwargs:  # a call's extra body fields (extra_body=) add to the model's
             kwargs["model_kwargs"] = {**self.model_kwargs, **kwargs["model_kwargs"]}
-        settings = {**self._settings(), **kwargs}
         if stop is not None:
-            settings["stop"] = stop
-        if kwargs or stop is not None:  # the model's own settings were checked at construction
+            kwargs["stop"] = stop
+        kwargs = over(held(self), kwargs, "the model")
+        settings = {**self._settings(), **kwargs}
+        if kwargs:  # the model's own settings were checked at construction
             check_parameters(settings, self.api)
         surface = self.surface
         if "tools" in call or "tool_choice" in call:  # as bind_tools takes them, however they came
