@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from contextlib import aclosing, closing
 from dataclasses import replace
@@ -88,6 +89,21 @@ _NOT_IN_A_BATCH = {
     "n": "a batch line gives one answer; repeat the input in the list for several.",
 }
 """Settings a batch line cannot carry, and why (`submit_batch` refuses them before building anything)."""
+
+
+_NOT_IN_THE_CACHE_KEY = frozenset(
+    {"api_key", "cache", "callbacks", "verbose", "tags", "metadata", "rate_limiter", "name", "disable_streaming"}
+)
+"""Fields that change neither the request nor how its answer is read (two models differing only in them may share
+langchain-core's cache entries; a key's account gets the same answer)."""
+
+
+def _key_part(value: Any) -> Any:
+    """A value langchain-core's cache key cannot write as JSON: a Pydantic class by its schema (two classes of one
+    name differ), anything else by its repr (a rule, a counter: the same object gives the same key)."""
+    if isinstance(value, type) and hasattr(value, "model_json_schema"):
+        return [value.__qualname__, value.model_json_schema()]
+    return repr(value)
 
 
 def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
@@ -187,6 +203,15 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return redact({"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()})
+
+    def _get_llm_string(self, stop: list[str] | None = None, **kwargs: Any) -> str:
+        """langchain-core's cache key, from every field that changes the request or how its answer is read, as
+        they are now, and the call's arguments. langchain-core's leaves out excluded fields (`rules`,
+        `token_counter`, `profile`) and caches the model's dump on its first call."""
+        values = self.__dict__  # the fields only: langchain-core also caches the model's dump there
+        fields = {k: values[k] for k in type(self).model_fields if k not in _NOT_IN_THE_CACHE_KEY}
+        key = {"type": self._llm_type, "model": fields, "input_budget": self.input_budget, "stop": stop, **kwargs}
+        return json.dumps(redact(key), sort_keys=True, default=_key_part)
 
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
         """What traces see of a call (credentials hidden): langchain-core's `{**asdict(), stop, **kwargs}`, read
