@@ -235,7 +235,8 @@ _PARSERS = (
     "JsonOutputParser / PydanticOutputParser on the answer"
 )
 _MEDIA = (
-    "for images pass return_images=True (api='chat_completions') or bind image_search_tool() (api='agent'); "
+    "for images pass return_images=True (api='chat_completions') or "
+    "bind_tools([image_search_tool(), web_search_tool()]) (api='agent'); "
     "videos have no published request field"
 )
 _MOVED: dict[str, str] = {
