@@ -164,9 +164,37 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
 }
 
 
+_PARSERS = (
+    "Perplexity's inline <think> reasoning is already split off the answer (additional_kwargs['reasoning_content'], "
+    "or reasoning blocks with output_version='v1'): use with_structured_output, or langchain-core's "
+    "JsonOutputParser / PydanticOutputParser on the answer"
+)
+_MEDIA = (
+    "for images pass return_images=True (api='chat_completions') or "
+    "bind_tools([image_search_tool(), web_search_tool()]) (api='agent'); "
+    "videos have no published request field"
+)
+_MOVED: dict[str, str] = {
+    "ChatPerplexity": "use ChatPerplexityStrict (from langchain_perplexity_strict import ChatPerplexityStrict); "
+    "docs/migration.md lists the arguments that carry over and those that change",
+    "WebSearchOptions": "pass its keys as ChatPerplexityStrict arguments (search_context_size=..., "
+    "user_location=..., search_type=...), or web_search_options={...}, which is converted",
+    "MediaResponse": _MEDIA,
+    "MediaResponseOverrides": _MEDIA,
+    "ReasoningJsonOutputParser": _PARSERS,
+    "ReasoningStructuredOutputParser": _PARSERS,
+    "strip_think_tags": _PARSERS,
+}
+"""langchain-perplexity's public names (its `__all__`, 1.4.2) that this package has not: what to use instead.
+Its `PerplexityEmbeddings`, `PerplexitySearchRetriever`, `PerplexitySearchResults` and `UserLocation` are here."""
+
+
 def __getattr__(name: str) -> object:
-    """A public name, or a submodule (`langchain_perplexity_strict.chat_models`), imported on first use; a name
-    that left `__all__` (`_DEPRECATED`), with a `DeprecationWarning`."""
+    """A public name or submodule, imported on first use; a name that left `__all__` (`_DEPRECATED`), with a
+    `DeprecationWarning`; a langchain-perplexity name this package has not (`_MOVED`), an ImportError."""
+    if name in _MOVED:
+        msg = f"{name} is langchain-perplexity's; langchain_perplexity_strict has no {name}: {_MOVED[name]}."
+        raise ImportError(msg, name=__name__)
     module = _LAZY.get(name)
     if module is not None:
         value = getattr(import_module(f"{__name__}.{module}"), name)

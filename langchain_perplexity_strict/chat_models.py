@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from contextlib import aclosing, closing
 from dataclasses import replace
@@ -49,6 +50,7 @@ from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
     Bindings,
     call_arguments,
+    held,
     known_arguments,
     ls_params,
     stop_list,
@@ -61,6 +63,7 @@ from langchain_perplexity_strict._request._structured_output import (
     structured_runnable,
 )
 from langchain_perplexity_strict._request._tools import bound_tools
+from langchain_perplexity_strict._request._unset import over
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
 from langchain_perplexity_strict._response._usage import add_usage
@@ -83,6 +86,21 @@ _NOT_IN_A_BATCH = {
     "n": "a batch line gives one answer; repeat the input in the list for several.",
 }
 """Settings a batch line cannot carry, and why (`submit_batch` refuses them before building anything)."""
+
+
+_NOT_IN_THE_CACHE_KEY = frozenset(
+    {"api_key", "cache", "callbacks", "verbose", "tags", "metadata", "rate_limiter", "name", "disable_streaming"}
+)
+"""Fields that change neither the request nor how its answer is read (two models differing only in them may share
+langchain-core's cache entries; a key's account gets the same answer)."""
+
+
+def _key_part(value: Any) -> Any:
+    """A value langchain-core's cache key cannot write as JSON: a Pydantic class by its schema (two classes of one
+    name differ), anything else by its repr (a rule, a counter: the same object gives the same key)."""
+    if isinstance(value, type) and hasattr(value, "model_json_schema"):
+        return [value.__qualname__, value.model_json_schema()]
+    return repr(value)
 
 
 def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
@@ -182,6 +200,15 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return redact({"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()})
+
+    def _get_llm_string(self, stop: list[str] | None = None, **kwargs: Any) -> str:
+        """langchain-core's cache key, from every field that changes the request or how its answer is read, as
+        they are now, and the call's arguments. langchain-core's leaves out excluded fields (`rules`,
+        `token_counter`, `profile`) and caches the model's dump on its first call."""
+        values = self.__dict__  # the fields only: langchain-core also caches the model's dump there
+        fields = {k: values[k] for k in type(self).model_fields if k not in _NOT_IN_THE_CACHE_KEY}
+        key = {"type": self._llm_type, "model": fields, "input_budget": self.input_budget, "stop": stop, **kwargs}
+        return json.dumps(redact(key), sort_keys=True, default=_key_part)
 
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
         """What traces see of a call (credentials hidden): langchain-core's `{**asdict(), stop, **kwargs}`, read
@@ -328,10 +355,11 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             call["response_format"] = response_format(call["response_format"])  # {"type": "text"}: None, the default
         if "model_kwargs" in kwargs:  # a call's extra body fields (extra_body=) add to the model's
             kwargs["model_kwargs"] = {**self.model_kwargs, **kwargs["model_kwargs"]}
-        settings = {**self._settings(), **kwargs}
         if stop is not None:
-            settings["stop"] = stop
-        if kwargs or stop is not None:  # the model's own settings were checked at construction
+            kwargs["stop"] = stop
+        kwargs = over(held(self), kwargs, "the model")
+        settings = {**self._settings(), **kwargs}
+        if kwargs:  # the model's own settings were checked at construction
             check_parameters(settings, self.api)
         surface = self.surface
         explicit = "model" in self.model_fields_set or "model" in kwargs

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+import openai
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._console import has_key, model_settings, print_sources
@@ -30,6 +31,16 @@ def messy_agent_history() -> list[BaseMessage]:
         HumanMessage("Which city is larger, and by how much?"),
         AIMessage("Let me check."),
     ]
+
+
+def unreached(error: openai.APIConnectionError, server: str, base_url: str) -> str:
+    """What a request that never reached the server says: it could not connect (or had no answer in time), where,
+    and the network's reason (`openai`'s own message is only "Connection error.")."""
+    reason: BaseException = error
+    while reason.__cause__ is not None:  # langchain-openai's error, openai's, then the network's
+        reason = reason.__cause__
+    what = "had no answer in time from" if isinstance(error, openai.APITimeoutError) else "could not connect to"
+    return f"{what} {server} at {base_url} ({type(reason).__name__}: {str(reason)[:160]}); nothing was sent"
 
 
 def run_demo() -> int:
@@ -67,6 +78,8 @@ def run_demo() -> int:
         try:
             plain.invoke(history)
             print(f"   accepted by {server}")
+        except openai.APIConnectionError as error:  # nothing reached the server: not a refusal
+            print(f"   {unreached(error, server, llm.base_url)}")
         except Exception as error:
             print(f"   refused by {server}: {type(error).__name__}: {str(error)[:160]}")
 

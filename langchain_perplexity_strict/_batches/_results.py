@@ -82,6 +82,13 @@ def read_line(part: Part, index: int, record: dict[str, Any], read: Reader) -> O
         return _failure(part, index, "failed", str(failed), failed.partial)
 
 
+def _reason(part: Part, error: dict[str, Any]) -> str:
+    """One of the batch's errors, as its other inputs read it (a line's names the input it is about)."""
+    line = error.get("line")
+    where = f"input {part.first + line - 1}: " if isinstance(line, int) else ""
+    return f"{where}{error.get('code')}: {error.get('message')}"
+
+
 def collect(part: Part, batch: dict[str, Any], files: list[bytes], read: Reader) -> list[Outcome]:
     """The outcomes of `part`'s inputs, in order, once its batch is over (`batch`: its `BatchOutput`)."""
     total = (batch.get("request_counts") or {}).get("total")
@@ -101,7 +108,7 @@ def collect(part: Part, batch: dict[str, Any], files: list[bytes], read: Reader)
     reason = status_of(status).unanswered
     errors = ((batch.get("errors") or {}).get("data")) or []
     by_line = {e["line"]: e for e in errors if isinstance(e.get("line"), int)}
-    general = "; ".join(f"{e.get('code')}: {e.get('message')}" for e in errors if e.get("line") is None)
+    general = "; ".join(_reason(part, e) for e in errors)  # a batch failed by one line: every input is told why
     outcomes: list[Outcome] = []
     for index in range(part.first, part.first + part.count):
         if index in found:

@@ -195,11 +195,12 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
     "default_query": Refuse("Perplexity's published API takes no query parameters; remove it"),
     "media_response": Refuse(
         "not in Perplexity's published request models; for images pass return_images=True "
-        "(api='chat_completions') or bind the image_search tool (api='agent'); videos have no request field"
+        "(api='chat_completions') or bind_tools([image_search_tool(), web_search_tool()]) (api='agent'); videos "
+        "have no request field"
     ),
     "previous_response_id": Refuse(
-        "pass use_previous_response_id=True: the package finds the stored response in the history and sends "
-        "only what follows it"
+        "pass use_previous_response_id=True (api='agent'): the package finds the stored response in the history "
+        "and sends only what follows it"
     ),
     "truncation": Refuse(
         "Perplexity has no truncation; max_input_tokens=... compacts older turns to fit (the model "

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
+from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, ensure_config
+from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.runnables.config import get_config_list, merge_configs
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
@@ -20,6 +21,17 @@ from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, Convert,
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter_row import CLIENT, Api
 from langchain_perplexity_strict._request._parameter_table import PARAMETERS, check_parameters
+from langchain_perplexity_strict._request._unset import over
+
+HELD = tuple(name for name, row in PARAMETERS.items() if name == "stop" or not row.agent == row.chat == CLIENT)
+"""The settings an unset value given over them cannot lift (`_unset.over`); the client options (`n`,
+`max_resumes`, ...) shape how the call runs, and their None keeps its own meaning."""
+
+
+def held(model: Any) -> dict[str, Any]:
+    """What `model` holds of the `HELD` settings (None: nothing)."""
+    fields = model.__dict__
+    return {name: fields[name] for name in HELD}
 
 
 def stop_list(stop: Any) -> list[str]:
@@ -212,8 +224,9 @@ class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
             return super()._prepare(config)
         config = ensure_config(config)
         given = config.get("configurable", {})
-        update = {key: given[spec.id] for key, spec in self.fields.items() if spec.id in given}
         model = cast(Any, self.default)
+        update = {key: given[spec.id] for key, spec in self.fields.items() if spec.id in given}
+        update = over(held(model), update, "the model")
         return (model.model_copy(update=update) if update else model), config
 
     def _model(self) -> Any:
@@ -256,10 +269,32 @@ class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
     def _model(self) -> Any:
         return self.bound
 
+    def bind(self, **kwargs: Any) -> Runnable:
+        return super().bind(**over(self.kwargs, kwargs, "the binding"))
+
     def _batching(self, config: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+        kwargs = {**self.kwargs, **over(self.kwargs, kwargs, "the binding")}
         if isinstance(config, list):  # one per input, as `RunnableBinding.batch` merges them
-            return self.bound, [merge_configs(self.config, c) for c in config], {**self.kwargs, **kwargs}
-        return self.bound, merge_configs(self.config, config), {**self.kwargs, **kwargs}
+            return self.bound, [merge_configs(self.config, c) for c in config], kwargs
+        return self.bound, merge_configs(self.config, config), kwargs
+
+
+def _keeping(name: str) -> Callable[..., Any]:
+    """`RunnableBinding`'s `name`, whose call arguments merge over the bound ones by `_unset.over` (langchain-core
+    merges `{**bound, **given}` in each method, so a call's `tool_choice=None` would lift a bound one)."""
+
+    def method(self: KeptBinding, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return getattr(super(KeptBinding, self), name)(input, config, **over(self.kwargs, kwargs, "the binding"))
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _name in ("invoke", "ainvoke", "batch", "abatch", "batch_as_completed", "abatch_as_completed", "stream", "astream"):
+    setattr(KeptBinding, _name, _keeping(_name))
+for _name in ("transform", "atransform", "stream_events", "astream_events"):
+    if _name in vars(RunnableBindingBase) or _name in vars(RunnableBinding):
+        setattr(KeptBinding, _name, _keeping(_name))
 
 
 class Bindings:

@@ -340,18 +340,22 @@ PARAMETERS: dict[str, Parameter] = {
 """Every Perplexity parameter, in declaration order, read from the fields that declare them."""
 
 
+_IMAGES = (
+    "for images bind_tools([image_search_tool(), web_search_tool()]) (web_search_tool() carries the model's search "
+    "settings, which image_search alone would bypass)"
+)
 # What the Agent API offers instead of a chat-completions-only parameter.
 _AGENT_INSTEAD = {
     "enable_search_classifier": (
-        "the Agent API has no search classifier: the model decides when to call the web_search tool; "
-        "web_search=False turns search off"
+        "the Agent API has no search classifier: the model decides when to call the web_search tool, as the "
+        "classifier did; remove it"
     ),
-    "image_results_enhanced_relevance": "bind the image_search tool for images on the Agent API",
+    "image_results_enhanced_relevance": _IMAGES,
     "top_k": "it was removed from the Agent API",
     "presence_penalty": "it was removed from the Agent API",
     "frequency_penalty": "it was removed from the Agent API",
     "search_mode": "it was removed from the Agent API",
-    "return_images": "it was removed from the Agent API; add the image_search tool with bind_tools",
+    "return_images": f"it was removed from the Agent API; {_IMAGES}",
     "return_related_questions": "it was removed from the Agent API",
 }
 

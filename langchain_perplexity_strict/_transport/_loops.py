@@ -16,7 +16,7 @@ cookies a server sets), so two keys on one server, or one loop, never share one.
 same holds for the sync pool (`sync_pool`), which langchain-openai would otherwise
 share process-wide by server and timeout alone (`_get_default_httpx_client`).
 
-`asyncio.run` closes a loop's pools when it ends (`_closed_at_shutdown`). The TLS context
+`asyncio.run` closes a loop's pools when it ends (`_closed_at_shutdown`); the sync pools close at exit. The TLS context
 is made once per process, outside any loop (`_http.trust_store`), so a new loop's client
 loads no certificates inside the loop (a blocking read).
 """
@@ -24,6 +24,7 @@ loads no certificates inside the loop (a blocking read).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import hashlib
 import threading
 from collections.abc import AsyncGenerator
@@ -52,6 +53,17 @@ def owner_tag(api_key: str, headers: Any = None, query: Any = None) -> str:
 def _settings(client: openai.AsyncOpenAI) -> tuple[str, str, str]:
     owner = owner_tag(client.api_key, client._custom_headers, client._custom_query)
     return str(client.base_url), repr(client.timeout), owner
+
+
+@atexit.register
+def _close_sync_pools() -> None:
+    """Close the sync pools as the process exits: their kept-alive connections, left to the collector, would
+    each be a `ResourceWarning` (langchain-openai's own sync client closes itself in `__del__`)."""
+    with _LOCK:
+        pools = list(_SYNC_POOLS.values())
+        _SYNC_POOLS.clear()
+    for pool in pools:
+        pool.close()
 
 
 def sync_pool(base_url: str, timeout: Any, api_key: str) -> Any:

@@ -118,7 +118,7 @@ ROWS: list[dict[str, str]] = [
         "argument",
         "`enable_search_classifier=True`",
         "carries over on chat completions; refused on the Agent API (no classifier there); `False` is taken on both",
-        "on the Agent API, nothing (the model decides when to search), or `web_search=False`",
+        "on the Agent API, nothing (the model decides when to search, as the classifier did)",
         T + "test_enable_search_classifier",
     ),
     row(
@@ -126,7 +126,7 @@ ROWS: list[dict[str, str]] = [
         "argument",
         "`media_response={...}`",
         "refused before sending (not in Perplexity's published request models)",
-        '`return_images=True` (chat completions) or `bind_tools([{"type": "image_search"}])` (Agent API)',
+        "`return_images=True` (chat completions) or `bind_tools([image_search_tool(), web_search_tool()])` (Agent API)",
         REFUSED,
     ),
     row(
@@ -134,8 +134,8 @@ ROWS: list[dict[str, str]] = [
         "argument",
         "`return_images=True`",
         "carries over on chat completions; refused on the Agent API, naming the tool",
-        '`bind_tools([{"type": "image_search"}])`: the model keeps its `web_search`; search filters on the '
-        "model are refused beside it unless `web_search` is bound too",
+        "`bind_tools([image_search_tool(), web_search_tool()])`: `web_search_tool()` carries the model's search "
+        "settings (`image_search` alone beside search filters is refused, as it would search without them)",
         T + "test_return_images",
     ),
     row(

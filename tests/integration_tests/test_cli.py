@@ -325,3 +325,15 @@ def test_chat_labels_an_exported_emulator(
     monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
     assert main(["chat", "What is LangChain?"]) == 0
     assert capsys.readouterr().out.startswith(EMULATOR_LABEL)
+
+
+def test_demo_says_it_could_not_connect_not_that_it_was_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A placeholder key and no server to reach: step 2 says where it could not connect, distinct from a refusal."""
+    monkeypatch.setenv("PPLX_API_KEY", "pplx-placeholder")
+    monkeypatch.setenv("PPLX_BASE_URL", "http://127.0.0.1:9")  # the discard port: nothing listens
+    result = cli(capsys, "demo")
+    assert "could not connect to that server at http://127.0.0.1:9 (" in result.stdout, result.stdout
+    assert "refused by" not in result.stdout
+    assert result.returncode != 0 and "Could not connect" in result.stderr  # the answer step: the same cause

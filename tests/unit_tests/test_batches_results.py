@@ -78,3 +78,17 @@ def test_inputs_without_a_line_get_the_batch_status_or_its_line_error() -> None:
     outcomes = collect(part, batch, [], _read)
     assert [o.code for o in outcomes] == ["batch_failed", "invalid_request", "batch_failed"]  # type: ignore[union-attr]
     assert "bad model" in str(outcomes[1]) and "no credit" in str(outcomes[0])
+
+
+def test_every_input_of_a_batch_failed_by_one_line_gets_perplexitys_reason() -> None:
+    """Perplexity fails a whole batch for one bad line: the other inputs say why, naming that input."""
+    part = Part("batch_3", first=4, count=3)
+    batch = {
+        "status": "failed",
+        "errors": {"data": [{"code": "invalid_request", "line": 2, "message": "model 'x' is not served"}]},
+    }
+    outcomes = collect(part, batch, [], _read)
+    assert [o.code for o in outcomes] == ["batch_failed", "invalid_request", "batch_failed"]  # type: ignore[union-attr]
+    for outcome in (outcomes[0], outcomes[2]):
+        assert "the batch failed" in str(outcome)
+        assert "input 5: invalid_request: model 'x' is not served" in str(outcome)

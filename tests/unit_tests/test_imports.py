@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import langchain_perplexity_strict
 import langchain_perplexity_strict.errors
 import langchain_perplexity_strict.normalize
@@ -105,6 +107,8 @@ import sys
 import subprocess
 import sys
 
+import pytest
+
 import langchain_perplexity_strict
 from langchain_perplexity_strict import _emulator_process, cli, testing
 
@@ -134,3 +138,35 @@ def test_the_import_is_light_and_still_registers_with_langchain() -> None:
     import registered them at once (registration.register_when_imported)."""
     result = subprocess.run([sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+# langchain-perplexity 1.4.2's `__all__` (`pip download --no-deps langchain-perplexity`): a switched import.
+LANGCHAIN_PERPLEXITY_ALL = (
+    "ChatPerplexity",
+    "PerplexityEmbeddings",
+    "PerplexitySearchRetriever",
+    "PerplexitySearchResults",
+    "UserLocation",
+    "WebSearchOptions",
+    "MediaResponse",
+    "MediaResponseOverrides",
+    "ReasoningJsonOutputParser",
+    "ReasoningStructuredOutputParser",
+    "strip_think_tags",
+)
+WHAT_TO_USE = {"ChatPerplexity": "ChatPerplexityStrict", "WebSearchOptions": "search_context_size="}
+
+
+@pytest.mark.parametrize("name", LANGCHAIN_PERPLEXITY_ALL)
+def test_langchain_perplexitys_names_import_or_say_what_to_use(name: str) -> None:
+    """`from langchain_perplexity_strict import ChatPerplexity` names `ChatPerplexityStrict`, not a bare failure."""
+    if name in langchain_perplexity_strict.__all__:
+        exec(f"from langchain_perplexity_strict import {name}", {})
+        return
+    with pytest.raises(ImportError) as info:
+        exec(f"from langchain_perplexity_strict import {name}", {})
+    message = str(info.value)
+    assert f"{name} is langchain-perplexity's" in message
+    assert WHAT_TO_USE.get(name, "") in message
+    for suggested in ("ChatPerplexityStrict", "image_search_tool"):  # what it names exists
+        assert suggested not in message or suggested in langchain_perplexity_strict.__all__
