@@ -1,15 +1,7 @@
 """The Agent API body (`POST /v1/responses`), in the shapes Perplexity publishes.
 
-Every field and item here is one of `perplexity.generated.api`'s
-`ResponsesRequestInput` (the models Perplexity's SDK generates from its
-OpenAPI spec); the Agent API refuses any other field, at any depth, with a
-400. The items are built by hand rather than by langchain-openai's Responses
-converter: that converter writes `output_text` parts for assistant turns,
-item ids and `detail` on images, none of which the published input takes,
-and it scans every earlier item for each assistant message (quadratic).
-
-The messages come from the normalizer, so they are plain classes with
-canonical content (`normalize._content`).
+Every field is one of `ResponsesRequestInput` (`perplexity.generated.api`); others get a 400.
+Hand-built: langchain-openai's Responses converter writes fields the published input refuses.
 """
 
 from __future__ import annotations
@@ -36,9 +28,7 @@ from langchain_perplexity_strict.normalize._roles import is_developer
 def agent_body(request: BodyInput) -> dict[str, Any]:
     """The whole body: input items, model or preset, parameters, tools and response format.
 
-    With a `plan` (`use_previous_response_id`), its items are sent (already encoded
-    while planning), and a continuation sends only what follows the stored response,
-    with `previous_response_id`.
+    A plan's items are sent as encoded; a continuation sends what follows the stored response.
     """
     settings, call, plan = request.settings, request.call, request.plan
     continuation = plan.continuation if plan is not None else None
@@ -51,7 +41,7 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("effort") or body.get("preset")
     search: dict[str, Any] = {"type": "web_search"}
-    names: dict[str, str] = {}  # a search tool field -> the parameter that set it, for errors
+    names: dict[str, str] = {}  # search tool field -> its parameter, for errors
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
         if value is None or parameter is None or parameter.agent in (None, CLIENT) or name in _MODEL_CHOICE:
@@ -61,17 +51,14 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
             place(search, parameter.agent.removeprefix("web_search."), value)
         else:
             place(body, parameter.agent, value)
-    if "max_output_tokens" not in body:  # some models require it: any of the model and its fallbacks
-        limit = request.profile.get("max_output_tokens")  # the named model's; a fallback's own limit for it
+    if "max_output_tokens" not in body:  # some models (or fallbacks) require it
+        limit = request.profile.get("max_output_tokens")  # the named model's only
         models = [body.get("model"), *(body.get("models") or [])]
         needed = [default_max_output_tokens(m, limit if i == 0 else None) for i, m in enumerate(models) if m]
         if any(needed):
             body["max_output_tokens"] = min(n for n in needed if n)
     tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call.get("tools") or [])]
-    # A bare model is ungrounded on the Agent API; the tool makes it search as a Sonar model did.
-    # A preset searches on its own, so it gets the tool only to carry options. The model's search
-    # settings reach a bound web_search with or without `web_search=False` (which only leaves the
-    # default tool out); with search off and no bound web_search, they are refused (`with_search_tool`).
+    # A bare model is ungrounded on the Agent API; a preset searches on its own.
     tools = with_search_tool(tools, search, names, off=search_off(settings, call), bare=not preset)
     if tools:
         body["tools"] = tools
@@ -87,11 +74,7 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
 
 
 def search_off(settings: Mapping[str, Any], call: Mapping[str, Any]) -> str:
-    """The switch that turns the Agent API's web search off, as the user wrote it ('' when search is on).
-
-    `disable_search=True` and `web_search=False` leave the default `web_search` tool out;
-    `tool_choice='none'` lets the model call no tool, `web_search` included (`ToolChoiceInput`).
-    """
+    """The switch that turns web search off, as the user wrote it ('' when search is on)."""
     if settings.get("disable_search"):
         return "disable_search=True"
     if settings.get("web_search") is False:
@@ -102,16 +85,14 @@ def search_off(settings: Mapping[str, Any], call: Mapping[str, Any]) -> str:
 
 
 _MODEL_CHOICE = ("effort", "preset")
-"""Parameters `model_and_preset` places (the model they pick depends on each other), not the loop."""
+"""Placed by `model_and_preset`, not the loop."""
 
 
 def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
-    """`model` and `effort` (or the deprecated `preset`) as the body carries them (Sonar names mapped by
-    Perplexity's table, to an effort level).
+    """`model` and `effort` (or the deprecated `preset`) as the body carries them.
 
-    An effort level picks its own model: the default model is left out, a model the caller chose is sent
-    too. With both `effort` and `preset`, only `effort` is sent: the published schema says effort takes
-    precedence when both are supplied, so the preset would do nothing (`preset_notice` says so).
+    An effort level picks its own model unless the caller chose one. With both, only `effort`
+    is sent: the published schema gives it precedence.
     """
     target = agent_target(settings["model"])
     effort, preset = settings.get("effort"), settings.get("preset")
@@ -128,12 +109,12 @@ def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[
 
 
 def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
-    """The `input` items: messages, `function_call` and `function_call_output` items."""
+    """The `input` items."""
     return [item for items in agent_items(messages) for item in items]
 
 
 def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
-    """The `input` items of each message (an assistant turn with tool calls is several items)."""
+    """The `input` items of each message."""
     out: list[list[dict[str, Any]]] = []
     call_names: dict[str, str] = {}
     for message in messages:
@@ -160,11 +141,7 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
 
 
 def _user_items(message: BaseMessage, items: list[dict[str, Any]]) -> None:
-    """A user turn: its message, or the MCP approval responses it holds.
-
-    An `mcp_approval_response` item is the user's turn in itself, answering the
-    assistant turn that asked; a message beside it would be a second user turn in a row.
-    """
+    """A user turn: its message, or the MCP approval responses it holds (a turn in itself)."""
     responses = approval_responses(message.content)
     parts = _parts(message.content)
     if responses and parts:
@@ -181,7 +158,7 @@ def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names
     text = message.content if isinstance(message.content, str) else canonical_text(message.content)
     if text:
         items.append({"role": "assistant", "content": text})
-    items.extend(approval_requests(message))  # sent back, so the server can match the app's responses
+    items.extend(approval_requests(message))  # so the server can match the responses
     signatures = message.additional_kwargs.get(THOUGHT_SIGNATURES) or {}
     for call in message.tool_calls:
         call_id = str(call.get("id") or "")
@@ -214,15 +191,13 @@ PARTS: PartTable = {
     "image": lambda block: {"type": "input_image", "image_url": block["url"]},
     "file": _file,
 }
-"""User, system and developer content: input_text / input_image / input_file parts (`InputContentPartInput`)."""
+"""User, system and developer content parts (`InputContentPartInput`)."""
 
 TOOL_OUTPUT_PARTS: PartTable = {"text": PARTS["text"], "image": PARTS["image"]}
-"""A tool result: `FunctionCallOutputInputInput.output` takes a string or input_text and input_image parts
-(a file in a tool result is named in its text by the normalizer's `AGENT_CONTENT`, with its report)."""
+"""A tool result's parts (`FunctionCallOutputInputInput.output`): no files."""
 
 AGENT_RULES = AGENT_CONTENT
-"""The normalizer's rules this body needs first: videos left out and tool results' files named
-(`normalize._agent_content`, the one drop of what the Agent API cannot take)."""
+"""The normalizer's rules this body needs first (`normalize._agent_content`)."""
 
 
 def _parts(content: Any) -> str | list[dict[str, Any]]:

@@ -1,20 +1,7 @@
 """What the published shapes of the built-in tools leave open, checked before sending.
 
-The shapes (`_builtin_tools`) say a field is an `int` or a `str`; these checks
-add the ranges and rules Perplexity documents beside them, so a value the
-server would refuse, or a request that would do something else than the app
-meant, fails on the client with the path, the value and what is accepted:
-
-- ranges of counts and coordinates, the MCP `server_label` pattern and an
-  HTTPS `server_url`;
-- a bound `web_search`'s `filters` under the model-level filters' own check
-  (`_parameter_table.check_parameters`: one rule for both);
-- a tool set with one tool per built-in type and unique server labels;
-- OpenAI's built-in tool forms, named with what Perplexity offers instead;
-- `tool_choice`, which can force a bound function only.
-
-Sources: docs/perplexity-rules.md ("Built-in tool ranges", "Built-in tools of one
-type once", "tool_choice").
+Ranges, server labels and URLs, search filters, one tool per type, foreign tools and `tool_choice`.
+Sources: docs/perplexity-rules.md ("Built-in tool ranges", "Built-in tools of one type once", "tool_choice").
 """
 
 from __future__ import annotations
@@ -38,10 +25,10 @@ BUILTIN_TYPES = (
     "mcp",
     "connector",
 )
-"""Perplexity's built-in tool types (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
+"""Perplexity's built-in tool types (`ToolInput`, besides `function`)."""
 
 SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-"""`McpToolInput.server_label`: "Unique per request, ^[a-zA-Z0-9_-]{1,64}$" (the SDK's docstring)."""
+"""`McpToolInput.server_label` (the SDK's docstring)."""
 
 OPENAI_TOOLS: dict[str, str] = {
     "web_search_preview": "use {'type': 'web_search'} (web_search_tool())",
@@ -50,18 +37,16 @@ OPENAI_TOOLS: dict[str, str] = {
     "code_interpreter": "use {'type': 'sandbox'} (sandbox_tool()), Perplexity's code sandbox",
     "custom": "use a function tool",
 }
-"""OpenAI's built-in tool types with a Perplexity counterpart (`ChatOpenAI.bind_tools` forms)."""
+"""OpenAI's built-in tool types with a Perplexity counterpart."""
 
-_FUNCTION_FORMS = ("function", "object")  # a function dict, or a JSON schema for `convert_to_openai_tool`
+_FUNCTION_FORMS = ("function", "object")  # a function dict, or a JSON schema
 _CHOICE_WORDS = ("auto", "none", "required", "any")
 
 
 def foreign_tool_problem(tool: Any, path: str) -> str | None:
-    """Why `tool` is not a tool Perplexity takes, when it is a dict with another provider's `type` (else None).
+    """Why `tool`, a dict with another provider's `type`, is not a Perplexity tool (else None).
 
-    Every `type` that is neither a function form nor a Perplexity built-in is refused by name, with
-    Perplexity's counterpart where there is one (OpenAI's `web_search_preview` → `web_search`,
-    `code_interpreter` → `sandbox`), so the error is not langchain-core's `KeyError: 'function'`.
+    Named here, rather than as langchain-core's `KeyError: 'function'`.
     """
     if not isinstance(tool, Mapping) or not isinstance(tool.get("type"), str):
         return None
@@ -78,7 +63,7 @@ def foreign_tool_problem(tool: Any, path: str) -> str | None:
 def check_values(tool: Mapping[str, Any], path: str) -> None:
     """Raise `ValueError` naming the field when a built-in tool's value is out of its documented range.
 
-    Runs after the shape check, so each value already has its published type.
+    Runs after the shape check.
     """
     kind = tool.get("type")
     for (owner, field), (low, high, what) in RANGES.items():
@@ -92,16 +77,11 @@ def check_values(tool: Mapping[str, Any], path: str) -> None:
 
 
 def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
-    """A `web_search` tool's `filters` under the model-level filters' own check (`check_parameters`).
-
-    The filter fields are the model's search parameters of the same names (domains, recency,
-    dates), so one rule serves both: at most 20 scheme-less domains, the date format, and a
-    recency or dates, not both. The error is the model-level one, under the tool's path.
-    """
+    """A `web_search` tool's `filters` under the model-level filters' own check (`check_parameters`)."""
     try:
         check_parameters(dict(filters), "agent")
     except ValueError as error:
-        raise ValueError(f"{path}.{error}") from None  # its messages start with the filter's `name=`
+        raise ValueError(f"{path}.{error}") from None
 
 
 def _check_server(tool: Mapping[str, Any], path: str) -> None:
@@ -134,25 +114,21 @@ def check_tool_set(tools: Sequence[Mapping[str, Any]], path: str = "tools") -> N
 
 
 def check_bound(tools: Sequence[Mapping[str, Any]], tool_choice: Any) -> None:
-    """The tool set (`check_tool_set`) and the `tool_choice` (`check_tool_choice`), bound or given per call."""
+    """Check the tool set and the `tool_choice`."""
     check_tool_set(tools)
     check_tool_choice(tool_choice, tools)
 
 
 def check_tool_choice(choice: Any, tools: Sequence[Mapping[str, Any]]) -> None:
-    """Raise `ValueError` unless `tool_choice` is a word or names a bound function tool.
-
-    Perplexity's `tool_choice` object forces a function (`{"name": ...}`, docs/perplexity-rules.md);
-    a built-in tool cannot be forced, and a name must be one of the bound functions.
-    """
+    """Raise `ValueError` unless `tool_choice` is a word or names a bound function tool."""
     if isinstance(choice, bool) or choice is None or choice in _CHOICE_WORDS:
         return
     name = choice
     if isinstance(choice, Mapping):
         name = choice.get("name") or (choice.get("function") or {}).get("name")
         if name is None and choice.get("type") in _CHOICE_WORDS:
-            return  # a word in Anthropic's dict form ({"type": "any"}): `tool_choice_for`'s to map
-    # As bound (`{"type": "function", "function": {...}}`) or in the Agent API's flat shape (`"name"` at the top).
+            return  # Anthropic's dict form, mapped by `tool_choice_for`
+    # Nested (as bound) or flat (Agent API).
     functions = [str((t.get("function") or t).get("name")) for t in tools if t.get("type") == "function"]
     builtins = [str(t.get("type")) for t in tools if t.get("type") in BUILTIN_TYPES]
     if isinstance(name, str) and name in functions:
@@ -171,10 +147,7 @@ def check_tool_choice(choice: Any, tools: Sequence[Mapping[str, Any]]) -> None:
 def merged_search(tool: Mapping[str, Any], options: Mapping[str, Any], path: str) -> dict[str, Any]:
     """A bound `web_search` with the model's search options filling the fields it leaves unset.
 
-    The tool's own options (`search_context_size`, ...) win over the model's. A filter both set
-    to different values is refused: the app sets it in one place, rather than the tool's value
-    silently dropping the model's (a domain allow-list, say). The merged filters then pass the
-    filter checks (a model recency beside the tool's dates is refused).
+    A filter both set differently is refused, so neither is silently dropped.
     """
     merged = {**options, **tool}
     model_filters, own = options.get("filters"), tool.get("filters")

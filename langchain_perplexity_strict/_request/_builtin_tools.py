@@ -1,15 +1,10 @@
 """Perplexity's built-in tools and skills: their published shapes, small constructors, and the check before sending.
 
-Each TypedDict here is one of `perplexity.generated.api`'s request models
-(`WebSearchToolInput`, `FetchUrlToolInput`, ..., `BuiltinSkillInput`, ...),
-field for field; a contract test holds them equal. They serve three ways: a
-type checker reads them, the constructors (`web_search_tool(...)`, ...)
-return them, and `check_builtin_tool` / `check_skill` walk any dict the app
-binds against them, so a wrong field fails on the client with its path.
+Each TypedDict is one of `perplexity.generated.api`'s request models; a contract test holds them equal.
 Docs: docs.perplexity.ai, Agent API "Tools" and "Skills".
 """
 
-# No `from __future__ import annotations`: TypedDict reads `NotRequired` only from evaluated annotations.
+# No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -180,7 +175,7 @@ TOOL_SHAPES: dict[str, Any] = {
     "mcp": McpTool,
     "connector": ConnectorTool,
 }
-"""Built-in tool type → its published shape (`ToolInput` in `perplexity.generated.api`, besides `function`)."""
+"""Built-in tool type → its published shape (`ToolInput`)."""
 
 
 def check_builtin_tool(tool: Mapping[str, Any], path: str = "tools") -> None:

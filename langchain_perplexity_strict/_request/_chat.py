@@ -1,12 +1,6 @@
 """The Sonar chat-completions body (`POST /chat/completions`), as Perplexity publishes it.
 
-Fields and message shapes are those of `ApiChatCompletionsRequestInput` and
-`ChatMessageInputInput` in `perplexity.generated.api`: content is a
-string or `text` / `image_url` / `file_url` chunks, an assistant turn
-may carry `tool_calls`, a tool message its `tool_call_id`; there is no
-`name` on a message and no `stream_options`.
-
-The messages come from the normalizer (plain classes, canonical content).
+Shapes: `ApiChatCompletionsRequestInput` and `ChatMessageInputInput` (`perplexity.generated.api`).
 """
 
 from __future__ import annotations
@@ -24,11 +18,7 @@ from langchain_perplexity_strict.normalize._content import canonical_text
 
 
 def chat_body(request: BodyInput) -> dict[str, Any]:
-    """The whole body: messages, model, parameters and response format.
-
-    Chat completions store nothing and take the model as named, so the plan and
-    `model_explicit` of `request` do not apply.
-    """
+    """The whole body: messages, model, parameters and response format (no plan)."""
     settings, call = request.settings, request.call
     body: dict[str, Any] = {
         "model": chat_model_name(settings["model"]),
@@ -69,7 +59,7 @@ def _message(message: BaseMessage) -> dict[str, Any]:
 
 
 def _file(block: dict[str, Any]) -> dict[str, Any]:
-    # Perplexity's file-attachments guide: file_url.url is a URL or the bare base64 (no data: prefix).
+    # Perplexity's file-attachments guide: a URL or bare base64.
     chunk: dict[str, Any] = {"type": "file_url", "file_url": {"url": block.get("url") or block["base64"]}}
     if block.get("filename"):
         chunk["file_name"] = block["filename"]
@@ -82,7 +72,7 @@ PARTS: PartTable = {
     "file": _file,
     "video": lambda block: {"type": "video_url", "video_url": {"url": block["url"]}},
 }
-"""A string, or `text` / `image_url` / `file_url` / `video_url` chunks (a file as a URL or its base64)."""
+"""Content chunks by canonical kind."""
 
 
 def _content(content: Any) -> str | list[dict[str, Any]]:

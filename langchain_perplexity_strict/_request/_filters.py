@@ -1,17 +1,9 @@
 """Search-filter rules that Perplexity documents alike for the Search API and the chat model's web search.
 
-One definition, used by the chat model's parameter table (`_parameter_row`) and
-by the Search API (`_search/_request`):
-
-- Dates are `%m/%d/%Y`, so `3/1/2025` and `03/01/2025` are both valid
-  (docs.perplexity.ai/docs/search/filters/date-time-filters: "Specific date
-  filters must be provided in the "%m/%d/%Y" format (e.g., "3/1/2025")").
-- Domains: at most 20, given without the protocol ("nature.com" not
-  "https://nature.com"), either all included or all excluded with a `-`
-  prefix, never both (docs.perplexity.ai/guides/search-domain-filter-guide).
-- Country: an ISO 3166-1 alpha-2 code, language: ISO 639-1 codes (the Search
-  API reference, docs.perplexity.ai/api-reference/search-post, and the
-  language filter guide, docs.perplexity.ai/docs/search/filters/language-filter).
+- Dates: docs.perplexity.ai/docs/search/filters/date-time-filters.
+- Domains: docs.perplexity.ai/guides/search-domain-filter-guide.
+- Country and language: docs.perplexity.ai/api-reference/search-post,
+  docs.perplexity.ai/docs/search/filters/language-filter.
 """
 
 from __future__ import annotations
@@ -22,7 +14,7 @@ from typing import Any, Literal, get_args
 from langchain_perplexity_strict._request._iso_codes import COUNTRIES, LANGUAGES
 
 Recency = Literal["hour", "day", "week", "month", "year"]
-"""`search_recency_filter`, on every endpoint (the type a signature shows)."""
+"""`search_recency_filter` values."""
 RECENCY: tuple[str, ...] = get_args(Recency)
 DATE_FORMAT = "%m/%d/%Y"
 DATE_ACCEPTED = "a date as M/D/YYYY or MM/DD/YYYY, such as '3/1/2025' or '03/01/2025'"
@@ -58,10 +50,10 @@ def domains_problem(value: Any) -> str | None:
 
 
 def is_country(value: Any) -> bool:
-    """An ISO 3166-1 alpha-2 code (either case), such as 'US' or 'gb'."""
+    """An ISO 3166-1 alpha-2 code, either case."""
     return isinstance(value, str) and value.upper() in COUNTRIES
 
 
 def is_language(value: Any) -> bool:
-    """An ISO 639-1 code (either case), such as 'en'."""
+    """An ISO 639-1 code, either case."""
     return isinstance(value, str) and value.lower() in LANGUAGES

@@ -1,20 +1,7 @@
 """Other integrations' argument names, as data: what each means here, or what to write instead.
 
-Users come from langchain-perplexity's `ChatPerplexity` and from `ChatOpenAI`
-pointed at Perplexity, with their own argument names. `HABITS` maps each such
-name to one of three fates:
-
-- `Rename`: the same setting under this package's name (`openai_api_key` → `api_key`);
-- `Convert`: a value converted into this package's arguments (`web_search_options`,
-  `reasoning={"effort": ...}`, `use_responses_api`, `stream_options`); `extra_body`
-  is unpacked the way the OpenAI SDK merges it into the body;
-- `Refuse`: nothing in Perplexity's published request models carries it
-  (`perplexity.generated.api`); the error names what to write instead.
-
-`translate` applies the table to a constructor's, a call's or a `bind`'s
-arguments, before any other check, so the three paths agree. The table is
-also what "Did you mean" hints come from: a near typo of a foreign name (`verbosty`) gets that
-name's fate (`FOREIGN_HINTS`), never a guess at an unrelated setting of ours.
+`HABITS` maps each name from `ChatPerplexity` or `ChatOpenAI` to `Rename`, `Convert` or `Refuse`;
+`translate` applies it to every entry point before any other check.
 """
 
 from __future__ import annotations
@@ -38,14 +25,13 @@ class Rename:
 
 @dataclass(frozen=True)
 class Convert:
-    """A value converted into this package's arguments (`convert(value, where)` returns them)."""
+    """A value converted into this package's arguments."""
 
     convert: Callable[[Any, Where], dict[str, Any]]
     means: str
     """What it becomes, for the migration page and errors."""
     keys: Mapping[str, str] | None = None
-    """For a dict value: each key the user may write, and the argument it becomes (so an error names the key
-    as written, `web_search_options['image_search_relevance_enhanced']`, not only the argument it became)."""
+    """For a dict value: each key the user may write -> the argument it becomes (for errors)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +42,7 @@ class Refuse:
 
 
 def _as_dict(name: str, value: Any) -> dict[str, Any]:
-    """`value` as a dict: a mapping, or a pydantic model (langchain-perplexity's `WebSearchOptions`)."""
+    """`value` as a dict: a mapping, or a pydantic model."""
     if hasattr(value, "model_dump"):
         value = value.model_dump(exclude_none=True)
     if not isinstance(value, Mapping):
@@ -66,7 +52,7 @@ def _as_dict(name: str, value: Any) -> dict[str, Any]:
 
 
 def _sub_keys(name: str, value: Any, keys: Mapping[str, str]) -> dict[str, Any]:
-    """`value`'s keys renamed by `keys`; a key not there is refused, naming those accepted."""
+    """`value`'s keys renamed by `keys`; another key is refused."""
     given = _as_dict(name, value)
     unknown = sorted(k for k in given if k not in keys)
     if unknown:
@@ -78,9 +64,7 @@ def _sub_keys(name: str, value: Any, keys: Mapping[str, str]) -> dict[str, Any]:
     return {keys[k]: v for k, v in given.items() if v is not None}
 
 
-# `WebSearchOptionsInput` (chat completions) and the Agent API's `web_search` tool: the same three settings,
-# which this package takes as parameters; langchain-perplexity's `image_search_relevance_enhanced` is the
-# published `image_results_enhanced_relevance`.
+# `WebSearchOptionsInput`, plus langchain-perplexity's name for `image_results_enhanced_relevance`.
 WEB_SEARCH_OPTIONS = {
     "search_context_size": "search_context_size",
     "user_location": "user_location",
@@ -99,7 +83,7 @@ STREAM_OPTIONS = {"include_usage": "stream_usage"}
 
 
 def _reasoning(value: Any, where: Where) -> dict[str, Any]:
-    # `ReasoningConfigInput` has only `effort`; ChatOpenAI's `summary` has no Perplexity field.
+    # `ReasoningConfigInput` has only `effort`.
     return _sub_keys("reasoning", value, REASONING)
 
 
@@ -123,8 +107,7 @@ def _use_responses_api(value: Any, where: Where) -> dict[str, Any]:
 
 
 def check_parallel_tool_calls(value: Any) -> None:
-    """`parallel_tool_calls=False` cannot be honoured (Perplexity's model may call several tools in one turn):
-    refused, at `bind_tools` and per call, rather than ignored; True and None are what Perplexity does."""
+    """Refuse `parallel_tool_calls=False`, which Perplexity cannot honour."""
     if value is not None and value is not True:
         msg = (
             f"parallel_tool_calls={shown(value)}: the published Agent API has no parallel_tool_calls, and its "
@@ -143,7 +126,7 @@ def _parallel_tool_calls(value: Any, where: Where) -> dict[str, Any]:
         )
         raise ValueError(msg)
     check_parallel_tool_calls(value)
-    return {}  # True or None: what Perplexity does anyway, so nothing is sent
+    return {}  # what Perplexity does anyway
 
 
 _HTTP = (
@@ -153,7 +136,6 @@ _HTTP = (
 _NOT_PUBLISHED = "not in Perplexity's published request models (perplexity.generated.api); remove it"
 
 HABITS: dict[str, Rename | Convert | Refuse] = {
-    # Real synonyms: the same setting under another integration's name.
     "model_name": Rename("model"),
     "max_output_tokens": Rename("max_tokens"),
     "max_completion_tokens": Rename("max_tokens"),
@@ -163,7 +145,6 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
     "openai_api_key": Rename("api_key"),
     "openai_api_base": Rename("base_url"),
     "request_timeout": Rename("timeout"),
-    # Values converted into this package's arguments.
     "web_search_options": Convert(
         _web_search_options,
         "search_context_size, user_location, search_type and image_results_enhanced_relevance "
@@ -178,7 +159,6 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
         "bind_tools(tools, parallel_tool_calls=True or None), not sent; False is refused (Perplexity's model "
         "may call several tools in one turn)",
     ),
-    # Not in Perplexity's published request models: what to write instead.
     "client": Refuse(_HTTP),
     "async_client": Refuse(_HTTP),
     "root_client": Refuse(_HTTP),
@@ -232,22 +212,20 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
         "use search_max_tokens or search_max_tokens_per_page to bound what search adds"
     ),
 }
-"""Every foreign argument name, with its fate. `extra_body` and `model_kwargs` are unpacked by
-`translate` itself, since what they hold is translated in turn."""
+"""Every foreign argument name, with its fate (`extra_body` is unpacked by `translate`)."""
 
 EXTRA_BODY = "extra_body"
 
 
 def refusal(name: str, value: Any, given_as: str | None = None) -> ValueError:
-    """The error for a refused foreign argument (given as `given_as`, such as `model_kwargs['seed']`),
-    naming what to write instead."""
+    """The error for a refused foreign argument, naming what to write instead."""
     habit = HABITS[name]
     assert isinstance(habit, Refuse)
     return ValueError(f"{named(given_as or name, value, name)} is not taken by {OWNER}: {habit.instead}.")
 
 
 def what_it_is_here(name: str) -> str:
-    """A foreign name's fate in a sentence, for the "Did you mean" of a typo of it (`verbosty`)."""
+    """A foreign name's fate in a sentence, for "Did you mean" hints."""
     habit = HABITS[name]
     if isinstance(habit, Rename):
         return f"{name} carries over, as {habit.to}"
@@ -257,8 +235,7 @@ def what_it_is_here(name: str) -> str:
 
 
 FOREIGN_HINTS = {name: what_it_is_here(name) for name in HABITS}
-"""For `_arguments.unknown_argument`: a near typo is matched against these names as well as ours, and
-when a foreign name is the closest, the hint is its fate (never a guess at an unrelated setting of ours)."""
+"""For `_arguments.unknown_argument`: a typo of a foreign name gets its fate."""
 
 
 def translate(
@@ -269,16 +246,9 @@ def translate(
 ) -> dict[str, Any]:
     """`values` in this package's names: renamed, converted, or refused by `HABITS`.
 
-    `extra_body` (the OpenAI SDK's extra body fields) and `model_kwargs` (`ChatOpenAI`'s) are unpacked
-    entry by entry, on one path: an entry named in `HABITS` (or a nested `extra_body`) is translated as
-    if given as an argument, so `model_kwargs={"seed": 1}` is refused as `seed=1` is; an entry under a
-    credential's name is refused, its value hidden (a key belongs in `api_key`, never in the body). In
-    `extra_body` only, an entry naming a body setting (`known`: the parameters, `model`, a call's
-    `tools`...) is taken as that argument, checked as it is (in `model_kwargs`, such an entry is refused
-    by `_parameter_table.check_model_kwargs`, as `ChatOpenAI` refuses one). Any other entry goes to
-    `model_kwargs`, sent as it is. A setting given twice with different values is refused, naming both
-    ways it came. With `api`, what a converted dict becomes is checked here, so an error names the key the
-    user wrote (`check_converted`, given by the caller, which knows the surface's parameter table).
+    `extra_body` and `model_kwargs` entries are translated as arguments; an `extra_body` entry naming
+    a setting in `known` becomes that argument; credentials are refused; the rest go to `model_kwargs`.
+    A setting given twice with different values is refused.
     """
     out: dict[str, Any] = {}
     came: dict[str, str] = {}

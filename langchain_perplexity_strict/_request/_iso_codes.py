@@ -1,7 +1,6 @@
 """The ISO code lists Perplexity's Search API names: ISO 3166-1 alpha-2 countries and ISO 639-1 languages.
 
-Taken from the ISO lists as published (pycountry 26.2 carries the same 249
-country and 184 language codes); kept here so the package needs no data dependency.
+Kept here so the package needs no data dependency.
 """
 
 _COUNTRIES = """

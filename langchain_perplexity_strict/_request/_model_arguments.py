@@ -1,8 +1,4 @@
-"""A call's and the constructor's arguments: parameters, aliases, unknown names; stop lists, LangSmith's parameters.
-
-Split from `_parameter_table` (the declarations and their checks): how the
-arguments of a call or a constructor are sorted before those checks run.
-"""
+"""A call's and the constructor's arguments: parameters, aliases, unknown names; stop lists, LangSmith's parameters."""
 
 from __future__ import annotations
 
@@ -35,36 +31,26 @@ def held(model: Any) -> dict[str, Any]:
 
 
 def stop_list(stop: Any) -> list[str]:
-    """Stop sequences as a list; a value of the wrong type is refused by the parameter check, not here."""
+    """Stop sequences as a list (types are checked elsewhere)."""
     if isinstance(stop, str):
         return [stop]
     return list(stop) if isinstance(stop, (list, tuple)) else []
 
 
-# Keyword arguments a call may carry besides the parameters: they shape the request.
 CALL_KWARGS = ("tools", "tool_choice", "response_format")
-# Passed by LangChain itself (structured-output tracing): not sent. (ChatOpenAI's parallel_tool_calls is
-# a habit: `_habits.HABITS`.)
+# Passed by LangChain itself: not sent.
 IGNORED_KWARGS = ("ls_structured_output_format",)
 
 
 CALL_ONLY = ("model", "model_kwargs")
-"""Besides the parameters, a call may change the model (as langchain-perplexity's calls did) and add
-extra body fields (`extra_body=`, unpacked into `model_kwargs` by `_habits.translate`; `model_kwargs=`
-itself is the constructor's)."""
+"""A call's arguments besides the parameters (`extra_body=` becomes `model_kwargs`)."""
 
 
 def _check_converted(api: Api) -> Callable[[str, Any, Convert, Mapping[str, Any]], None]:
-    """What a converted dict became, checked on `api` (`_habits.translate` calls it), each error naming the key
-    the user wrote."""
+    """A check of what a converted dict became on `api`."""
 
     def check(name: str, given: Any, habit: Convert, converted: Mapping[str, Any]) -> None:
-        """Check what a converted dict became on `api`, the error naming each key as the user wrote it.
-
-        `web_search_options={"image_search_relevance_enhanced": True}` becomes `image_results_enhanced_relevance`
-        (Perplexity's published name); an error about it says `web_search_options['image_search_relevance_enhanced']`
-        first, then the published name it maps to, then why.
-        """
+        """Check each converted value, the error naming the key as the user wrote it."""
         if habit.keys is None or not isinstance(given, Mapping):
             return
         for key in given:
@@ -86,10 +72,9 @@ def _check_converted(api: Api) -> Callable[[str, Any, Convert, Mapping[str, Any]
 def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
     """A call's keyword arguments as (tools, tool choice and response format; parameters).
 
-    Other integrations' names are translated first (`_habits.HABITS`). Raises `ValueError` for an
-    argument that is none of these, naming it and listing what a call takes.
+    Other integrations' names are translated first; an unknown one raises `ValueError`.
     """
-    if not kwargs:  # most calls: nothing to translate or check
+    if not kwargs:
         return {}, {}
     if "model_kwargs" in kwargs:
         msg = (
@@ -121,7 +106,7 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
 
 
 def ls_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> Any:
-    """LangSmith's parameters for a call of `model` (provider "perplexity")."""
+    """LangSmith's parameters for a call of `model`."""
     from langchain_core.language_models.chat_models import LangSmithParams
 
     params = LangSmithParams(
@@ -143,9 +128,7 @@ OUTPUT_VERSIONS = (None, "v0", "v1")
 
 
 def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
-    """Constructor arguments with other integrations' names translated (`_habits.HABITS`); an unknown
-    one is refused, with a "Did you mean" only for a near typo of an accepted name or of a foreign one
-    (`_habits.FOREIGN_HINTS`: then that habit's fate)."""
+    """Constructor arguments with other integrations' names translated; an unknown one is refused."""
     if not isinstance(values, dict):
         return values
     accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
@@ -160,7 +143,7 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
         raise ValueError(msg)
     surface_default = DEFAULT_MODELS.get(values.get("api"), fields["model"].default)
     if "model" not in values and surface_default != fields["model"].default:
-        values["model"] = surface_default  # the surface's own model; the field's default stays implicit (presets)
+        values["model"] = surface_default  # the field's default stays implicit
     unknown = sorted(k for k in values if k not in accepted)
     if unknown:
         name = unknown[0]
@@ -171,10 +154,7 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
 class _KeepsWhatItHolds:
     """`bind_tools` and `with_structured_output` that keep what this runnable holds around the model.
 
-    langchain-core hands both to the model itself (`__getattr__` of `RunnableBinding` and of
-    configurable runnables), so `model.bind(search_domain_filter=[...]).bind_tools([...])` would drop
-    the filter and `configurable.bind_tools([...])` its configuration. Here the model's `bind_tools`
-    runs as usual and its arguments are bound on this runnable instead.
+    langchain-core's `__getattr__` hands both to the model, dropping bound arguments and configuration.
     """
 
     def _model(self) -> Any:
@@ -184,12 +164,10 @@ class _KeepsWhatItHolds:
         return cast(Any, self).bind(**self._model().bind_tools(tools, **kwargs).kwargs)
 
     def with_structured_output(self, schema: Any = None, **kwargs: Any) -> Runnable:
-        # The model's own method, on this runnable: it calls only bind_tools, bind and supports_function_tools.
+        # The model's own method, run on this runnable.
         return cast(Any, type(self._model())).with_structured_output(self, schema, **kwargs)
 
-    # A batch (docs/batches.md) on the runnable held: the model's settings as configured here (by the call's
-    # config, or by a list of one per input), the config bound here, and the arguments bound here, apply to
-    # every line (langchain-core's `__getattr__` would forward the config only, and fail on a list of them).
+    # Batches (docs/batches.md) keep the configuration and arguments held here.
 
     def _batching(self, config: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
         return self._model(), config, kwargs
@@ -214,9 +192,7 @@ class _KeepsWhatItHolds:
 class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
     """`configurable_fields` whose configured values are set by the model's `model_copy(update=...)`.
 
-    langchain-core builds the configured model as `cls(**every_field, **configured)`, so every field
-    counts as given: a model left to a preset is then sent beside it. `model_copy` checks the values
-    as the constructor does and keeps what was given as given. Option fields take langchain-core's path.
+    langchain-core's `cls(**every_field, ...)` would mark every field as given.
     """
 
     def _prepare(self, config: RunnableConfig | None = None) -> Any:
@@ -233,12 +209,11 @@ class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
         return self.default
 
     def bind(self, **kwargs: Any) -> KeptBinding:
-        """A `KeptBinding`, as the model's `bind` gives: its arguments reach `submit_batch` too."""
+        """A `KeptBinding`, as the model's `bind` gives."""
         return KeptBinding(bound=self, kwargs=kwargs, config={})
 
     def _configured(self, inputs: Any, config: Any) -> tuple[Any, list[Any] | None]:
-        """The model as configured by `config` (with the config this runnable holds, `with_config`), or, for a
-        list of configs (one per input, as `batch` takes them), each input's model; the first reads the answers."""
+        """The model as configured by `config`, and each input's model for a list of configs."""
         if not isinstance(config, list):
             return self.prepare(config)[0], None
         models = [self.prepare(c)[0] for c in get_config_list(config, len(inputs))]
@@ -253,14 +228,11 @@ class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
         return await model._asubmit_batch(inputs, config, kwargs, models)
 
     def _batching(self, config: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
-        return self.prepare(config)[0], config, kwargs  # the model as configured by `config` and `with_config`
+        return self.prepare(config)[0], config, kwargs
 
 
 class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
-    """`model.bind(...)`, whose bound settings stay bound through `bind_tools` and `with_structured_output`
-    (the later arguments win, as `.bind(...).bind(...)` merges them), and whose repr and dump hide a bound
-    credential (`RedactedBinding`). It serializes as langchain-core's binding.
-    """
+    """`model.bind(...)`, whose settings stay bound through `bind_tools` and `with_structured_output`."""
 
     @classmethod
     def lc_id(cls) -> list[str]:
@@ -298,15 +270,15 @@ for _name in ("transform", "atransform", "stream_events", "astream_events"):
 
 
 class Bindings:
-    """The chat model's `bind` (a `KeptBinding`) and `configurable_fields` (by `model_copy`, `CopiedFields`)."""
+    """The chat model's `bind` and `configurable_fields`."""
 
     def bind(self, **kwargs: Any) -> KeptBinding:
         return KeptBinding(bound=cast(Any, self), kwargs=kwargs, config={})
 
     def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> KeptBinding:
-        """langchain-core's, as a `KeptBinding`: the config reaches `submit_batch` too (also a list of them)."""
+        """langchain-core's, as a `KeptBinding`, so batches get the config."""
         return KeptBinding(bound=cast(Any, self), kwargs={}, config=cast(RunnableConfig, {**(config or {}), **kwargs}))
 
     def configurable_fields(self, **kwargs: Any) -> Any:
-        """langchain-core's, with each configured value set by `model_copy(update=...)` (`CopiedFields`)."""
+        """langchain-core's, with values set by `model_copy` (`CopiedFields`)."""
         return CopiedFields(default=cast(Any, self), fields=cast(Any, super()).configurable_fields(**kwargs).fields)

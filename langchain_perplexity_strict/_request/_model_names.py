@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Names a custom function may not take on the Agent API: the built-in tools' names
-# (docs.perplexity.ai, Agent API "Tools"; see docs/perplexity-rules.md).
+# Built-in tool names, reserved on the Agent API (docs/perplexity-rules.md).
 RESERVED_FUNCTION_NAMES = frozenset(
     {
         "web_search",
@@ -18,8 +17,7 @@ RESERVED_FUNCTION_NAMES = frozenset(
     }
 )
 
-# The model each surface sends when none is given (the Agent API's lightest
-# web-grounded model; Sonar's base model on chat completions).
+# The model each surface sends when none is given.
 DEFAULT_MODELS = {"agent": "perplexity/sonar", "chat_completions": "sonar"}
 
 SONAR_MODELS = (
@@ -33,8 +31,7 @@ SONAR_MODELS = (
 
 @dataclass(frozen=True)
 class AgentTarget:
-    """What a Sonar model name becomes on the Agent API: a model, or an effort level (the table's preset,
-    which Perplexity has since deprecated for `effort`, sent under that name)."""
+    """What a Sonar model name becomes on the Agent API: a model, or an effort level."""
 
     model: str | None
     preset: str | None
@@ -51,12 +48,12 @@ SONAR_TO_AGENT: dict[str, AgentTarget] = {
 
 
 def agent_target(model: str) -> AgentTarget:
-    """The Agent API model (or preset) for `model`: Sonar names mapped by Perplexity's table."""
+    """The Agent API model (or preset) for `model`."""
     return SONAR_TO_AGENT.get(model) or AgentTarget(model, None)
 
 
 def sonar_notice(model: str) -> str | None:
-    """What a model says (once per model instance, `_once`) when `model` is a Sonar name it maps."""
+    """The warning for a Sonar name `model` (None: not one)."""
     target = SONAR_TO_AGENT.get(model)
     if target is None:
         return None
@@ -69,9 +66,7 @@ def sonar_notice(model: str) -> str | None:
 
 
 def preset_notice(preset: str | None, effort: str | None) -> str | None:
-    """What a model says (once per model instance, `_once`) of a `preset`: Perplexity deprecated it for `effort`
-    (`ResponsesRequestInput.preset`: "Deprecated: Use effort instead. If both are supplied, effort takes
-    precedence when non-null."); with `effort` too, it is not sent."""
+    """The warning for a deprecated `preset` (`ResponsesRequestInput.preset`)."""
     if not preset:
         return None
     if effort:
@@ -88,19 +83,15 @@ def preset_notice(preset: str | None, effort: str | None) -> str | None:
 
 
 EFFORT_NAMES = ("fast", "low", "medium", "high", "xhigh")
-"""The Agent API's effort levels (docs.perplexity.ai/docs/agent-api/effort), written once:
-`_parameter_row.EFFORT_LEVELS` is this tuple."""
+"""The Agent API's effort levels (docs.perplexity.ai/docs/agent-api/effort)."""
 
 
-# The Agent API slugs that name a Sonar model, as chat completions name it (the migration table read backwards).
+# The migration table read backwards.
 AGENT_TO_SONAR = {target.model: name for name, target in SONAR_TO_AGENT.items() if target.model}
 
 
 def chat_model_name(model: str) -> str:
-    """`model` as Sonar chat completions take it: an Agent API slug with a Sonar twin (`perplexity/sonar`) is
-    sent as that twin (with a notice, `agent_name_notice`); any other provider slug (`openai/gpt-5.1`) is
-    refused before sending, as Perplexity answers it with "Invalid model". A name without a provider goes
-    as given (a gateway may serve names of its own)."""
+    """`model` as Sonar chat completions take it; another provider's slug is refused ("Invalid model")."""
     if model in AGENT_TO_SONAR:
         return AGENT_TO_SONAR[model]
     if "/" in model:
@@ -114,7 +105,7 @@ def chat_model_name(model: str) -> str:
 
 
 def agent_name_notice(model: str) -> str | None:
-    """What a model says (once per model instance, `_once`) when chat completions send `model` by its Sonar name."""
+    """The warning when chat completions send `model` by its Sonar name."""
     if model not in AGENT_TO_SONAR:
         return None
     return (
@@ -127,11 +118,7 @@ ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 
 
 def default_max_output_tokens(model: str, limit: int | None = None) -> int | None:
-    """`max_output_tokens` to send when none is set: Perplexity requires it for `anthropic/*` models.
-
-    `limit` (the model's profile, as the application gave it or as derived), else the model's known limit,
-    else 8,192; None for other models (the server's default applies).
-    """
+    """`max_output_tokens` to send when none is set: Perplexity requires it for `anthropic/*` models."""
     if not model.startswith("anthropic/"):
         return None
     from langchain_perplexity_strict.data._profiles import MODEL_FACTS

@@ -1,20 +1,7 @@
 """A row of the parameter table (`Parameter`): what a parameter accepts, and where it goes on each surface.
 
-A `Parameter` says what it accepts, as a strict pydantic type checked by
-`_accepts.Accepts` (at construction and at call time alike, so a request Perplexity would refuse is never sent and a
-parameter is never silently dropped) and its place in each surface's body:
-a dotted path such as `"max_output_tokens"`, `"reasoning.effort"` or
-`"web_search.filters.search_domain_filter"` (`web_search.*` is the
-Agent API's `web_search` tool), `CLIENT` for what the package does
-itself (`n`, `stop`), or None where the surface has no such parameter.
-Each parameter is declared once, as a field of `PerplexityParameters`
-annotated with its `Parameter` (`_parameter_table`).
-
-Sources: the Agent API fields are those of `ResponsesRequestInput` and
-`WebSearchToolInput` in `perplexity.generated.api` (Perplexity's SDK,
-generated from its OpenAPI spec); chat completions are
-`ApiChatCompletionsRequestInput`. Ranges beyond the types are in
-`docs/perplexity-rules.md`.
+A path is dotted (`web_search.*` is the Agent API's tool), `CLIENT` (done by the package) or None (absent).
+Sources: as `_parameter_table`'s.
 """
 
 from __future__ import annotations
@@ -45,7 +32,7 @@ DATE_FILTERS = (
 )
 LOCATION_FIELDS = ("city", "country", "region", "latitude", "longitude")  # ToolUserLocationInput
 EFFORT_LEVELS = EFFORT_NAMES
-"""The Agent API's effort levels (docs.perplexity.ai/docs/agent-api/effort), not `reasoning.effort`'s."""
+"""docs.perplexity.ai/docs/agent-api/effort; not `reasoning.effort`'s."""
 
 
 def _number(low: float, high: float) -> Any:
@@ -60,35 +47,31 @@ TEXT = Annotated[str, Strict(), StringConstraints(min_length=1)]
 FLAG = StrictBool
 STRING = StrictStr
 SECONDS = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
-"""A finite number of seconds >= 0 (0 turns the setting off; None, too, is never checked)."""
+"""A finite number of seconds >= 0 (0: off)."""
 STALL = "a number of seconds >= 0 (0 or None: no stall detection)"
 TEMPERATURE = _number(0, 2)
-# Chat completions: [0, 2), per Perplexity's chat-completions reference.
+# Perplexity's chat-completions reference: [0, 2).
 CHAT_TEMPERATURE = Annotated[float, Strict(), Field(ge=0, lt=2)]
 DOMAINS = ruled(domains_problem)
 DATE = Annotated[StrictStr, holds(lambda v: parse_date(v) is not None)]
 STOP = StrictStr | list[TEXT]
 MODELS = Annotated[list[StrictStr], Field(min_length=1, max_length=5)]
 FREQUENCY_PENALTY = Annotated[float, Strict(), Field(gt=0)]
-# An effort level, optionally pinned to a released version (`fast@2026-10-16.0`, the effort page's example).
-# The published field is a free string; the names are the effort page's, the version's format is Perplexity's
-# to define (one example published), so any version without spaces or another `@` goes through.
+# An effort level, optionally pinned to a version (the effort page's example); the version format is unpublished.
 EFFORT = Annotated[
     StrictStr, StringConstraints(pattern=r"^(" + "|".join(EFFORT_LEVELS) + r")(@[0-9A-Za-z][0-9A-Za-z._-]*)?$")
 ]
 EFFORT_ACCEPTED = "one of " + ", ".join(EFFORT_LEVELS) + ", optionally pinned to a version (fast@2026-10-16.0)"
-# Chat completions store nothing to continue from.
 NO_CONTINUATION = Annotated[StrictBool, holds(lambda v: v is False)]
 
 
 def _coordinate(name: str) -> Any:
-    low, high, _ = RANGES[("web_search", f"user_location.{name}")]  # the bound web_search tool's, too
+    low, high, _ = RANGES[("web_search", f"user_location.{name}")]
     return _number(low, high)
 
 
 class UserLocation(TypedDict, total=False):
-    """`ToolUserLocationInput`, as a bound `web_search`'s `user_location` is checked: names as strings,
-    coordinates as numbers in the documented ranges (`RANGES`)."""
+    """`ToolUserLocationInput`, with coordinates in the documented ranges."""
 
     __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
 
@@ -101,7 +84,7 @@ class UserLocation(TypedDict, total=False):
 
 LOCATION = "a dict with some of city, country, region (strings), latitude in [-90, 90], longitude in [-180, 180]"
 SEARCH_TOKENS = RANGES[("web_search", "max_tokens")][1]
-"""The `web_search` tool's `max_tokens` and `max_tokens_per_page` bound, whether set on the model or the tool."""
+"""The `web_search` tool's token bound."""
 
 
 def one_of(*values: str) -> Any:
@@ -117,26 +100,23 @@ def integer(low: int, high: int | None = None) -> Any:
 
 
 SAME: Any = object()
-"""`Parameter.chat_type`'s default: chat completions accept what the Agent API accepts."""
+"""`Parameter.chat_type`'s default: as the Agent API."""
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One parameter: what it accepts, and its path in each surface's body (None: not there).
-
-    Written as the `Annotated` metadata of its field; `name` is filled in from the field.
-    """
+    """One parameter: what it accepts, and its path in each surface's body (None: not there)."""
 
     accepted: str
     type: Any
-    """What the Agent API (and, unless `chat_type` says otherwise, chat completions) accepts, as a pydantic type."""
+    """What the Agent API accepts, as a pydantic type."""
     agent: str | None
     chat: str | None
     chat_type: Any = SAME
-    """What chat completions accept, where it differs from the Agent API."""
+    """What chat completions accept, if different."""
     name: str = ""
     nullable: bool = True
-    """Whether None is a value (unset, or off); filled in from the field's type."""
+    """Whether None is a value; from the field's type."""
 
     _rules: dict[str, Accepts] = field(init=False, repr=False, compare=False)
 
@@ -146,11 +126,11 @@ class Parameter:
         object.__setattr__(self, "_rules", rules)
 
     def accepts(self, api: Api) -> Accepts:
-        """This parameter's rule on `api` (its `TypeAdapter` built once, see `_accepts`)."""
+        """This parameter's rule on `api`."""
         return self._rules[api]
 
     def path(self, api: Api) -> str | None:
-        """Where the value goes on `api` (`CLIENT`: handled by the package; None: not available)."""
+        """Where the value goes on `api`."""
         return {"agent": self.agent, "chat_completions": self.chat}[api]
 
 
@@ -159,7 +139,7 @@ FILTERS = WS + "filters."
 
 
 def place(body: dict[str, Any], path: str, value: Any) -> None:
-    """Set `value` at the dotted `path` of `body` (a parameter's path), creating the objects on the way."""
+    """Set `value` at the dotted `path` of `body`."""
     *parents, leaf = path.split(".")
     target = body
     for key in parents:

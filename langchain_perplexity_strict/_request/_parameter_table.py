@@ -1,15 +1,7 @@
 """The parameters of `ChatPerplexityStrict`: one declaration each, and the checks on them.
 
-`PerplexityParameters` declares every setting as a pydantic field with its
-docstring; a Perplexity parameter's field also carries its `Parameter` (what
-it accepts and its path on each surface, see `_parameter_row`). `PARAMETERS`,
-the table the checks and the body builders read, is derived from those fields.
-
-Sources: the Agent API fields are those of `ResponsesRequestInput` and
-`WebSearchToolInput` in `perplexity.generated.api` (Perplexity's SDK,
-generated from its OpenAPI spec); chat completions are
-`ApiChatCompletionsRequestInput`. Ranges beyond the types are in
-`docs/perplexity-rules.md`.
+Sources: `ResponsesRequestInput`, `WebSearchToolInput` and `ApiChatCompletionsRequestInput`
+(`perplexity.generated.api`); ranges beyond the types: `docs/perplexity-rules.md`.
 """
 
 from __future__ import annotations
@@ -41,10 +33,10 @@ from langchain_perplexity_strict._request._skills import skills_problem
 from langchain_perplexity_strict.normalize import DEFAULT_RULES
 
 SKILLS = ruled(skills_problem)
-"""`skills`, checked as a bound skill is (`_builtin_tools.check_skills`), saying which skill and field is wrong."""
+"""`skills`, checked as a bound skill is."""
 
 NAME = "{name}"
-"""In a path: the parameter's own name (for fields declared through a shared type)."""
+"""In a path: the parameter's own name."""
 
 DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY", accepts.DATE, FILTERS + NAME, NAME)]
 
@@ -52,45 +44,35 @@ DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY",
 class PerplexityParameters(ValidatedCopy):
     """The settings of a call: client-side options, then Perplexity's parameters (`None`: not sent).
 
-    Each parameter is declared once, here: its field (type, default, docstring)
-    carries its `Parameter` (what it accepts, where it goes on each surface) as
-    `Annotated` metadata, and `PARAMETERS` is read from these fields, so a
-    parameter cannot have a field without a row or a row without a field. The
-    options that shape the call on the client (`stop`, `n`, compaction, the
-    normalizer's rules) come first.
+    Each field carries its `Parameter` as `Annotated` metadata; `PARAMETERS` is read from them.
     """
 
     stop: Annotated[
         list[str] | str | None, Parameter("a string or a list of non-empty strings", accepts.STOP, CLIENT, CLIENT)
     ] = None
-    """Stop sequences, applied on the client (neither surface takes them on the Agent API)."""
+    """Stop sequences, applied on the client."""
     n: Annotated[int, Parameter("an integer >= 1 (run as n requests)", accepts.integer(1), CLIENT, CLIENT)] = 1
     """Answers per call, as `n` concurrent requests (Perplexity has no `n`)."""
     streaming: bool = False
     """Stream under `invoke` too (one answer only)."""
     timeout: Any = None
-    """Request timeout, in `ChatOpenAI`'s forms: seconds, a `(connect, read)` pair, or an `openai.Timeout`."""
+    """Request timeout, in `ChatOpenAI`'s forms."""
     max_retries: int = 2
     """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
     raise_on_length: bool = False
-    """Raise `PerplexityIncompleteError` for an answer cut at the output limit, instead of returning
-    it with `finish_reason: "length"` (what `ChatOpenAI` does, the default)."""
+    """Raise `PerplexityIncompleteError` for an answer cut at the output limit."""
     stream_usage: Annotated[bool | None, Parameter("True, False or None", accepts.FLAG, CLIENT, CLIENT)] = None
-    """As `ChatOpenAI`'s: False leaves `usage_metadata` off a stream's chunks (Perplexity reports usage in every
-    stream unasked; None or True keep it). Also per call: `model.stream(..., stream_usage=False)`."""
+    """As `ChatOpenAI`'s: False leaves `usage_metadata` off a stream's chunks. Also per call."""
     stream_chunk_timeout: Annotated[float | None, Parameter(accepts.STALL, accepts.SECONDS, CLIENT, CLIENT)] = 120.0
-    """Seconds without a byte on a stream before it counts as stalled (`ChatOpenAI`'s name and default;
-    None or 0: off). A stalled stream is resumed after its last event (see docs/long-runs.md)."""
+    """Seconds without a byte before a stream is stalled and resumed (None or 0: off; docs/long-runs.md)."""
     max_resumes: Annotated[int, Parameter("an integer >= 0 (0: off)", accepts.integer(0), CLIENT, CLIENT)] = 5
-    """Resume requests in a row that may fail before `PerplexityResumeError` (see docs/long-runs.md)."""
+    """Failed resumes in a row before `PerplexityResumeError`."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
-    """Extra body fields, sent as they are (Perplexity validates them)."""
+    """Extra body fields, sent as they are."""
     max_input_tokens: int | None = None
-    """Token budget for the conversation: older turns are compacted to fit. Defaults to the model
-    profile's input limit, off when unknown; 0 turns compaction off."""
+    """Token budget: older turns are compacted to fit. Default: the profile's limit; 0: off."""
     token_counter: Any = Field(default=None, exclude=True)
-    """Counts tokens for compaction and `get_num_tokens`: text or messages -> int, or an object with
-    `encode`; else `custom_get_token_ids`, else langchain-core's approximate counter (works offline)."""
+    """Counts tokens for compaction and `get_num_tokens`: a callable or an object with `encode`."""
     use_previous_response_id: Annotated[
         bool,
         Parameter(
@@ -101,18 +83,16 @@ class PerplexityParameters(ValidatedCopy):
             accepts.NO_CONTINUATION,
         ),
     ] = False
-    """Agent API: continue from the latest stored answer in the history and send only what follows it,
-    when that is exactly what the whole conversation would send (see the README, "Continuations")."""
+    """Agent API: send only what follows the latest stored answer (README, "Continuations")."""
     rules: Sequence[Any] = Field(default=DEFAULT_RULES, exclude=True)
-    """The normalizer's rules, in order (each a `langchain_perplexity_strict.normalize.Rule`)."""
+    """The normalizer's rules, in order."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     @field_validator("max_input_tokens", mode="before")
     @classmethod
     def _token_budget(cls, value: Any) -> Any:
-        """`max_input_tokens` (None: the profile's). The connection settings (`timeout`, `max_retries`) are
-        checked with the chat model's key and URL (`_accepts.ConnectionChecks`), as every class checks them."""
+        """`max_input_tokens` (None: the profile's)."""
         if value is not None:
             check("max_input_tokens", value, TOKEN_BUDGET)
         return value
@@ -120,11 +100,7 @@ class PerplexityParameters(ValidatedCopy):
     @model_validator(mode="before")
     @classmethod
     def _as_given(cls, values: Any) -> Any:
-        """Check every parameter as given, before pydantic coerces it, by the check a call's arguments take.
-
-        Pydantic would take `temperature="0.5"`, `max_steps=5.0` or `store="yes"` (as 0.5, 5, True)
-        where a call, `.bind` or `model_copy` refuses them; one check for every way a value comes in.
-        """
+        """Check every parameter as given, before pydantic coerces it, as a call's arguments are."""
         if isinstance(values, dict):
             api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
             check_parameters({name: values[name] for name in PARAMETERS if name in values}, api)
@@ -146,7 +122,7 @@ class PerplexityParameters(ValidatedCopy):
     max_tokens: Annotated[
         int | None, Parameter("an integer >= 1", accepts.integer(1), "max_output_tokens", "max_tokens")
     ] = None
-    """Answer length limit (`max_output_tokens` on the Agent API; defaulted for `anthropic/*`, which need it)."""
+    """Answer length limit (`max_output_tokens` on the Agent API)."""
     reasoning_effort: Annotated[
         str | None,
         Parameter(
@@ -213,7 +189,7 @@ class PerplexityParameters(ValidatedCopy):
             "web_search_options.user_location",
         ),
     ] = None
-    """Where the user is: some of city, country, region, latitude, longitude."""
+    """Where the user is."""
     search_type: Annotated[
         str | None,
         Parameter(
@@ -224,7 +200,7 @@ class PerplexityParameters(ValidatedCopy):
             accepts.one_of("fast", "pro", "auto"),
         ),
     ] = None
-    """Search type: web or fast (Agent API); fast, pro or auto (chat completions)."""
+    """Search type."""
     search_max_tokens: Annotated[
         int | None,
         Parameter(
@@ -246,17 +222,15 @@ class PerplexityParameters(ValidatedCopy):
     ] = None
     """The `web_search` tool's `max_tokens_per_page` (Agent API)."""
     web_search: Annotated[bool | None, Parameter("True or False", accepts.FLAG, CLIENT, None)] = None
-    """Add the `web_search` tool (Agent API; on unless set to False)."""
+    """Add the `web_search` tool (Agent API; default on)."""
     effort: Annotated[str | None, Parameter(accepts.EFFORT_ACCEPTED, accepts.EFFORT, "effort", None)] = None
-    """Agent API effort level: `fast`, `low`, `medium`, `high` or `xhigh`, optionally pinned (`fast@2026-10-16.0`).
+    """Agent API effort level: a Perplexity-managed configuration that picks the model unless given one.
 
-    A Perplexity-managed configuration (model, search, steps, prompt, tools); without `model`, it picks the
-    model. Not `reasoning_effort` (the chosen model's reasoning). Replaces the deprecated `preset`."""
+    Not `reasoning_effort`. Replaces the deprecated `preset`."""
     preset: Annotated[
         str | None, Parameter("a preset name such as fast, low, medium, high, xhigh", accepts.TEXT, "preset", None)
     ] = None
-    """Deprecated by Perplexity in favour of `effort` (a warning says so, once per model); still sent when
-    `effort` is not set. With `effort`, effort takes precedence (the published schema), so preset is not sent."""
+    """Deprecated in favour of `effort`; not sent with it."""
     models: Annotated[list[str] | None, Parameter("a list of 1 to 5 model slugs", accepts.MODELS, "models", None)] = (
         None
     )
@@ -266,24 +240,23 @@ class PerplexityParameters(ValidatedCopy):
     ] = None
     """Agent API step limit (1 to 100)."""
     instructions: Annotated[str | None, Parameter("a string", accepts.STRING, "instructions", None)] = None
-    """Agent API `instructions` (with a preset, they replace the preset's prompt)."""
+    """Agent API `instructions` (replace a preset's prompt)."""
     skills: Annotated[
         list[Any] | None,
         Parameter("a list of skills (builtin_skill, inline_skill, custom_skill)", SKILLS, "skills", None),
     ] = None
-    """Agent API skills: Perplexity's office skills, inline skills, uploaded ones; a skill turns the sandbox on."""
+    """Agent API skills (a skill turns the sandbox on)."""
     store: Annotated[bool | None, Parameter("True or False", accepts.FLAG, "store", None)] = None
     """Agent API `store`."""
     background: Annotated[bool | None, Parameter("True or False", accepts.FLAG, "background", None)] = None
-    """Agent API `background`: the run outlives its connection; invoke polls it, a stream is resumed
-    (docs/long-runs.md). Also per call: `model.invoke(..., background=True)`."""
+    """Agent API `background`: the run outlives its connection (docs/long-runs.md). Also per call."""
     prompt_cache_key: Annotated[str | None, Parameter("a string", accepts.TEXT, "prompt_cache_key", None)] = None
     """Agent API `prompt_cache_key`."""
     service_tier: Annotated[
         str | None,
         Parameter("one of " + ", ".join(SERVICE_TIERS), accepts.one_of(*SERVICE_TIERS), "service_tier", None),
     ] = None
-    """Agent API `service_tier`: auto, default, flex, priority or fast."""
+    """Agent API `service_tier`."""
     top_k: Annotated[
         int | None, Parameter("an integer in [0, 2048] (0 disables)", accepts.integer(0, 2048), None, "top_k")
     ] = None
@@ -301,26 +274,24 @@ class PerplexityParameters(ValidatedCopy):
         str | None,
         Parameter("one of web, academic, sec", accepts.one_of("web", "academic", "sec"), None, "search_mode"),
     ] = None
-    """Chat completions only: web, academic or sec."""
+    """Chat completions only."""
     return_images: Annotated[bool | None, Parameter("True or False", accepts.FLAG, None, "return_images")] = None
-    """Chat completions only (False is what the Agent API does: taken there and not sent)."""
+    """Chat completions only (False is accepted on the Agent API)."""
     return_related_questions: Annotated[
         bool | None, Parameter("True or False", accepts.FLAG, None, "return_related_questions")
     ] = None
-    """Chat completions only (False is what the Agent API does: taken there and not sent)."""
+    """Chat completions only (False is accepted on the Agent API)."""
     disable_search: Annotated[bool | None, Parameter("True or False", accepts.FLAG, CLIENT, "disable_search")] = None
-    """Turn web search off: chat completions' `disable_search`; on the Agent API, True leaves the `web_search`
-    tool out, as `web_search=False` does (langchain-perplexity's name)."""
+    """Turn web search off (on the Agent API, as `web_search=False` does)."""
     enable_search_classifier: Annotated[
         bool | None, Parameter("True or False", accepts.FLAG, None, "enable_search_classifier")
     ] = None
-    """Chat completions only: let Perplexity decide whether a question needs search (False is what the
-    Agent API does: taken there and not sent)."""
+    """Chat completions only: let Perplexity decide whether to search (False is accepted on the Agent API)."""
     image_results_enhanced_relevance: Annotated[
         bool | None,
         Parameter("True or False", accepts.FLAG, None, "web_search_options.image_results_enhanced_relevance"),
     ] = None
-    """Chat completions only: `web_search_options.image_results_enhanced_relevance`."""
+    """Chat completions only."""
 
 
 def _named(row: Parameter, name: str, info: FieldInfo) -> Parameter:
@@ -337,7 +308,7 @@ PARAMETERS: dict[str, Parameter] = {
     for row in info.metadata
     if isinstance(row, Parameter)
 }
-"""Every Perplexity parameter, in declaration order, read from the fields that declare them."""
+"""Every Perplexity parameter, in declaration order."""
 
 
 _IMAGES = (
@@ -362,8 +333,7 @@ _AGENT_INSTEAD = {
 _INSTEAD: dict[str, dict[str, str]] = {"agent": _AGENT_INSTEAD, "chat_completions": {}}
 _OTHER_SURFACE = {"agent": "chat_completions", "chat_completions": "agent"}
 
-# Chat-completions switches whose False is what the Agent API does anyway: taken there, and not sent
-# (langchain-perplexity's defaults, which its users pass as written).
+# Chat-completions switches whose False the Agent API takes and does not send (langchain-perplexity's defaults).
 FALSE_IS_DEFAULT_ON_AGENT = ("return_images", "return_related_questions", "enable_search_classifier")
 
 
@@ -372,7 +342,7 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
     for name, value in values.items():
         parameter = PARAMETERS.get(name)
         if value is None:
-            if parameter is not None and not parameter.nullable:  # a call's None would silently mean 0 or off
+            if parameter is not None and not parameter.nullable:  # None would silently mean 0 or off
                 msg = f"{name}=None is not accepted on api={api!r}: expected {parameter.accepted}."
                 raise ValueError(msg)
             continue
@@ -429,9 +399,7 @@ _BUILT = {
 }
 
 
-# The top-level fields of each surface's published request (`perplexity.generated.api`: `ResponsesRequestInput`,
-# `ApiChatCompletionsRequestInput`; tests/unit_tests/test_parameter_table.py checks these against the SDK).
-# `model_kwargs` may carry only these, and only those no parameter sets and the package does not build.
+# Each surface's published top-level fields (`perplexity.generated.api`; a test checks them against the SDK).
 PUBLISHED_FIELDS: dict[str, frozenset[str]] = {
     "agent": frozenset(
         [
@@ -525,18 +493,15 @@ PUBLISHED_FIELDS: dict[str, frozenset[str]] = {
 
 
 def extra_fields(api: Api) -> list[str]:
-    """The published fields `model_kwargs` may carry on `api`: no parameter sets them, the package builds none."""
+    """The published fields `model_kwargs` may carry on `api`."""
     heads = {path.split(".")[0] for p in PARAMETERS.values() if (path := p.path(api)) is not None}
     return sorted(PUBLISHED_FIELDS[api] - heads - set(PARAMETERS) - set(_BUILT) - set(HABITS))
 
 
 def check_model_kwargs(extra: Any, api: Api) -> None:
-    """Raise `ValueError` when `model_kwargs` would carry a parameter or a field the package builds.
+    """Raise `ValueError` when `model_kwargs` would carry a parameter, a built field or an unpublished one.
 
-    `model_kwargs` go into the body after everything else, each value as given (another integration's
-    name there was translated or refused by `_habits.translate`): a parameter there would skip its
-    check and override the value set the checked way (as `ChatOpenAI` refuses a field there), and a
-    field the surface's published request lacks would be refused (Agent API) or silently ignored.
+    `model_kwargs` are sent unchecked, so a parameter there would skip its check.
     """
     if not isinstance(extra, Mapping):
         raise ValueError(
@@ -555,7 +520,7 @@ def check_model_kwargs(extra: Any, api: Api) -> None:
         if key in _BUILT:
             msg = f"model_kwargs[{key!r}]: the package builds {key!r} itself; set it with {_BUILT[key]}."
             raise ValueError(msg)
-        if key not in PUBLISHED_FIELDS[api]:  # the Agent API answers 400 `unknown field`; chat completions ignores it
+        if key not in PUBLISHED_FIELDS[api]:  # refused or silently ignored
             msg = (
                 f"model_kwargs[{key!r}] is not a field of Perplexity's published request on api={api!r} "
                 f"(perplexity.generated.api), so it would be refused or ignored; the published fields with no "

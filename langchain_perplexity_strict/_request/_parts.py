@@ -1,9 +1,6 @@
 """Content parts and tool-call arguments as the wire writes them: one definition for every surface.
 
-The normalizer hands the builders canonical content (text, image and file
-blocks, `normalize._content`); each surface writes those three kinds in its
-own shapes. `content_parts` is the one walk over the blocks, and each surface
-gives only its table: canonical kind -> the part it sends.
+Each surface gives only its table: canonical kind -> the part it sends.
 """
 
 from __future__ import annotations
@@ -15,15 +12,13 @@ from typing import Any
 from langchain_perplexity_strict.normalize._content import canonical_blocks, text_of
 
 PartTable = Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]
-"""A surface's part for each canonical kind: `"text"`, `"image"`, `"file"` and `"video"`."""
+"""A surface's part for each canonical block kind."""
 
 
 def content_parts(content: Any, parts: PartTable, *, text_as_string: bool) -> str | list[dict[str, Any]]:
-    """`content` as a string, or as the surface's parts (`parts`, by canonical kind).
+    """`content` as a string, or as the surface's parts.
 
-    A string stays a string; with `text_as_string`, content that is all text is
-    sent as its text (where the published schema takes a string, it is the
-    smaller and the commoner shape).
+    With `text_as_string`, all-text content is sent as one string.
     """
     if isinstance(content, str):
         return content
@@ -34,5 +29,5 @@ def content_parts(content: Any, parts: PartTable, *, text_as_string: bool) -> st
 
 
 def tool_arguments(call: Mapping[str, Any]) -> str:
-    """A tool call's arguments as the JSON string both surfaces send (`arguments`)."""
+    """A tool call's arguments as a JSON string."""
     return json.dumps(call.get("args") or {}, ensure_ascii=False)

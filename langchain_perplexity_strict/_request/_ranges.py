@@ -1,8 +1,4 @@
-"""The documented numeric ranges of built-in tool fields, shared by the tool checks and the search parameters.
-
-The tool checks and the model's own search parameters (`_parameter_row`) both read them: its own module, so
-that neither imports the other for it.
-"""
+"""The documented numeric ranges of built-in tool fields, shared by the tool checks and the search parameters."""
 
 RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
     ("fetch_url", "max_urls"): (1, 100, "an integer"),
@@ -12,4 +8,4 @@ RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
     ("web_search", "user_location.latitude"): (-90, 90, "a number"),
     ("web_search", "user_location.longitude"): (-180, 180, "a number"),
 }
-"""(tool type, field path) → (lowest, highest, what): docs/perplexity-rules.md, "Built-in tool ranges"."""
+"""(tool, field) → (lowest, highest, what): docs/perplexity-rules.md, "Built-in tool ranges"."""

@@ -1,16 +1,6 @@
 """Check a JSON value against a published shape before it is sent, with an error naming the field.
 
-The built-in tools and skills are declared once, as TypedDicts in
-Perplexity's published shapes (`_builtin_tools`, `_skills`), each with
-`PUBLISHED` as its pydantic config: strict, extra fields forbidden. pydantic
-validates a value against such a declaration (one validator per shape, built
-once); this module only says what pydantic found in the words a refusal
-shows: the path of the field, the value (as `_redact.shown` allows, named by
-its whole path, so a value under `headers` or `authorization` is hidden) and
-what is accepted, instead of a 400 from the Agent API (which refuses unknown
-fields at any depth). The published models are in the test dependencies only,
-so the declarations are checked against them by a contract test rather than
-imported here.
+pydantic validates; this module words its first error as path, value and what is accepted.
 """
 
 from __future__ import annotations
@@ -29,7 +19,7 @@ from typing_extensions import get_type_hints, is_typeddict
 from langchain_perplexity_strict._redact import shown
 
 PUBLISHED = ConfigDict(extra="forbid", strict=True, hide_input_in_errors=True)
-"""The pydantic config of every published shape: nothing coerced, no field Perplexity does not know."""
+"""The pydantic config of every published shape: strict, no unknown fields."""
 
 
 def check_shape(value: Any, shape: Any, path: str) -> None:
@@ -40,13 +30,12 @@ def check_shape(value: Any, shape: Any, path: str) -> None:
         problem = _problem(value, shape, path, error.errors(include_url=False))
     else:
         return
-    raise ValueError(problem)  # outside the `except`: pydantic's error, which holds the value, is not its context
+    raise ValueError(problem)  # outside `except`: pydantic's error holds the value
 
 
 @functools.cache
 def _validator(shape: Any) -> SchemaValidator:
-    """pydantic's validator of `shape`, where an optional field may also be null, as the published models
-    (`Optional[...] = None`) take it."""
+    """pydantic's validator of `shape`, where an optional field may also be null."""
     return SchemaValidator(_null_optionals(copy.deepcopy(TypeAdapter(shape).core_schema)))
 
 
@@ -63,22 +52,19 @@ def _null_optionals(schema: Any) -> Any:
 
 
 def _problem(value: Any, shape: Any, path: str, records: list[Any]) -> str:
-    """The first of pydantic's `records`, as a walk of `value` would meet it: at each object, its unknown
-    fields, then its missing ones, then its fields in the caller's order."""
+    """The first of pydantic's `records`, in the order a walk of `value` would meet it."""
     found = [f for record in records if (f := _located(value, shape, path, record)) is not None]
     return min(found, key=lambda f: f[0])[1]
 
 
 def _located(value: Any, shape: Any, path: str, record: Any) -> tuple[list[tuple[int, int]], str] | None:
-    """(where the record is in the walk's order, its message), following its `loc` through `shape`; None for
-    a record of a union's member that the member of the value's own kind makes beside the point."""
+    """(the record's place in the walk, its message); None for an irrelevant union member's record."""
     order: list[tuple[int, int]] = []
     loc = list(record["loc"])
     while loc:
         if typing.get_origin(shape) in (Union, types.UnionType):
             members = typing.get_args(shape)
-            # One member of the value's own kind (an object for `require_approval`'s filters): its deeper
-            # problem names the field, where "expected 'always' or an object" would not.
+            # The member of the value's own kind names the field.
             alike = [m for m in members if _same_kind(value, m)]
             if len(alike) != 1:
                 return order, _bad(path, value, describe(shape))
@@ -106,18 +92,18 @@ def _located(value: Any, shape: Any, path: str, record: Any) -> tuple[list[tuple
         elif typing.get_origin(shape) is dict and step in value:
             order.append((2, list(value).index(step)))
             shape, value, path = typing.get_args(shape)[1], value[step], f"{path}[{step!r}]"
-        else:  # a dict's key, say: the value where it is found
+        else:
             break
     return order, _bad(path, value, describe(shape))
 
 
 def _tag(shape: Any) -> str:
-    """How pydantic names a union member in an error's `loc` (a TypedDict by its name)."""
+    """How pydantic names a union member in an error's `loc`."""
     return shape.__name__ if is_typeddict(shape) else ""
 
 
 def _same_kind(value: Any, shape: Any) -> bool:
-    """Whether `value` is the JSON kind `shape` takes (an object for a TypedDict or dict, an array for a list)."""
+    """Whether `value` is the JSON kind `shape` takes."""
     if is_typeddict(shape) or typing.get_origin(shape) is dict:
         return isinstance(value, Mapping)
     return typing.get_origin(shape) is list and isinstance(value, list)
@@ -147,5 +133,5 @@ def _options(values: tuple[Any, ...]) -> str:
 
 
 def _bad(path: str, value: Any, accepted: str) -> str:
-    # Named by its whole path: a value anywhere under `headers` or `authorization` is a credential.
+    # Named by its whole path, so values under `headers` are hidden.
     return f"{path}: {shown(value, path, limit=80)} is not accepted; expected {accepted}"

@@ -1,11 +1,9 @@
 """Skills as Perplexity publishes them (`SkillInput` in `perplexity.generated.api`), and `skills=`'s check.
 
-Its own module, below `_parameter_table` (whose `skills` row uses the check) and `_builtin_tools` (which
-builds skills and re-exports these), so that neither the parameter table nor the tool checks import
-each other through it. Docs: docs.perplexity.ai, Agent API "Skills".
+Docs: docs.perplexity.ai, Agent API "Skills".
 """
 
-# No `from __future__ import annotations`: TypedDict reads `NotRequired` only from evaluated annotations.
+# No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -39,7 +37,7 @@ class InlineSkill(TypedDict):
 
 @with_config(PUBLISHED)
 class CustomSkill(TypedDict):
-    """`CustomSkillInput`: a skill uploaded to the account, by id (and version)."""
+    """`CustomSkillInput`: an uploaded skill."""
 
     type: Literal["custom"]
     id: str
@@ -47,9 +45,9 @@ class CustomSkill(TypedDict):
 
 
 Skill = BuiltinSkill | InlineSkill | CustomSkill
-"""Any skill, as the `skills` parameter takes it."""
+"""Any skill."""
 SKILL_SHAPES: dict[str, Any] = {"builtin": BuiltinSkill, "inline": InlineSkill, "custom": CustomSkill}
-"""Skill type → its published shape (`SkillInput`)."""
+"""Skill type → its published shape."""
 
 
 def check_skill(skill: Any, path: str = "skills") -> None:
@@ -63,7 +61,7 @@ def check_skill(skill: Any, path: str = "skills") -> None:
 
 
 def check_skills(skills: Any) -> list[dict[str, Any]]:
-    """The `skills` parameter checked: a list of skills, each in its published shape (a copy)."""
+    """The `skills` parameter, checked (a copy)."""
     if not isinstance(skills, (list, tuple)):
         msg = f"skills: {shown(skills, 'skills')} is not accepted; expected a list of skills (builtin_skill(...), ...)"
         raise ValueError(msg)
@@ -73,7 +71,7 @@ def check_skills(skills: Any) -> list[dict[str, Any]]:
 
 
 def skills_problem(skills: Any) -> str | None:
-    """The `skills` parameter's rule: which skill and field is wrong (None: all are accepted)."""
+    """The `skills` parameter's rule (None: accepted)."""
     try:
         check_skills(skills)
     except ValueError as error:

@@ -1,17 +1,7 @@
 """`with_structured_output` for Perplexity: one `json_schema` response format, parsed as LangChain does.
 
-Perplexity's structured outputs take `response_format: {"type": "json_schema",
-"json_schema": {"name", "schema", "description", "strict"}}` on both surfaces
-(`ResponseFormatInput` / `JSONSchemaFormatInput` in the published models;
-never OpenAI's `text.format`, which the Agent API refuses); the name is 1 to 64
-alphanumeric characters (docs.perplexity.ai, "Structured Outputs").
-
-Every schema form `ChatOpenAI` takes is read the way langchain-openai reads it
-(`_convert_to_openai_response_format`; a Pydantic class through the openai
-SDK's own `type_to_response_format_param`), so the same schema goes out; the
-forms it refuses (an OpenAI tool dict, a whole `response_format` dict) are
-read too. `{"type": "json_object"}` has no Perplexity twin: it becomes a
-schema that admits any object, which Perplexity enforces.
+Shape: `ResponseFormatInput` / `JSONSchemaFormatInput` (docs.perplexity.ai, "Structured Outputs").
+Schemas are read by langchain-openai's and the openai SDK's converters, so the same schema goes out.
 """
 
 from __future__ import annotations
@@ -52,16 +42,12 @@ def schema_name(name: Any) -> str:
 
 
 def json_schema_spec(schema: Any, strict: bool | None = None) -> dict[str, Any]:
-    """`{"name", "schema", "description"?, "strict"?}` for any schema form `ChatOpenAI` takes (None: any object).
-
-    The description is the schema's own (a Pydantic docstring, a TypedDict's, a
-    JSON schema's `description`): Perplexity passes it to the model with the schema.
-    """
+    """`{"name", "schema", "description"?, "strict"?}` for any schema form `ChatOpenAI` takes (None: any object)."""
     if schema is None or (isinstance(schema, dict) and schema.get("type") == "json_object"):
         return {"name": "response", "schema": dict(ANY_OBJECT)}
     if isinstance(schema, type) and issubclass(schema, pydantic.BaseModel):
         spec = dict(cast(dict, type_to_response_format_param(schema))["json_schema"])
-    elif isinstance(schema, type) and is_basemodel_subclass(schema):  # pydantic.v1, which the SDK cannot read
+    elif isinstance(schema, type) and is_basemodel_subclass(schema):  # pydantic.v1
         spec = _spec_of(convert_to_openai_tool(schema, strict=strict)["function"])
     elif isinstance(schema, dict) and schema.get("type") == "json_schema" and "json_schema" in schema:
         spec = dict(schema["json_schema"])
@@ -89,11 +75,10 @@ def _spec_of(function: dict[str, Any]) -> dict[str, Any]:
 
 
 def pydantic_class(schema: Any) -> type | None:
-    """`schema` when it is a Pydantic class (a call's `response_format` then gives a parsed instance), else None."""
+    """`schema` when it is a Pydantic class, else None."""
     return schema if isinstance(schema, type) and is_basemodel_subclass(schema) else None
 
 
-# What a `response_format` may be, for the errors that name it.
 ACCEPTED_FORMATS = (
     "a Pydantic class, a TypedDict, a JSON schema, {'type': 'json_schema', 'json_schema': {...}}, "
     "{'type': 'json_object'}, {'type': 'text'} (plain text, the default), or on api='chat_completions' "
@@ -102,21 +87,17 @@ ACCEPTED_FORMATS = (
 
 
 def response_format(schema: Any, strict: bool | None = None) -> dict[str, Any] | None:
-    """The response format to send for a call's `response_format`: None for `{"type": "text"}` (plain text is
-    what Perplexity answers when none is sent), a `regex` format as given (chat completions'
-    `ResponseFormatRegexInput`; the Agent API body builder refuses it), else the `json_schema` format for
-    `schema` (None or `{"type": "json_object"}`: any JSON object), its name rewritten to one Perplexity takes."""
+    """The response format to send for a call's `response_format` (None: plain text)."""
     if isinstance(schema, dict) and schema.get("type") in ("text", "regex"):
         return _plain_format(schema)
     return json_schema_format(schema, strict)
 
 
 def json_schema_format(schema: Any, strict: bool | None = None) -> dict[str, Any]:
-    """The `json_schema` response format for `schema` (None or `{"type": "json_object"}`: any JSON object), its
-    name rewritten to one Perplexity takes; what is no schema is refused naming `response_format`."""
+    """The `json_schema` response format for `schema`, named as Perplexity takes it."""
     try:
         spec = json_schema_spec(schema, strict)
-    except ValueError as error:  # langchain-core's "Unsupported function" does not say which argument it was
+    except ValueError as error:  # name the argument
         msg = (
             f"response_format={shown(schema, limit=200)} is not a response format Perplexity takes; "
             f"accepted: {ACCEPTED_FORMATS}."
@@ -127,7 +108,7 @@ def json_schema_format(schema: Any, strict: bool | None = None) -> dict[str, Any
 
 
 def agent_response_format(fmt: dict[str, Any]) -> dict[str, Any]:
-    """A response format as the Agent API takes it: only `json_schema` (`ResponseFormatInput`)."""
+    """A response format as the Agent API takes it (`ResponseFormatInput`)."""
     if fmt.get("type") == "regex":
         msg = (
             f"response_format={shown(fmt, limit=200)}: the Agent API takes only JSON schema response formats "
@@ -138,7 +119,7 @@ def agent_response_format(fmt: dict[str, Any]) -> dict[str, Any]:
 
 
 def _plain_format(schema: dict[str, Any]) -> dict[str, Any] | None:
-    """`{"type": "text"}` (None: the default) or a `regex` format, checked as the published models take them."""
+    """`{"type": "text"}` (None) or a checked `regex` format."""
     if schema["type"] == "text" and set(schema) == {"type"}:
         return None
     regex = schema.get("regex")
@@ -155,8 +136,7 @@ def _plain_format(schema: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def as_function_tool(schema: Any, strict: bool | None) -> dict[str, Any]:
-    """`schema` as an OpenAI function tool (`function_calling`): LangChain's conversion, or for OpenAI's
-    `{"name", "schema"}` spec forms (which it cannot read) the spec's own schema."""
+    """`schema` as an OpenAI function tool, including OpenAI's `{"name", "schema"}` spec forms."""
     is_spec = isinstance(schema, dict) and ("schema" in schema or schema.get("type") == "json_schema")
     if not is_spec:
         return openai_tool(schema, strict=strict)
@@ -167,7 +147,7 @@ def as_function_tool(schema: Any, strict: bool | None) -> dict[str, Any]:
 
 
 def output_parser(schema: Any, method: str, name: str) -> Runnable:
-    """The parser LangChain's own integrations use for `method` and `schema` (`name`: the forced tool's)."""
+    """The parser LangChain's own integrations use for `method` and `schema`."""
     is_pydantic = isinstance(schema, type) and is_basemodel_subclass(schema)
     if method == "function_calling":
         if is_pydantic:
@@ -187,18 +167,15 @@ def _chain(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
 
 
 def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
-    """`llm | parser`, or LangChain's `{"raw", "parsed", "parsing_error"}` form (a `StructuredOutput`)."""
+    """`llm | parser`, or LangChain's `{"raw", "parsed", "parsing_error"}` form."""
     chain = cast(RunnableSequence, _chain(llm, parser, include_raw))
-    # Built from the steps, as RunnableSequence builds itself (mypy's pydantic plugin sees only its fields).
     structured = StructuredOutput(*chain.steps, name=chain.name)  # type: ignore[call-arg]
     structured._llm, structured._parse = llm, _chain(RunnablePassthrough(), parser, include_raw)
     return structured
 
 
 class StructuredOutput(RunnableSequence):
-    """What `with_structured_output` returns: langchain-core's sequence (and serialized as one), whose
-    `submit_batch` / `get_batch` send each input as its model would, and parse each answer as `invoke` does
-    (a parsing error stands in its input's place, as a failed line's does)."""
+    """What `with_structured_output` returns: langchain-core's sequence, with batches parsed as `invoke` is."""
 
     _llm: Any = pydantic.PrivateAttr(default=None)
     _parse: Any = pydantic.PrivateAttr(default=None)
@@ -210,12 +187,11 @@ class StructuredOutput(RunnableSequence):
     def _parsed(self, message: Any) -> Any:
         try:
             return self._parse.invoke(message)
-        except Exception as error:  # the input's outcome, as a failed line's error is
+        except Exception as error:  # the input's outcome
             return error
 
     def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable:
-        """langchain-core's binding of the config, whose `submit_batch` / `get_batch` take it too (also a
-        list of configs, one per input)."""
+        """langchain-core's binding of the config, which batches take too."""
         return KeptBinding(bound=self, kwargs={}, config=cast(RunnableConfig, {**(config or {}), **kwargs}))
 
     def submit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
@@ -234,10 +210,7 @@ class StructuredOutput(RunnableSequence):
 def structured_runnable(
     model: Any, schema: Any, method: str, *, include_raw: bool, strict: bool | None, tools: list[Any] | None = None
 ) -> Runnable:
-    """`model.with_structured_output(schema, method=...)`: a response format or a forced tool, and its parser.
-
-    `tools`, as `ChatOpenAI` takes them with `json_schema`, are bound beside the response format.
-    """
+    """`model.with_structured_output(schema, method=...)`: a response format or a forced tool, and its parser."""
     function_tools = model.supports_function_tools
     if method not in METHODS:
         msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."
@@ -255,7 +228,7 @@ def structured_runnable(
             UserWarning,
             stacklevel=3,
         )
-        # The schema goes as function calling would send it, so both surfaces ask for the same.
+        # As function calling would send it.
         tool_spec = _spec_of(as_function_tool(schema, strict)["function"])
         fmt = json_schema_format({"type": "json_schema", "json_schema": tool_spec}, strict)
     else:
@@ -273,8 +246,7 @@ def structured_runnable(
 
 
 def _traced_schema(schema: Any, fmt: dict[str, Any]) -> dict[str, Any]:
-    """The schema LangChain's tracing records: langchain-core's JSON schema of it, as the standard tests expect,
-    or for the forms that converter cannot read, the schema sent."""
+    """The schema LangChain's tracing records (else the schema sent)."""
     try:
         return convert_to_json_schema(schema)
     except (ValueError, TypeError):

@@ -1,14 +1,7 @@
 """Tools in every form LangChain accepts, as each surface's body takes them.
 
-Function tools go through langchain-core's `convert_to_openai_tool`, as
-`ChatOpenAI.bind_tools` does, so pydantic models, TypedDicts, functions,
-`BaseTool` instances, JSON-schema dicts and OpenAI-shaped dicts all work;
-the Agent API then takes the function flat (`FunctionToolInput`: `type`,
-`name`, `description`, `parameters`, `strict`), not nested under
-`function`. Perplexity's built-in tools (`web_search`, `fetch_url`, ...)
-pass through as the caller wrote them, once checked against their published
-shapes (`_builtin_tools`); a bound built-in tool never silently drops the default
-search tool (`with_search_tool`).
+Function tools go through langchain-core's `convert_to_openai_tool`, as `ChatOpenAI.bind_tools` does;
+the Agent API takes them flat (`FunctionToolInput`). Built-in tools pass through once checked.
 """
 
 from __future__ import annotations
@@ -23,7 +16,7 @@ from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES, che
 from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_NAMES
 
 BUILTIN_TOOLS = frozenset(TOOL_SHAPES)
-"""`ToolInput` in perplexity.generated.api: the built-in tool types besides "function"."""
+"""The built-in tool types of `ToolInput` besides "function"."""
 _FUNCTION_FIELDS = ("type", "name", "description", "parameters", "strict")
 NO_SONAR_TOOLS = (
     "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default). "
@@ -33,19 +26,18 @@ NO_SONAR_TOOLS = (
 
 
 def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -> dict[str, Any]:
-    """Any LangChain tool form as `{"type": "function", "function": {...}}`, or a built-in tool as given.
+    """Any LangChain tool form in the chat shape, or a built-in tool as given.
 
-    Raises `ValueError` for a built-in tool not in its published shape, for another provider's built-in
-    tool (OpenAI's `file_search`, ...), which Perplexity does not have, and for a function named like a
-    built-in tool (Perplexity refuses those names); `path` names the tool in the error.
+    Raises `ValueError` for a malformed built-in tool, another provider's built-in tool,
+    or a reserved function name.
     """
     if isinstance(tool, dict) and tool.get("type") in BUILTIN_TOOLS:
         check_builtin_tool(tool, path)
         return dict(tool)
-    if problem := foreign_tool_problem(tool, path):  # OpenAI's built-ins: named, not a KeyError
+    if problem := foreign_tool_problem(tool, path):
         raise ValueError(problem)
     if isinstance(tool, dict) and tool.get("type") == "function" and "name" in tool and "function" not in tool:
-        tool = {"type": "function", "function": {k: v for k, v in tool.items() if k != "type"}}  # Agent API shape
+        tool = {"type": "function", "function": {k: v for k, v in tool.items() if k != "type"}}
     converted = convert_to_openai_tool(tool, strict=strict)
     name = converted["function"]["name"]
     if name in RESERVED_FUNCTION_NAMES:
@@ -58,9 +50,9 @@ def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -
 
 
 def agent_tool(tool: dict[str, Any], path: str = "tools") -> dict[str, Any]:
-    """A bound tool in the Agent API's shape (a flat function, or the built-in tool itself, checked)."""
+    """A bound tool in the Agent API's shape."""
     if tool.get("type") in BUILTIN_TOOLS:
-        check_builtin_tool(tool, path)  # tools given per call (`tools=[...]`) have not been checked yet
+        check_builtin_tool(tool, path)  # per-call tools are unchecked so far
         return tool
     if problem := foreign_tool_problem(tool, path):
         raise ValueError(problem)
@@ -70,11 +62,7 @@ def agent_tool(tool: dict[str, Any], path: str = "tools") -> dict[str, Any]:
 
 
 def agent_tool_choice(choice: Any) -> Any:
-    """`tool_choice` as the Agent API takes it: none, auto, required, or `{"name": fn}`.
-
-    `ToolChoiceInput` is a string or an object; the object form Perplexity's Agent API
-    guide shows for forcing a function is `{"name": fn}`.
-    """
+    """`tool_choice` as the Agent API takes it (`ToolChoiceInput`): a string or `{"name": fn}`."""
     if isinstance(choice, dict):
         name = choice.get("name") or (choice.get("function") or {}).get("name")
         if name:
@@ -82,22 +70,17 @@ def agent_tool_choice(choice: Any) -> Any:
     return choice
 
 
-# The dict forms of other providers' `tool_choice` that name no tool (Anthropic's), as the published strings.
+# Anthropic's dict forms that name no tool, as the published strings.
 _CHOICE_TYPES = {"any": "required", "auto": "auto", "none": "none", "required": "required"}
 
 
 def function_names(tools: list[dict[str, Any]]) -> list[str]:
-    """The names of the function tools among `tools` (converted with `openai_tool`)."""
+    """The names of the function tools among `tools`."""
     return [t["function"]["name"] for t in tools if "function" in t]
 
 
 def tool_choice_for(choice: dict | str | bool | None, names: list[str]) -> Any:
-    """Every `tool_choice` form `ChatOpenAI.bind_tools` takes, as a request value (None: left out).
-
-    `False` is left out and `True` is `"required"`, as `ChatOpenAI` sends them; `"any"` is
-    `"required"`; a name or a dict naming a function (chat, Responses or Anthropic shape) forces
-    that function; Anthropic's `{"type": "any" | "auto" | "none"}` are the matching strings.
-    """
+    """Every `tool_choice` form `ChatOpenAI.bind_tools` takes, as a request value (None: left out)."""
     if choice is False or choice is None:
         return None
     if choice is True:
@@ -123,14 +106,10 @@ def tool_choice_for(choice: dict | str | bool | None, names: list[str]) -> Any:
 def bound_tools(
     tools: Any, tool_choice: Any, *, strict: bool | None = None, function_tools: bool = True
 ) -> tuple[list[dict[str, Any]] | None, Any]:
-    """Tools and `tool_choice` as a request takes them, whichever way they came (one path for all).
+    """Tools and `tool_choice` as a request takes them, from every entry point.
 
-    `bind_tools`, `.bind(tools=..., tool_choice=...)` and a call's `tools=` / `tool_choice=`
-    all pass here: each tool in any LangChain form is converted and checked (`openai_tool`),
-    the set and the choice are checked (`check_bound`), and the choice takes its request
-    form (`tool_choice_for`, so `"add"` forces the function `add` on every path). Running
-    it on its own output changes nothing, so a bound value passed again at call time is kept.
-    `function_tools`: whether the surface has function tools (the Sonar models have none).
+    Idempotent, so a bound value passed again at call time is kept.
+    `function_tools`: whether the surface has function tools.
     """
     if tools is not None and not isinstance(tools, (list, tuple)):
         msg = (
@@ -152,18 +131,9 @@ def with_search_tool(
 ) -> list[dict[str, Any]]:
     """`tools` with the model's search tool: its options go to a bound `web_search`, or it is added.
 
-    `search` is the `web_search` tool the model's settings make (`search_domain_filter` and the
-    other search parameters as its fields; `names` maps each field to its parameter). A bound
-    `web_search` takes the model's options for the fields it leaves unset, and a field both set
-    differently is refused (`merged_search`), so a model-level filter is never dropped or
-    bypassed; this holds with `web_search=False` too, which only leaves the default tool out.
-    `off` names the switch that turns search off (`disable_search=True`, `web_search=False`,
-    `tool_choice='none'`; empty: search is on), `bare` whether a tool without options is wanted (no
-    preset). Search settings are never dropped: with search off and no bound `web_search`, they would
-    reach nothing, so the call is refused, naming the switch and the settings; with bound built-in tools
-    and no `web_search`, the tools would reach the web without them, so it is refused, naming the
-    settings and the tools (bind `web_search` too). A bare model keeps its default `web_search` beside
-    the bound tools.
+    `names` maps each tool field to its parameter; `off` names the switch that turns search off
+    ('' when on); `bare`: no preset. Search settings are never dropped: where nothing would
+    carry them, the call is refused.
     """
     options = {k: v for k, v in search.items() if k != "type"}
     bound = next((i for i, t in enumerate(tools) if t.get("type") == "web_search"), None)
@@ -188,14 +158,12 @@ def with_search_tool(
             "and pass web_search=False to the model to say it does not search."
         )
         raise ValueError(msg)
-    # A bare model keeps its search beside the bound built-ins: without it, binding image_search (what
-    # langchain-perplexity's return_images=True becomes) or fetch_url would silently leave perplexity/sonar
-    # with no web search at all. web_search=False leaves it out.
+    # A bare model keeps its search beside bound built-ins, or it would not search at all.
     return [*tools, search] if options or bare else tools
 
 
 def _leaves(options: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    """The model's search options as (path in the tool, value); `filters` is one level down."""
+    """The search options as (path in the tool, value)."""
     out: list[tuple[str, Any]] = []
     for key, value in options.items():
         if key == "filters" and isinstance(value, dict):
