@@ -187,7 +187,10 @@ def final_chunk(answer: Answer) -> AIMessageChunk:
 
 
 def _last_tool_blocks(answer: Answer, chunks: list[ToolCallChunk]) -> list[Any]:
-    """A last chunk's tool-call blocks, parsed so they keep their stream index; unparsable ones stay chunks."""
+    """A last chunk's tool-call blocks, parsed so their stream index cannot collide with the text's.
+
+    Calls whose arguments do not parse stay chunks.
+    """
     valid = {c["id"]: c for c in _parse_tool_calls(answer.tool_calls)[0]}
     blocks: list[Any] = []
     for chunk in chunks:
