@@ -1,15 +1,7 @@
 """Agent API responses and stream events → LangChain messages.
 
-One reader, `read_output`, takes what a response's `output` holds
-(messages, function calls, and the items of the server tools and skills);
-invoke uses it on the response, and a stream uses it on the terminal event's
-response, so the two cannot drift. The stream reader adds what only a stream
-has: text deltas, the model's `thought` on each `response.reasoning.*`
-event, each search, fetch and image search as it starts and as its results
-come, loaded skills, and each output item as soon as it is done.
-
-Shapes: `ResponsesResponseOutput` and `ResponseStreamEventOutput` in
-`perplexity.generated.api`. Events not in that vocabulary are ignored.
+Invoke and stream share `read_output`, so they cannot drift; the stream adds deltas and live tool events.
+Shapes: `ResponsesResponseOutput`, `ResponseStreamEventOutput` (`perplexity.generated.api`).
 """
 
 from __future__ import annotations
@@ -25,13 +17,10 @@ from langchain_perplexity_strict._response._server_item_blocks import is_server_
 from langchain_perplexity_strict._response._vocabulary import ANSWERED_STATUSES, PENDING_STATUSES
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
-# Separates the text of two message items of one response (a preamble, then the answer), and of two
-# `output_text` parts of one item: each is a paragraph of its own, and run together they would read as one.
-PART_SEPARATOR = "\n\n"
-# The envelope fields `response_metadata` keeps besides `id`, `model` and `status`, as `ChatOpenAI` keeps a
-# Responses answer's (its `created_at` is left out: a run's clock, which would make two runs' answers differ).
+PART_SEPARATOR = "\n\n"  # between text parts: each is its own paragraph
+# Kept as `ChatOpenAI` keeps them; `created_at` would make equal answers differ.
 ENVELOPE_KEYS = ("object", "service_tier")
-# The `response.reasoning.*` events of a server tool: (item type, whether it starts, the field carried).
+# Server tool events: (item type, whether it starts, the field carried).
 TOOL_EVENTS = {
     "response.reasoning.search_queries": ("search_results", True, "queries"),
     "response.reasoning.search_results": ("search_results", False, "results"),
@@ -50,13 +39,10 @@ def read_output(
     offsets: dict[tuple[int, int], int],
     stopped_at: int | None,
 ) -> None:
-    """Fill `answer` from `output` items; message text only when `text` (a stream had it already).
+    """Fill `answer` from `output` items; message text only when `text`.
 
-    `offsets` gives, per (output index, content index), where that text part
-    starts in the answer: Perplexity counts a part's annotation offsets from the
-    part's own start, so they are shifted by it; reading text fills it in. Once a
-    stop sequence has matched (in item `stopped_at`), later messages and function
-    calls are not part of the answer, as a stream that stopped there never reads them.
+    `offsets` maps (item, part) to where the part starts, since annotation offsets are per part.
+    Messages and calls after the stop item `stopped_at` are skipped, as a stream skips them.
     """
     ordinals: dict[str, int] = {}
     for index, item in enumerate(output):
@@ -86,7 +72,7 @@ def read_output(
 
 
 def read_server_item(answer: Answer, item: dict[str, Any], ordinals: dict[str, int]) -> None:
-    """A server tool's or skill's item; `ordinals` counts the items of each type read so far."""
+    """A server tool's or skill's item; `ordinals` counts items per type."""
     kind = str(item.get("type"))
     n = ordinals.get(kind, 0)
     ordinals[kind] = n + 1
@@ -94,8 +80,7 @@ def read_server_item(answer: Answer, item: dict[str, Any], ordinals: dict[str, i
 
 
 def start_text_part(answer: Answer, key: tuple[int, int], offsets: dict[tuple[int, int], int]) -> None:
-    """A text part (`key`: output index, content index) begins: separate it from the text before, and
-    note where it starts."""
+    """Start text part `key`: separate it and note its offset."""
     if key in offsets:
         return
     if answer.text:
@@ -121,7 +106,7 @@ def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
 
 
 def read_status(answer: Answer, response: dict[str, Any]) -> None:
-    """Usage, metadata and status; HTTP 200 is not success on the Agent API: `status` says whether it is."""
+    """Usage, metadata and status; on the Agent API `status`, not HTTP 200, means success."""
     status = response.get("status")
     envelope = {key: response[key] for key in ENVELOPE_KEYS if response.get(key) is not None}
     answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status, **envelope)
@@ -129,11 +114,10 @@ def read_status(answer: Answer, response: dict[str, Any]) -> None:
 
 
 def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
-    """Raise for a run that did not complete. `requires_action` is an answer: the run waits for the
-    application (to run its function calls, or to approve MCP calls; the requests are in the message)."""
+    """Raise for a run that did not complete; `requires_action` is an answer."""
     if status is None or status in ANSWERED_STATUSES or answer.waits_for_the_app:
         return
-    if answer.stopped and status != "failed":  # the answer ended at its stop, before the limit or the run's end
+    if answer.stopped and status != "failed":  # ended at its stop sequence
         return
     if status == "incomplete" or error.get("code") == "max_output_tokens":
         answer.cut_at_length(
@@ -152,8 +136,7 @@ def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None
         msg += f" (code {error['code']})"
     if answer.text or answer.tool_calls:
         msg += "; what it produced before it ended is on this error's .partial"
-    # What the run produced and cost (a failed run that used tokens is billed): on the error, not lost.
-    raise reported_error(msg, error, answer.partial())
+    raise reported_error(msg, error, answer.partial())  # a failed run is billed: keep its usage
 
 
 class AgentStreamReader:
@@ -162,14 +145,14 @@ class AgentStreamReader:
     def __init__(self, answer: Answer) -> None:
         self.answer = answer
         self._offsets: dict[tuple[int, int], int] = {}
-        self._items: dict[int, dict[str, Any]] = {}  # output_item.done, for a terminal event without output
-        self._received: dict[tuple[int, int], str] = {}  # the text of each (item, part) read so far
-        self._stopped_at: int | None = None  # the item in which a stop sequence matched
-        self._done: dict[str, int] = {}  # output_item.done items read, per type
-        self._thought: str | None = None  # the last thought read (a repeat is not a new step)
+        self._items: dict[int, dict[str, Any]] = {}  # for a terminal event without output
+        self._received: dict[tuple[int, int], str] = {}
+        self._stopped_at: int | None = None  # the item where a stop matched
+        self._done: dict[str, int] = {}
+        self._thought: str | None = None  # a repeat is no new step
 
     def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]:
-        """Read one event; return the chunks it completes (its text goes out after it, `_surfaces.read_event`)."""
+        """Read one event; return the chunks it completes (its text follows, `_surfaces.read_event`)."""
         kind = event.get("type", "")
         answer = self.answer
         index = int(event.get("output_index") or 0)
@@ -177,7 +160,7 @@ class AgentStreamReader:
             key = (index, int(event.get("content_index") or 0))
             self._add(key, self._received.get(key, "") + str(event.get("delta") or ""))
             return []
-        if kind == "response.output_text.done":  # the part's whole text: what no delta brought is added
+        if kind == "response.output_text.done":  # whole text: add what deltas missed
             self._add((index, int(event.get("content_index") or 0)), str(event.get("text") or ""))
             return []
         if kind.startswith("response.reasoning."):
@@ -200,10 +183,10 @@ class AgentStreamReader:
             answer.fail()
             raise_for_status(answer, "failed", event.get("error") or (event.get("response") or {}).get("error") or {})
             answer.metadata["status"] = "failed"
-            return [answer.final_chunk()]  # cut at the output limit: the answer so far, with finish_reason "length"
-        elif kind in ("response.incomplete", "response.cancelled"):  # OpenAI's terminals, should a gateway send them
+            return [answer.final_chunk()]  # cut at the output limit
+        elif kind in ("response.incomplete", "response.cancelled"):  # OpenAI's terminals
             return self._terminal(event.get("response") or {})
-        elif kind == "error":  # OpenAI's shape has the error's fields on the event; others nest it in `error`
+        elif kind == "error":  # fields on the event (OpenAI) or nested in `error`
             error = event["error"] if isinstance(event.get("error"), dict) else event
             code = " ".join(
                 f"{key} {error[key]}" for key in ("type", "code") if error.get(key) and error[key] != "error"
@@ -216,7 +199,7 @@ class AgentStreamReader:
         answer = self.answer
         thought = event.get("thought")
         if isinstance(thought, str) and thought and thought != self._thought:
-            # Each event's thought is a whole step ("Searching the web for ..."): a blank line between steps.
+            # Each thought is a whole step: a blank line between steps.
             piece = "\n\n" + thought if answer.reasoning else thought
             self._thought = thought
             answer.add_reasoning(piece)
@@ -224,7 +207,7 @@ class AgentStreamReader:
         if kind == "response.reasoning.search_queries":
             answer.add_queries(event.get("queries") or [])
         elif kind == "response.reasoning.search_results":
-            answer.add_search_results(event.get("results") or [])  # streamed with this event's chunk
+            answer.add_search_results(event.get("results") or [])
         elif kind == "response.reasoning.image_search_results":
             answer.add_items("images", event.get("results") or [])
         if kind in TOOL_EVENTS:
@@ -237,11 +220,9 @@ class AgentStreamReader:
         return []
 
     def _add(self, key: tuple[int, int], text: str) -> None:
-        """The text of part `key` is now `text`: what extends what was read goes into the answer.
+        """Part `key`'s text is now `text`; add what extends what was read.
 
-        Text may arrive as deltas, only in `output_text.done`, only in the item's
-        `output_item.done`, or only in the terminal response: each part's text is
-        taken once, from wherever it first arrives, as invoke takes it from the response.
+        Text may come in deltas, a done event or the terminal response: it is taken once.
         """
         received = self._received.get(key, "")
         if not text.startswith(received) or len(text) == len(received) or self._after_stop(key[0]):
@@ -257,10 +238,10 @@ class AgentStreamReader:
         return self._stopped_at is not None and index > self._stopped_at
 
     def _catch_up(self, index: int, item: dict[str, Any]) -> None:
-        """A whole message item: the text of its parts that did not arrive as deltas."""
+        """A whole message item: add text that deltas missed."""
         if item.get("type") != "message":
             return
-        for part_index, part in enumerate(item.get("content") or []):  # content_index counts every part
+        for part_index, part in enumerate(item.get("content") or []):  # content_index counts all parts
             if part.get("type") == "output_text":
                 self._add((index, part_index), str(part.get("text") or ""))
 

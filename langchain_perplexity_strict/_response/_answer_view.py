@@ -1,7 +1,6 @@
 """What `_render` reads of an answer, as a protocol: `_answer.Answer` is one.
 
-`_answer` renders through `_render`; `_render` names the answer by this protocol, not by importing
-`_answer`, so the two modules do not import each other (not even under `TYPE_CHECKING`).
+It keeps `_render` from importing `_answer`, which imports `_render`.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from langchain_perplexity_strict._response._server_item_collector import ServerI
 
 
 class AnswerView(Protocol):
-    """The fields and methods of an answer that rendering a message or a chunk reads."""
+    """What rendering reads of an answer."""
 
     output_version: str
     text: str

@@ -1,12 +1,6 @@
 """An answer's standard content blocks, and the block translator that gives a v0 answer the same.
 
-With `output_version="v1"` the answer's `content` is langchain-core's
-standard blocks: reasoning, the server tools' calls and results (see
-`_server_item_blocks`), the text with standard `citation` annotations, then the
-function calls. A v0 answer keeps the same facts as a string and
-`additional_kwargs`; the translator registered for the provider name
-`"perplexity"` (langchain-core's `register_translator`) rebuilds the v1
-blocks from them, so `AIMessage.content_blocks` is the same either way.
+The translator is registered for `"perplexity"` (langchain-core's `register_translator`).
 """
 
 from __future__ import annotations
@@ -23,11 +17,11 @@ from langchain_perplexity_strict._response._server_item_blocks import item_block
 PROVIDER = MODEL_PROVIDER
 """`response_metadata["model_provider"]` of this package's answers."""
 ANNOTATIONS = "annotations"
-"""`additional_kwargs` key of a v0 answer: Perplexity's own `url_citation` annotations, offsets in the answer text."""
+"""v0 key of Perplexity's `url_citation` annotations."""
 
 _MARKER = re.compile(r"\[(\d+)\]")
 REASONING_INDEX, TEXT_INDEX, FIRST_TOOL_CALL_INDEX = 0, 1, 2
-"""Stream block indices: one reasoning block, one text block, then the function calls."""
+"""Stream block indices: reasoning, text, then function calls."""
 
 
 def citation_annotations(
@@ -36,11 +30,10 @@ def citation_annotations(
     citations: Sequence[str],
     search_results: Sequence[Mapping[str, Any]],
 ) -> list[dict[str, Any]]:
-    """Standard `citation` annotations: Perplexity's own `url_citation`s, else one per `[n]` marker in `text`.
+    """Standard `citation` annotations: Perplexity's `url_citation`s, else one per `[n]` marker.
 
-    The live Agent API sends no annotations and numbers its search results: `[n]` is the result whose
-    `id` is n (vercel/ai's `packages/perplexity/src/__fixtures__/agent-web-search.json`, docs/perplexity-rules.md).
-    Results without ids (Sonar's) are cited by position: `[n]` is the n-th citation.
+    `[n]` cites the result with `id` n (vercel/ai's `packages/perplexity/src/__fixtures__/agent-web-search.json`,
+    docs/perplexity-rules.md), else the n-th citation.
     """
     if annotations:
         return [
@@ -72,7 +65,7 @@ def _citation(url: Any, title: Any, start: Any, end: Any, text: str) -> dict[str
 
 
 def text_block(text: str, annotations: list[dict[str, Any]], index: int | None = None) -> dict[str, Any]:
-    """A standard text block (annotations only when there are some)."""
+    """A standard text block."""
     block: dict[str, Any] = {"type": "text", "text": text}
     if annotations:
         block["annotations"] = annotations
@@ -85,18 +78,18 @@ def text_block(text: str, annotations: list[dict[str, Any]], index: int | None =
 
 
 def translate_content(message: AIMessage) -> list[Any]:
-    """The standard blocks of a v0 answer of this package, as its v1 answer has them."""
+    """The standard blocks of a v0 answer, as v1 has them."""
     return _translate(message, chunk=False)
 
 
 def translate_content_chunk(message: AIMessageChunk) -> list[Any]:
-    """The standard blocks of a v0 stream chunk (or of chunks added together), with stream indices."""
+    """The standard blocks of a v0 stream chunk, with stream indices."""
     return _translate(message, chunk=True)
 
 
 def _translate(message: AIMessage, *, chunk: bool) -> list[Any]:
     if not isinstance(message.content, str):
-        raise NotImplementedError  # not a v0 answer of this package: langchain-core's best-effort parsing
+        raise NotImplementedError  # langchain-core falls back to best-effort parsing
     kwargs = message.additional_kwargs
     blocks: list[dict[str, Any]] = []
     reasoning = kwargs.get("reasoning_content")
@@ -111,7 +104,7 @@ def _translate(message: AIMessage, *, chunk: bool) -> list[Any]:
         text, kwargs.get(ANNOTATIONS) or [], kwargs.get("citations") or [], kwargs.get("search_results") or []
     )
     calls = _calls(message, chunk)
-    # An empty text block only for an answer with nothing else (an approval request, a tool call is the answer).
+    # An empty text block only when nothing else is there.
     if text or annotations or (not calls and not blocks and not chunk):
         blocks.append(text_block(text, annotations, TEXT_INDEX if chunk else None))
     blocks.extend(calls)

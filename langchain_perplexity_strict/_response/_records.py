@@ -1,11 +1,7 @@
 """Perplexity's search-result records as langchain-perplexity's users read them: by key and by attribute.
 
-langchain-perplexity 1.4.2 gave `additional_kwargs["search_results"]` as the `perplexity` SDK's objects
-from a chat-completions `invoke` (`r.url`), and as dicts everywhere else (`r["url"]`: its streams and
-its Agent API path). A `SearchResult` is the dict Perplexity sent, so it serializes and compares as
-one, and also answers `r.url`, `r.title`, ... as the SDK's `SearchResult` model does: a field of the
-published record (`ApiPublicSearchResultOutput`, plus the Agent API's `id`) that Perplexity did not
-send reads as None, as the model's optional fields do; any other name is an `AttributeError`.
+langchain-perplexity gave SDK objects (`r.url`) on some paths and dicts (`r["url"]`) on others; a
+`SearchResult` is both. Unsent fields of `ApiPublicSearchResultOutput` read as None.
 """
 
 from __future__ import annotations
@@ -13,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 RECORD_FIELDS = frozenset({"title", "url", "date", "last_updated", "snippet", "source", "id"})
-"""The fields of a published search-result record: attribute access on them never raises."""
+"""Published record fields: reading them never raises."""
 
 
 class SearchResult(dict[str, Any]):
-    """One search result: the dict as sent, readable as attributes too (`r.url`, `r.title`, `r.date`)."""
+    """One search result: the dict as sent, also readable as attributes."""
 
     __slots__ = ()
 
@@ -30,10 +26,10 @@ class SearchResult(dict[str, Any]):
         raise AttributeError(msg)
 
     def model_dump(self, **_: Any) -> dict[str, Any]:
-        """The record as a plain dict (what the SDK object's `model_dump()` gave)."""
+        """The record as a plain dict, as the SDK model gives."""
         return dict(self)
 
 
 def search_result(record: dict[str, Any]) -> SearchResult:
-    """`record` as a `SearchResult` (a copy: the caller's dict is not changed)."""
+    """A `SearchResult` copy of `record`."""
     return SearchResult(record)

@@ -1,14 +1,6 @@
 """An `Answer` as LangChain messages: the whole message (invoke), the stream's chunks, v0 and v1.
 
-Text goes to `content` (with `output_version="v1"`, standard blocks: reasoning,
-the server tools' calls and results, text with citation annotations, tool
-calls); citations and search results to `additional_kwargs`, and, in v0,
-the server tools' items too (`_server_item_collector.v0_kwargs`); usage to
-`usage_metadata`, counted once even when streaming; cost, served model, id
-and status to `response_metadata`. A whole message is rendered once, as v0,
-and with v1 its content is the standard blocks the registered translator
-(`_blocks`) reads from it, as `content_blocks` and langchain-core's own v1
-conversion do; a stream chunk's content is assembled by `content`.
+A whole v1 message is its v0 message's `content_blocks` (the `_blocks` translator); stream chunks use `content`.
 """
 
 from __future__ import annotations
@@ -47,16 +39,8 @@ def content(
 ) -> Any:
     """The content of a stream chunk: the text (v0), or v1 standard blocks.
 
-    A whole message is rendered once, as v0, and its v1 content is the registered
-    translator's (`_message`). A stream's v1 chunks cannot be had so, chunk by chunk
-    (`tests/unit_tests/test_response_render.py` shows why): a server tool's call goes out
-    with the event that starts it, before the v0 item exists, and the last chunk's
-    citation annotations point into the whole text, not the chunk's part of it.
-
-    The blocks come in the order things happen: reasoning, the server tools' calls and
-    results, the text, the function calls. Each carries its `index` (reasoning 0, text 1,
-    tool calls from 2, server blocks their own, as the translator gives a v0 chunk), so
-    LangChain merges a stream's chunks block by block.
+    Not the translator's: a tool call streams before its v0 item exists (tests/unit_tests/test_response_render.py).
+    Each block carries its `index`, so LangChain merges chunks block by block.
     """
     if answer.output_version != "v1":
         return text
@@ -71,11 +55,9 @@ def content(
 
 
 def text_chunks(answer: Answer) -> list[AIMessageChunk]:
-    """One chunk for the answer's pending text and blocks, and the sources found since the last chunk, or none
-    (taken after each event, so a stream's chunks follow its events).
+    """One chunk for pending text, blocks and new sources, or none.
 
-    Every chunk names the provider (and v1), so `content_blocks` of a chunk, which
-    `stream_events(version="v3")` reads, goes through this package's translator.
+    Each chunk names the provider, so its `content_blocks` use this package's translator.
     """
     reasoning, text = answer.take_pending()
     v1 = answer.output_version == "v1"
@@ -96,7 +78,7 @@ def _provider(answer: Answer) -> dict[str, Any]:
 
 
 def additional_kwargs(answer: Answer, *, v0: bool | None = None) -> dict[str, Any]:
-    """Sources, reasoning and server tool items (v0), thought signatures and the fields with no standard place."""
+    """Sources, v0 reasoning, thought signatures and fields with no standard place."""
     v0 = answer.output_version != "v1" if v0 is None else v0
     kwargs: dict[str, Any] = {}
     if answer.citations:
@@ -117,8 +99,7 @@ def additional_kwargs(answer: Answer, *, v0: bool | None = None) -> dict[str, An
 
 
 def parsed(answer: Answer) -> Any:
-    """The answer's text as an instance of `parse_as`, as `ChatOpenAI` gives a call's `response_format` class:
-    None when the answer is tool calls or has no text; text that does not fit raises pydantic's error."""
+    """The text as a `parse_as` instance, as `ChatOpenAI` parses; None for tool calls or no text."""
     if answer.tool_calls or not answer.text.strip():
         return None
     return answer.parse_as.model_validate_json(answer.text)  # type: ignore[union-attr]
@@ -129,17 +110,17 @@ def response_metadata(answer: Answer) -> dict[str, Any]:
 
 
 def citation_annotations(answer: Answer) -> list[dict[str, Any]]:
-    """The answer's standard `citation` annotations, from Perplexity's own or the `[n]` markers."""
+    """The answer's standard `citation` annotations."""
     return citations_in(answer.text, answer.annotations, answer.citations, answer.search_results)
 
 
 def annotations_of(answer: Answer) -> list[dict[str, Any]]:
-    """The annotations a v1 answer's text block carries (v0 keeps the text alone)."""
+    """The annotations of a v1 text block."""
     return citation_annotations(answer) if answer.output_version == "v1" else []
 
 
 def message(answer: Answer) -> AIMessage:
-    """The whole answer as one message (invoke), with its continuation record when it has one."""
+    """The whole answer as one message, with its continuation record."""
     result = _message(answer)
     record = answer.context_record(result)
     if record is not None:
@@ -148,13 +129,7 @@ def message(answer: Answer) -> AIMessage:
 
 
 def _message(answer: Answer) -> AIMessage:
-    """The whole answer: rendered once, as v0; a v1 answer's content is that message's `content_blocks`.
-
-    `content_blocks` goes through the translator registered for `"perplexity"` (`_blocks`),
-    as langchain-core's own `output_version="v1"` conversion does, so the v1 content and
-    a v0 answer's `content_blocks` are one function's output. The v1 answer keeps in
-    `additional_kwargs` only what its blocks do not hold.
-    """
+    """The whole answer as v0; a v1 answer's content is that message's `content_blocks`."""
     tool_calls, invalid = _parse_tool_calls(answer.tool_calls)
     v0 = AIMessage(
         content=answer.text,
@@ -167,16 +142,12 @@ def _message(answer: Answer) -> AIMessage:
     )
     if answer.output_version != "v1":
         return v0
-    blocks = v0.content_blocks  # str content: read by the translator, whatever its output_version
+    blocks = v0.content_blocks
     return v0.model_copy(update={"content": blocks, "additional_kwargs": additional_kwargs(answer, v0=False)})
 
 
 def final_chunk(answer: Answer) -> AIMessageChunk:
-    """The last stream chunk: the text still pending, sources, usage (once), metadata, tool calls.
-
-    Text still held (by the stop filter or the `<think>` splitter) at the end of
-    the stream goes out in this chunk.
-    """
+    """The last stream chunk: pending text, sources, usage (once), metadata, tool calls."""
     reasoning, text = answer.take_pending()
     tool_call_chunks: list[ToolCallChunk] = [
         tool_call_chunk(name=c["name"], args=c["arguments"], id=c["id"], index=i)
@@ -190,8 +161,8 @@ def final_chunk(answer: Answer) -> AIMessageChunk:
         if record is not None:
             metadata[CONTEXT_KEY] = record
     kwargs = additional_kwargs(answer)
-    kwargs.pop("reasoning_content", None)  # earlier pieces were streamed in their own chunks
-    kwargs.pop("citations", None)  # sources go once each: those not streamed yet
+    kwargs.pop("reasoning_content", None)  # streamed already
+    kwargs.pop("citations", None)  # only unsent sources follow
     kwargs.pop("search_results", None)
     kwargs.update(answer.unsent_sources())
     if not v1:
@@ -216,10 +187,10 @@ def final_chunk(answer: Answer) -> AIMessageChunk:
 
 
 def _last_tool_blocks(answer: Answer, chunks: list[ToolCallChunk]) -> list[Any]:
-    """The tool-call blocks of a last chunk: parsed `tool_call` blocks, which keep their stream index (a
-    `tool_call_chunk` block of a last chunk becomes an unindexed `tool_call`, which langchain-core then numbers
-    by block type, colliding with a text chunk's index when the text came in earlier chunks); a call whose
-    arguments do not parse stays a chunk."""
+    """A last chunk's tool-call blocks, parsed so their stream index cannot collide with the text's.
+
+    Calls whose arguments do not parse stay chunks.
+    """
     valid = {c["id"]: c for c in _parse_tool_calls(answer.tool_calls)[0]}
     blocks: list[Any] = []
     for chunk in chunks:
@@ -246,7 +217,7 @@ def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[
 
 
 def emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
-    """`chunk` as the generation chunk a stream yields, its text given to the callbacks first."""
+    """`chunk` as a generation chunk, after the callbacks get its text."""
     generation = ChatGenerationChunk(message=chunk)
     if run_manager:
         run_manager.on_llm_new_token(generation.text, chunk=generation)

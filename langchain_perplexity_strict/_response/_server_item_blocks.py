@@ -1,18 +1,8 @@
 """The Agent API's server-side output items as langchain-core's standard content blocks.
 
-Every output item in Perplexity's published schema (`OutputItemOutput` in
-`perplexity.generated.api`) other than `message` and `function_call` is the
-work of a built-in tool or skill. Each becomes what `ChatOpenAI` makes of
-OpenAI's built-in tools (langchain-core's OpenAI block translator): a
-`server_tool_call` (what was asked) and a `server_tool_result` (what came
-back), or a `non_standard` block holding the item where no standard type
-fits (an approval request, a loaded skill, an `unknown` item).
-
-One table says, per item type, which tool it is, which field names it, and
-which fields are the call's arguments; every other field is the result's
-output, so nothing is lost (a contract test checks the table against the
-published models). The answer's v1 content, the stream's blocks and the
-block translator for v0 answers all come from these functions.
+Items other than `message` and `function_call` (`OutputItemOutput`) become a `server_tool_call` and a
+`server_tool_result`, as langchain-core's OpenAI translator does, or a `non_standard` block.
+Fields outside the call are the output, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -28,15 +18,15 @@ class ItemSpec:
     """How one output item type maps to a server tool call and its result."""
 
     tool: str
-    """The `name` of the `server_tool_call` (OpenAI's names where OpenAI has the same tool)."""
+    """The call's `name` (OpenAI's where it matches)."""
     id_field: str | None
-    """The item's field that identifies the call; None: the item has none, an ordinal id is made."""
+    """The id field; None: an ordinal id is made."""
     args: tuple[str, ...] = ()
-    """Fields that are the call's arguments (`arguments`, a JSON string, is decoded into them)."""
+    """Argument fields; JSON `arguments` is decoded."""
     extras: tuple[str, ...] = ()
-    """Fields that describe the call but are neither argument nor output (server label, container)."""
+    """Fields that are neither argument nor output."""
     raw_output: str | None = None
-    """The one field that is the whole output, as OpenAI's translator keeps it (MCP); else a dict of fields."""
+    """The field that is the whole output (MCP)."""
 
 
 ITEM_SPECS: dict[str, ItemSpec] = {
@@ -61,33 +51,26 @@ ITEM_SPECS: dict[str, ItemSpec] = {
     ),
     "tool_search_output": ItemSpec("tool_search", "call_id", args=("arguments",), extras=("id", "execution")),
 }
-"""Item type → how it maps. Types not here (`mcp_approval_request`, `skill_loaded`, `unknown`) are `non_standard`."""
+"""Item type → how it maps; other types are `non_standard`."""
 
 NON_STANDARD_ITEMS = frozenset({"mcp_approval_request", "skill_loaded", "unknown"})
-"""Item types kept whole in a `non_standard` block: no standard block is a request, a skill or an unknown."""
+"""Item types kept whole in a `non_standard` block."""
 
 READ_ELSEWHERE = frozenset({"message", "function_call"})
-"""Item types that are the answer's text and its function calls, not server tools."""
+"""Item types that are text and function calls."""
 
 _STATUS_FIELDS = ("status", "error")
-# The fields that say whether the call worked: they set the result's `status`, and are kept in `extras`
-# when they say more than success or error.
 _FAILED = frozenset({"failed", "timed_out", "cancelled", "incomplete"})
 
 
 def is_server_item(item: Mapping[str, Any]) -> bool:
-    """Whether `item` is a server tool's or a skill's output item (not the answer's text or a function call)."""
+    """Whether `item` is a server tool's or a skill's output item."""
     kind = item.get("type")
     return isinstance(kind, str) and kind not in READ_ELSEWHERE
 
 
 def item_id(item: Mapping[str, Any], ordinal: int) -> str:
-    """The call id of `item`: its own id or call id, else `<type>_<n>` for the n-th item of its type.
-
-    Search, fetch and image items carry no id, so the n-th of a type in a response is `<type>_<n>`;
-    a stream numbers its search and fetch events the same way, so a call streamed when the search
-    starts and the item that ends it share an id.
-    """
+    """The call id of `item`, else `<type>_<n>` for the n-th of its type, as streams number them."""
     kind = str(item.get("type"))
     spec = ITEM_SPECS.get(kind)
     own = (item.get(spec.id_field) if spec and spec.id_field else None) or item.get("id")
@@ -95,7 +78,7 @@ def item_id(item: Mapping[str, Any], ordinal: int) -> str:
 
 
 def item_blocks(item: Mapping[str, Any], block_id: str) -> list[dict[str, Any]]:
-    """The standard blocks for one server item: a call and its result, or one `non_standard` block."""
+    """The standard blocks for one server item."""
     kind = str(item.get("type"))
     spec = ITEM_SPECS.get(kind)
     if spec is None:
@@ -104,7 +87,7 @@ def item_blocks(item: Mapping[str, Any], block_id: str) -> list[dict[str, Any]]:
 
 
 def call_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str, Any]:
-    """`server_tool_call` for `item`: its arguments, and what else describes the call in `extras`."""
+    """`server_tool_call` for `item`."""
     spec = ITEM_SPECS[kind]
     args: dict[str, Any] = {}
     extras: dict[str, Any] = {}
@@ -114,12 +97,12 @@ def call_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str, A
         if name == "arguments":
             decoded = _decoded(item[name])
             if decoded is None:
-                extras["arguments"] = item[name]  # not a JSON object: kept as sent
+                extras["arguments"] = item[name]  # not a JSON object
             else:
                 args.update(decoded)
         else:
             args[name] = item[name]
-    if kind == "fetch_url_results":  # the item names no URLs: the pages it holds are the ones asked for
+    if kind == "fetch_url_results":  # the fetched pages are the URLs asked for
         args["urls"] = [page.get("url") for page in item.get("contents") or []]
     for name in spec.extras:
         if item.get(name) is not None:
@@ -131,7 +114,7 @@ def call_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str, A
 
 
 def result_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str, Any]:
-    """`server_tool_result` for `item`: every field not in the call is the output; `status` from status/error."""
+    """`server_tool_result` for `item`: fields not in the call are the output."""
     spec = ITEM_SPECS[kind]
     taken = {"type", *spec.args, *spec.extras, *_STATUS_FIELDS}
     if spec.id_field:
@@ -165,7 +148,7 @@ def _decoded(arguments: Any) -> dict[str, Any] | None:
 
 
 def numbered(items: list[Mapping[str, Any]]) -> Iterator[tuple[Mapping[str, Any], str]]:
-    """`(item, call id)` for server items in order, numbering those without an id by type."""
+    """`(item, call id)` for server items in order."""
     counts: dict[str, int] = {}
     for item in items:
         kind = str(item.get("type"))
@@ -177,32 +160,19 @@ def numbered(items: list[Mapping[str, Any]]) -> Iterator[tuple[Mapping[str, Any]
 # ---- where a v0 answer keeps them ------------------------------------------------------------------
 
 ITEM_ORDER = "server_item_order"
-"""`additional_kwargs` key of a v0 answer: `"<type>:<call id>"` per server item, in the order they came.
-
-The items themselves stay where they always were, one list per type
-(`additional_kwargs["fetch_url_results"]`, ...); this list keeps their order
-across types and their ids, so the block translator gives a v0 answer the
-same blocks, in the same order, as a v1 answer.
-"""
+"""v0 key: `"<type>:<call id>"` per server item, in order, so v0 translates as v1 does."""
 
 SEARCH_ITEMS = "search_result_items"
-"""`additional_kwargs` key of the `search_results` items as sent (queries and results together).
-
-`additional_kwargs["search_results"]` holds the results of every search, flattened and
-de-duplicated, as Sonar had them; this keeps which search found what."""
+"""v0 key: `search_results` items as sent, keeping which search found what."""
 
 
 def v0_key(kind: str) -> str:
-    """The `additional_kwargs` key of a v0 answer holding the items of type `kind`."""
+    """The v0 key holding items of type `kind`."""
     return SEARCH_ITEMS if kind == "search_results" else kind
 
 
 def v0_items(kwargs: Mapping[str, Any]) -> list[tuple[dict[str, Any], str]]:
-    """The server items of a v0 answer (or chunk), with their ids, in order.
-
-    Each entry of `ITEM_ORDER` takes the next item of its type; an entry
-    without its item (a chunk cut elsewhere) is skipped.
-    """
+    """The server items of a v0 answer or chunk, with ids, in order; missing items are skipped."""
     taken: dict[str, int] = {}
     out: list[tuple[dict[str, Any], str]] = []
     for entry in kwargs.get(ITEM_ORDER) or []:

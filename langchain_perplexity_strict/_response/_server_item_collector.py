@@ -1,13 +1,7 @@
 """The server items of one response, gathered as they arrive, each sent once.
 
-A stream tells of a server tool twice: first in `response.reasoning.*`
-events (the search queries when a search starts, its results when they come;
-the same for URL fetches and image searches; `response.skill.loaded`), then
-as the output item itself (`response.output_item.done`, and again in the
-terminal event's `output`). The call goes out when its search starts and
-the result when it comes; the item that follows is recognised as the n-th of
-its type and adds nothing already sent. A v0 answer gets each item once, in
-`additional_kwargs`; a v1 answer gets its blocks.
+A stream reports a tool in `response.reasoning.*` events, then as its output item; the item,
+matched by ordinal per type, adds nothing already sent.
 """
 
 from __future__ import annotations
@@ -32,39 +26,39 @@ class ServerItems:
     def __init__(self) -> None:
         self.items: list[tuple[dict[str, Any], str]] = []
         self._stored: dict[str, int] = {}
-        self._calls: dict[str, int] = {}  # per type: calls (or non-standard blocks) streamed
-        self._results: dict[str, int] = {}  # per type: results streamed
+        self._calls: dict[str, int] = {}  # calls streamed, per type
+        self._results: dict[str, int] = {}
         self._pending: list[dict[str, Any]] = []
         self._sent_items = 0
 
     # -- what arrives -------------------------------------------------------------------------
 
     def started(self, kind: str, args: dict[str, Any]) -> None:
-        """A search or fetch started (its queries or URLs): its call goes out now."""
+        """A search or fetch started: its call goes out now."""
         n = self._calls.get(kind, 0)
         self._calls[kind] = n + 1
         call = {"type": "server_tool_call", "id": f"{kind}_{n}", "name": ITEM_SPECS[kind].tool, "args": args}
         self._pend(call, f"{kind}_{n}")
 
     def finished(self, kind: str, fields: Mapping[str, Any]) -> None:
-        """A search or fetch brought its results (`fields`, as its item will hold them)."""
+        """A search or fetch brought its results."""
         n = self._results.get(kind, 0)
         block_id = f"{kind}_{n}"
         partial = {"type": kind, **fields}
-        if n >= self._calls.get(kind, 0):  # no queries event came first: the call goes out with its result
+        if n >= self._calls.get(kind, 0):  # no queries event: send the call too
             self._calls[kind] = n + 1
             self._pend(call_block(kind, partial, block_id), block_id)
         self._results[kind] = n + 1
         self._pend(result_block(kind, partial, block_id), block_id, result=True)
 
     def skill_loaded(self, name: str) -> None:
-        """`response.skill.loaded`: the skill's block goes out now."""
+        """A skill loaded: its block goes out now."""
         n = self._calls.get("skill_loaded", 0)
         self._calls["skill_loaded"] = n + 1
         self._pend({"type": "non_standard", "value": {"type": "skill_loaded", "name": name}}, f"skill_loaded_{n}")
 
     def add(self, item: Mapping[str, Any], ordinal: int) -> None:
-        """The `ordinal`-th output item of its type (from `output_item.done` or the final `output`)."""
+        """The `ordinal`-th output item of its type."""
         kind = str(item.get("type"))
         block_id = item_id(item, ordinal)
         if ordinal >= self._stored.get(kind, 0):
@@ -85,11 +79,11 @@ class ServerItems:
         self._results[kind] = ordinal + 1
 
     def approval_requests(self) -> list[dict[str, Any]]:
-        """The `mcp_approval_request` items: MCP calls waiting for the app's approval."""
+        """MCP calls waiting for the app's approval."""
         return [item for item, _ in self.items if item.get("type") == "mcp_approval_request"]
 
     def _pend(self, block: dict[str, Any], block_id: str, *, result: bool = False) -> None:
-        # One index per block, "lc_"-prefixed as langchain-core's merge expects of string indices.
+        # langchain-core merges string indices prefixed "lc_".
         self._pending.append({**block, "index": f"lc_{block_id}_result" if result else f"lc_{block_id}"})
 
     # -- what goes out ------------------------------------------------------------------------
@@ -100,17 +94,17 @@ class ServerItems:
         return blocks
 
     def blocks(self) -> list[dict[str, Any]]:
-        """Every item's v1 blocks, in order (a whole answer)."""
+        """Every item's v1 blocks, in order."""
         return [block for item, block_id in self.items for block in item_blocks(item, block_id)]
 
     def take_v0(self) -> dict[str, Any]:
-        """The v0 `additional_kwargs` for the items not sent yet: a list per type, and their order."""
+        """The v0 `additional_kwargs` for the items not sent yet."""
         unsent, self._sent_items = self.items[self._sent_items :], len(self.items)
         return v0_kwargs(unsent)
 
 
 def v0_kwargs(items: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
-    """`additional_kwargs` holding `items`: one list per item type, and `ITEM_ORDER`."""
+    """`additional_kwargs` holding `items`: a list per type, and `ITEM_ORDER`."""
     kwargs: dict[str, Any] = {}
     for item, block_id in items:
         kind = str(item.get("type"))

@@ -1,10 +1,7 @@
 """Client-side stop sequences for streamed text.
 
-The Agent API has no `stop` parameter, and stopping on the client works the
-same on both surfaces. A `StopFilter` buffers only what could still be the
-start of a stop sequence, never returns the stop text itself, and reports
-when a stop has matched: the stream then yields no more text but reads on
-for the usage and metadata (a background run is cancelled instead).
+The Agent API has no `stop` parameter, so both surfaces stop on the client.
+After a stop the stream reads on for usage and metadata.
 """
 
 from __future__ import annotations
@@ -16,17 +13,8 @@ from collections.abc import Sequence
 class StopFilter:
     """Filter text pieces against case-sensitive stop sequences.
 
-    `feed(text)` returns the text that can no longer be part of a stop. Once
-    a stop matches, `stopped` is true and every later `feed` returns "".
-    The stop that matches is the first to complete, as when a server stops
-    token by token (the longer one when two complete together), so the result
-    never depends on how the stream was cut into pieces. What it holds back
-    never exceeds the longest stop minus one character.
-
-    One-character pieces (the common streaming case) step a small automaton:
-    the held text is the state, and each (state, character) step is computed
-    once and remembered; a character that starts no stop, with nothing held,
-    passes through after one set lookup.
+    The first stop to complete wins, so chunking never changes the result.
+    Single characters step a memoized automaton whose state is the held text.
     """
 
     __slots__ = (
@@ -44,37 +32,36 @@ class StopFilter:
         "stopped",
     )
 
-    _MAX_MEMO = 65_536  # bound on remembered steps and characters (a stream's alphabet is open)
+    _MAX_MEMO = 65_536  # bounds the memo: the alphabet is open
 
     def __init__(self, stops: Sequence[str]) -> None:
-        # Longest first, so a longer stop wins when two complete at the same character.
+        # Longest first: it wins a tie.
         self._stops = tuple(sorted(dict.fromkeys(s for s in stops if s), key=len, reverse=True))
         self._longest = max((len(s) for s in self._stops), default=0)
         self._prefixes = frozenset(s[:k] for s in self._stops for k in range(1, len(s)))
         self._first = frozenset(s[0] for s in self._stops)
         self._first_re = re.compile("[" + re.escape("".join(sorted(self._first))) + "]") if self._first else None
         self._steps: dict[tuple[str, str], tuple[str, str, bool]] = {}
-        self._plain: set[str] = set()  # single characters seen that start no stop
-        self._busy = False  # held or stopped: the fast path reads one flag, not two
+        self._plain: set[str] = set()  # characters that start no stop
+        self._busy = False  # held or stopped
         self.held = ""
-        """The text currently held back (it may still start a stop)."""
+        """Text held back: it may start a stop."""
         self.stopped = False
-        """Whether a stop sequence has matched."""
         self.matched = ""
-        """The stop sequence that matched ("" before one does)."""
+        """The stop that matched."""
         self.remainder = ""
-        """What followed the stop in the piece that matched it."""
+        """Text after the stop in its piece."""
 
     def feed(self, text: str) -> str:
-        """The part of `text` (with what was held) that can no longer be part of a stop."""
+        """The text that can no longer be part of a stop."""
         if not self._busy and text in self._plain:
-            return text  # fast path: nothing held, and a character that starts no stop
+            return text
         out = self._advance(text)
         self._busy = bool(self.held) or self.stopped
         return out
 
     def flush(self) -> str:
-        """At the end of the stream: return the held text, which turned out not to be a stop."""
+        """At the stream's end: the held text, which was no stop."""
         out, self.held = self.held, ""
         self._busy = self.stopped
         return out
@@ -108,7 +95,7 @@ class StopFilter:
         return emitted
 
     def _step(self, char: str) -> tuple[str, str, bool]:
-        """One automaton step from the held text on `char`: (new held text or stop, emitted, stopped)."""
+        """One step on `char`: (held text or stop, emitted, stopped)."""
         text = self.held + char
         stop = next((s for s in self._stops if text.endswith(s)), None)
         state = stop or self._held_suffix(text)
@@ -119,7 +106,7 @@ class StopFilter:
         return result
 
     def _held_suffix(self, text: str) -> str:
-        """The longest end of `text` that could still start a stop."""
+        """The longest end of `text` that may start a stop."""
         for start in range(max(0, len(text) - self._longest + 1), len(text)):
             if text[start] in self._first and text[start:] in self._prefixes:
                 return text[start:]

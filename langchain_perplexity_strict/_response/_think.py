@@ -8,9 +8,7 @@ from langchain_perplexity_strict._response._stop import StopFilter
 class ThinkSplitter:
     """Separate `<think>…</think>` reasoning from the answer, piece by piece.
 
-    Sonar reasoning models put their reasoning inline at the start of the
-    content, even when a JSON schema was requested (docs/perplexity-rules.md); it
-    belongs in reasoning content, never in the answer text.
+    It leads the content even with a JSON schema (docs/perplexity-rules.md).
     """
 
     __slots__ = ("_close", "_start", "_state")
@@ -20,10 +18,10 @@ class ThinkSplitter:
     def __init__(self) -> None:
         self._state = "start"  # start -> (thinking ->) answer
         self._start = ""
-        self._close: StopFilter | None = None  # built only when reasoning starts
+        self._close: StopFilter | None = None
 
     def feed(self, text: str) -> tuple[str, str]:
-        """Return `(reasoning, answer)` text that is safe to emit."""
+        """`(reasoning, answer)` text safe to emit."""
         if self._state == "start":
             self._start += text
             candidate = self._start.lstrip()
@@ -46,7 +44,7 @@ class ThinkSplitter:
         return "", text
 
     def _after(self, text: str) -> str:
-        # The answer starts after the newline(s) that follow </think>.
+        # Newlines after </think> are dropped.
         stripped = text.lstrip("\n")
         if stripped:
             self._state = "answer"

@@ -1,9 +1,6 @@
 """Perplexity's usage and cost, read the same way for both surfaces.
 
-The two surfaces name the same counts differently (`input_tokens` or
-`prompt_tokens`; reasoning tokens under `output_tokens_details` or at the top);
-this is the one reader of both spellings, so a count cannot be read one way
-on one surface and another way on the other.
+One reader for both spellings (`input_tokens` or `prompt_tokens`, ...), so the surfaces agree.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ from typing import Any, cast
 from langchain_core.messages.ai import UsageMetadata
 
 EXTRA_KEYS = ("cost", "tool_calls_details", "num_search_queries", "search_context_size", "citation_tokens")
-"""Usage fields with no standard place: they go to `response_metadata`."""
+"""Usage fields for `response_metadata`."""
 
 
 def _first(usage: dict[str, Any], *keys: str) -> Any:
@@ -23,21 +20,12 @@ def _first(usage: dict[str, Any], *keys: str) -> Any:
 def read_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
     """`usage_metadata` from an Agent API `ResponsesUsageOutput` or a chat-completions `UsageInfoOutput`.
 
-    Cache reads and writes (Agent API) go in the input details, reasoning tokens in the
-    output details: each whenever Perplexity reports the count, 0 included, as `ChatOpenAI`
-    and langchain-perplexity report theirs.
-
-    Citation tokens (chat completions) are not a breakdown of `input_tokens`: the details are
-    parts of that count (langchain-core's `InputTokenDetails`), and Perplexity counts citation
-    tokens apart from `prompt_tokens` and `total_tokens` (its pricing page,
-    https://docs.perplexity.ai/getting-started/pricing, prices them in their own column), so a
-    count can exceed `input_tokens`. They are `response_metadata["citation_tokens"]`
-    (`EXTRA_KEYS`), and stay where langchain-perplexity 1.4.2 put them,
-    `output_token_details["citation_tokens"]` (deprecated; not part of `output_tokens` either).
+    Reported counts are kept, 0 included, as `ChatOpenAI` keeps them. Citation tokens are priced
+    apart from prompt tokens (https://docs.perplexity.ai/getting-started/pricing), so they are not
+    input details; they go to `response_metadata` and, deprecated, `output_token_details`.
     """
     if not usage:
         return None
-    # The token details are optional at run time; they are added below when Perplexity reports them.
     metadata = cast(
         UsageMetadata,
         {
@@ -51,12 +39,12 @@ def read_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
         cache_read=_first(details, "cache_read_input_tokens", "cached_tokens"),
         cache_creation=details.get("cache_creation_input_tokens"),
     )
-    reasoning = _first(usage, "reasoning_tokens")  # chat completions; the Agent API's live answers nest it
+    reasoning = _first(usage, "reasoning_tokens")  # chat completions; the Agent API nests it
     if reasoning is None:
         reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
     outputs = _counts(
         reasoning=reasoning,
-        citation_tokens=usage.get("citation_tokens"),  # langchain-perplexity's place, deprecated
+        citation_tokens=usage.get("citation_tokens"),  # deprecated place
     )
     if inputs:
         metadata["input_token_details"] = cast(Any, inputs)
@@ -66,7 +54,7 @@ def read_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
 
 
 def _counts(**counts: Any) -> dict[str, int]:
-    """The counts Perplexity reported (0 included), as integers; those it did not report are left out."""
+    """The reported counts (0 included), as integers."""
     return {key: int(value) for key, value in counts.items() if value is not None}
 
 
@@ -76,11 +64,10 @@ def usage_extras(usage: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
-    """`total` plus one response's usage as sent (`token_usage`), for `generate().llm_output`.
+    """`total` plus one response's usage as sent, for `generate().llm_output`.
 
-    `ChatOpenAI` sums its outputs' `token_usage` with `langchain_openai`'s `_update_token_usage`, which
-    takes ints and dicts only; Perplexity's usage also carries costs (floats) and labels (`currency`,
-    `search_context_size`), so this sums numbers, nested dicts key by key, and keeps a label's first value.
+    langchain-openai's `_update_token_usage` takes ints and dicts only; this also sums float costs
+    and keeps a label's first value.
     """
     out = dict(total)
     for key, value in usage.items():

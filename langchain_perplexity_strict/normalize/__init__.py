@@ -1,13 +1,7 @@
 """Stage 1 of a call: turn any LangChain conversation into one Perplexity accepts.
 
-Pure functions from messages to messages, with a report: the rules (`_rules`,
-one Perplexity refusal each), the canonical content they produce
-(`_content`), tool-protocol repair, roles, and compaction to a token budget.
-Nothing here knows of requests, HTTP or responses.
-
-`_prepare.prepare` is the one entry point the chat model calls; `normalize_messages`
-and `compact_messages` are the two halves, public for direct use, with the rules they run
-(`DEFAULT_RULES`, each rule's class) and what a rule of your own takes and gives (`Rule`, `Entry`, `Change`).
+Pure functions from messages to messages, with a report; nothing here knows of requests or HTTP.
+The chat model calls `_prepare.prepare`; `normalize_messages` and `compact_messages` are public.
 """
 
 from __future__ import annotations
@@ -46,8 +40,7 @@ __all__ = [
 ]
 
 _INTERNAL = "it is internal and has no public replacement"
-# Names that left `__all__` -> (the private module that has them, what to use instead); each still imports,
-# with a DeprecationWarning, until the next release.
+# Names that left `__all__` -> (their module, what to use instead).
 _DEPRECATED: dict[str, tuple[str, str]] = {
     "NormalizationResult": ("_normalizer", "use what normalize_messages(...) returns (no import needed)"),
     "CompactionResult": ("_compaction", "use what compact_messages(...) returns (no import needed)"),
@@ -69,7 +62,7 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
 
 
 def __getattr__(name: str) -> object:
-    """A name that left `__all__`, with a `DeprecationWarning` saying what to use instead (PEP 562)."""
+    """A name that left `__all__`, with a `DeprecationWarning` (PEP 562)."""
     if name not in _DEPRECATED:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, instead = _DEPRECATED[name]

@@ -1,15 +1,7 @@
 """Content a model does not take, left out (or named in a tool result's text) with its report: one rule.
 
-What a model takes is its profile (`_profile.call_profile`): the surface's
-shapes (the Agent API has no video part, and its function output,
-`FunctionCallOutputInputInput.output`, takes text and images only), narrowed
-by the profile the application gave. `ContentLimits` is the one drop of the
-rest, run before the model's rules, so the body builder never sees such
-content and the normalizer's report says what happened: a block is left out
-of a user or system turn, and named in the text of a tool result. The newest
-user turn warns when it loses a block, and is refused when nothing else is
-left (dropping it would make the model answer the previous question again);
-the newest tool result warns when a block is named in its place.
+Limits come from the profile (`_profile.call_profile`); e.g. `FunctionCallOutputInputInput.output` takes
+text and images only. The newest turn warns on a loss, and is refused when nothing is left.
 """
 
 from __future__ import annotations
@@ -28,17 +20,17 @@ from langchain_perplexity_strict.normalize._content import (
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
 NOT_SENT = "a file the tool returned is not sent"
-"""How a tool result's block is named in its text."""
 _NEITHER = frozenset({*TEXT_TYPES, *REASONING_TYPES, *TOOL_CALL_TYPES})
-"""Block types that are never an image, a video or a file: not canonicalized to find out."""
+"""Block types that are never media."""
 _LABELS = {"video": "video block(s)", "file": "file(s)", "image": "image(s)", "image_url": "image URL(s)"}
 
 
 @dataclass(frozen=True)
 class ContentLimits:
-    """Leave out of user and system turns the kinds in `turns`, and name in a tool result's text the kinds in
-    `tool_results` (a kind in `turns` only is left out of a tool result too). Kinds: `"video"`, `"file"`,
-    `"image"` and `"image_url"` (an image by http(s) URL); each maps to why it is not sent."""
+    """Leave out kinds in `turns`; name kinds in `tool_results` in the tool result's text.
+
+    Kinds: `"video"`, `"file"`, `"image"`, `"image_url"`; each maps to why it is not sent.
+    """
 
     name: str = "agent_content"
     turns: Mapping[str, str] = field(default_factory=dict)
@@ -66,7 +58,7 @@ class ContentLimits:
                 what = f"{_LABELS[kind]} {_listed(names)} left out ({self.turns[kind]})"
                 changes.append(Change(self.name, entry.sources, what))
             for kind, names in named.items():
-                if index > answered and index > newest:  # a result the model answers now: say what it cannot see
+                if index > answered and index > newest:  # the result the model answers now
                     _newest_result_lost(kind, self.tool_results[kind])
                 what = (
                     f"{_LABELS[kind]} {_listed(names)} in a tool result named in its text ({self.tool_results[kind]})"
@@ -79,7 +71,7 @@ class ContentLimits:
     def _sorted(
         self, content: list[Any], *, tool: bool
     ) -> tuple[list[Any], dict[str, list[str]], dict[str, list[str]]]:
-        """(the blocks kept, with a tool result's named blocks as text; the kinds left out; the kinds named)."""
+        """(blocks kept, kinds left out, kinds named)."""
         kept: list[Any] = []
         left_out: dict[str, list[str]] = {}
         named: dict[str, list[str]] = {}
@@ -107,11 +99,11 @@ AGENT_CONTENT: tuple[ContentLimits, ...] = (
         },
     ),
 )
-"""The Agent API surface's limits, as its profile derives them (`_profile`), run before the model's own rules."""
+"""The Agent API surface's limits, run before the model's rules."""
 
 
 def _kind(block: dict[str, Any], canonical: Any) -> tuple[str, str]:
-    """A block's kind (`ContentLimits`' words; "" for any other block) and how a report names it."""
+    """A block's `ContentLimits` kind ("" if none) and its report name."""
     blocks = canonical.content if isinstance(canonical.content, list) else []
     if canonical.videos or (len(blocks) == 1 and blocks[0].get("type") == "video"):
         return "video", (canonical.videos or [str(block.get("kind") or block.get("type"))])[0]

@@ -1,14 +1,7 @@
 """MCP approvals in a history, in `ChatOpenAI`'s form: the requests an answer carried, the app's responses.
 
-An answer that waits for approval carries `mcp_approval_request` items: in
-`additional_kwargs["mcp_approval_request"]` (v0), as `non_standard` blocks
-(v1), or as the bare items in `content` (how `ChatOpenAI`'s Responses
-answers hold them). The app approves or denies with a user message holding
-`{"type": "mcp_approval_response", "approval_request_id": ..., "approve": ...}`
-blocks (bare or in `non_standard`). The Agent API takes both back as input
-items (`McpApprovalRequestInputInput`, `McpApprovalResponseInputInput` in
-`perplexity.generated.api`), so the normalizer keeps them where a block it
-cannot send would be dropped, and the request builder sends them.
+Requests sit in `additional_kwargs`, `non_standard` blocks or bare in `content`; responses in user content.
+The Agent API takes both as input items (`McpApprovalRequestInputInput`, `McpApprovalResponseInputInput`).
 """
 
 from __future__ import annotations
@@ -43,7 +36,7 @@ SERVER_ITEM_TYPES = frozenset(
         "unknown",
     }
 )
-"""The Agent API's output items of server tools and skills (`OutputItemOutput`, less message and function call)."""
+"""Server tool and skill items of `OutputItemOutput`."""
 SERVER_BLOCK_TYPES = frozenset({"server_tool_call", "server_tool_call_chunk", "server_tool_result"})
 
 
@@ -54,30 +47,26 @@ def _unwrapped(block: Any) -> Any:
 
 
 def is_server_output(block: Any) -> bool:
-    """Whether `block` is a server tool's work in an earlier answer (its call, result or item).
-
-    Such blocks are the server's own record: they are not sent back, and leaving them out
-    is not worth a report line on every turn.
-    """
+    """Whether `block` is a server tool's work in an earlier answer; it is not sent back."""
     if not isinstance(block, dict):
         return False
     return block.get("type") in SERVER_BLOCK_TYPES or _unwrapped(block).get("type") in SERVER_ITEM_TYPES
 
 
 def is_approval_response(block: Any) -> bool:
-    """Whether `block` is the app's `mcp_approval_response` (bare or in a `non_standard` block)."""
+    """Whether `block` is an `mcp_approval_response`."""
     value = _unwrapped(block)
     return isinstance(value, dict) and value.get("type") == "mcp_approval_response"
 
 
 def approval_responses(content: Any) -> list[dict[str, Any]]:
-    """The `mcp_approval_response` blocks of user content, with only the published fields."""
+    """User content's approval responses, published fields only."""
     blocks = content if isinstance(content, list) else []
     return [_fields(_unwrapped(b), RESPONSE_FIELDS) for b in blocks if is_approval_response(b)]
 
 
 def approval_requests(message: BaseMessage) -> list[dict[str, Any]]:
-    """The `mcp_approval_request` items an answer carried, once each, with only the published fields."""
+    """An answer's approval requests, once each, published fields only."""
     found: list[Any] = list(message.additional_kwargs.get(MCP_APPROVAL_REQUESTS) or [])
     if isinstance(message.content, list):
         found.extend(_unwrapped(b) for b in message.content)
@@ -105,9 +94,7 @@ def _once(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 def check_approval_history(messages: Iterable[BaseMessage]) -> None:
     """Raise `ValueError` when an `mcp_approval_response` answers no pending `mcp_approval_request`.
 
-    A request is pending from the answer that carried it until a user message answers it.
-    Checked on the messages as the app gave them, before the normalizer merges a question
-    and an approval into one user message (whose error would then be about mixed content).
+    Run on the caller's messages, before merging would blur the error.
     """
     pending: dict[str, None] = {}  # ordered, for the error
     answered: set[str] = set()

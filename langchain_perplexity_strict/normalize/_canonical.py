@@ -1,22 +1,7 @@
 """The first rule: every message as a plain LangChain class with content Perplexity takes.
 
-Histories arrive with stream chunks (`AIMessageChunk`, what
-`RunnableWithMessageHistory` stores after streaming), `ChatMessage` with
-role aliases (`"human"`, `"AI"`, `"User"`), block lists from other
-providers and the package's own `output_version="v1"` answers. The later
-rules and the request builders see only `SystemMessage`, `HumanMessage`,
-`AIMessage` and `ToolMessage`, with content from
-`normalize._content.canonical_content`.
-
-A tool call without an id (hand-written histories, some providers) gets
-a stable one, derived from its place in the history, its name and its
-arguments, so the same history always sends the same id, and a tool message
-with no `tool_call_id` right after it answers it; otherwise a later user
-message could be taken for its result.
-
-A message whose content converts to nothing (a reasoning-only or image-only
-assistant message without tool calls, an empty block list) is dropped here,
-before the turn rules run, so it cannot leave two user turns side by side.
+Later rules see only System, Human, AI and Tool messages with canonical content. An id-less tool call
+gets a stable id; empty messages are dropped before the turn rules run.
 """
 
 from __future__ import annotations
@@ -45,28 +30,23 @@ from langchain_perplexity_strict.normalize._rule_types import Change, Entry
 
 _PLAIN = frozenset({HumanMessage, AIMessage, SystemMessage, ToolMessage})
 _CLASS_OF: dict[str, type[BaseMessage]] = {"user": HumanMessage, "assistant": AIMessage, "tool": ToolMessage}
-"""The plain class of each role `_rebuild` copies rather than builds (a system message is built: it can carry
-the developer marker)."""
+"""The class `_rebuild` copies per role; system is built (developer marker)."""
 _ID = repeat("id")
 
 
 @dataclass(frozen=True)
 class CanonicalMessages:
-    """Plain message classes and canonical content; messages left empty are dropped.
-
-    Unchanged messages (a plain class with string content, the usual case)
-    pass through as the caller's own objects.
-    """
+    """Plain message classes and canonical content; messages left empty are dropped."""
 
     name: str = "canonical_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         first = _first_to_convert(entries)
-        if first is None:  # the usual case: nothing to convert, and no list is copied
+        if first is None:
             return entries if isinstance(entries, list) else list(entries), []
         out: list[Entry] = list(entries[:first])
         changes: list[Change] = []
-        unanswered: list[str] = []  # generated ids of the latest assistant turn, for tool messages without one
+        unanswered: list[str] = []  # generated ids, for id-less tool messages
         newest = max((i for i, entry in enumerate(entries) if entry.role == "user"), default=-1)
         for index, entry in enumerate(entries[first:], start=first):
             if _canonical(entry):
@@ -124,19 +104,16 @@ class CanonicalMessages:
         if notes:
             changes.append(Change(self.name, entry.sources, "; ".join(notes)))
         rebuilt = _rebuild(message, entry.role, canonical.content, tool_calls, tool_call_id)
-        if approvals and assistant:  # one place for the requests, whichever form the answer held them in
+        if approvals and assistant:
             rebuilt.additional_kwargs[MCP_APPROVAL_REQUESTS] = approvals
-        elif approvals:  # the app's responses stay in the turn, after what else it says
+        elif approvals:
             rebuilt.content = [*rebuilt.content, *approvals]
         return Entry(rebuilt, entry.role, entry.sources)
 
 
 def _newest_turn_lost(canonical: CanonicalContent) -> None:
-    """The newest user turn lost blocks: a warning, or, when nothing is left to answer, a `ValueError`.
-
-    Dropping the whole turn would make the model answer the previous question again.
-    """
-    kinds = _kinds([*canonical.dropped, *canonical.reasoning])  # reasoning is not sent back either
+    """Warn that the newest user turn lost blocks; raise if nothing is left to answer."""
+    kinds = _kinds([*canonical.dropped, *canonical.reasoning])
     if canonical.empty:
         msg = (
             f"messages: content block(s) {kinds} left out of the newest user message (Perplexity takes text, and "
@@ -153,18 +130,14 @@ def _newest_turn_lost(canonical: CanonicalContent) -> None:
 
 
 def _approvals(message: BaseMessage, role: str) -> list[dict[str, Any]]:
-    """An answer's MCP approval requests, or the app's responses in a user turn (kept, not dropped)."""
+    """An answer's MCP approval requests, or a user turn's responses."""
     if role == "assistant":
         return approval_requests(message)
     return approval_responses(message.content) if role == "user" else []
 
 
 def _first_to_convert(entries: Sequence[Entry]) -> int | None:
-    """Where the first message that is not `_canonical` is (None: all are), in one tight pass.
-
-    `_canonical`, inlined: this pass reads every message of every history, so it
-    unpacks each entry once and checks the tool calls' ids in C.
-    """
+    """The index of the first message that is not `_canonical` (inlined), or None."""
     for index, (message, role, _) in enumerate(entries):
         content = message.content
         if type(content) is not str or type(message) not in _PLAIN:
@@ -181,7 +154,7 @@ def _first_to_convert(entries: Sequence[Entry]) -> int | None:
 
 
 def _canonical(entry: Entry) -> bool:
-    """Whether the message is already a plain class with string content (an assistant's not empty)."""
+    """Whether the message is a plain class with string content."""
     message = entry.message
     if type(message.content) is not str or type(message) not in _PLAIN:
         return False
@@ -190,13 +163,13 @@ def _canonical(entry: Entry) -> bool:
     if entry.role != "assistant":
         return True
     calls = message.tool_calls  # type: ignore[attr-defined]
-    if not VIEW_KWARGS.isdisjoint(message.additional_kwargs):  # read through the standard view
+    if not VIEW_KWARGS.isdisjoint(message.additional_kwargs):
         return False
     return bool(message.content or calls) and not message.invalid_tool_calls and all(c.get("id") for c in calls)  # type: ignore[attr-defined]
 
 
 def _file_names(content: str | list[dict[str, Any]]) -> str:
-    """The files among canonical blocks, by name (their filename, else URL, else "a file"); "" when none."""
+    """The files among canonical blocks, by name or URL."""
     files = [b for b in content if isinstance(b, dict) and b.get("type") == "file"] if isinstance(content, list) else []
     return _kinds([str(b.get("filename") or b.get("url") or "a file") for b in files])
 
@@ -206,8 +179,7 @@ def _kinds(kinds: list[str]) -> str:
 
 
 def _with_ids(calls: list[Any], sources: tuple[int, ...], generated: list[str]) -> list[Any]:
-    """`calls` with an id each: a missing one is derived from the message's position, the call's index,
-    name and arguments (stable across calls of the same history); the new ids are put in `generated`."""
+    """`calls` with ids; a missing one is a hash of place, name and arguments, added to `generated`."""
     generated.clear()
     out = []
     for index, call in enumerate(calls):
@@ -222,14 +194,9 @@ def _with_ids(calls: list[Any], sources: tuple[int, ...], generated: list[str]) 
 def _rebuild(
     message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str = ""
 ) -> BaseMessage:
-    """The message as its role's plain class, keeping id, name and provider metadata.
-
-    A message of that class already (block-list content, an id-less call) is copied with the
-    fields that change: its class validated the rest when it was made, and a copy costs half as
-    much as building and validating the message again.
-    """
+    """The message as its role's plain class, keeping id, name and provider metadata; copied when possible."""
     kwargs = message.additional_kwargs
-    if role == "assistant":  # what the answer's view read outside its content is in it now, or reported: not twice
+    if role == "assistant":  # the view has read these
         kwargs = {k: v for k, v in kwargs.items() if k not in VIEW_KWARGS}
     metadata = {
         "additional_kwargs": dict(kwargs),
@@ -237,7 +204,7 @@ def _rebuild(
     }
     if type(message) is _CLASS_OF.get(role):
         update: dict[str, Any] = {"content": content, **metadata}
-        if role == "assistant":  # as built below: the calls copied, invalid calls (reported) and usage left out
+        if role == "assistant":  # as built below
             update |= {"tool_calls": [dict(c) for c in tool_calls], "invalid_tool_calls": [], "usage_metadata": None}
         elif role == "tool":
             update["tool_call_id"] = tool_call_id

@@ -1,16 +1,7 @@
 """Make a conversation fit a token budget.
 
-Every system instruction and the newest user turn are kept whole; the oldest
-content goes first: whole messages, then lines from the front of the oldest
-message still kept.
-An assistant tool call and its results are kept or dropped together. When
-even the instructions and the newest turn do not fit, `ValueError` before
-any request is sent (the seed returns nil).
-
-langchain-core's `trim_messages` is not used for the selection: it bisects
-over message prefixes and counts each prefix again (n log n counter work), and
-it does not keep a tool call with its results. Here each message is counted
-once, and only the one message cut by lines is counted again, by bisection.
+System messages and the newest user turn stay whole; the oldest content goes first, a tool call with its
+results. Not `trim_messages`: it recounts every prefix and splits tool calls from results.
 """
 
 from __future__ import annotations
@@ -32,10 +23,7 @@ from langchain_perplexity_strict.normalize._rule_types import Change
 RULE_NAME = "compact_to_context_window"
 
 TokenCounter = Callable[[str], int] | Callable[[list[BaseMessage]], int] | Any
-"""A callable from text to a count, a callable from messages to a count (its
-first parameter annotated as a list, sequence or iterable), an object with
-`encode(text) -> list` (a tiktoken encoding), or a LangChain model (its
-`get_num_tokens_from_messages`). An unannotated callable, such as `len`, is given text."""
+"""A text or message-list counter, a tiktoken-like `encode`, or a LangChain model."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +47,7 @@ class MessageCounter:
             self._count: Callable[[BaseMessage], int] = lambda m: count_tokens_approximately([m])
         elif hasattr(counter, "encode"):
             self._count = lambda m: len(counter.encode(_text(m)))
-        elif hasattr(counter, "get_num_tokens_from_messages"):  # a LangChain model, as trim_messages takes one
+        elif hasattr(counter, "get_num_tokens_from_messages"):  # a LangChain model
             self._count = lambda m: int(counter.get_num_tokens_from_messages([m]))
         elif callable(counter):
             self._count = _adapt(counter)
@@ -71,44 +59,38 @@ class MessageCounter:
             raise ValueError(msg)
 
     def __call__(self, message: BaseMessage) -> int:
-        """Tokens in `message`: its text by the counter, its images and files by their estimate."""
+        """Tokens in `message`: text counted, media estimated."""
         self.calls += 1
         text, media = without_media(message)
         return int(self._count(text)) + media
 
 
 def _adapt(counter: Callable[..., int]) -> Callable[[BaseMessage], int]:
-    """A text counter or a message-list counter, told apart by its first parameter's annotation.
+    """A text or message-list counter, told apart by its first parameter's annotation, not by trying.
 
-    It is read, never guessed by calling: `len` takes a list as readily as a
-    string, and counted a 5,000-character message as 1 token when tried on
-    `[message]` first. Annotated as a list, sequence or iterable (langchain-core's
-    `count_tokens_approximately`, a model's `get_num_tokens_from_messages`), the
-    counter is given `[message]`; annotated `str`, or not at all (`len`, a
-    lambda), it is given the message's text.
+    Trying fails: `len` takes a list as readily as a string.
     """
     if counts_messages(counter):
         return lambda message: counter([message])
     return lambda message: counter(_text(message))
 
 
-# Annotations of a parameter that takes messages: a list, sequence or iterable (of messages).
 _COLLECTIONS = (list, tuple, Sequence, Iterable, Collection)
 _COLLECTION_NAMES = re.compile(r"^(typing\.|collections\.abc\.)?(list|List|tuple|Tuple|Sequence|Iterable|Collection)\b")
 
 
 def counts_messages(counter: Callable[..., Any]) -> bool:
-    """Whether `counter`'s first positional parameter is annotated as a collection (of messages)."""
+    """Whether `counter`'s first positional parameter is annotated as a collection."""
     try:
         parameters = list(inspect.signature(counter).parameters.values())
-    except (TypeError, ValueError):  # a builtin without a signature: a text counter, as `len` is used here
+    except (TypeError, ValueError):  # no signature: a text counter
         return False
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     first = next((p for p in parameters if p.kind in positional), None)
     if first is None or first.annotation is inspect.Parameter.empty:
         return False
     annotation = first.annotation
-    if isinstance(annotation, str):  # `from __future__ import annotations`: read the text, evaluate nothing
+    if isinstance(annotation, str):  # read the text, evaluate nothing
         return bool(_COLLECTION_NAMES.match(annotation.strip()))
     return get_origin(annotation) in _COLLECTIONS or annotation in _COLLECTIONS
 
@@ -198,7 +180,7 @@ def _units(messages: Sequence[BaseMessage], indices: list[int]) -> list[list[int
 def _cut_lines(message: BaseMessage, budget: int, count: MessageCounter) -> tuple[BaseMessage, int] | None:
     """The message without its first lines, as few dropped as fit `budget` (bisection)."""
     lines = str(message.content).split("\n")
-    low, high = 1, len(lines)  # drop at least one line; dropping all is the same as dropping the message
+    low, high = 1, len(lines)  # drop at least one line, not all
     best: tuple[BaseMessage, int] | None = None
     while low < high:
         middle = (low + high) // 2
@@ -215,11 +197,11 @@ def _cut_lines(message: BaseMessage, budget: int, count: MessageCounter) -> tupl
 def compact_normalized(
     normalized: NormalizationResult, rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
 ) -> NormalizationResult:
-    """Compact an already normalized history to `budget` tokens, and normalize what is left."""
+    """Compact a normalized history to `budget` tokens, and normalize what is left."""
     if not budget:
         return normalized
     compacted = compact_messages(normalized.messages, budget, token_counter=counter)
-    if not compacted.changes:  # it fits (the usual case)
+    if not compacted.changes:
         return normalized
     origin = normalized.sources
 
@@ -252,7 +234,7 @@ def compaction_summary(result: NormalizationResult, given: int, budget: int | No
 
 
 def compaction_warning(summary: dict[str, Any]) -> str:
-    """The warning a model gives (once) when compaction dropped part of a conversation."""
+    """The warning a model gives once when compaction dropped messages."""
     return (
         f"ChatPerplexityStrict compacted the conversation to max_input_tokens={summary['max_input_tokens']}: "
         f"{summary['messages_in']} messages in, {summary['messages_sent']} sent (oldest content dropped first). "
@@ -262,7 +244,7 @@ def compaction_warning(summary: dict[str, Any]) -> str:
 
 
 def count_tokens(messages: Sequence[BaseMessage], counter: TokenCounter | None, tools: Sequence[Any] | None) -> int:
-    """Tokens in `messages` by compaction's counter (langchain-core's approximate one, with `tools`, by default)."""
+    """Tokens in `messages` by compaction's counter."""
     if counter is None:
         return count_tokens_approximately(messages, tools=list(tools) if tools else None)
     count = MessageCounter(counter)

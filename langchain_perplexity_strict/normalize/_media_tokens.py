@@ -1,13 +1,7 @@
 """What images and files cost the model, for compaction: a documented estimate, not the length of their base64.
 
-A 600 KB PDF is some 800,000 characters of base64; counted as text it would
-look like 200,000 tokens and be refused, while the model reads it as pages.
-Each image counts `IMAGE_TOKENS` and each PDF page `PDF_PAGE_TOKENS` (pages
-counted in the PDF's own page objects when its bytes are inline; a file given
-by URL, or one whose pages cannot be counted, counts as one page). The
-figures are the upper ends of the public estimates: Anthropic's vision guide
-(an image of about 1.15 megapixels is about 1,600 tokens) and PDF-support guide
-(1,500 to 3,000 tokens per page); Perplexity publishes none.
+Per image and per PDF page (one page if uncountable). Perplexity publishes no figures; these are the upper
+ends of Anthropic's vision and PDF-support guides.
 """
 
 from __future__ import annotations
@@ -43,7 +37,7 @@ def _pages(data: Any) -> int:
 
 
 def without_media(message: BaseMessage) -> tuple[BaseMessage, int]:
-    """`message` with its image and file blocks taken out (for the text counter), and their estimate."""
+    """`message` without its media blocks, and their estimate."""
     content = message.content
     if isinstance(content, str) or not any(isinstance(b, dict) and b.get("type") in MEDIA_TYPES for b in content):
         return message, 0

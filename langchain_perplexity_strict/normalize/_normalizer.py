@@ -1,11 +1,6 @@
 """Turn any LangChain conversation into one Perplexity accepts.
 
-`normalize_messages` converts its input with langchain-core's
-`convert_to_messages`, refuses what no rule can fix (an empty conversation,
-an unknown role, a conversation with no user, assistant or tool message), runs
-the rules of `normalize._rules` in order and reports
-what each changed. It is pure: no I/O, and the caller's messages are never
-mutated.
+Pure: no I/O, and the caller's messages are never mutated.
 """
 
 from __future__ import annotations
@@ -24,7 +19,6 @@ from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rul
 from langchain_perplexity_strict.normalize._rules import DEFAULT_RULES
 
 _MESSAGE, _SOURCES = itemgetter(0), itemgetter(2)
-"""An entry's message and sources, read in C over the whole list (`Entry` is a tuple)."""
 
 
 @dataclass(frozen=True)
@@ -34,7 +28,7 @@ class NormalizationResult:
     messages: list[BaseMessage]
     changes: list[Change] = field(default_factory=list)
     sources: list[tuple[int, ...]] = field(default_factory=list)
-    """For each message sent, the input positions it carries (empty for an inserted message)."""
+    """The input positions of each message sent."""
 
     @property
     def changed(self) -> bool:
@@ -53,13 +47,8 @@ def normalize_messages(
 ) -> NormalizationResult:
     """Rewrite `messages` so Perplexity accepts them, and say what changed.
 
-    `messages` is anything `convert_to_messages` accepts. `rules` is the
-    ordered sequence of rules to apply (`DEFAULT_RULES` unless given).
-
-    Raises `ValueError` for an empty conversation, a message with a role
-    Perplexity does not have, and a conversation with nothing but system
-    messages (Perplexity refuses it; no rewrite could make it valid without
-    changing a message's role from one turn to the next).
+    `messages` is anything `convert_to_messages` accepts; `rules` run in order.
+    Raises `ValueError` for an empty conversation, an unknown role, or only system messages.
     """
     if isinstance(messages, (str, BaseMessage, dict, tuple)):
         messages = [messages]
@@ -86,16 +75,7 @@ def normalize_messages(
 
 
 def _entries(messages: list[Any]) -> list[Entry]:
-    """One entry per message: its role, and its position in the caller's list.
-
-    The common case (the plain message classes) takes a single pass over the
-    caller's objects with a dictionary lookup each; on long histories every
-    pass over them is a cache miss per message. The pass runs in C: `map` and
-    `zip` build each entry with `tuple.__new__` (what `Entry(...)` calls, less
-    its Python-level `__new__`), and `zip(range(n))` yields the one-position
-    `sources` tuples. Anything else goes through `convert_to_messages` and
-    `role_of`.
-    """
+    """One entry per message: its role, and its position in the caller's list; plain classes in one C pass."""
     try:
         roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
         return list(map(tuple.__new__, repeat(Entry), zip(messages, roles, zip(range(len(messages))), strict=True)))

@@ -17,13 +17,13 @@ from langchain_perplexity_strict.normalize._rules import DEFAULT_RULES
 
 @dataclass(frozen=True)
 class Prepared:
-    """A conversation ready to send: the normalized messages with their report, and what compaction did."""
+    """A conversation ready to send, with its report and compaction summary."""
 
     result: NormalizationResult
     compaction: dict[str, Any] | None = None
-    """What compaction kept and dropped (`response_metadata["compaction"]`), when it dropped anything."""
+    """`response_metadata["compaction"]`, when anything was dropped."""
     kept_whole: bool = False
-    """Whether `keep_whole` asked for the whole conversation (compaction was not run)."""
+    """Whether compaction was skipped by `keep_whole`."""
 
     @property
     def messages(self) -> list[BaseMessage]:
@@ -41,18 +41,12 @@ def prepare(
 ) -> Prepared:
     """Normalize the whole history, then compact it to `budget` tokens, then normalize what is left.
 
-    Normalizing first decides each message's role from everything before it, as on
-    every other turn, so a cut never turns a late system message (sent as user)
-    back into a leading system message. The rules run again after the cut (it can
-    leave, say, an assistant turn first). Positions in the report are the caller's.
-
-    An `mcp_approval_response` that answers no pending request is refused first
-    (`check_approval_history`). `keep_whole(normalized)`, when given and true, sends the normalized history
-    uncompacted (a continuation carries only its tail, which it has checked fits).
+    Normalizing first fixes roles before a cut can change them. A true `keep_whole(normalized)` skips
+    compaction (a continuation sends only its tail).
     """
     check_approval_history(messages)
     whole = normalize_messages(messages, rules=rules)
     if keep_whole is not None and keep_whole(whole):
         return Prepared(whole, kept_whole=True)
-    result = compact_normalized(whole, rules, budget, counter)  # normalized once, whether it compacts or not
+    result = compact_normalized(whole, rules, budget, counter)
     return Prepared(result, compaction_summary(result, len(messages), budget))

@@ -1,10 +1,6 @@
 """The role Perplexity sees for each LangChain message.
 
-Perplexity's conversation rules speak of four roles: system, user, assistant
-and tool. LangChain has more message types than that, and a developer message
-is a system message with a marker; this module is the one place that decides
-which of the four a message plays, so the rules, the request builder and the
-emulator's checks agree.
+The one place that maps a message to system, user, assistant or tool, so all callers agree.
 """
 
 from __future__ import annotations
@@ -23,7 +19,7 @@ from langchain_core.messages import (
 
 Role = Literal["system", "user", "assistant", "tool"]
 
-# ChatMessage roles, as OpenAI-style histories spell them, and the role each plays.
+# ChatMessage role spellings.
 _CHAT_MESSAGE_ROLES: dict[str, Role] = {
     "system": "system",
     "developer": "system",
@@ -45,12 +41,8 @@ ROLE_BY_CLASS: dict[type, Role] = {
 
 
 def role_of(message: BaseMessage, *, index: int | None = None) -> Role:
-    """Return the Perplexity role of `message`.
-
-    Raises `ValueError` for a message Perplexity has no role for, naming the
-    message's position (when given), its type and what is accepted.
-    """
-    role = ROLE_BY_CLASS.get(type(message))  # the common classes, without an isinstance chain
+    """Return the Perplexity role of `message`; `ValueError` when it has none."""
+    role = ROLE_BY_CLASS.get(type(message))
     if role is not None:
         return role
     if isinstance(message, HumanMessage):
@@ -83,7 +75,7 @@ def role_of(message: BaseMessage, *, index: int | None = None) -> Role:
 
 
 def is_developer(message: BaseMessage) -> bool:
-    """Whether `message` is a developer message (a system message by another name)."""
+    """Whether `message` is a developer message."""
     if isinstance(message, ChatMessage):
         return message.role.lower() == "developer"
     return isinstance(message, SystemMessage) and message.additional_kwargs.get("__openai_role__") == "developer"

@@ -12,12 +12,7 @@ from langchain_perplexity_strict.normalize._roles import Role
 
 
 class Entry(NamedTuple):
-    """One message on its way through the rules, with where it came from.
-
-    `sources` are the positions in the caller's list that this message
-    carries; an inserted message has none. (A named tuple: one is built per
-    message, and tuples are the cheapest immutable record Python has.)
-    """
+    """One message on its way through the rules; `sources` are its input positions."""
 
     message: BaseMessage
     role: Role
@@ -37,7 +32,7 @@ class Change:
 
 
 def _positions(sources: tuple[int, ...]) -> str:
-    """`#1, #2` for a pair, `#1-#82` for a run of three or more consecutive positions: a long report stays one line."""
+    """Positions as `#1, #2`, with runs of three or more as `#1-#82`."""
     runs: list[list[int]] = []
     for i in sources:
         if runs and i == runs[-1][-1] + 1:
@@ -48,11 +43,11 @@ def _positions(sources: tuple[int, ...]) -> str:
 
 
 class Rule(Protocol):
-    """A named rewrite of the conversation. `name` appears in the report."""
+    """A named rewrite of the conversation."""
 
     @property
     def name(self) -> str:
-        """The rule's name, as the report shows it."""
+        """The rule's name in the report."""
         ...
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:

@@ -1,15 +1,7 @@
 """The normalizer's rules: small named steps, each fixing one thing Perplexity rejects.
 
-A rule takes the conversation as a sequence of `Entry` (a message, its
-Perplexity role, and the input positions it came from) and returns a new
-sequence plus the `Change` records that say what it did and why. Rules
-never mutate what they are given: a message no rule touches is passed through
-as the very object the caller gave, and a message that changes is a copy.
-
-`DEFAULT_RULES` is the order that makes any realistic history valid under
-Perplexity's rules (`docs/perplexity-rules.md` lists each rule and its public source). It is plain data: read it,
-reorder it, drop a rule or add your own and pass the sequence to
-`normalize_messages(messages, rules=...)`.
+A rule maps `Entry`s to new entries plus `Change` records; it never mutates, and untouched messages pass
+as the caller's objects. Sources: docs/perplexity-rules.md. Pass your own list as `normalize_messages(rules=...)`.
 """
 
 from __future__ import annotations
@@ -50,21 +42,17 @@ __all__ = [
 class DemoteLateSystemMessages:
     """Send a system (or developer) message that follows any other message as user.
 
-    Perplexity accepts system messages only in the leading run ("only the
-    initial message can have the system role"); agents inject them mid-way.
-    Sent as a user message, the instruction still reaches the model. A
-    message is judged only by what precedes it, so its role never changes as
-    the conversation grows.
+    Perplexity: "only the initial message can have the system role". A role depends only on what precedes it.
     """
 
     name: str = "demote_late_system_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        roles = list(map(_ROLE, entries))  # one pass over the entries in C; the searches below run in C too
+        roles = list(map(_ROLE, entries))
         n = len(roles)
         start = next((i for i, role in enumerate(roles) if role != "system"), n)
         late = _index(roles, "system", start)
-        if late == n:  # the usual case: nothing to demote
+        if late == n:
             return _as_list(entries), []
         out: list[Entry] = list(entries[:late])
         changes: list[Change] = []
@@ -72,7 +60,7 @@ class DemoteLateSystemMessages:
             entry = entries[late]
             following = _index(roles, "system", late + 1)
             out.append(self._demoted(entry, changes))
-            out.extend(entries[late + 1 : following])  # the messages up to the next late system message, as they are
+            out.extend(entries[late + 1 : following])
             late = following
         return out, changes
 
@@ -100,25 +88,19 @@ class DemoteLateSystemMessages:
 class MergeAdjacentTurns:
     """Merge adjacent user messages, and adjacent assistant messages, into one.
 
-    Perplexity wants user/tool and assistant turns to alternate. Strings stay
-    strings, joined by `separator`; when any part is a list, the result is a
-    list of standard content blocks (a bare string becomes a text block,
-    because langchain-openai's Responses converter fails on bare strings).
-    The fields other than content (tool calls, additional kwargs) are merged
-    by langchain-core's `merge_message_runs`; its content merge is not used
-    because it drops the separator between list contents and leaves bare
-    strings in lists. Tool messages are never merged: each answers its own
-    `tool_call_id`. The leading system messages are left as they are.
+    Perplexity wants user/tool and assistant turns to alternate. Other fields merge by
+    `merge_message_runs`; its content merge is not used: it drops separators and leaves bare strings in lists.
+    Tool messages are never merged: each answers its own call.
     """
 
     separator: str = "\n\n"
     name: str = "merge_adjacent_turns"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        # The roles as one letter each ("u", "a", "-" for the others): where the first run starts is a search in C.
+        # One letter per role; a doubled letter starts a run.
         letters = "".join(map(_MERGED.get, map(_ROLE, entries), repeat("-")))
         i = min((found for found in (letters.find("uu"), letters.find("aa")) if found >= 0), default=None)
-        if i is None:  # the usual case: the turns alternate already
+        if i is None:
             return _as_list(entries), []
         out: list[Entry] = list(entries[:i])
         changes: list[Change] = []
@@ -155,14 +137,12 @@ class MergeAdjacentTurns:
         names = {m.name for m in messages}
         name = names.pop() if len(names) == 1 else None
         if all(type(m) is HumanMessage and not m.additional_kwargs and not m.response_metadata for m in messages):
-            # Nothing but the content to merge (the usual user run): `merge_message_runs` would build two
-            # chunks a message and add them to give exactly this, at some twenty times the cost.
+            # Plain user run: what `merge_message_runs` would give.
             return HumanMessage(
                 content=content, additional_kwargs={}, response_metadata={}, name=name, id=messages[0].id
             )
         canonical = [_as_canonical_class(e) for e in run]
-        # Content is merged above; blank it so the chunk addition inside
-        # merge_message_runs cannot fold list blocks that share an "index".
+        # Blank content, so chunk addition cannot fold blocks sharing an "index".
         blank = [m.model_copy(update={"content": ""}) for m in canonical]
         (merged,) = merge_message_runs(blank)
         return merged.model_copy(update={"content": content, "name": name, "id": messages[0].id})
@@ -172,9 +152,7 @@ class MergeAdjacentTurns:
 class DropTrailingAssistantMessages:
     """Drop assistant messages at the end of the conversation.
 
-    Perplexity requires the last message to be a user or tool message. OpenAI
-    ignores a trailing assistant message server-side, so the turn reads the
-    same either way (docs/perplexity-rules.md).
+    Perplexity requires a user or tool message last; OpenAI ignores a trailing one (docs/perplexity-rules.md).
     """
 
     name: str = "drop_trailing_assistant_messages"
@@ -199,12 +177,7 @@ class DropTrailingAssistantMessages:
 class StartWithUserTurn:
     """Open the conversation with a user turn when an assistant message comes first.
 
-    Perplexity wants the turns after the system messages to go "user then
-    assistant" (docs/perplexity-rules.md); chat UIs often open with an assistant greeting. A
-    short user message (`opening`) is inserted before the greeting, so the
-    greeting still goes out as the assistant's own words and no message
-    changes role. The insertion depends only on the start of the
-    conversation, so it is the same on every later turn.
+    Perplexity wants "user then assistant" (docs/perplexity-rules.md); `opening` goes before the greeting.
     """
 
     opening: str = "(conversation start)"
@@ -237,11 +210,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
 
 
 def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
-    """Join message contents: strings with `separator`, else one block list.
-
-    Empty strings carry no text and are skipped, so merging never adds stray
-    separators.
-    """
+    """Join message contents: strings with `separator`, else one block list; empty strings are skipped."""
     if all(isinstance(c, str) for c in contents):
         return separator.join(c for c in contents if isinstance(c, str) and c)
     blocks: list[Any] = []
@@ -274,13 +243,12 @@ def _as_canonical_class(entry: Entry) -> BaseMessage:
 
 
 _ROLE = itemgetter(1)
-"""An entry's role (`Entry` is a tuple), for `map` over a whole conversation in C."""
 _MERGED = {"user": "u", "assistant": "a"}
-"""The roles whose adjacent messages `MergeAdjacentTurns` merges, one letter each."""
+"""The roles `MergeAdjacentTurns` merges, one letter each."""
 
 
 def _index(roles: list[str], role: str, start: int) -> int:
-    """The first position of `role` at or after `start` in `roles` (`len(roles)` when there is none)."""
+    """The first index of `role` from `start`, else `len(roles)`."""
     try:
         return roles.index(role, start)
     except ValueError:
@@ -288,5 +256,5 @@ def _index(roles: list[str], role: str, start: int) -> int:
 
 
 def _as_list(entries: Sequence[Entry]) -> list[Entry]:
-    """`entries` as a list, without copying one (rules never change a list in place)."""
+    """`entries` as a list, not copying a list."""
     return entries if isinstance(entries, list) else list(entries)

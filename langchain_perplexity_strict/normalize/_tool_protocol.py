@@ -1,26 +1,8 @@
 """The rule that keeps every tool call next to its results.
 
-Perplexity (like OpenAI) wants the results of an assistant turn's tool calls
-right after that turn, one per `tool_call_id`, before any other message.
-Real histories break this: an `after_model` middleware injects a system
-message between a call and its result, a call is never answered,
-`trim_messages` leaves a result whose call was cut, a result arrives twice.
-
-`RepairToolProtocol` looks at each assistant turn (a run of adjacent
-assistant messages) and the messages up to the next assistant turn:
-
-- the results of that turn's calls are moved up to follow it, in order;
-- other messages in between (injected instructions, a user's interjection)
-  follow the results;
-- a call with no result gets a placeholder result saying so, when something
-  follows it (a trailing call with nothing after it is left for the rule
-  that drops trailing assistant messages);
-- a result with no call before it (orphaned) is sent as a user message that
-  names the call, so neither its content nor its `tool_call_id` is lost.
-
-Each decision depends only on the turn and the messages up to the next
-assistant turn, so an earlier turn is rewritten the same way on every later
-call (turn-stable).
+Perplexity, like OpenAI, wants each call's result right after its assistant turn. Middleware,
+`trim_messages` and unanswered calls break that. Each fix depends only on the turn and what follows
+up to the next assistant turn, so it is stable across later calls.
 """
 
 from __future__ import annotations
@@ -47,9 +29,9 @@ class RepairToolProtocol:
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         start = _first_broken_turn(entries)
-        if start is None:  # the usual case, checked in one cheap pass
+        if start is None:
             return entries if isinstance(entries, list) else list(entries), []
-        out: list[Entry] = list(entries[:start])  # the turns before the first broken one are in place
+        out: list[Entry] = list(entries[:start])
         changes: list[Change] = []
         i, n = start, len(entries)
         while i < n:
@@ -67,7 +49,7 @@ class RepairToolProtocol:
             out.extend(entries[i:j])
             window = entries[j:k]
             if j - i == 1 and _answered_in_order(entries[i], window):
-                out.extend(window)  # this turn is fine: only the broken ones are rebuilt
+                out.extend(window)
             else:
                 out.extend(self._answer_turn(entries[i:j], window, k < n, changes))
             i = k
@@ -139,11 +121,9 @@ def _calls(entry: Entry) -> list[dict[str, Any]]:
 
 
 def _first_broken_turn(entries: Sequence[Entry]) -> int | None:
-    """Where the first assistant turn whose results are out of place starts (None: all are in place).
+    """The start of the first turn whose results are out of place, or None.
 
-    One cheap pass: every result must follow its call's turn directly, with no
-    message between. A turn whose calls have no result yet at the very end is in
-    place too: the rule that drops trailing assistant messages handles it.
+    Unanswered calls at the end count as in place: a later rule drops them.
     """
     pending: set[Any] = set()
     turn_start = 0
@@ -167,7 +147,7 @@ def _first_broken_turn(entries: Sequence[Entry]) -> int | None:
 
 
 def _answered_in_order(turn: Entry, window: Sequence[Entry]) -> bool:
-    """Whether the turn's calls are answered right after it, one result each, and no other result follows."""
+    """Whether the turn's calls are answered right after it, in order, with no stray result."""
     calls = getattr(turn.message, "tool_calls", None) or []
     if len(window) < len(calls):
         return False
