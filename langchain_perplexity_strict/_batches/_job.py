@@ -1,10 +1,7 @@
 """A submitted batch job: submit (upload, create), then status, results and cancel, sync and async.
 
-A job is one or more Perplexity batches (inputs past one file's limits are split, `_lines.split`). Each
-batch's `metadata` records which inputs it holds, so `get_batch(id)` in another process rebuilds the job
-from its id alone; the job's `id` is its batch ids joined by commas (a single batch's id as it is).
-The create carries an `Idempotency-Key` (docs.perplexity.ai, "Create a batch": a repeat with the same key
-returns the original batch), which the client's retries send again unchanged.
+A job is one or more batches; each batch's metadata numbers its inputs, so its id alone rebuilds the job.
+Creates carry an `Idempotency-Key` (docs.perplexity.ai, "Create a batch"), so retries are safe.
 """
 
 from __future__ import annotations
@@ -32,18 +29,15 @@ FILES = "/v1/files"
 BATCHES = "/v1/batches"
 COMPLETION_WINDOW = "24h"
 METADATA_KEYS = ("langchain_perplexity_strict", "first_input", "inputs", "lines_sha256", "stop")
-"""The metadata keys this package writes on each batch (a caller's own may not reuse them): the numbering of
-the inputs, a digest of the lines (a reused `idempotency_key` with other inputs is told apart by it), and the
-stop sequences the answers are cut at (JSON, when there are any)."""
+"""Keys this package writes on each batch; callers may not reuse them."""
 FIRST_POLL, POLL_GROWTH, MAX_POLL = 0.2, 1.5, 30.0
-"""Seconds between status checks while a batch runs: 0.2 s, growing 1.5x to 30 s."""
+"""Seconds between status checks."""
 
 Then = Callable[[Outcome], Outcome]
 
 
 def _batch_metadata(part: FilePart, metadata: Mapping[str, str], stops: Sequence[str]) -> dict[str, str]:
-    """What each batch of a job records beside the caller's `metadata`: which inputs it holds, the digest of
-    its lines, and the stop sequences its answers are cut at (read back by `get_batch` in any process)."""
+    """The caller's `metadata` plus the batch's inputs, lines digest and stop sequences."""
     own = {
         "langchain_perplexity_strict": "1",
         "first_input": str(part.first),
@@ -62,9 +56,7 @@ def _create_body(file_id: str, metadata: Mapping[str, str]) -> bytes:
 
 
 def _same_submission(batch: dict[str, Any], sent: Mapping[str, str], idempotency_key: str | None) -> None:
-    """Refuse a batch the create returned for another submission: Perplexity answers a repeated
-    `Idempotency-Key` with the original batch whatever the new request holds, so its answers would be
-    given to other inputs."""
+    """Refuse a batch created for another submission: a reused key returns the original batch."""
     recorded = batch.get("metadata") or {}
     if all(recorded.get(k) == v for k, v in sent.items()):
         return
@@ -80,7 +72,7 @@ def _same_submission(batch: dict[str, Any], sent: Mapping[str, str], idempotency
 
 
 def check_metadata(metadata: Any) -> dict[str, str]:
-    """A caller's `metadata`: string keys and values, none of this package's own keys."""
+    """A caller's `metadata`: strings only, none of this package's keys."""
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping) or not all(
@@ -96,12 +88,12 @@ def check_metadata(metadata: Any) -> dict[str, str]:
 
 
 def check_key(idempotency_key: Any) -> None:
-    """A caller's `idempotency_key`: None (each submission its own) or a non-empty string (`_accepts`)."""
+    """A caller's `idempotency_key`: None or a non-empty string."""
     check("idempotency_key", idempotency_key, IDEMPOTENCY_KEY)
 
 
 def recorded_stops(batch: Mapping[str, Any]) -> tuple[str, ...]:
-    """The stop sequences a batch was submitted with (its metadata's `stop`), to cut its answers at."""
+    """The stop sequences a batch's metadata records."""
     text = (batch.get("metadata") or {}).get("stop")
     try:
         stops = json.loads(text) if isinstance(text, str) else []
@@ -127,7 +119,7 @@ def _part_of(batch: dict[str, Any]) -> Part:
 
 
 def batch_ids(job_id: Any) -> list[str]:
-    """The batch ids of a job id (`job.id`: one id, or several joined by commas), checked."""
+    """The batch ids in a job id, checked."""
     ids = [i.strip() for i in job_id.split(",")] if isinstance(job_id, str) else []
     if not ids or not all(ids):
         msg = f"batch id {job_id!r}: expected a job's id, as job.id gives it (a batch id, or several joined by commas)."
@@ -148,13 +140,13 @@ def _parts_in_order(batches: list[dict[str, Any]]) -> list[Part]:
 
 
 class BatchJob:
-    """Inputs submitted to Perplexity's Batch API; `model.submit_batch(...)` or `model.get_batch(id)` makes one."""
+    """Inputs submitted to Perplexity's Batch API; made by `model.submit_batch` or `model.get_batch`."""
 
     def __init__(self, transport: Transport, batches: list[dict[str, Any]], read: Reader, then: Then | None = None):
         self._transport = transport
         self._parts = _parts_in_order(batches)
         self.batches: dict[str, dict[str, Any]] = {str(b["id"]): b for b in batches}
-        """Each batch's `BatchOutput` as last seen (status, `request_counts`, `usage`, timestamps)."""
+        """Each batch's `BatchOutput` as last seen."""
         self._read = read
         self._then = then
         self._outcomes: dict[str, list[Outcome]] = {}
@@ -167,16 +159,16 @@ class BatchJob:
 
     @property
     def id(self) -> str:
-        """The job's id, for `get_batch` in another process: the batch id, or the ids joined by commas."""
+        """The job's id for `get_batch`: its batch ids joined by commas."""
         return ",".join(p.id for p in self._parts)
 
     @property
     def ids(self) -> tuple[str, ...]:
-        """The Perplexity batch ids of the job, in input order."""
+        """The batch ids, in input order."""
         return tuple(p.id for p in self._parts)
 
     def then(self, step: Then) -> BatchJob:
-        """The same job, each answer passed through `step` too (a structured-output parser)."""
+        """The same job, each answer passed through `step` (a parser)."""
         job = BatchJob(self._transport, list(self.batches.values()), self._read, step)
         job._outcomes = self._outcomes
         return job
@@ -210,14 +202,12 @@ class BatchJob:
             self.batches[batch_id] = self._transport.get(f"{BATCHES}/{batch_id}", api=API)
 
     def status(self) -> str:
-        """The job's status, refreshed: a published batch status (the earliest still pending, else the most
-        severe final one, for a job of several batches)."""
+        """The job's status, refreshed (`job_status`)."""
         self._refresh(self._pending() or list(self.batches))
         return self._status()
 
     def results(self, timeout: float | None = None) -> list[Outcome]:
-        """Wait for every batch to end (at most `timeout` seconds; None: as long as it takes), then each input's
-        answer, in input order: the `AIMessage` `invoke` returns, or a `PerplexityBatchError` in its place."""
+        """Wait up to `timeout` seconds (None: no limit); each input's `AIMessage` or `PerplexityBatchError`."""
         check("timeout", timeout, RESULTS_TIMEOUT)
         deadline = None if timeout is None else time.monotonic() + timeout
         wait = FIRST_POLL
@@ -238,8 +228,7 @@ class BatchJob:
         return self._finish()
 
     def cancel(self) -> str:
-        """Cancel every batch of the job still running; its status afterwards (`cancelling`, then `cancelled`).
-        What ran before the cancel is kept: `results()` returns it, the other inputs as errors."""
+        """Cancel the running batches; return the status. Finished answers stay in `results()`."""
         for batch_id in self._pending():
             self.batches[batch_id] = self._transport.post(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
         return self._status()
@@ -292,15 +281,12 @@ def _key(idempotency_key: str | None) -> str:
 
 
 def _to_cancel(created: list[dict[str, Any]], keyed: bool) -> list[str]:
-    """A create failed after others succeeded: without the caller's key, the batches made cannot be found
-    again by a resubmission, so they are cancelled (best effort) rather than left to run and bill unseen;
-    with it, a second `submit_batch` returns them and creates only what is missing."""
+    """Batches to cancel after a failed create: keyless ones, which no resubmission can find."""
     return [] if keyed else [str(b["id"]) for b in created]
 
 
 def _not_cancelled(error: BaseException, failed: list[tuple[str, Exception]]) -> None:
-    """Name on the create's error (the one raised) each batch made that could not be cancelled: it runs, and
-    bills, until cancelled by id (`get_batch(id).cancel()`)."""
+    """Note on the create's error each batch that could not be cancelled."""
     if not failed:
         return
     for batch_id, why in failed:
@@ -310,7 +296,7 @@ def _not_cancelled(error: BaseException, failed: list[tuple[str, Exception]]) ->
         f"submit_batch: batch {ids} was created before this error and could not be cancelled; it runs until "
         f"cancelled: get_batch({ids!r}).cancel()."
     )
-    if hasattr(error, "add_note"):  # Python 3.11+; on 3.10, the warning above names them
+    if hasattr(error, "add_note"):  # Python 3.11+; the log names them on 3.10
         error.add_note(note)
 
 
@@ -322,11 +308,7 @@ def submit(
     read: Reader,
     stops: Sequence[str] = (),
 ) -> BatchJob:
-    """Upload the lines (split within the limits), then create a batch for each file; the job.
-
-    Every file is uploaded before any batch is created, so a refused upload starts nothing. A batch the
-    create returns for another submission (the caller's key reused with other inputs) is refused.
-    """
+    """Upload every file, then create a batch per file; a refused upload starts nothing."""
     parts, key = split(lines), _key(idempotency_key)
     uploads = [transport.post_form(FILES, *_upload(p, key, n), api=API) for n, p in enumerate(parts)]
     batches: list[dict[str, Any]] = []
@@ -342,7 +324,7 @@ def submit(
         for batch_id in _to_cancel(batches, idempotency_key is not None):
             try:
                 transport.post(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
-            except Exception as why:  # best effort: the create's error is the one raised
+            except Exception as why:  # best effort: raise the create's error
                 failed.append((batch_id, why))
         _not_cancelled(error, failed)
         raise
@@ -372,7 +354,7 @@ async def asubmit(
         for batch_id in _to_cancel(batches, idempotency_key is not None):
             try:
                 await transport.apost(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
-            except Exception as why:  # best effort: the create's error is the one raised
+            except Exception as why:  # best effort: raise the create's error
                 failed.append((batch_id, why))
         _not_cancelled(error, failed)
         raise

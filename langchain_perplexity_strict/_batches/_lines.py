@@ -1,8 +1,7 @@
 """A batch's input file: one JSONL line per input, split into files within Perplexity's documented limits.
 
-Perplexity's Batch API (docs.perplexity.ai, "Batch API" and "Upload a file"): a file holds up to 50,000
-lines and 200 MB; each line is `{"custom_id", "method": "POST", "url": "/v1/responses", "body"}`, its
-`custom_id` unique in the file; output lines are joined to inputs on `custom_id`, not on order.
+Limits and line shape: docs.perplexity.ai, "Batch API" and "Upload a file".
+Output lines match inputs by `custom_id`, not order.
 """
 
 from __future__ import annotations
@@ -13,24 +12,24 @@ from dataclasses import dataclass
 ENDPOINT = "/v1/responses"
 MAX_LINES = 50_000
 MAX_FILE_BYTES = 200_000_000
-"""200 MB, read as decimal megabytes: the smaller reading, so a file is never over either."""
+"""200 MB as decimal megabytes, the smaller reading."""
 _PREFIX = "input-"
 
 
 def custom_id(index: int) -> str:
-    """The line's `custom_id`: the input's position among all the job's inputs (unique across its batches)."""
+    """The line's `custom_id`: the input's position in the job."""
     return f"{_PREFIX}{index}"
 
 
 def index_of(custom_id: object) -> int | None:
-    """The input position a `custom_id` names, or None for one this package did not write."""
+    """The input position a `custom_id` names, or None for a foreign one."""
     if isinstance(custom_id, str) and custom_id.startswith(_PREFIX) and custom_id[len(_PREFIX) :].isdigit():
         return int(custom_id[len(_PREFIX) :])
     return None
 
 
 def line(index: int, body: bytes) -> bytes:
-    """One JSONL line around an Agent API body already encoded (`encode_body`: not encoded twice)."""
+    """One JSONL line around an encoded Agent API body."""
     return b'{"custom_id":"%s","method":"POST","url":"%s","body":%s}\n' % (
         custom_id(index).encode(),
         ENDPOINT.encode(),
@@ -40,7 +39,7 @@ def line(index: int, body: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class FilePart:
-    """The lines of one input file: inputs `first` to `first + len(lines) - 1`."""
+    """The lines of one input file, from input `first`."""
 
     first: int
     lines: Sequence[bytes]
@@ -51,10 +50,9 @@ class FilePart:
 
 
 def split(lines: Sequence[bytes], max_lines: int | None = None, max_bytes: int | None = None) -> list[FilePart]:
-    """The lines in files of at most `max_lines` lines and `max_bytes` bytes (the documented limits), in order.
+    """The lines in files within `max_lines` and `max_bytes`, in order.
 
-    A line alone over `max_bytes` is refused (`ValueError`) before anything is uploaded (an Agent API body is
-    at most 32 MiB, so only a smaller `max_bytes` meets one).
+    A line over `max_bytes` alone raises `ValueError` before any upload.
     """
     max_lines = MAX_LINES if max_lines is None else max_lines
     max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes

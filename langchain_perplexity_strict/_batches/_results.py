@@ -1,9 +1,7 @@
 """A batch's output and error files, read back into one outcome per input, in input order.
 
-A line of either file is, in OpenAI's shape that Perplexity's Batch API follows: `{"id", "custom_id",
-"response": {"status_code", "request_id", "body"} | null, "error": {"code", "message"} | null}`. A line
-answered with status 200 carries an Agent API response, read by the chat model's own reader (handed in as
-`read`); any other line is its input's `PerplexityBatchError`, naming the input and Perplexity's error.
+Lines follow OpenAI's batch output shape. A 200 line goes to the chat model's reader;
+any other becomes the input's `PerplexityBatchError`.
 """
 
 from __future__ import annotations
@@ -20,24 +18,23 @@ from langchain_perplexity_strict._batches._statuses import status_of
 from langchain_perplexity_strict.errors import PerplexityBatchError, PerplexityResponseError
 
 Reader = Callable[[dict[str, Any], tuple[str, ...]], AIMessage]
-"""An Agent API response into the message `invoke` returns (the chat model's reader), cut at the stop
-sequences the batch was submitted with (its metadata's, unless the reader was given its own)."""
+"""The chat model's reader: an Agent API response and stop sequences into an `AIMessage`."""
 Outcome = AIMessage | Exception
 
 
 @dataclass(frozen=True)
 class Part:
-    """One Perplexity batch of a job: its id and the inputs it holds (`first` to `first + count - 1`)."""
+    """One batch of a job: its id and its `count` inputs from `first`."""
 
     id: str
     first: int
     count: int
     stops: tuple[str, ...] = ()
-    """The stop sequences its answers are cut at (recorded in its metadata at submission)."""
+    """Stop sequences its answers are cut at."""
 
 
 def file_lines(content: bytes) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a JSONL file (blank lines skipped)."""
+    """The JSON objects of a JSONL file."""
     for text in content.splitlines():
         if text.strip():
             yield json.loads(text)
@@ -56,7 +53,7 @@ def _failure(part: Part, index: int, code: str | None, message: str, partial: AI
 
 
 def _error_of(body: Any) -> tuple[str | None, str]:
-    """Perplexity's error envelope `{"error": {"message", "type", "code"}}` as (code, message)."""
+    """Perplexity's error envelope as (code, message)."""
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
         return None, json.dumps(body)[:500]
@@ -65,7 +62,7 @@ def _error_of(body: Any) -> tuple[str | None, str]:
 
 
 def read_line(part: Part, index: int, record: dict[str, Any], read: Reader) -> Outcome:
-    """One output or error line as its input's answer or error."""
+    """One file line as its input's outcome."""
     error = record.get("error")
     response = record.get("response")
     if isinstance(error, dict):
@@ -78,7 +75,7 @@ def read_line(part: Part, index: int, record: dict[str, Any], read: Reader) -> O
         return _failure(part, index, code, f"HTTP {status}: {message}")
     try:
         return read(body, part.stops)
-    except PerplexityResponseError as failed:  # a run that failed or was cut: its partial answer kept
+    except PerplexityResponseError as failed:  # keep the partial answer
         return _failure(part, index, "failed", str(failed), failed.partial)
 
 
@@ -90,9 +87,9 @@ def _reason(part: Part, error: dict[str, Any]) -> str:
 
 
 def collect(part: Part, batch: dict[str, Any], files: list[bytes], read: Reader) -> list[Outcome]:
-    """The outcomes of `part`'s inputs, in order, once its batch is over (`batch`: its `BatchOutput`)."""
+    """The outcomes of `part`'s inputs, in order, once `batch` is over."""
     total = (batch.get("request_counts") or {}).get("total")
-    if isinstance(total, int) and total and total != part.count:  # never answers given to other inputs
+    if isinstance(total, int) and total and total != part.count:  # never answers for other inputs
         msg = (
             f"batch {part.id} holds {total} requests, but its metadata numbers {part.count} inputs: it is not "
             "the batch these inputs were submitted to, and its answers are not read as theirs."
@@ -114,7 +111,7 @@ def collect(part: Part, batch: dict[str, Any], files: list[bytes], read: Reader)
         if index in found:
             outcomes.append(found[index])
             continue
-        line_error = by_line.get(index - part.first + 1)  # `line`: the line of the input file, from 1
+        line_error = by_line.get(index - part.first + 1)  # lines count from 1
         if line_error is not None:
             outcomes.append(_failure(part, index, line_error.get("code"), str(line_error.get("message"))))
         else:

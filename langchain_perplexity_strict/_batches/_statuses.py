@@ -1,7 +1,6 @@
 """What each published batch status means for `results()`: wait, or collect (rules as data).
 
-The statuses are `BatchOutput.status` in Perplexity's SDK (`perplexity.generated.api`):
-validating, in_progress, finalizing, cancelling, then completed, expired, cancelled or failed.
+Source: `BatchOutput.status` in Perplexity's SDK (`perplexity.generated.api`).
 """
 
 from __future__ import annotations
@@ -11,12 +10,11 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Status:
-    """One batch status: whether the batch still runs, and what an input without an answer line gets."""
+    """One batch status: whether it is over, and why an unanswered input failed."""
 
     name: str
     over: bool
     unanswered: str
-    """Why an input of a batch over in this status has no answer (its `PerplexityBatchError`)."""
 
 
 STATUSES: dict[str, Status] = {
@@ -33,18 +31,17 @@ STATUSES: dict[str, Status] = {
     )
 }
 ORDER = tuple(STATUSES)
-"""From the earliest to the last; a job of several batches reports the earliest pending status, else the
-most severe final one (`job_status`)."""
+"""Earliest to last."""
 SEVERITY = ("failed", "expired", "cancelled", "completed")
 
 
 def status_of(name: str) -> Status:
-    """The status `name`; one not published is taken as over (never waited on forever), and its inputs fail."""
+    """The status `name`; an unpublished one is over, so nothing waits forever."""
     return STATUSES.get(name) or Status(name, True, f"the batch ended with status {name!r}, which is not published")
 
 
 def job_status(names: list[str]) -> str:
-    """One status for the batches of a job: the earliest still pending, else the most severe."""
+    """A job's status: the earliest pending, else the most severe."""
     pending = [n for n in names if not status_of(n).over]
     if pending:
         return min(pending, key=ORDER.index)

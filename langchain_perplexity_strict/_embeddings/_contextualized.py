@@ -1,15 +1,7 @@
 """`PerplexityContextualizedEmbeddings`: chunks embedded in the context of their document.
 
-`POST /v1/contextualizedembeddings` (models `pplx-embed-context-v1-*`) takes
-documents as lists of chunks and returns one vector per chunk, each aware of
-its whole document. A vector store only ever asks `embed_documents(texts)`
-with the chunk texts, which loses which document each came from; so
-`split_documents` splits each document with a LangChain text splitter,
-embeds every document's chunks together, and keeps the vectors until the
-store asks for those texts. Any LangChain splitter works: those with
-`split_documents` (every `TextSplitter`), and those with only `split_text`,
-returning strings or `Document`s (`MarkdownHeaderTextSplitter`, whose
-chunks keep their header metadata on top of the document's).
+A vector store's `embed_documents` sees chunk texts without their documents.
+So `split_documents` embeds each document's chunks together and keeps the vectors for the store.
 """
 
 from __future__ import annotations
@@ -49,11 +41,11 @@ from langchain_perplexity_strict._embeddings._request import (
 
 CONTEXTUALIZED_PATH = "/v1/contextualizedembeddings"
 _LOCK = threading.Lock()
-"""Guards every object's prepared vectors (two threads may ingest through one object); holds no data."""
+"""Guards the prepared vectors of every object."""
 
 
 def _split_one(document: Document, splitter: Any) -> list[Document]:
-    """`document`'s chunks by `splitter`: its `split_documents`, else its `split_text` (strings or Documents)."""
+    """`document`'s chunks by `splitter`'s `split_documents`, else its `split_text`."""
     if callable(getattr(splitter, "split_documents", None)):
         return list(splitter.split_documents([document]))
     if not callable(getattr(splitter, "split_text", None)):
@@ -64,7 +56,7 @@ def _split_one(document: Document, splitter: Any) -> list[Document]:
         raise TypeError(msg)
     chunks = []
     for piece in splitter.split_text(document.page_content):
-        if isinstance(piece, Document):  # MarkdownHeaderTextSplitter: the chunk's headers over the document's metadata
+        if isinstance(piece, Document):  # MarkdownHeaderTextSplitter: headers over metadata
             chunks.append(Document(piece.page_content, metadata={**document.metadata, **piece.metadata}))
         elif isinstance(piece, str):
             chunks.append(Document(piece, metadata=dict(document.metadata)))
@@ -88,20 +80,17 @@ def _documents(documents: Any) -> list[Document]:
 
 @dataclass
 class _PreparedRun:
-    """The chunks one `split_documents` call returned, in order, with their vectors (None once taken).
+    """The chunks one `split_documents` call returned, with their vectors (None once taken).
 
-    A vector store asks `embed_documents` for the texts of the chunks it was given, in their order,
-    all at once or in consecutive batches. So a text is matched to a chunk by the run of texts around
-    it, never by its text alone: the same boilerplate chunk in two documents (two tenants) has a vector
-    per document, each computed in its own document's context.
+    Texts match chunks by the run around them, not alone: a repeated chunk keeps each document's vector.
     """
 
     texts: list[str]
     vectors: list[list[float] | None]
     left: int = 0
-    """How many vectors are still to be taken."""
+    """Vectors not yet taken."""
     places: dict[str, list[int]] = field(default_factory=dict)
-    """Each text's positions (an index, so that matching a store's texts never scans the whole run)."""
+    """Each text's positions."""
 
     def __post_init__(self) -> None:
         self.left = len(self.vectors)
@@ -109,7 +98,7 @@ class _PreparedRun:
             self.places.setdefault(text, []).append(n)
 
     def match(self, texts: list[str], at: int) -> list[tuple[int, int]]:
-        """(start, length) of each longest run of untaken chunks here equal to `texts[at:]`'s beginning."""
+        """(start, length) of each untaken run matching the start of `texts[at:]`."""
         found: list[tuple[int, int]] = []
         for start in self.places.get(texts[at], ()):
             if self.vectors[start] is None:
@@ -121,14 +110,14 @@ class _PreparedRun:
         return found
 
     def take(self, start: int, length: int) -> list[list[float] | None]:
-        """The vectors from `start` on, now taken."""
+        """Take `length` vectors from `start`."""
         taken = self.vectors[start : start + length]
         self.vectors[start : start + length] = [None] * length
         self.left -= length
         return taken
 
     def _continues(self, texts: list[str], at: int, here: int) -> bool:
-        """Whether `texts[at]` is there and is the untaken chunk at `here`."""
+        """Whether `texts[at]` is the untaken chunk at `here`."""
         if at >= len(texts) or here >= len(self.texts) or self.vectors[here] is None:
             return False
         return self.texts[here] == texts[at]
@@ -137,19 +126,8 @@ class _PreparedRun:
 class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
     """Perplexity's contextualized embeddings: each chunk's vector knows the rest of its document.
 
-    Models `pplx-embed-context-v1-4b` (2560 dimensions) and
-    `pplx-embed-context-v1-0.6b` (1024); `dimensions` and `encoding_format`
-    as in `PerplexityEmbeddings` (int8 values as floats from -128.0 to 127.0;
-    binary as +1.0 / -1.0 per dimension).
-
-    Directly: `embed_in_context([[chunk, chunk], [chunk]])` returns, per
-    document, one vector per chunk (`embed_contexts` adds usage and cost).
-    Requests stay within Perplexity's limits
-    (docs.perplexity.ai/api-reference/contextualizedembeddings-post: at most
-    512 documents, 16,000 chunks and 120,000 tokens per request, 32K tokens
-    per document); a document is never split across requests, which would cut its context.
-
-    With a text splitter and a vector store:
+    `embed_in_context` returns one vector per chunk, per document.
+    A document is never split across requests, which would cut its context.
 
     ```python
     from langchain_core.vectorstores import InMemoryVectorStore
@@ -158,16 +136,11 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     embeddings = PerplexityContextualizedEmbeddings()
     chunks = embeddings.split_documents(documents, RecursiveCharacterTextSplitter(chunk_size=500))
     store = InMemoryVectorStore(embeddings)
-    store.add_documents(chunks)  # uses the in-context vectors computed above
-    store.similarity_search("question")  # the query is embedded as a one-chunk document
+    store.add_documents(chunks)  # the vectors computed above
+    store.similarity_search("question")  # a one-chunk document
     ```
 
-    `split_documents` keeps each chunk's vector until `embed_documents` is
-    asked for that chunk (then forgets it); a text it did not prepare, and
-    every query, is embedded as a document of one chunk. A chunk is known by
-    its place among the chunks one `split_documents` call returned, not by
-    its text alone: two documents sharing a chunk (a boilerplate line) keep
-    their own vectors, whichever store asks first (`_PreparedRun`).
+    Other texts, and queries, are embedded as one-chunk documents.
     """
 
     model: str = "pplx-embed-context-v1-4b"
@@ -179,7 +152,7 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     def __copy__(self) -> Self:
-        """A copy (`model_copy`) prepares its own chunks: it never takes the vectors this object prepared."""
+        """A copy does not share prepared vectors."""
         copied = super().__copy__()
         copied._prepared = []
         return copied
@@ -222,7 +195,7 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return result
 
     def embed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
-        """Per document, one vector per chunk, in order; with the summed usage and cost."""
+        """Per document, one vector per chunk, with usage and cost."""
         bodies = self._bodies(documents)
         answers = run_batches(lambda data: self._post(CONTEXTUALIZED_PATH, data), bodies, self.max_concurrency)
         return self._result(bodies, answers)
@@ -235,7 +208,7 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return self._result(bodies, answers)
 
     def embed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
-        """Per document (a list of chunks), one vector per chunk."""
+        """Per document, one vector per chunk."""
         return self.embed_contexts(documents).vectors
 
     async def aembed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
@@ -256,11 +229,9 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return chunks
 
     def split_documents(self, documents: Iterable[Document], splitter: Any) -> list[Document]:
-        """Split each document with `splitter`, embed its chunks in its context, and return the chunks.
+        """Split the documents with any LangChain text splitter; embed and return the chunks.
 
-        `splitter`: any LangChain text splitter (`split_documents`, or `split_text` alone).
-
-        The chunks' vectors are kept for `embed_documents` (a vector store's `add_documents`).
+        The vectors are kept for `embed_documents`.
         """
         groups = [group for group in self._split(documents, splitter) if group]
         return self._remember(groups, self.embed_in_context([[c.page_content for c in g] for g in groups]))
@@ -273,12 +244,9 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     # -- Embeddings -------------------------------------------------------------------------------
 
     def _take(self, texts: list[str]) -> tuple[list[list[float] | None], list[int]]:
-        """The prepared vectors of `texts` (None where there is none), and the positions without one.
+        """The prepared vectors of `texts` (None if none), and the positions without one.
 
-        At each position, the longest run of untaken prepared chunks equal to the texts from there is
-        taken, from the one `split_documents` call that prepared it. Runs of two calls that match as
-        far as each other, with different vectors, cannot be told apart: those texts are embedded as
-        one-chunk documents rather than given another document's vector.
+        The longest matching run wins. Ambiguous texts get no vector rather than another document's.
         """
         found: list[list[float] | None] = [None] * len(texts)
         ambiguous = 0
@@ -291,7 +259,7 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
                 if not best:
                     at += 1
                     continue
-                run, start = best[0]  # within one call's run, the earliest: the store adds its chunks in order
+                run, start = best[0]  # the earliest: stores add chunks in order
                 others = [(r, s) for r, s in best if r is not run]
                 if any(r.vectors[s : s + longest] != run.vectors[start : start + longest] for r, s in others):
                     ambiguous += 1
@@ -311,7 +279,7 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return found, [n for n, vector in enumerate(found) if vector is None]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """The vectors `split_documents` prepared for these texts; any other text as a one-chunk document."""
+        """Prepared vectors for these texts; others as one-chunk documents."""
         texts = text_list(texts, "texts")
         check_texts(texts, "texts")
         found, missing = self._take(texts)
@@ -331,7 +299,7 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return [vector for vector in found if vector is not None]
 
     def embed_query(self, text: str) -> list[float]:
-        """The query as a document of one chunk (the same vector space as the chunks)."""
+        """The query as a one-chunk document."""
         check_text(text, "text")
         return self.embed_in_context([[text]])[0][0]
 

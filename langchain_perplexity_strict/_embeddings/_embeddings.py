@@ -32,31 +32,10 @@ EMBEDDINGS_PATH = "/v1/embeddings"
 class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
     """Perplexity's embeddings (`POST /v1/embeddings`, models `pplx-embed-v1-0.6b` and `pplx-embed-v1-4b`).
 
-    Vectors: Perplexity sends no floats. With `encoding_format="base64_int8"`
-    (the default) each dimension is a signed byte, returned as a float from
-    -128.0 to 127.0, not rescaled (cosine similarity ignores scale; divide by
-    127 for values in [-1, 1]); these are the values langchain-perplexity
-    returns, so an index built with it stays comparable. With
-    `"base64_binary"` each dimension is one bit (packed LSB first,
-    `dimensions / 8` bytes on the wire), returned as +1.0 (bit set) or -1.0,
-    so cosine similarity is `1 - 2 * hamming / dimensions`. `dimensions`
-    (Matryoshka) is 128 to 1024 for the 0.6b model, 128 to 2560 for the 4b.
-
-    Batching: `embed_documents` splits the texts into requests within
-    Perplexity's documented limits (docs.perplexity.ai/api-reference/embeddings-post:
-    at most 512 texts and 120,000 tokens per request; `chunk_size` lowers the
-    first), counting tokens conservatively as UTF-8 bytes; the vectors come
-    back in the texts' order. Empty strings are refused before sending, as
-    Perplexity refuses them. `max_concurrency` requests (4 by default, at most
-    16) are in flight at once, sync (threads) and async alike.
-
-    Usage and cost: `embed(texts)` / `aembed(texts)` return an
-    `EmbeddingsResult` with the vectors and the summed `usage`
-    (`prompt_tokens`, `total_tokens`, `cost`).
-
-    Key, base URL, timeout, retries and error translation are the chat
-    model's (`api_key` or `pplx_api_key`, `PPLX_API_KEY` /
-    `PERPLEXITY_API_KEY`, `PPLX_BASE_URL`).
+    Int8 vectors are floats from -128.0 to 127.0, as langchain-perplexity returns them (divide by 127 for [-1, 1]).
+    Binary vectors are +1.0 / -1.0 per dimension: cosine is `1 - 2 * hamming / dimensions`.
+    Texts are batched within Perplexity's limits, vectors kept in order.
+    `embed` also returns usage and cost. Connection settings are the chat model's.
 
     ```python
     from langchain_perplexity_strict import PerplexityEmbeddings
@@ -69,16 +48,16 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
     """
 
     model: str = "pplx-embed-v1-4b"
-    """`pplx-embed-v1-4b` (2560 dimensions) or `pplx-embed-v1-0.6b` (1024)."""
+    """`pplx-embed-v1-4b` or `pplx-embed-v1-0.6b`."""
     chunk_size: StrictInt = Field(default=MAX_INPUTS, ge=1, le=MAX_INPUTS)
-    """Most texts per request (1 to 512, Perplexity's limit)."""
+    """Most texts per request."""
 
     allowed_models: ClassVar[tuple[str, ...]] = EMBED_MODELS
     _api_name: ClassVar[str] = "embeddings"
     model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     def _bodies(self, texts: list[str]) -> list[dict[str, Any]]:
-        check_texts(texts, "texts")  # each non-empty and within 32K tokens (a lower-bound count)
+        check_texts(texts, "texts")
         fields = self.request_fields()
         groups = batches([text_cost(t) for t in texts], self.chunk_size, MAX_REQUEST_TOKENS)
         return [{**fields, "input": texts[group.start : group.stop]} for group in groups]
@@ -93,7 +72,7 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
         return result
 
     def embed(self, texts: list[str]) -> EmbeddingsResult:
-        """Embed `texts` in as few requests as the limits allow; vectors in order, with usage and cost."""
+        """The vectors of `texts`, in order, with usage and cost."""
         bodies = self._bodies(text_list(texts, "texts"))
         answers = run_batches(lambda data: self._post(EMBEDDINGS_PATH, data), bodies, self.max_concurrency)
         return self._result(bodies, answers)
@@ -106,7 +85,7 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
         return self._result(bodies, answers)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """One vector per text, in order (an empty list for no texts)."""
+        """One vector per text, in order."""
         return self.embed(texts).vectors
 
     def embed_query(self, text: str) -> list[float]:

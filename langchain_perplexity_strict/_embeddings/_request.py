@@ -1,22 +1,9 @@
 """What both embeddings classes share: their settings, the API's limits, batching, and reading the answers.
 
-Limits, from Perplexity's embeddings references
-(docs.perplexity.ai/api-reference/embeddings-post and
-.../contextualizedembeddings-post): at most 512 texts (or documents) per
-request, at most 16,000 chunks per contextualized request, at most 32K tokens
-per input (per document when contextualized), at most 120,000 tokens per
-request, no empty strings; `dimensions` from 128 to 1024 (0.6b models) or
-2560 (4b models). Token counts are not known before sending, so a batch is
-bounded by its UTF-8 bytes plus two per text (a token covers at least one
-byte; two allow for the tokens a model adds per input): never over the limit,
-at the price of more requests for long texts.
-
-The 32K-token limit per input is checked the other way round, with a lower
-bound: a text is refused before sending only when its runs of word
-characters (letters, digits, underscores) alone number more than 32,768. Each run is at least one
-token for tokenizers that split text into words before merging (the BPE
-tokenizers of current models do); Perplexity publishes no tokenizer, so a
-text this count does not condemn is sent, and Perplexity answers for it.
+Limits: docs.perplexity.ai/api-reference/embeddings-post and .../contextualizedembeddings-post.
+Perplexity publishes no tokenizer, so token counts are bounds.
+Batches use an upper bound (UTF-8 bytes), so they never exceed the limit.
+A text is refused only when its word runs alone exceed the limit.
 """
 
 from __future__ import annotations
@@ -40,13 +27,12 @@ MAX_INPUTS = 512
 MAX_CHUNKS = 16_000
 MAX_REQUEST_TOKENS = 120_000
 MAX_INPUT_TOKENS = 32_768
-"""32K tokens per text (per document when contextualized), read as 32 * 1024: the larger reading refuses less."""
+"""32K tokens per input, read as 32 * 1024, the larger reading."""
 _WORD_RUN = re.compile(r"\w+")
 CONCURRENT_REQUESTS = 4
-"""Requests in flight at once by default (`max_concurrency`; retries on 429 are the transport's)."""
+"""Default requests in flight at once."""
 MAX_CONCURRENCY = 16
-"""The most `max_concurrency` takes: a bound, so that a large corpus is not sent as a burst of requests that a
-rate limit answers with 429s (Perplexity's tiers limit requests per minute: docs.perplexity.ai, "Rate Limits")."""
+"""Bounded to avoid bursts of 429s (docs.perplexity.ai, "Rate Limits")."""
 FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
 
 
@@ -58,26 +44,25 @@ _SETTINGS = {
         f"an integer from 1 to {MAX_CONCURRENCY}", Annotated[int, Strict(), Field(ge=1, le=MAX_CONCURRENCY)]
     ),
 }
-"""Each setting's rule; which models a class serves, and their sizes, are `_check_settings`' (they depend on both)."""
+"""Each setting's rule; models and sizes are checked in `_check_settings`."""
 
 
 class EmbeddingSettings(BaseModel):
-    """The settings both embeddings endpoints take, checked against the published request models."""
+    """The settings both embeddings endpoints take, checked."""
 
     dimensions: int | None = None
-    """Matryoshka dimensions: 128 to 1024 (0.6b models) or 2560 (4b models); None: the model's full size."""
+    """Matryoshka dimensions: 128 to 1024 (0.6b) or 2560 (4b); None: full size."""
     encoding_format: Literal["base64_int8", "base64_binary"] = "base64_int8"
-    """`base64_int8`: floats from -128.0 to 127.0; `base64_binary`: +1.0 / -1.0 per dimension (see the class)."""
+    """How vectors are sent (`_vectors`)."""
     max_concurrency: int = CONCURRENT_REQUESTS
-    """Requests in flight at once when the input needs several (1 to 16; sync calls use threads, async calls
-    tasks); 1 sends them one after another. Not sent: the vectors come back in input order either way."""
+    """Requests in flight at once; not sent to the API."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
 
     @field_validator("dimensions", "model", "encoding_format", "max_concurrency", mode="before", check_fields=False)
     @classmethod
     def _as_given(cls, value: Any, info: Any) -> Any:
-        """No coercion (`_accepts`): `dimensions="512"` or `True` is refused, as a per-call value would be."""
+        """Refuse values pydantic would coerce."""
         if value is not None or info.field_name != "dimensions":
             check(info.field_name, value, _SETTINGS[info.field_name])
         return value
@@ -99,7 +84,7 @@ class EmbeddingSettings(BaseModel):
         return self
 
     def request_fields(self) -> dict[str, Any]:
-        """`model`, `dimensions` (when set) and `encoding_format`, as sent."""
+        """The settings as sent."""
         fields: dict[str, Any] = {"model": getattr(self, "model", None), "encoding_format": self.encoding_format}
         if self.dimensions is not None:
             fields["dimensions"] = self.dimensions
@@ -116,8 +101,7 @@ _OTHER_CLASS = {
 
 @dataclass
 class EmbeddingsResult:
-    """Vectors in input order, with what they cost: `usage` sums every request's
-    `prompt_tokens`, `total_tokens` and `cost` (`input_cost`, `total_cost`, `currency`)."""
+    """Vectors in input order, with every request's usage summed."""
 
     vectors: list[Any]
     usage: dict[str, Any] = field(default_factory=dict)
@@ -126,7 +110,7 @@ class EmbeddingsResult:
 
 
 def text_list(texts: Any, name: str, items: str = "texts") -> list[Any]:
-    """`texts` as a new list; `TypeError` for one string (whose characters would each be embedded) or a non-sequence."""
+    """`texts` as a new list; `TypeError` for a lone string or a non-sequence."""
     if isinstance(texts, (str, bytes)) or not isinstance(texts, (Sequence, Iterable)) or isinstance(texts, dict):
         kind = type(texts).__name__
         msg = f"{name}={texts!r}: expected a list of {items}, not {kind}; wrap one in a list: [{texts!r}]."
@@ -135,7 +119,7 @@ def text_list(texts: Any, name: str, items: str = "texts") -> list[Any]:
 
 
 def check_text(text: Any, name: str) -> None:
-    """`TypeError` unless `text` is a string; `ValueError` if it is empty (Perplexity refuses both)."""
+    """Refuse a non-string or an empty string, as Perplexity does."""
     if not isinstance(text, str):
         msg = f"{name}={text!r}: expected a string, not {type(text).__name__}."
         raise TypeError(msg)
@@ -145,12 +129,12 @@ def check_text(text: Any, name: str) -> None:
 
 
 def min_tokens(text: str) -> int:
-    """A lower bound of `text`'s tokens: its runs of word characters (see the module docstring)."""
+    """A lower bound of `text`'s tokens."""
     return len(_WORD_RUN.findall(text))
 
 
 def check_size(tokens: int, name: str) -> None:
-    """`ValueError` when an input's lower-bound token count is over Perplexity's 32K per input."""
+    """Refuse an input surely over 32K tokens."""
     if tokens > MAX_INPUT_TOKENS:
         msg = (
             f"{name}: at least {tokens:,} tokens (counted as words); Perplexity embeds at most 32K "
@@ -160,14 +144,14 @@ def check_size(tokens: int, name: str) -> None:
 
 
 def check_texts(texts: Sequence[Any], name: str) -> None:
-    """Refuse what Perplexity refuses before sending: a text that is not a non-empty string, or over 32K tokens."""
+    """Refuse before sending what Perplexity would refuse."""
     for n, text in enumerate(texts):
         check_text(text, f"{name}[{n}]")
         check_size(min_tokens(text), f"{name}[{n}]")
 
 
 def text_cost(text: str) -> int:
-    """An upper bound of `text`'s tokens: its UTF-8 bytes, plus two."""
+    """An upper bound of `text`'s tokens."""
     return len(text.encode()) + 2
 
 
@@ -178,9 +162,9 @@ def batches(
     counts: Sequence[int] | None = None,
     max_count: int = MAX_CHUNKS,
 ) -> list[range]:
-    """Consecutive index ranges, each within `max_items` items, `max_cost` and (with `counts`) `max_count`.
+    """Consecutive index ranges within `max_items`, `max_cost` and `max_count`.
 
-    An item alone over a limit still gets its own batch: the API, not a guess, says whether it fits.
+    An item over a limit gets its own batch; the API decides.
     """
     ranges: list[range] = []
     start, cost, count = 0, 0, 0
@@ -214,7 +198,7 @@ def add_usage(total: dict[str, Any], usage: Any) -> None:
 
 
 def ordered(items: Any, expected: int, what: str) -> list[dict[str, Any]]:
-    """`items` sorted by their `index`, checked to be exactly 0..expected-1."""
+    """`items` sorted by `index`, checked complete."""
     if not isinstance(items, list) or len(items) != expected:
         count = len(items) if isinstance(items, list) else items
         msg = f"Perplexity answered {count!r} {what} for {expected} inputs"
@@ -227,15 +211,17 @@ def ordered(items: Any, expected: int, what: str) -> list[dict[str, Any]]:
 
 
 def decode_items(items: list[dict[str, Any]], settings: EmbeddingSettings) -> list[list[float]]:
-    """The vectors of one answer's (ordered) embedding objects."""
+    """The vectors of ordered embedding objects."""
     return [decode(item.get("embedding"), settings.encoding_format, settings.dimensions) for item in items]
 
 
 def run_batches(
     post: Callable[[bytes], dict[str, Any]], bodies: list[dict[str, Any]], concurrency: int = 1
 ) -> list[dict[str, Any]]:
-    """Post the bodies, `concurrency` at a time (threads: the transport's sync client is thread-safe); the
-    answers in the bodies' order. On the first failure the requests not yet sent are not sent, and it is raised."""
+    """Post the bodies, `concurrency` at a time in threads; answers in order.
+
+    The first failure cancels unsent requests.
+    """
     if concurrency <= 1 or len(bodies) <= 1:
         return [post(encode_body(body)) for body in bodies]
     with ThreadPoolExecutor(max_workers=min(concurrency, len(bodies)), thread_name_prefix="perplexity-embed") as pool:
@@ -251,7 +237,7 @@ def run_batches(
 async def arun_batches(
     post: Callable[[bytes], Awaitable[dict[str, Any]]], bodies: list[dict[str, Any]], concurrency: int = 1
 ) -> list[dict[str, Any]]:
-    """Post the bodies, `concurrency` at a time; the answers in the bodies' order."""
+    """Post the bodies, `concurrency` at a time; answers in order."""
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(body: dict[str, Any]) -> dict[str, Any]:

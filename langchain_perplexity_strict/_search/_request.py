@@ -1,15 +1,8 @@
 """The Search API's request and answer, shared by the retriever and the tool: check, build, read.
 
-`POST {base_url}/search` takes `ApiSearchRequestInput` and answers
-`ApiSearchResponseOutput` (`perplexity.generated.api`, Perplexity's SDK).
-The types are the published model's; the ranges beyond them are those of
-Perplexity's Search API reference (docs.perplexity.ai/api-reference/search-post)
-and quickstart (docs.perplexity.ai/docs/search/quickstart: at most 5 queries
-per request). Every value is checked before anything is sent, by the
-constructor and per call alike, with no coercion (`k="3"` is refused as
-`k=3` would be accepted). The rules shared with the chat model's web search
-(date format, domains, ISO codes) are in `_request/_filters`; where the two
-differ is in docs/search-and-embeddings.md.
+Types: `ApiSearchRequestInput` / `ApiSearchResponseOutput` (`perplexity.generated.api`).
+Ranges: docs.perplexity.ai/api-reference/search-post and docs.perplexity.ai/docs/search/quickstart.
+Values are checked before sending, without coercion. Shared rules live in `_request/_filters`.
 """
 
 from __future__ import annotations
@@ -48,7 +41,7 @@ DATE_PAIRS = (
     ("last_updated_after_filter", "last_updated_before_filter"),
 )
 MAX_LANGUAGES = 20
-"""The published request schema's `maxItems`; the language guide says 10: sources conflict, so 20 is sent."""
+"""The schema's `maxItems`; the language guide says 10."""
 
 
 def _query_problem(v: Any) -> str | None:
@@ -69,19 +62,16 @@ def _one_of(values: tuple[str, ...]) -> Accepts:
 
 
 OLD_NAMES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
-"""langchain-perplexity's names for two date filters (the API never took them); mapped, so switching keeps working."""
+"""langchain-perplexity's names for two date filters."""
 
 
 def encode_search(values: Mapping[str, Any]) -> bytes:
-    """`search_body(values)` as the bytes posted."""
+    """`search_body(values)`, encoded."""
     return encode_body(search_body(values))
 
 
 def check_field(name: str, value: Any, label: str | None = None) -> None:
-    """Raise `ValueError` unless `value` (None: not sent) is accepted for the Search API field `name`.
-
-    `label` is the name the caller used (`k` for `max_results`). Nothing is coerced (`_accepts`).
-    """
+    """Raise `ValueError` unless `value` suits field `name`; `label` is the caller's name for it."""
     problem = None if value is None else FIELDS[name].problem(value)
     if problem is not None:
         msg = f"{label or name}={shown(value, name)} is not accepted by Perplexity's Search API: {problem}."
@@ -97,7 +87,7 @@ def _check_date_order(body: Mapping[str, Any]) -> None:
 
 
 def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The request body for `values` (None: not sent); raise `ValueError` naming the field, value and accepted."""
+    """The request body for `values` (None: not sent); `ValueError` for a bad one."""
     body: dict[str, Any] = {}
     for name, value in values.items():
         name = OLD_NAMES.get(name, name)
@@ -108,7 +98,7 @@ def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
             msg = f"{shown_name} is not a Search API field. Accepted: {', '.join(FIELDS)}."
             raise ValueError(msg)
         check_field(name, value)
-        body[name] = list(value) if isinstance(value, list) else value  # a copy: the caller's list stays theirs
+        body[name] = list(value) if isinstance(value, list) else value  # a copy
     if "query" not in body:
         msg = "query: missing. Accepted: " + FIELDS["query"].accepted + "."
         raise ValueError(msg)
@@ -117,21 +107,20 @@ def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class SearchFilters(BaseModel):
-    """The Search API fields a search keeps between calls (None: not sent, the API's default applies).
+    """The Search API fields a search keeps between calls (None: the API's default).
 
-    Each field's rule is its `Accepts` metadata, read into `FIELDS`, which the constructor
-    (`_strict`, before pydantic could coerce) and every call check alike.
+    Each field's rule is its `Accepts` metadata, collected in `FIELDS`.
     """
 
     max_tokens: Annotated[int | None, TOKENS] = None
-    """Most tokens of page content across all results (1 to 1,000,000)."""
+    """Most tokens of content across all results."""
     max_tokens_per_page: Annotated[int | None, TOKENS] = None
-    """Most tokens of content per result page (1 to 1,000,000)."""
+    """Most tokens of content per page."""
     country: Annotated[
         str | None,
         Accepts("an ISO 3166-1 alpha-2 country code such as 'US' or 'GB'", Annotated[Any, holds(is_country)]),
     ] = None
-    """ISO 3166-1 alpha-2 code of the country to favour, such as `US`."""
+    """Country to favour, such as `US`."""
     search_domain_filter: Annotated[
         list[str] | None,
         Accepts(
@@ -139,7 +128,7 @@ class SearchFilters(BaseModel):
             ruled(domains_problem),
         ),
     ] = None
-    """At most 20 domains to search; a `-` prefix excludes a domain."""
+    """Domains to search; `-` excludes one."""
     search_language_filter: Annotated[
         list[str] | None,
         Accepts(
@@ -147,40 +136,40 @@ class SearchFilters(BaseModel):
             Annotated[list[Annotated[Any, holds(is_language)]], Field(max_length=MAX_LANGUAGES)],
         ),
     ] = None
-    """At most 20 ISO 639-1 language codes, such as `["en", "fr"]`."""
+    """Language codes, such as `["en", "fr"]`."""
     search_recency_filter: Annotated[Recency | None, _one_of(RECENCY)] = None
-    """Only pages from the last hour, day, week, month or year."""
+    """Only recent pages."""
     search_after_date_filter: Annotated[str | None, DATE] = Field(
         default=None, validation_alias=AliasChoices("search_after_date_filter", "search_after_date")
     )
-    """Published after this date, M/D/YYYY (`search_after_date=` also works)."""
+    """Published after this date, M/D/YYYY."""
     search_before_date_filter: Annotated[str | None, DATE] = Field(
         default=None, validation_alias=AliasChoices("search_before_date_filter", "search_before_date")
     )
-    """Published before this date, M/D/YYYY (`search_before_date=` also works)."""
+    """Published before this date, M/D/YYYY."""
     last_updated_after_filter: Annotated[str | None, DATE] = None
     """Updated after this date, M/D/YYYY."""
     last_updated_before_filter: Annotated[str | None, DATE] = None
     """Updated before this date, M/D/YYYY."""
     search_mode: Annotated[SearchMode | None, _one_of(SEARCH_MODES)] = None
-    """Which index: the web, academic papers, or SEC filings."""
+    """Which index to search."""
     search_context_size: Annotated[ContextSize | None, _one_of(CONTEXT_SIZES)] = None
-    """How much content to extract per page."""
+    """Content extracted per page."""
     search_type: Annotated[SearchType | None, _one_of(SEARCH_TYPES)] = None
-    """The kind of search: web, fast, or people."""
+    """The kind of search."""
     display_server_time: Annotated[bool | None, Accepts("True or False", StrictBool)] = None
-    """Ask for the server's time in the answer (kept in each document's metadata)."""
+    """Ask for the server's time."""
 
     @field_validator("*", mode="before")
     @classmethod
     def _strict(cls, value: Any, info: Any) -> Any:
-        """The per-call check, before pydantic could coerce (`"10"`, `True`, `"yes"` are refused, not converted)."""
-        if info.field_name in FIELDS:  # the classes built on these filters have fields of their own
+        """The per-call check, before pydantic could coerce."""
+        if info.field_name in FIELDS:  # subclasses add fields
             check_field(info.field_name, value)
         return value
 
     def filter_values(self) -> dict[str, Any]:
-        """The fields above, by name (unset ones as None)."""
+        """The fields above, by name."""
         return {name: getattr(self, name) for name in SearchFilters.model_fields}
 
 
@@ -194,14 +183,13 @@ FIELDS: dict[str, Accepts] = {
         if isinstance(rule, Accepts)
     },
 }
-"""Every field of `ApiSearchRequestInput`, with what it accepts (the filters' read from `SearchFilters`)."""
+"""Every field of `ApiSearchRequestInput`, with what it accepts."""
 
 
 def read_results(response: Any) -> tuple[str, list[dict[str, Any]], str | None]:
-    """The search id, the results, and the server time of an `ApiSearchResponseOutput`.
+    """The search id, the results and the server time of an answer.
 
-    A multi-query answer may group its results per query (Perplexity's search
-    quickstart says so; the published model has one flat list): groups are flattened in order.
+    Per-query result groups are flattened (docs.perplexity.ai/docs/search/quickstart).
     """
     if not isinstance(response, dict) or not isinstance(response.get("results"), list):
         msg = f"Perplexity's search answer has no results list: {str(response)[:200]!r}"
@@ -213,7 +201,7 @@ def read_results(response: Any) -> tuple[str, list[dict[str, Any]], str | None]:
 
 
 def to_documents(response: Any) -> list[Document]:
-    """One `Document` per result: the snippet as content; url, title, date, last_updated, search_id as metadata."""
+    """One `Document` per result: the snippet, with the rest as metadata."""
     search_id, results, server_time = read_results(response)
     documents = []
     for result in results:
@@ -231,12 +219,12 @@ def to_documents(response: Any) -> list[Document]:
 
 
 def to_records(response: Any) -> list[dict[str, Any]]:
-    """The results as dicts (`title`, `url`, `snippet`, `date`, `last_updated`, as sent), in order."""
+    """The results as sent, in order."""
     return [dict(result) for result in read_results(response)[1]]
 
 
 def to_text(response: Any) -> str:
-    """The results as numbered text a model reads well: title, URL, dates, then the snippet."""
+    """The results as numbered text for a model."""
     _, results, _ = read_results(response)
     if not results:
         return "No results."

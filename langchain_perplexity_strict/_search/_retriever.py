@@ -24,23 +24,9 @@ from langchain_perplexity_strict._search._request import (
 class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriever):
     """Perplexity's Search API (`POST /search`) as a retriever: one `Document` per result.
 
-    Each document's `page_content` is the result's snippet; its metadata holds
-    `url`, `title`, `date`, `last_updated` and `search_id` (the answer's `id`),
-    plus `server_time` with `display_server_time=True`.
-
-    Every field of the published `ApiSearchRequestInput` is a constructor
-    argument (`k` is `max_results`, 1 to 20) and can be overridden per call
-    (`retriever.invoke("query", k=3, search_mode="academic")`). The query is
-    one string, or a list of up to 5 (`retriever.invoke(["q1", "q2"])`, a
-    multi-query search). Values are checked before anything is sent; a bad one
-    raises `ValueError` naming the field, the value and what is accepted.
-    langchain-perplexity's `search_after_date` / `search_before_date` are
-    accepted and sent as the API's `search_after_date_filter` /
-    `search_before_date_filter`.
-
-    Key, base URL, timeout, retries and error translation are the chat
-    model's (`api_key` from `PPLX_API_KEY` or `PERPLEXITY_API_KEY`, `base_url`
-    from `PPLX_BASE_URL`); offline, point `base_url` at the emulator.
+    The snippet is the content; url, title, dates and `search_id` are metadata.
+    Search API fields are constructor arguments, overridable per call (`k` is `max_results`).
+    The query is a string or a list of up to 5. Connection settings are the chat model's.
 
     ```python
     from langchain_perplexity_strict import PerplexitySearchRetriever
@@ -52,7 +38,7 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
     """
 
     k: int = Field(default=10, validation_alias=AliasChoices("k", "max_results"))
-    """How many results (`max_results`, 1 to 20; `max_results=` also works)."""
+    """How many results (`max_results`)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True)
 
@@ -64,12 +50,12 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
 
     @model_validator(mode="after")
     def _check_search(self) -> Self:
-        search_body(self._values("-"))  # the query is per call; a placeholder checks the rest now
+        search_body(self._values("-"))  # placeholder query: check the rest now
         return self
 
     def _values(self, query: Any, **overrides: Any) -> dict[str, Any]:
         if "k" in overrides:
-            check_field("max_results", overrides["k"], "k")  # named as the caller named it
+            check_field("max_results", overrides["k"], "k")
             overrides["max_results"] = overrides.pop("k")
         return {"query": query, "max_results": self.k, **self.filter_values(), **overrides}
 

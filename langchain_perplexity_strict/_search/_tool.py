@@ -28,12 +28,11 @@ from langchain_perplexity_strict._search._request import (
 )
 
 CALL_ALIASES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
-"""langchain-perplexity 1.4.2's names for a call's date filters (`PerplexitySearchResults._run`)."""
+"""langchain-perplexity's names for the date filters."""
 
 
 class SearchInput(BaseModel):
-    """The arguments a model fills for one search (the rest are the tool's settings). An argument it does not
-    have is refused (and told to the model), never dropped."""
+    """The arguments a model fills; unknown ones are refused, never dropped."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -57,17 +56,13 @@ class SearchInput(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _strict(cls, value: Any, info: Any) -> Any:
-        """The constructor's check, not pydantic's coercion. A `ValueError`, so that the tool's
-        `handle_validation_error` decides what the model is told (a `ToolException` here bypassed it)."""
+        """The constructor's check, not coercion; a `ValueError`, so `handle_validation_error` applies."""
         check_field(info.field_name, value)
         return value
 
 
 def explain_arguments(error: ValidationError | ValidationErrorV1) -> str:
-    """The tool's default `handle_validation_error`: each bad argument in the check's own words (the field,
-    the value, what is accepted), or pydantic's with the argument's name, so the model can call again;
-    an argument the tool does not have says which it is a near typo of (`max_result`: "Did you mean
-    'max_results'?")."""
+    """The default `handle_validation_error`: each bad argument, and a near name for an unknown one."""
     reasons = []
     for detail in error.errors():
         cause = (detail.get("ctx") or {}).get("error")
@@ -83,36 +78,12 @@ def explain_arguments(error: ValidationError | ValidationErrorV1) -> str:
 class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     """Perplexity's Search API (`POST /search`) as a tool: numbered results for the model, the answer as artifact.
 
-    The model fills `query` (one string or up to 5) and, when it helps, the
-    filters of `SearchInput` (`max_results`, `country`, domains, recency,
-    publication dates, languages). The developer fixes the rest as
-    constructor arguments: every other field of `ApiSearchRequestInput`
-    (`max_tokens`, `max_tokens_per_page`, `search_mode`, `search_type`,
-    `search_context_size`, last-updated filters, ...). A filter the developer
-    sets on the tool (domains, recency, dates, languages, `country`) is a
-    restriction the model cannot lift: a call giving it differently comes back
-    to the model as the tool's answer, naming both values; `max_results` on the
-    tool is only the default.
-
-    `response_format="content_and_artifact"` (the default): the `ToolMessage`
-    content is the results as numbered text (`[1] title`, URL, dates, snippet),
-    which models cite well; its `artifact` is Perplexity's answer as it came
-    (`{"id", "results": [{"title", "url", "snippet", "date", "last_updated"}], ...}`).
-    With `response_format="content"`, the tool returns the numbered text alone.
-    With `content_as="results"`, the content is the results as a list of dicts
-    instead, as langchain-perplexity's tool returned them (`tool.invoke("q")[0]["url"]`;
-    in a `ToolMessage`, LangChain sends them to the model as JSON).
-
-    A bad argument the model chose comes back to it as the tool's answer, in
-    the check's words (`handle_validation_error`, default `explain_arguments`);
-    a rule across arguments (dates in order, ...) comes back the same way
-    (`handle_tool_error=True`). Set either to `False` to raise instead, or to a
-    string or callable, as for any LangChain tool.
-
-    The name stays langchain-perplexity's (`perplexity_search_results_json`), so
-    prompts that name the tool keep working. Bad values raise `ValueError`
-    naming the field, the value and what is accepted; HTTP errors are the chat
-    model's (langchain-openai's exceptions with Perplexity's message).
+    The model fills `SearchInput`; other Search API fields are constructor arguments.
+    A filter set on the tool binds the model; `max_results` is only a default.
+    The artifact is Perplexity's raw answer. `content_as="results"` gives dicts instead of text.
+    A model's bad arguments come back to it as the tool's answer;
+    set `handle_validation_error` / `handle_tool_error` to False to raise instead.
+    The name is langchain-perplexity's, so prompts keep working.
 
     ```python
     from langchain.agents import create_agent
@@ -130,26 +101,21 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     args_schema: type[BaseModel] = SearchInput
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     content_as: Literal["text", "results"] = "text"
-    """The tool's content (what `tool.invoke("q")` returns): numbered text for a model (`"text"`), or the
-    results as a list of dicts (`"results"`, langchain-perplexity's output). A direct call with the default
-    warns once per tool, as langchain-perplexity's returned the list."""
+    """The content: numbered text for a model, or `"results"`, a list of dicts."""
     max_results: int | None = None
-    """Default number of results when the model gives none (1 to 20; the API's default is 10)."""
+    """Results when the model gives no number (1 to 20)."""
     handle_tool_error: bool | str | Callable[[ToolException], Any] | None = True
-    """A combination of values the model chose badly comes back to it as the tool's answer (what was wrong and
-    what is accepted), so it can call again; HTTP errors still raise."""
+    """Bad combinations of arguments go back to the model; HTTP errors raise."""
     handle_validation_error: bool | str | Callable[[ValidationError | ValidationErrorV1], str] | None = (
         explain_arguments
     )
-    """A single argument the model chose badly comes back to it as the tool's answer, in the check's words."""
+    """Bad single arguments go back to the model."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
     _warnings: OncePerOwner = PrivateAttr(default_factory=OncePerOwner)
 
     def _parse_input(self, tool_input: str | dict[str, Any], tool_call_id: str | None) -> str | dict[str, Any]:
-        """langchain-perplexity's argument names (`search_after_date`, `search_before_date`) as this tool's,
-        before the schema reads the input: langchain-core keeps only the keys the input named, so they
-        would otherwise be dropped without a word."""
+        """Rename langchain-perplexity's arguments before the schema would silently drop them."""
         if isinstance(tool_input, dict):
             tool_input = {CALL_ALIASES.get(k, k): v for k, v in tool_input.items()}
         return super()._parse_input(tool_input, tool_call_id)
@@ -169,7 +135,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         chosen = {k: v for k, v in arguments.items() if v is not None}
         fixed = {k: v for k, v in self.filter_values().items() if v is not None}
         for name, value in chosen.items():
-            # A filter the developer built the tool with is a restriction: the model may repeat it, not widen it.
+            # The model may repeat a filter set on the tool, not change it.
             if name in fixed and fixed[name] != value:
                 msg = (
                     f"{name}: the tool is built with {fixed[name]!r} and the call gives {value!r}; "
@@ -184,8 +150,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         except ValueError as error:
             raise ToolException(str(error)) from error
 
-    # `query` comes first and positional: BaseTool passes a plain-string input (`tool.invoke("cats")`,
-    # `tool.run("cats")`) as the first positional argument, and everything else by keyword.
+    # `query` is positional: BaseTool passes a plain-string input that way.
     def _run(
         self, query: str | list[str], *, run_manager: CallbackManagerForToolRun | None = None, **arguments: Any
     ) -> str | tuple[str, dict[str, Any]]:
@@ -197,7 +162,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         return self._output(await self._apost(SEARCH_PATH, self._body({"query": query, **arguments})))
 
     def _output(self, response: dict[str, Any]) -> Any:
-        """What `response_format` promises: the content (`content_as`), with the answer as artifact when asked."""
+        """The content, with the answer as artifact when `response_format` asks."""
         content = to_text(response) if self.content_as == "text" else to_records(response)
         if self.response_format == "content":
             return content
@@ -212,12 +177,9 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         return await super().ainvoke(input, config, **kwargs)
 
     def _check_direct_call(self, input: Any) -> None:
-        """A direct call's bad arguments raise `ValueError`, in the words a model would be told.
+        """Raise `ValueError` for a direct call's bad arguments, before sending.
 
-        `handle_validation_error` and `handle_tool_error` answer a model's tool call with what was wrong, so
-        it can call again; an application's own `tool.invoke({...})` would get that text back as if it
-        were the results (`r[0]["url"]` then fails far from the cause). Unless the app set them itself,
-        its call is checked here first (the schema, then the rules across arguments), and nothing is sent.
+        Otherwise the error text would come back as if it were results.
         """
         if {"handle_validation_error", "handle_tool_error"} & self.model_fields_set or not isinstance(input, dict):
             return
@@ -226,12 +188,10 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         except (ValidationError, ValidationErrorV1) as error:
             raise ValueError(f"{self.name}: {explain_arguments(error)}") from None
         if isinstance(parsed, dict):
-            encode_search(self._values(parsed))  # raises ValueError naming the argument
+            encode_search(self._values(parsed))  # raises ValueError
 
     def _note_direct_call(self, input: Any) -> None:
-        """A call outside a tool call (an application's own `tool.invoke("q")`, langchain-perplexity's habit):
-        its bad arguments raise (`_check_direct_call`); with the default `content_as`, say once that the
-        text is for a model, and how to get the results."""
+        """Check a direct call; with the default `content_as`, warn once that it returns text."""
         if isinstance(input, dict) and input.get("type") == "tool_call":
             return
         self._check_direct_call(input)

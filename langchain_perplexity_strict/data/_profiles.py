@@ -1,10 +1,7 @@
-"""What each served model is, beyond what the package sends: its limits and whether it reasons.
+"""Each served model's limits and whether it reasons.
 
-Keyed by the name the request carries (an Agent API slug, or a Sonar name on
-chat completions); what the package sends (inputs, tools, structured output)
-comes from the body builders' own tables (`_profile.model_profile`). Limits are
-from public model cards where known; a model not listed has no profile, and
-compaction is then off unless `max_input_tokens` (or `profile=`) is given.
+Keyed by the request's model name. Limits come from public model cards.
+An unlisted model has no profile: compaction is off unless `max_input_tokens` is given.
 """
 
 from __future__ import annotations
