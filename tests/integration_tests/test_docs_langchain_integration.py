@@ -21,7 +21,7 @@ SECTIONS = ("## Overview", "### Details", "### Features", "## Setup", "### Crede
 
 def test_the_page_has_the_templates_sections_in_order() -> None:
     places = [TEXT.find(section + "\n") for section in SECTIONS]
-    assert -1 not in places, [s for s, p in zip(SECTIONS, places) if p == -1]
+    assert -1 not in places, [s for s, p in zip(SECTIONS, places, strict=True) if p == -1]
     assert places == sorted(places)
     assert TEXT.startswith("---\ntitle: ")
 
