@@ -17,7 +17,7 @@ ROOT = Path(__file__).parents[2]
 README = ROOT / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
 # The pages the README moved its longer examples to.
-DOC_PAGES = ("conversations.md", "parameters.md", "emulator.md", "batches.md", "migration.md")
+DOC_PAGES = ("conversations.md", "parameters.md", "emulator.md", "batches.md", "migration.md", "long-runs.md")
 DOC_BLOCKS = [
     (page, block)
     for page in DOC_PAGES
