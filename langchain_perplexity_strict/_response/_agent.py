@@ -19,11 +19,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
-from langchain_perplexity_strict._error_kinds import reported_error
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._server_item_blocks import is_server_item
 from langchain_perplexity_strict._response._vocabulary import ANSWERED_STATUSES, PENDING_STATUSES
-from langchain_perplexity_strict.errors import PerplexityResponseError
+from langchain_perplexity_strict.errors import PerplexityResponseError, reported_error
 
 # Separates the text of two message items of one response (a preamble, then the answer), and of two
 # `output_text` parts of one item: each is a paragraph of its own, and run together they would read as one.

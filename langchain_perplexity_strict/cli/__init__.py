@@ -72,7 +72,7 @@ def _chat(args: argparse.Namespace) -> int:
 
 def _models(args: argparse.Namespace) -> int:
     """`models`: the models Perplexity serves (`GET /v1/models`), one per line, or the published JSON."""
-    from langchain_perplexity_strict._model_list import list_models
+    from langchain_perplexity_strict._platform import list_models
 
     if not has_key() and not args.emulator:
         raise CommandError(NO_KEY, status=2)

@@ -117,8 +117,7 @@ def test_docs_cited_in_code_exist() -> None:
 # normalize -> plan (_continuation) -> build (_request) -> send (_transport) -> read (_response),
 # assembled by _surfaces and called by chat_models. The transport knows nothing of messages or plans,
 # and the readers know nothing of request building.
-BASE = {"_version", "_message_keys", "_accepts", "_arguments", "_billing", "_once", "_redact", "errors", "data"}
-BASE |= {"_error_kinds"}  # the kinds of Perplexity's errors, which the transport and the readers both raise
+BASE = {"_version", "_message_keys", "_accepts", "_once", "_redact", "errors", "data"}
 STAGES: dict[str, set[str]] = {
     "normalize": set(),
     "_continuation": {"normalize"},
@@ -130,7 +129,10 @@ STAGES: dict[str, set[str]] = {
     "_batches": {"_transport"},
     # The profile of a model on a surface, from the surfaces' builders and the normalizer's rules.
     "_profile": {"normalize", "_surfaces"},
+    # A callback that reads answers, and the scope that tells it which runs were sent (the chat model opens it).
+    "_cost": set(),
     "chat_models": {
+        "_cost",
         "normalize",
         "_continuation",
         "_request",
@@ -144,10 +146,7 @@ STAGES: dict[str, set[str]] = {
     "_connection_settings": {"_transport"},
     "_search": {"_connection_settings", "_request", "_transport"},  # _request: the search-filter rules it shares
     "_embeddings": {"_connection_settings", "_transport"},
-    "_model_list": {"_connection_settings"},
-    "_decisions": {"_connection_settings", "_transport"},
-    # A callback that reads answers (their response_metadata), not a stage of the call.
-    "_cost": set(),
+    "_platform": {"_connection_settings", "_transport"},
 }
 ORDER = list(STAGES)
 # Entry points above the call: they may import anything of the client (never the other way round).
