@@ -18,13 +18,18 @@ from langchain_perplexity_strict.registration import register_when_imported
 
 if TYPE_CHECKING:
     from langchain_perplexity_strict._cost import PerplexityCostCallbackHandler, get_perplexity_cost_callback
-    from langchain_perplexity_strict._decisions import PerplexityDecision, PerplexityDecisionResult
     from langchain_perplexity_strict._embeddings import (
         EmbeddingsResult,
         PerplexityContextualizedEmbeddings,
         PerplexityEmbeddings,
     )
-    from langchain_perplexity_strict._model_list import PerplexityModelInfo, alist_models, list_models
+    from langchain_perplexity_strict._platform import (
+        PerplexityDecision,
+        PerplexityDecisionResult,
+        PerplexityModelInfo,
+        alist_models,
+        list_models,
+    )
     from langchain_perplexity_strict._request._builtin_tools import (
         builtin_skill,
         connector_tool,
@@ -80,14 +85,14 @@ __all__ = [
 _LAZY: dict[str, str] = {
     "PerplexityCostCallbackHandler": "_cost",
     "get_perplexity_cost_callback": "_cost",
-    "PerplexityDecision": "_decisions",
-    "PerplexityDecisionResult": "_decisions",
+    "PerplexityDecision": "_platform",
+    "PerplexityDecisionResult": "_platform",
     "EmbeddingsResult": "_embeddings",
     "PerplexityContextualizedEmbeddings": "_embeddings",
     "PerplexityEmbeddings": "_embeddings",
-    "PerplexityModelInfo": "_model_list",
-    "alist_models": "_model_list",
-    "list_models": "_model_list",
+    "PerplexityModelInfo": "_platform",
+    "alist_models": "_platform",
+    "list_models": "_platform",
     "builtin_skill": "_request._builtin_tools",
     "connector_tool": "_request._builtin_tools",
     "custom_skill": "_request._builtin_tools",

@@ -14,8 +14,13 @@ from langchain_core.utils import from_env, secret_from_env
 from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import COPYING, ConnectionChecks, ValidatedCopy
-from langchain_perplexity_strict._arguments import check_known, openai_base_url_warning
+from langchain_perplexity_strict._accepts import (
+    COPYING,
+    ConnectionChecks,
+    ValidatedCopy,
+    check_known,
+    openai_base_url_warning,
+)
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._redact import Redacted
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport

@@ -11,7 +11,7 @@ cap what a run of an agent costs.
 Only what reached Perplexity is counted. An answer langchain-core took from its
 cache (`set_llm_cache`, a model's `cache=`) was not billed: it adds nothing, and
 a spent budget does not refuse it, since the budget is checked when a request
-is about to be sent (`_billing`), not when a call starts. A run that failed
+is about to be sent (`RequestScope` below), not when a call starts. A run that failed
 after Perplexity reported its cost (a `failed` status, an answer cut at the
 output limit, a stream left after its usage arrived) was billed: its cost is
 counted once, from the error's `partial` answer or the chunks received.
@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -32,7 +33,6 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.tracers.context import register_configure_hook
 
-from langchain_perplexity_strict import _billing
 from langchain_perplexity_strict.errors import PerplexityBudgetExceededError
 
 
@@ -106,7 +106,7 @@ class PerplexityCostCallbackHandler(BaseCallbackHandler):
     def on_chat_model_start(
         self, serialized: dict[str, Any], messages: list[list[BaseMessage]], *, run_id: UUID, **kwargs: Any
     ) -> None:
-        billing = _billing.current()
+        billing = current()
         if billing is not None and billing.defer(run_id, self):
             return  # ChatPerplexityStrict checks when it sends a request: a cache hit sends none
         self.check_budget()  # any other model: checked as the call starts
@@ -115,7 +115,7 @@ class PerplexityCostCallbackHandler(BaseCallbackHandler):
         self.check_budget()
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
-        billing = _billing.current()
+        billing = current()
         if billing is not None and billing.answered_without_request(run_id):
             return  # a ChatPerplexityStrict answer from langchain-core's cache: nothing was billed
         for generations in response.generations:
@@ -183,3 +183,104 @@ def get_perplexity_cost_callback(
         yield handler
     finally:
         var.reset(token)
+
+
+class Budget(Protocol):
+    """A callback with a budget, checked before a request is sent (`PerplexityCostCallbackHandler`)."""
+
+    def check_budget(self) -> None: ...
+
+
+class Billing:
+    """The runs of one `generate` call: whose budget each waits on, which were sent."""
+
+    def __init__(self, runs: int) -> None:
+        self.expected = runs  # generate's prompts: only its own runs are deferred here, not a nested call's
+        self.budgets: dict[uuid.UUID, list[Budget]] = {}
+        self.sent: set[uuid.UUID] = set()
+        self._lock = threading.Lock()
+
+    def defer(self, run_id: uuid.UUID, budget: Budget) -> bool:
+        """Whether `budget`'s check for `run_id` waits for `requesting()` (the run is this call's)."""
+        with self._lock:
+            if run_id not in self.budgets and len(self.budgets) >= self.expected:
+                return False
+            self.budgets.setdefault(run_id, []).append(budget)
+            return True
+
+    def requesting(self, run_id: uuid.UUID | None) -> None:
+        """Run `run_id` is about to be sent: check its budgets (raising if spent), then count it as sent."""
+        with self._lock:
+            # Without a run (a langchain-core that no longer calls `_generate_with_cache`),
+            # every run of the call is taken as sent: counted rather than missed.
+            runs = [run_id] if run_id is not None else list(self.budgets)
+            budgets = [b for run in runs for b in self.budgets.get(run, [])] if runs else []
+        for budget in budgets:
+            budget.check_budget()
+        with self._lock:
+            self.sent.update(run for run in runs if run is not None)
+
+    def answered_without_request(self, run_id: uuid.UUID) -> bool:
+        """Whether `run_id` is this call's and ended with no request sent (a cache answered it)."""
+        with self._lock:
+            return run_id in self.budgets and run_id not in self.sent
+
+
+_BILLING: ContextVar[Billing | None] = ContextVar("perplexity_strict_billing", default=None)
+_RUN: ContextVar[uuid.UUID | None] = ContextVar("perplexity_strict_run", default=None)
+"""The run `_generate_with_cache` serves: per context, as `agenerate` serves its prompts in concurrent tasks."""
+
+
+def current() -> Billing | None:
+    """The `generate` call being made in this context, if any."""
+    return _BILLING.get()
+
+
+def requesting() -> None:
+    """A request is about to be sent for the call in this context (nothing to do outside `generate`)."""
+    billing = _BILLING.get()
+    if billing is not None:
+        billing.requesting(_RUN.get())
+
+
+@contextmanager
+def _scope(runs: int) -> Iterator[Billing]:
+    billing = Billing(runs)
+    token = _BILLING.set(billing)
+    try:
+        yield billing
+    finally:
+        _BILLING.reset(token)
+
+
+class RequestScope:
+    """Mixin for a chat model: its `generate` / `agenerate` say which runs reached the network.
+
+    It wraps langchain-core's entry points (every invoke, batch and `streaming=True` call goes through
+    `generate` or `agenerate`) and notes the run each `_generate_with_cache` serves, so `requesting()`
+    knows which run is sent; the model calls `requesting()` before each request.
+    """
+
+    def generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
+        with _scope(len(messages)):
+            return super().generate(messages, *args, **kwargs)  # type: ignore[misc]
+
+    async def agenerate(self, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
+        with _scope(len(messages)):
+            return await super().agenerate(messages, *args, **kwargs)  # type: ignore[misc]
+
+    def _generate_with_cache(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+        token = _RUN.set(getattr(run_manager, "run_id", None))
+        try:
+            return super()._generate_with_cache(messages, stop, run_manager, **kwargs)  # type: ignore[misc]
+        finally:
+            _RUN.reset(token)
+
+    async def _agenerate_with_cache(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        token = _RUN.set(getattr(run_manager, "run_id", None))
+        try:
+            return await super()._agenerate_with_cache(messages, stop, run_manager, **kwargs)  # type: ignore[misc]
+        finally:
+            _RUN.reset(token)

@@ -29,8 +29,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
-from langchain_perplexity_strict._accepts import COPYING, ConnectionChecks
-from langchain_perplexity_strict._arguments import openai_base_url_warning
+from langchain_perplexity_strict._accepts import COPYING, ConnectionChecks, openai_base_url_warning
 from langchain_perplexity_strict._batches import BatchJob, check_metadata
 from langchain_perplexity_strict._batches import Reader as BatchReader
 from langchain_perplexity_strict._batches import aget as aget_batches
@@ -39,9 +38,8 @@ from langchain_perplexity_strict._batches import check_key as check_batch_key
 from langchain_perplexity_strict._batches import get as get_batches
 from langchain_perplexity_strict._batches import line as batch_line
 from langchain_perplexity_strict._batches import submit as submit_batches
-from langchain_perplexity_strict._billing import RequestScope, requesting
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
-from langchain_perplexity_strict._error_kinds import refused_before_sending
+from langchain_perplexity_strict._cost import RequestScope, requesting
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile, structured_output_method
 from langchain_perplexity_strict._redact import Redacted, redact, shown
@@ -73,6 +71,7 @@ from langchain_perplexity_strict._transport._guard import leaving_together, toge
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
 from langchain_perplexity_strict._transport._resume import Batch, StreamFollower
+from langchain_perplexity_strict.errors import refused_before_sending
 from langchain_perplexity_strict.normalize._compaction import compaction_warning, count_tokens
 from langchain_perplexity_strict.normalize._normalizer import NormalizationResult
 from langchain_perplexity_strict.normalize._prepare import Prepared, prepare

@@ -170,7 +170,7 @@ def replay(directory: Path, name: str) -> dict[str, Any]:
 
 def main() -> int:
     """`make record`: refuses unless a key is set and the base URL is Perplexity's (not the emulator)."""
-    from langchain_perplexity_strict._which_server import configured_base_url, why_not_perplexity
+    from langchain_perplexity_strict.cli._which_server import configured_base_url, why_not_perplexity
 
     reason = why_not_perplexity()
     if reason is not None:

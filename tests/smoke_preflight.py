@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from langchain_perplexity_strict._which_server import PERPLEXITY_BASE_URL, why_not_perplexity
+from langchain_perplexity_strict.cli._which_server import PERPLEXITY_BASE_URL, why_not_perplexity
 
 
 def main() -> int:

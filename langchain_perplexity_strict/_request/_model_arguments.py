@@ -11,7 +11,7 @@ from langchain_core.runnables.config import get_config_list, merge_configs
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
 
-from langchain_perplexity_strict._arguments import near_typo, unknown_argument
+from langchain_perplexity_strict._accepts import near_typo, unknown_argument
 from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
 from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, Convert, translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS

@@ -11,11 +11,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
-from langchain_perplexity_strict._error_kinds import reported_error
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._server_item_blocks import is_server_item
 from langchain_perplexity_strict._response._vocabulary import ANSWERED_STATUSES, PENDING_STATUSES
-from langchain_perplexity_strict.errors import PerplexityResponseError
+from langchain_perplexity_strict.errors import PerplexityResponseError, reported_error
 
 PART_SEPARATOR = "\n\n"  # between text parts: each is its own paragraph
 # Kept as `ChatOpenAI` keeps them; `created_at` would make equal answers differ.

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from pydantic.v1 import ValidationError as ValidationErrorV1
 from typing_extensions import Self
 
-from langchain_perplexity_strict._arguments import near_typo
+from langchain_perplexity_strict._accepts import near_typo
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._request._filters import Recency

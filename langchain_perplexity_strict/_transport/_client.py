@@ -21,7 +21,6 @@ import openai
 from langchain_openai import ChatOpenAI
 
 from langchain_perplexity_strict._accepts import check_connection_setting
-from langchain_perplexity_strict._error_kinds import error_detail
 from langchain_perplexity_strict._redact import redact, redact_text
 from langchain_perplexity_strict._transport._compat import BINARY
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
@@ -34,6 +33,7 @@ from langchain_perplexity_strict._transport._timeouts import client_timeout
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityStreamError,
+    error_detail,
 )
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"

@@ -1,4 +1,4 @@
-"""An HTTP error as the exception of its kind (`_error_kinds`), so middleware reads the kind and retry flag.
+"""An HTTP error as the exception of its kind (`errors.ERROR_KINDS`), so middleware reads the kind and retry flag.
 
 langchain-openai's class for it where there is one, as `ChatOpenAI` raises it
 (both an `openai` error and a langchain-core one), else this package's.
@@ -10,12 +10,13 @@ from typing import Any
 
 import openai
 
-from langchain_perplexity_strict._error_kinds import error_detail, kind_of
 from langchain_perplexity_strict._transport._compat import OPENAI_KINDS, handle_openai_bad_request
 from langchain_perplexity_strict.errors import (
     PerplexityInvalidRequestError,
     PerplexityServerError,
     PerplexityUnprocessableEntityError,
+    error_detail,
+    kind_of,
 )
 
 

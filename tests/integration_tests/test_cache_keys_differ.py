@@ -30,8 +30,8 @@ from langchain_core.caches import InMemoryCache
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from langchain_perplexity_strict import Change, ChatPerplexityStrict, Entry, PerplexityCostCallbackHandler
-from langchain_perplexity_strict.normalize import DEFAULT_RULES
+from langchain_perplexity_strict import ChatPerplexityStrict, PerplexityCostCallbackHandler
+from langchain_perplexity_strict.normalize import DEFAULT_RULES, Change, Entry
 from langchain_perplexity_strict.testing import PerplexityEmulator
 from tests.integration_tests.factory import KEY
 from tests.integration_tests.test_contract import AGENT_VALUES, CHAT_VALUES

@@ -8,7 +8,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from langchain_perplexity_strict import ChatPerplexityStrict
-from langchain_perplexity_strict._which_server import why_not_perplexity
+from langchain_perplexity_strict.cli._which_server import why_not_perplexity
 
 NOT_LIVE = why_not_perplexity()
 pytestmark = [

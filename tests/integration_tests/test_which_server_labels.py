@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from langchain_perplexity_strict import _which_server
-from langchain_perplexity_strict._which_server import PERPLEXITY_BASE_URL, describe, identify, why_not_perplexity
+from langchain_perplexity_strict.cli import _which_server
+from langchain_perplexity_strict.cli._which_server import PERPLEXITY_BASE_URL, describe, identify, why_not_perplexity
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 ROOT = Path(__file__).parents[2]
@@ -105,7 +105,7 @@ def test_the_real_api_tests_skip_the_emulator_even_with_a_key(
 def test_the_demo_names_the_emulator_behind_an_exported_key(
     emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from langchain_perplexity_strict.demo import run_demo
+    from langchain_perplexity_strict.cli._tour import run_demo
 
     monkeypatch.setenv("PPLX_API_KEY", "test-key")
     monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)
@@ -119,7 +119,7 @@ def test_the_demo_names_the_emulator_behind_an_exported_key(
 def test_the_demo_calls_perplexity_live_only_when_identified_so(
     emu: PerplexityEmulator, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from langchain_perplexity_strict import demo
+    from langchain_perplexity_strict.cli import _tour as demo
 
     monkeypatch.setenv("PPLX_API_KEY", "test-key")
     monkeypatch.setenv("PPLX_BASE_URL", emu.base_url)  # answers come from here; the label from `identify`

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -110,7 +111,8 @@ import sys
 import pytest
 
 import langchain_perplexity_strict
-from langchain_perplexity_strict import _emulator_process, cli, testing
+from langchain_perplexity_strict import cli, testing
+from langchain_perplexity_strict.cli import _emulator_process
 
 cli.build_parser().parse_args(["emulator", "--background", "--env"])
 heavy = ("langchain_core", "langchain", "openai", "langchain_openai")
@@ -160,8 +162,10 @@ WHAT_TO_USE = {"ChatPerplexity": "ChatPerplexityStrict", "WebSearchOptions": "se
 @pytest.mark.parametrize("name", LANGCHAIN_PERPLEXITY_ALL)
 def test_langchain_perplexitys_names_import_or_say_what_to_use(name: str) -> None:
     """`from langchain_perplexity_strict import ChatPerplexity` names `ChatPerplexityStrict`, not a bare failure."""
-    if name in langchain_perplexity_strict.__all__:
-        exec(f"from langchain_perplexity_strict import {name}", {})
+    if name in langchain_perplexity_strict.__all__ or name in langchain_perplexity_strict._DEPRECATED:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # a name kept for one release
+            exec(f"from langchain_perplexity_strict import {name}", {})
         return
     with pytest.raises(ImportError) as info:
         exec(f"from langchain_perplexity_strict import {name}", {})

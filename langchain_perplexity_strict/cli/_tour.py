@@ -7,8 +7,8 @@ import argparse
 import openai
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict._console import has_key, model_settings, print_sources
-from langchain_perplexity_strict._which_server import configured_base_url, describe, identify
+from langchain_perplexity_strict.cli._console import has_key, model_settings, print_sources
+from langchain_perplexity_strict.cli._which_server import configured_base_url, describe, identify
 
 
 def messy_agent_history() -> list[BaseMessage]:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from langchain_perplexity_strict import _emulator_process
-from langchain_perplexity_strict._console import has_key, model_arguments, model_settings, print_sources
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._version import __version__
+from langchain_perplexity_strict.cli import _emulator_process
+from langchain_perplexity_strict.cli._console import has_key, model_arguments, model_settings, print_sources
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
@@ -72,7 +72,7 @@ def _chat(args: argparse.Namespace) -> int:
 
 def _models(args: argparse.Namespace) -> int:
     """`models`: the models Perplexity serves (`GET /v1/models`), one per line, or the published JSON."""
-    from langchain_perplexity_strict._model_list import list_models
+    from langchain_perplexity_strict._platform import list_models
 
     if not has_key() and not args.emulator:
         raise CommandError(NO_KEY, status=2)
@@ -91,7 +91,7 @@ def _models(args: argparse.Namespace) -> int:
 
 def _exported_emulator() -> bool:
     """Whether PPLX_BASE_URL points at an emulator (the README's offline step exports it with a key)."""
-    from langchain_perplexity_strict._which_server import configured_base_url, is_perplexity_url, says_emulator
+    from langchain_perplexity_strict.cli._which_server import configured_base_url, is_perplexity_url, says_emulator
 
     base_url = configured_base_url()
     return not is_perplexity_url(base_url) and says_emulator(base_url)
@@ -235,7 +235,7 @@ def _stop_emulator(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from langchain_perplexity_strict.demo import run_demo
+    from langchain_perplexity_strict.cli._tour import run_demo
 
     return run_demo()
 

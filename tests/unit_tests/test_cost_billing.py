@@ -1,4 +1,4 @@
-"""`_billing`: a `generate` call's runs wait on their budgets until sent, and a run never sent was a cache hit."""
+"""`_cost`'s billing scope: a call's runs wait on their budgets until sent; a run never sent was a cache hit."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from langchain_perplexity_strict._billing import Billing
+from langchain_perplexity_strict._cost import Billing
 from langchain_perplexity_strict.errors import PerplexityBudgetExceededError
 
 
