@@ -108,6 +108,14 @@ def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
         yield from events
 
 
+def _bind_call_tools(call: dict[str, Any], surface: Surface, profile: dict[str, Any]) -> None:
+    """Tools given to the call, converted as `bind_tools` converts them."""
+    if "tools" in call or "tool_choice" in call:
+        functions = surface.function_tools and bool(profile.get("tool_calling"))
+        tools, choice = bound_tools(call.pop("tools", None), call.pop("tool_choice", None), function_tools=functions)
+        call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
+
+
 class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
@@ -348,15 +356,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     ) -> PreparedCall:
         """Check the call's arguments, normalize, plan, and build the body once (as JSON and as bytes);
         nothing is sent."""
-        call, kwargs = call_arguments(kwargs, self.api)
-        parse_as = pydantic_class(call.get("response_format"))  # answered as an instance, as ChatOpenAI does
-        if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
-            call["response_format"] = response_format(call["response_format"])  # {"type": "text"}: None, the default
-        if "model_kwargs" in kwargs:  # a call's extra body fields (extra_body=) add to the model's
-            kwargs["model_kwargs"] = {**self.model_kwargs, **kwargs["model_kwargs"]}
-        if stop is not None:
-            kwargs["stop"] = stop
-        kwargs = over(held(self), kwargs, "the model")
+        call, kwargs, parse_as = self._call_arguments(stop, kwargs)
         settings = {**self._settings(), **kwargs}
         if kwargs:  # the model's own settings were checked at construction
             check_parameters(settings, self.api)
@@ -364,22 +364,13 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         explicit = "model" in self.model_fields_set or "model" in kwargs
         profile = self.call_profile(**kwargs)
         budget = self._budget(profile)
-        if "tools" in call or "tool_choice" in call:  # as bind_tools takes them, however they came
-            functions = surface.function_tools and bool(profile.get("tool_calling"))
-            tools, choice = bound_tools(
-                call.pop("tools", None), call.pop("tool_choice", None), function_tools=functions
-            )
-            call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
+        _bind_call_tools(call, surface, profile)
         stops = tuple(stop_list(settings.pop("stop", None)))
         n = int(settings.pop("n", 1))
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
-        planner = None
-        if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
-            target = surface.target(settings, explicit)
-            owner = (target, self.base_url, account_tag(self.api_key))
-            planner = Planner(*owner, surface.encode_items, budget, self.counter)
+        planner = self._planner(settings, explicit, budget)
         conversation = prepare(
             messages,
             rules=call_rules(surface, self.rules, profile),
@@ -417,6 +408,26 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             parse_as,
             stream_usage=settings.get("stream_usage") is not False,
         )
+
+    def _call_arguments(self, stop: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], Any]:
+        """The call's request arguments, its settings over the model's, and the class to parse into."""
+        call, kwargs = call_arguments(kwargs, self.api)
+        parse_as = pydantic_class(call.get("response_format"))  # answered as an instance, as ChatOpenAI does
+        if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
+            call["response_format"] = response_format(call["response_format"])  # {"type": "text"}: None, the default
+        if "model_kwargs" in kwargs:  # a call's extra body fields (extra_body=) add to the model's
+            kwargs["model_kwargs"] = {**self.model_kwargs, **kwargs["model_kwargs"]}
+        if stop is not None:
+            kwargs["stop"] = stop
+        return call, over(held(self), kwargs, "the model"), parse_as
+
+    def _planner(self, settings: dict[str, Any], explicit: bool, budget: int | None) -> Planner | None:
+        """A continuation planner when the call asks for one and the surface can continue."""
+        if settings.pop("use_previous_response_id", None) and self.surface.encode_items is not None:
+            target = self.surface.target(settings, explicit)
+            owner = (target, self.base_url, account_tag(self.api_key))
+            return Planner(*owner, self.surface.encode_items, budget, self.counter)
+        return None
 
     def _warn_once(self, conversation: Prepared, notices: list[str]) -> None:
         """Compaction dropped part of the conversation, a Sonar name was mapped, a deprecated `preset`: each said
