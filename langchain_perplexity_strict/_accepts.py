@@ -1,11 +1,7 @@
 """What a setting accepts, one way for every public class, and the refusal of an argument no class takes.
 
-A setting's rule is a strict, constrained pydantic type, as langchain-openai and
-openai-python carry theirs; `Accepts` pairs it with the words a refusal shows.
-The chat model's parameters, the Search API's fields and the connection settings
-(`CONNECTION`, checked by `ConnectionChecks`) are declared with it. Nothing is
-coerced, and the caller's value is kept as given. An unknown argument gets
-"Did you mean ...?" only for a near typo (`unknown_argument`).
+A rule is a strict pydantic type; `Accepts` pairs it with the words a refusal shows.
+Nothing is coerced.
 """
 
 from __future__ import annotations
@@ -41,7 +37,7 @@ from langchain_perplexity_strict.errors import PerplexityRequestTypeError
 
 
 def rule(check: Callable[[Any], str | None]) -> Any:
-    """A validator for a documented rule: `check` says why a value breaks it (None: it does not)."""
+    """A validator: `check` says why a value breaks the rule, or None."""
 
     def validate(value: Any) -> Any:
         why = check(value)
@@ -53,30 +49,30 @@ def rule(check: Callable[[Any], str | None]) -> Any:
 
 
 def holds(check: Callable[[Any], bool]) -> Any:
-    """A validator for a rule with nothing more to say than what is accepted."""
+    """A validator with no reason beyond what is accepted."""
     return rule(lambda value: None if check(value) else "")
 
 
 def ruled(check: Callable[[Any], str | None]) -> Any:
-    """Any value, checked by `check` alone (a rule that tests the type itself, to say what is wrong)."""
+    """Any value, checked by `check` alone."""
     return Annotated[Any, rule(check)]
 
 
 @dataclass(frozen=True)
 class Accepts:
-    """A setting's rule: `type`, validated strictly, and `accepted`, the words a refusal ends with."""
+    """A setting's strict `type`, and `accepted`, the words a refusal ends with."""
 
     accepted: str
     type: Any
     refusal: str = ""
-    """What a refusal says after `name=value`, before `: expected ...` (`" is not a URL"`)."""
+    """Words after `name=value` in a refusal (`" is not a URL"`)."""
     _adapter: TypeAdapter[Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_adapter", TypeAdapter(self.type))
 
     def problem(self, value: Any) -> str | None:
-        """None when `value` is accepted; else `expected ...`, with the documented rule's reason if it has one."""
+        """None when `value` is accepted; else `expected ...`, with the rule's reason."""
         try:
             self._adapter.validate_python(value, strict=True)
         except ValidationError as error:
@@ -87,7 +83,7 @@ class Accepts:
 
 
 def check(name: str, value: Any, accepts: Accepts) -> None:
-    """Raise `ValueError` naming `name`, the value (as `_redact.shown` allows) and what `accepts` takes."""
+    """Raise `ValueError` naming `name`, the value and what `accepts` takes."""
     problem = accepts.problem(value)
     if problem is not None:
         msg = f"{name}={shown(value, name)}{accepts.refusal}: {problem}."
@@ -95,7 +91,7 @@ def check(name: str, value: Any, accepts: Accepts) -> None:
 
 
 RETRIES = Accepts("an integer >= 0", Annotated[int, Strict(), Field(ge=0)])
-"""`max_retries`, of the chat model and of the search and embeddings classes alike."""
+"""`max_retries` of every class."""
 TOKEN_BUDGET = Accepts("an integer >= 0 (0: no compaction)", Annotated[int, Strict(), Field(ge=0)])
 """The chat model's `max_input_tokens`."""
 
@@ -104,19 +100,19 @@ def _is_url(value: str) -> bool:
     try:
         parts = urlsplit(value)
         return parts.scheme in ("http", "https") and bool(parts.hostname)
-    except ValueError:  # such as an unclosed IPv6 bracket
+    except ValueError:  # an unclosed IPv6 bracket
         return False
 
 
 SECONDS = Annotated[float, Strict(), Field(gt=0, allow_inf_nan=False)]
-"""Seconds > 0, finite (an int is seconds too; a bool is not)."""
+"""Seconds > 0, finite; not a bool."""
 _SECONDS: TypeAdapter[float] = TypeAdapter(SECONDS)
 
 
 _PART = SECONDS | None
-"""A part of a timeout tuple: seconds, or None for no limit."""
+"""Seconds, or None for no limit."""
 _TIMEOUT_OBJECT = InstanceOf[openai.Timeout] | InstanceOf[httpx.Timeout]
-"""The client's own `Timeout` (httpx2's from openai 3) or httpx's: either is rebuilt as the client's."""
+"""openai's `Timeout` or httpx's."""
 
 
 def _timeout_in_seconds(value: Any) -> bool:
@@ -131,13 +127,13 @@ def _timeout_in_seconds(value: Any) -> bool:
 
 
 API_KEY = Accepts("a string or SecretStr (the Perplexity API key)", StrictStr | InstanceOf[SecretStr])
-"""`api_key` of every class; None or empty (no key, none in the environment) has its own message."""
+"""`api_key` of every class; a missing key has its own message."""
 BASE_URL = Accepts(
     "http:// or https://, a host, and an optional path, such as 'https://api.perplexity.ai'",
     Annotated[StrictStr, holds(_is_url)],
     refusal=" is not a URL",
 )
-"""`base_url` of every class: checked at construction, not met at the first request as a connection error."""
+"""`base_url` of every class, checked at construction."""
 TIMEOUT = Accepts(
     "seconds > 0 (finite), a (connect, read) pair of them or None (a third and fourth: write, pool), "
     "an openai.Timeout or httpx.Timeout whose set parts are, or None for the client's default "
@@ -149,14 +145,14 @@ TIMEOUT = Accepts(
     | tuple[_PART, _PART, _PART, _PART]
     | Annotated[_TIMEOUT_OBJECT, holds(_timeout_in_seconds)],
 )
-"""`timeout` of every class, in `ChatOpenAI`'s forms (`_transport._timeouts` gives it to the client)."""
+"""`timeout` of every class, in `ChatOpenAI`'s forms."""
 
 IDEMPOTENCY_KEY = Accepts(
     "None (each submission its own) or a non-empty string of printable ASCII characters, not only spaces "
     "(sent as the Idempotency-Key header, shared by every submission that passes it)",
     None | Annotated[StrictStr, StringConstraints(pattern=r"^[ -~]*[!-~][ -~]*$")],
 )
-"""`submit_batch(idempotency_key=...)`: an empty key would be one key for every caller that passed one."""
+"""`submit_batch(idempotency_key=...)`; never empty."""
 RESULTS_TIMEOUT = Accepts(
     "seconds >= 0 (finite; 0: look once), or None to wait as long as it takes",
     None | Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)],
@@ -169,14 +165,11 @@ CONNECTION: Mapping[str, Accepts] = {
     "timeout": TIMEOUT,
     "max_retries": RETRIES,
 }
-"""The settings every public class has for its connection, and their rules (one for every class)."""
+"""Every class's connection settings, and their rules."""
 
 
 def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
-    """Raise `ValueError` naming `name` unless `value` is a usable connection setting (`CONNECTION`).
-
-    A missing key is refused here too, naming where a key is looked for (`owner`: the class).
-    """
+    """Raise `ValueError` naming `name` unless `value` is a usable connection setting."""
     if name == "api_key" and (value in (None, "") or (isinstance(value, SecretStr) and not value.get_secret_value())):
         to = f" to {owner}" if owner else ""
         msg = (
@@ -189,12 +182,9 @@ def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
 
 
 class ConnectionChecks(BaseModel):
-    """The one check of the connection settings (`CONNECTION`), for every class that has them.
+    """The one check of the connection settings, for every class that has them.
 
-    Each class declares its fields (with their defaults from the environment, validated too: a
-    `PPLX_BASE_URL` that is not a URL is refused at construction); this validator runs on each,
-    however the value came (constructor, `model_copy(update=...)`, `configurable_fields`,
-    `init_chat_model`), before pydantic converts it (a string key to a `SecretStr`).
+    It runs however the value came, defaults from the environment too, before pydantic converts it.
     """
 
     @field_validator(*CONNECTION, mode="before", check_fields=False)
@@ -205,17 +195,11 @@ class ConnectionChecks(BaseModel):
 
 
 COPYING: ContextVar[bool] = ContextVar("COPYING", default=False)
-"""True while `ValidatedCopy.model_copy` validates a copy: what the original warned about at construction
-(such as an unread `OPENAI_BASE_URL`) is not repeated for each copy (a configurable model copies per call)."""
+"""True while `ValidatedCopy.model_copy` validates: copies do not repeat the original's warnings."""
 
 
 class ValidatedCopy(BaseModel):
-    """`model_copy(update=...)` validated as the constructor validates: pydantic's own skips validation,
-    so `{"timeout": -1}` or a misspelt name would reach the request unchecked.
-
-    What the original was given stays given (a preset still picks its model); the rest is
-    validated again with the update, as `type(self)(**given, **update)` would be.
-    """
+    """`model_copy(update=...)` validated as the constructor validates (pydantic's skips it)."""
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         copy = super().model_copy(deep=deep)
@@ -230,7 +214,7 @@ class ValidatedCopy(BaseModel):
 
 
 def openai_environment_note() -> str:
-    """For a missing key: what an app that ran `ChatOpenAI` on Perplexity has set, and why it is not read."""
+    """For a missing key: why a set `OPENAI_API_KEY` is not read."""
     if not os.environ.get("OPENAI_API_KEY"):
         return ""
     return (
@@ -240,22 +224,18 @@ def openai_environment_note() -> str:
 
 
 PERPLEXITY_ROOT = "https://api.perplexity.ai"
-"""Perplexity's server root (the transport's `DEFAULT_BASE_URL`; the base cannot import the transport)."""
+"""Perplexity's server root (the transport's `DEFAULT_BASE_URL`)."""
 
 
 def openai_base_url_warning(base_url_given: bool) -> str | None:
-    """For a model built without `base_url` or `PPLX_BASE_URL` while `OPENAI_BASE_URL` names another server:
-    the warning that it is not read, or None.
+    """The warning that `OPENAI_BASE_URL` is not read, or None.
 
-    An app that ran `ChatOpenAI` against a gateway set `OPENAI_BASE_URL`; this package reads only its own
-    variable (an OpenAI setting may point at OpenAI, where a Perplexity key must not go), so the app
-    would switch servers untold. Not an error: apps that use OpenAI and Perplexity side by side set both.
-    The URL is not shown (it may carry user info).
+    A Perplexity key must not go to OpenAI. The URL is not shown: it may carry user info.
     """
     openai_root = os.environ.get("OPENAI_BASE_URL", "").strip()
     if base_url_given or not openai_root or os.environ.get("PPLX_BASE_URL"):
         return None
-    if openai_root.rstrip("/").startswith(PERPLEXITY_ROOT):  # ChatOpenAI pointed at Perplexity: the same server
+    if openai_root.rstrip("/").startswith(PERPLEXITY_ROOT):
         return None
     return (
         f"OPENAI_BASE_URL is set but not read: requests go to {PERPLEXITY_ROOT}. To send them to the server "
@@ -265,7 +245,7 @@ def openai_base_url_warning(base_url_given: bool) -> str | None:
 
 
 def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
-    """Every name a pydantic model takes: field names, their aliases and alias choices."""
+    """Every name a pydantic model takes, aliases included."""
     names = set(fields)
     for info in fields.values():
         if info.alias:
@@ -278,7 +258,7 @@ def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
 
 
 def _distance(a: str, b: str) -> int:
-    """Edits from `a` to `b` (insert, delete, replace, swap two neighbours): optimal string alignment."""
+    """Optimal string alignment distance from `a` to `b`."""
     previous2: list[int] = []
     previous = list(range(len(b) + 1))
     for i, x in enumerate(a, 1):
@@ -293,27 +273,21 @@ def _distance(a: str, b: str) -> int:
 
 
 def near_typo(name: str, accepted: Iterable[str]) -> str | None:
-    """The accepted name `name` is a near typo of (`temprature` for `temperature`), or None.
+    """The accepted name `name` is a near typo of, or None.
 
-    Near: one edit for a name of up to five letters, two for a longer one; or the name cut short at a
-    word boundary, when one accepted name alone starts with it. Spelling distance alone
-    says nothing about meaning (`web_search_options` is not `web_search`, `truncation` is not
-    `instructions`), so a wider guess is never offered: other integrations' names have their own
-    table (`_request/_habits.py`).
+    Near: one edit (two past five letters), or cut short at a word. Wider guesses mislead.
     """
     names = [n for n in accepted if isinstance(n, str)]
     limit = 1 if len(name) <= 5 else 2
     scored = sorted((_distance(name.lower(), n.lower()), n) for n in names)
     if scored and scored[0][0] <= limit:
         return scored[0][1]
-    # A name cut short at a word (`search_recency` for `search_recency_filter`), when only one name fits.
     longer = [n for n in names if n.startswith(name + "_")]
     return longer[0] if len(longer) == 1 else None
 
 
 class UnknownArgumentError(PerplexityRequestTypeError):
-    """An argument the class does not take: a `TypeError`, as Python's own unexpected keyword is, a
-    `ValueError`, as pydantic's refusals are, and not retryable. Never inside a pydantic `ValidationError`."""
+    """An argument the class does not take: a `TypeError` and a `ValueError`, not retryable."""
 
 
 def unknown_argument(
@@ -324,11 +298,9 @@ def unknown_argument(
     why: str = "",
     foreign: Mapping[str, str] | None = None,
 ) -> UnknownArgumentError:
-    """The error for `name=value`, which `owner` does not take: the closest accepted name, else all of them.
+    """The error for `name=value`: the closest accepted name, else all of them.
 
-    `foreign`: other integrations' names with their fate here (`_habits.FOREIGN_HINTS`). A typo is matched
-    against them too, so `verbosty` is ChatOpenAI's `verbosity` (and its replacement), not `verbose`.
-    The value is shown only when known to be safe (`_redact.named`): a misspelt `api_kye=` holds a key.
+    `foreign`: other integrations' names, with what to write instead.
     """
     names = sorted(n for n in accepted if not n.startswith("_"))
     foreign = foreign or {}
@@ -345,10 +317,7 @@ def unknown_argument(
 
 
 def check_known(values: Any, fields: Mapping[str, FieldInfo], owner: str, instead: Mapping[str, str]) -> None:
-    """Raise `unknown_argument` for the first argument in `values` that `fields` do not take.
-
-    `instead` says what to pass in place of an argument that other integrations take.
-    """
+    """Raise `unknown_argument` for the first argument `fields` do not take."""
     if not isinstance(values, dict):
         return
     accepted = accepted_names(fields)

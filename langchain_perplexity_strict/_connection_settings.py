@@ -1,9 +1,6 @@
 """The connection settings shared by the search and embeddings classes, and the transport built from them.
 
-The same fields, environment variables and defaults as `ChatPerplexityStrict`
-(`api_key` from `PPLX_API_KEY` or `PERPLEXITY_API_KEY`, `base_url` from
-`PPLX_BASE_URL`, `timeout`, `max_retries`), and the same `Transport`: one
-client stack, key, retries, timeouts and error translation for every endpoint.
+The same fields, environment variables and `Transport` as `ChatPerplexityStrict`.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ from langchain_perplexity_strict._redact import Redacted
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
 
 _PLACEHOLDER_MODEL = "perplexity/sonar"
-"""`ChatOpenAI` needs a model name to exist; these endpoints take theirs from the body."""
+"""`ChatOpenAI` needs a model name; these endpoints name theirs in the body."""
 
 INSTEAD = {
     "client": (
@@ -39,37 +36,31 @@ INSTEAD = {
 
 
 _WARNINGS = OncePerOwner()
-"""Each instance's own warnings (the chat model keeps its in a private attribute)."""
+"""Each instance's own warnings."""
 
 
 class PerplexityConnection(ConnectionChecks, ValidatedCopy, Redacted):
-    """Key, server root, timeout and retries, and the `Transport` they make (rebuilt when they change).
-
-    Each setting is checked by `_accepts.ConnectionChecks`, as the chat model's are; `model_copy(update=...)`
-    is validated as the constructor is (`_accepts.ValidatedCopy`).
-    """
+    """Key, server root, timeout and retries, and the `Transport` they make."""
 
     api_key: SecretStr | None = Field(
         default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
         validate_default=True,
         validation_alias=AliasChoices("api_key", "pplx_api_key", "perplexity_api_key", "openai_api_key"),
     )
-    """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given; `pplx_api_key=` and
-    `openai_api_key=` also work)."""
+    """Perplexity API key (default: `PPLX_API_KEY` or `PERPLEXITY_API_KEY`)."""
     base_url: str = Field(
         default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL),
         validate_default=True,
         validation_alias=AliasChoices("base_url", "openai_api_base"),
     )
-    """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`; `openai_api_base=` also works)."""
+    """The server root (default: `PPLX_BASE_URL`, else `https://api.perplexity.ai`)."""
     timeout: Any = Field(default=None, validation_alias=AliasChoices("timeout", "request_timeout"))
-    """Request timeout (`ChatOpenAI`'s forms: seconds, a (connect, read) pair, an openai.Timeout;
-    `request_timeout=` also works)."""
+    """Request timeout, in `ChatOpenAI`'s forms."""
     max_retries: int = 2
-    """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
+    """Retries on 429 and 5xx."""
 
     _api_name: ClassVar[str] = "search"
-    """How errors name the API (`Perplexity search API answered HTTP 400 ...`)."""
+    """How errors name the API."""
     _transport: Transport | None = PrivateAttr(default=None)
 
     @model_validator(mode="before")
@@ -80,17 +71,16 @@ class PerplexityConnection(ConnectionChecks, ValidatedCopy, Redacted):
 
     @model_validator(mode="after")
     def _build_transport(self) -> Self:
-        # Built now, as the chat model does: creating the HTTP client loads the TLS trust store
-        # (tens of ms, blocking), which must not happen inside a request.
+        # Built now, as the chat model does: loading the TLS trust store blocks.
         _ = self.transport
         unread = openai_base_url_warning("base_url" in self.model_fields_set)
-        if unread is not None and not COPYING.get():  # a copy's original warned
+        if unread is not None and not COPYING.get():
             _WARNINGS.warn(self, "OPENAI_BASE_URL", unread)
         return self
 
     @property
     def transport(self) -> Transport:
-        """The chat model's transport, pointed at the server root; paths are the endpoints' own."""
+        """The chat model's transport, pointed at the server root."""
         key: tuple[Any, ...] = (self.base_url, self.api_key, self.timeout, self.max_retries)
         if self._transport is None or self._transport.key != key:
             self._transport = Transport.build(self.base_url, key, model=_PLACEHOLDER_MODEL, owner=type(self).__name__)

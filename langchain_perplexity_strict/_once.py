@@ -1,12 +1,7 @@
 """What the package says on the side of a call, never raising into it: warnings once per owner, log records.
 
-A warning is given once per owner (a model instance), never kept quiet because another owner gave the
-same. Python's `warnings.warn` keeps what it showed in the blamed module's `__warningregistry__`, keyed by
-text and line, so under the `default` filter a second model's identical warning from the same call site
-would never show. Here each owner keeps what it said, and `warnings.warn_explicit` gets no registry (a
-fresh one per call) and no module globals (it asks their loader for the source line, which raises under
-`-c`, stdin and `-m`): the caller's filters still apply (`ignore`, `once` across the process), and the
-warning points at the caller's line. A filter that makes it an error raises it: Python's own contract.
+`warnings.warn`'s registry would hide a second model's identical warning, so each
+owner keeps what it said; the caller's filters still apply.
 """
 
 from __future__ import annotations
@@ -21,17 +16,17 @@ import weakref
 from typing import Any
 
 _INTERNAL = frozenset({"langchain_perplexity_strict", "langchain_core", "pydantic"})
-"""Packages whose frames are skipped to find the caller's line (`skip_file_prefixes` is Python 3.12+)."""
+"""Packages skipped to find the caller's line (`skip_file_prefixes` is Python 3.12+)."""
 
 
 def _module(frame: Any) -> str:
-    """The frame's module name as `warnings.warn` reads it: `<string>` when `__name__` is missing or no text."""
-    name = dict.get(frame.f_globals, "__name__")  # `exec` globals may be a dict subclass, or hold anything
+    """The frame's module name as `warnings.warn` reads it."""
+    name = dict.get(frame.f_globals, "__name__")
     return name if isinstance(name, str) else "<string>"
 
 
 def _caller() -> tuple[str, int, str]:
-    """The file, line and module of the first frame outside this package, langchain-core and pydantic."""
+    """The file, line and module of the first frame outside `_INTERNAL`."""
     frame = sys._getframe(2)
     while frame.f_back is not None and _module(frame).partition(".")[0] in _INTERNAL:
         frame = frame.f_back
@@ -39,18 +34,17 @@ def _caller() -> tuple[str, int, str]:
 
 
 class OncePerOwner:
-    """What each owner has warned about, by owner: a shallow copy of the owner (`model_copy`) may share
-    this object, and still warns on its own."""
+    """What each owner has warned about; copies sharing it still warn on their own."""
 
     def __init__(self) -> None:
         self._by_owner: dict[int, tuple[weakref.ref[Any], set[str]]] = {}
         self._lock = threading.Lock()
 
     def warn(self, owner: object, key: str, message: str, category: type[Warning] = UserWarning) -> None:
-        """Warn `message` unless `owner` already warned under `key`; a warning raised as an error is not said."""
+        """Warn `message` unless `owner` already warned under `key`."""
         with self._lock:
             record = self._by_owner.get(id(owner))
-            if record is None or record[0]() is not owner:  # a new owner, or one at a dead owner's address
+            if record is None or record[0]() is not owner:  # new, or at a dead owner's address
                 record = self._by_owner[id(owner)] = (weakref.ref(owner), set())
             if key in record[1]:
                 return
@@ -58,28 +52,26 @@ class OncePerOwner:
         try:
             warnings.warn_explicit(message, category, *_caller())
         except BaseException:
-            record[1].discard(key)  # `-W error`: the next call raises it again, as `warnings.warn` would
+            record[1].discard(key)  # `-W error`: raise again next time
             raise
 
 
 def log(logger: logging.Logger, level: int, message: str, *args: object) -> None:
-    """Log a record on the side of a call: an application's handler or filter that raises is reported as
-    logging's own handlers report their failures (`Handler.handleError`), never raised into the call."""
+    """Log a record; a failing handler is reported, never raised into the call."""
     try:
         logger.log(level, message, *args, stacklevel=2)
     except Exception:
         if logging.raiseExceptions:
-            with contextlib.suppress(Exception):  # no stderr (a windowed app), or a closed one
+            with contextlib.suppress(Exception):  # no or closed stderr
                 traceback.print_exc(file=sys.stderr)
 
 
 def warn_deprecated_name(message: str) -> None:
-    """Warn once per use of a name a module's `__getattr__` keeps for one release, at the line that uses it.
+    """Warn once per use of a deprecated name, at the line that uses it.
 
-    `from package import name` looks `name` up twice: importlib's `_handle_fromlist` asks `hasattr` before
-    the import itself reads it. That first look stays silent, so one import gives one warning.
+    importlib's `hasattr` look before `from package import name` stays silent.
     """
-    asker = sys._getframe(2)  # the frame that called the module's `__getattr__`
+    asker = sys._getframe(2)
     if asker.f_globals.get("__name__") == "importlib._bootstrap":
         return
     warnings.warn(message, DeprecationWarning, stacklevel=3)

@@ -1,13 +1,7 @@
 """The profile of a model on a surface: one answer for `model.profile` and for every setting read from it.
 
-What the package sends comes from the body builders' own tables (the surface's
-content parts, its function tools and reasoning levels), so the profile cannot
-claim a shape the builder does not write; what the served model is (its limits,
-whether it reasons) comes from `data._profiles.MODEL_FACTS`, for the model the
-body names: a Sonar name on the Agent API is the model (or effort level)
-Perplexity's migration table maps it to. A profile the application gives
-(`profile=`) wins for every setting read from it: each key it states, over the
-derived ones.
+What is sent comes from the body builders' tables; model facts from `MODEL_FACTS`.
+A given `profile=` wins, key by key.
 """
 
 from __future__ import annotations
@@ -29,18 +23,18 @@ _TURN_KINDS = {
     "video_inputs": ("video",),
 }
 _TOOL_RESULT_KINDS = {"image_tool_message": ("image", "image_url"), "pdf_tool_message": ("file",)}
-"""Profile keys -> the kinds of content block `ContentLimits` leaves out (turns) or names (tool results)."""
+"""Profile keys -> the content block kinds `ContentLimits` leaves out or names."""
 
 
 def surface_profile(surface: Surface, rules: Sequence[Any]) -> dict[str, Any]:
-    """What `surface` sends, whatever the model: its builder's parts, function tools and structured output."""
+    """What `surface` sends, whatever the model."""
     parts, tool_parts, functions = surface.parts, surface.tool_parts, surface.function_tools
     return {
         "text_inputs": "text" in parts,
         "image_inputs": "image" in parts,
-        "image_url_inputs": "image" in parts,  # both builders send an image's URL as given
+        "image_url_inputs": "image" in parts,
         "pdf_inputs": "file" in parts,
-        "audio_inputs": "audio" in parts,  # no surface has one: `canonical_content` drops audio, and reports it
+        "audio_inputs": "audio" in parts,
         "video_inputs": "video" in parts,
         "image_tool_message": "image" in tool_parts,
         "pdf_tool_message": "file" in tool_parts,
@@ -48,7 +42,7 @@ def surface_profile(surface: Surface, rules: Sequence[Any]) -> dict[str, Any]:
         "tool_calling": functions,
         "tool_choice": functions,
         "tool_call_streaming": functions,
-        "structured_output": True,  # both builders send Perplexity's json_schema response_format
+        "structured_output": True,
         "mid_conversation_system_messages": not any(isinstance(r, DemoteLateSystemMessages) for r in rules),
     }
 
@@ -56,12 +50,11 @@ def surface_profile(surface: Surface, rules: Sequence[Any]) -> dict[str, Any]:
 def model_profile(
     settings: Mapping[str, Any], api: str, model_explicit: bool, rules: Sequence[Any]
 ) -> ModelProfile | None:
-    """The profile of the model a body for `settings` names on `api`: None for a model the package does not
-    know, or one the surface refuses; an effort level's model (Perplexity's choice) has no limits."""
+    """The profile of the model `settings` name on `api`; None if unknown or refused."""
     surface = SURFACES[api]
     try:
         served = surface.served(settings, model_explicit)
-    except ValueError:  # refused before sending (an Agent API slug on chat completions)
+    except ValueError:  # the surface does not serve it
         return None
     facts = MODEL_FACTS.get(served) if served is not None else {}
     if facts is None:
@@ -75,15 +68,13 @@ def model_profile(
 def call_profile(
     given: Mapping[str, Any] | None, settings: Mapping[str, Any], api: str, explicit: bool, rules: Sequence[Any]
 ) -> dict[str, Any]:
-    """The profile a call's settings are read from: the application's keys over those derived for the model the
-    call names (a key it leaves out is the derived one), over what the surface sends."""
+    """A call's profile: the given keys over those derived for the call's model."""
     derived = model_profile(settings, api, explicit, rules) or surface_profile(SURFACES[api], rules)
     return {**derived, **(given or {})}
 
 
 def call_rules(surface: Surface, rules: Sequence[Any], profile: Mapping[str, Any]) -> Sequence[Any]:
-    """The normalizer's rules for a call: the surface's, the content `profile` refuses (where the surface takes
-    it), then the model's `rules`, without moving late system messages where `profile` says they stay."""
+    """A call's rules: the surface's, the content `profile` refuses, then the model's."""
     sends = surface_profile(surface, ())
     turns = _refused(profile, sends, _TURN_KINDS)
     tool_results = _refused(profile, sends, _TOOL_RESULT_KINDS)
@@ -94,7 +85,7 @@ def call_rules(surface: Surface, rules: Sequence[Any], profile: Mapping[str, Any
 
 
 def _refused(profile: Mapping[str, Any], sends: Mapping[str, Any], keys: Mapping[str, Sequence[str]]) -> dict[str, str]:
-    """Each kind of block `profile` says the model does not take and the surface would send, and why."""
+    """Each block kind `profile` refuses and the surface would send, and why."""
     return {
         kind: f"this model's profile says {key}=False"
         for key, kinds in keys.items()
@@ -104,8 +95,7 @@ def _refused(profile: Mapping[str, Any], sends: Mapping[str, Any], keys: Mapping
 
 
 def structured_output_method(profile: Mapping[str, Any]) -> str:
-    """`with_structured_output`'s default method: Perplexity's `response_format` where the profile has structured
-    output, else a forced tool call where it has tool calling."""
+    """`with_structured_output`'s default method, by the profile."""
     if profile.get("structured_output", True) or not profile.get("tool_calling"):
         return "json_schema"
     return "function_calling"

@@ -1,18 +1,6 @@
 """What may be shown of a caller's value: credentials never appear in an error, repr, trace or dump.
 
-One place decides what is or may be a credential, and every message, repr,
-serialized form and trace the package builds from a caller's value goes
-through it:
-
-- a name that says credential (`api_key`, `authorization`, `headers`, a
-  `*_token`, `*secret*`, `*password*`...): its value is never shown;
-- a URL's user info (`https://user:pass@host`): replaced by `***`;
-- a string shaped like an API key (`pplx-...`, `sk-...`, `Bearer ...`),
-  whatever its name: never shown.
-
-`ChatOpenAI` names an unknown argument without its value; so does this
-package (`_arguments.unknown_argument`). Known settings keep their value in
-their messages (`temperature=5 is not accepted ...`), through `shown`.
+Hidden: values under a credential's name, URL user info, and key-shaped strings.
 """
 
 from __future__ import annotations
@@ -35,13 +23,13 @@ _SECRET_NAME = re.compile(
     r"key|secret|passw|pwd|auth|credential|cookie|header|bearer|session|signature|token(?!s)", re.IGNORECASE
 )
 _SAFE_NAMES = frozenset({"token_counter", "custom_get_token_ids", "prompt_cache_key"})
-"""Names the pattern matches that hold no credential (callables that count tokens, a cache routing key)."""
-_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://|^)[^/\s@?#]*@")  # with or without a scheme
+"""Names the pattern matches that hold no credential."""
+_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://|^)[^/\s@?#]*@")
 _KEY_SHAPED = re.compile(r"(?i)^\s*(bearer\s+\S|basic\s+\S|pplx-|sk-|xai-|gsk_|ghp_|eyJ)")
 
 
 _CREDENTIAL_NAMES = ("api_key", "apikey", "password", "passwd", "authorization", "headers", "secret", "token")
-"""Names a misspelling of which (`api_kye`, `pasword`, `autorization`) still holds a credential."""
+"""Names whose misspellings (`api_kye`) still hold a credential."""
 
 
 @functools.lru_cache(maxsize=1024)
@@ -54,15 +42,13 @@ def _secret_name(name: str) -> bool:
 
 
 def secret_name(name: Any) -> bool:
-    """Whether a value under `name` is or may be a credential: an API key under any name, misspelt
-    (`api_kye`) or not, a token, secret, password, authorization or headers."""
+    """Whether a value under `name` may be a credential, misspelt or not."""
     return isinstance(name, str) and _secret_name(name)
 
 
 def without_userinfo(text: str) -> str:
-    """`text` with every URL's user info (`user:pass@`) replaced by `***@`, and the value of a query
-    parameter under a credential's name (`?token=...`, `&api_key=...`) by `***`."""
-    if "@" not in text and "=" not in text:  # neither pattern can match (each needs its character): skip the scans
+    """`text` with URL user info and credential query values hidden."""
+    if "@" not in text and "=" not in text:
         return text
     return _QUERY_SECRET.sub(rf"\1{HIDDEN}", _USERINFO.sub(rf"\1{HIDDEN}@", text))
 
@@ -75,20 +61,15 @@ def has_userinfo(text: Any) -> bool:
 _KEY_IN_TEXT = re.compile(r"(?i)\b(?:bearer\s+|basic\s+)?(?:pplx-|sk-|xai-|gsk_|ghp_)[\w.-]+")
 _NAMED = r"[\w-]*(?:key|secret|passw|auth|token(?!s))[\w-]*"
 _QUERY_SECRET = re.compile(rf"([?&]{_NAMED}=)[^&#\s'\"]+", re.IGNORECASE)
-"""A query parameter under a credential's name, up to its value (`?token=`, `&api_key=`)."""
+"""A query parameter under a credential's name (`?token=`)."""
 _SECRET_SETTING = re.compile(
     rf"((?<![\w-])--{_NAMED}(?:=|\s+)|{_NAMED}=|{_NAMED}:\s*(?=['\"]))(['\"]?)[^\s'\",;)}}]+", re.IGNORECASE
 )
-"""A credential's setting in text: `--api-key value`, `api_key=value`, `api_key: 'value'` (not prose such as
-`PPLX_API_KEY or ...`, nor `api_key: no key given`)."""
+"""A credential's setting in text: `--api-key value`, `api_key=value`, `api_key: 'value'`."""
 
 
 def redact_text(text: str, *secrets: str) -> str:
-    """Free text (a server's error message, a command line's) with every credential in it hidden.
-
-    `secrets` are known credentials (the key a request carried), hidden wherever they appear;
-    besides, URL user info, key-shaped words and the value of a `*key*=` / `--api-key ...` setting.
-    """
+    """Free text with every credential in it, and the known `secrets`, hidden."""
     for secret in secrets:
         if secret:
             text = text.replace(secret, HIDDEN)
@@ -105,19 +86,14 @@ _PLAIN_TYPES = frozenset(_PLAIN)
 
 
 def redact(value: Any, name: Any = None) -> Any:
-    """`value` with every credential in it hidden, recursively; the caller's object is never changed.
-
-    Values under a credential name and key-shaped strings become `***`; URLs lose their user
-    info; a `SecretStr` stays, as it shows itself masked. Anything else is returned as it is (the
-    same object when nothing was hidden).
-    """
+    """`value` with every credential hidden, recursively; the same object when nothing was."""
     if value is None or isinstance(value, SecretStr) or (isinstance(value, str) and not value):
         return value  # a SecretStr shows itself masked
     if name is not None and secret_name(name):
         return HIDDEN
     if isinstance(value, str):
         return HIDDEN if _secret_string(value) else without_userinfo(value)
-    if isinstance(value, _PLAIN):  # most settings: shown as they are, without the abstract-class checks below
+    if isinstance(value, _PLAIN):
         return value
     if isinstance(value, Mapping):
         items, changed = {}, False
@@ -137,36 +113,31 @@ def redact(value: Any, name: Any = None) -> Any:
 
 
 def shown(value: Any, name: Any = None, limit: int | None = None) -> str:
-    """`value` as an error message may show it: `repr` of its redacted form, cut to `limit` characters."""
+    """`repr` of `value` redacted, cut to `limit` characters."""
     text = repr(redact(value, name))
     return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
 
 
 def close_names(name: str, accepted: Iterable[str]) -> list[str]:
-    """The accepted names `name` is a misspelling of (`api_key` for `api_kye`), by difflib's measure."""
+    """The accepted names `name` is a misspelling of."""
     return difflib.get_close_matches(name, [n for n in accepted if isinstance(n, str)], n=3)
 
 
 def named(name: str, value: Any, *like: str) -> str:
-    """`name=value` for an argument that is refused, or only `name` unless the value is known to be safe.
+    """`name=value` for a refused argument, or only `name` unless the value is safe.
 
-    Safe is a number, a bool or None under a name that is not a credential's, nor close to one
-    (`like`: the accepted names it resembles, `api_key` for `api_kye`). A string may be a key
-    under any name, so it is never shown, as `ChatOpenAI` never shows an unknown argument's value.
+    Safe: a number, bool or None under no credential's name (nor `like` one). Never a string.
     """
     scalar = value is None or isinstance(value, (bool, int, float))
     return f"{name}={value!r}" if scalar and not any(map(secret_name, (name, *like))) else name
 
 
 def secret_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
-    """The dotted paths (`model_kwargs.extra_body.token`) of every value `redact` would hide.
-
-    For LangChain's `lc_secrets`, whose dotted paths `dumpd` replaces by secret references.
-    """
+    """The dotted paths of every value `redact` would hide, for `lc_secrets`."""
     for key, value in values.items():
         if value is None or not isinstance(key, str) or "." in key:
-            continue  # None hides nothing
-        if type(value) in _PLAIN_TYPES:  # most settings: hidden only under a credential's name (`redact`)
+            continue
+        if type(value) in _PLAIN_TYPES:
             if _secret_name(key):
                 yield f"{prefix}{key}"
             continue
@@ -178,12 +149,7 @@ def secret_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
 
 
 def redacted_error(error: ValidationError, fields: Mapping[str, Any]) -> ValidationError:
-    """`error` with each record's `input` redacted, as its text already is (`hide_input_in_errors`).
-
-    A record of the whole input (a model validator's) keeps its keys; a value under a name that is no
-    field (a misspelling, a foreign argument) is hidden, whatever it looks like, as the unknown-argument
-    message never shows it.
-    """
+    """`error` with each record's `input` redacted; values under unknown names hidden."""
     details: list[Any] = []
     for record in error.errors():
         loc, value = record["loc"], record.get("input")
@@ -196,7 +162,7 @@ def redacted_error(error: ValidationError, fields: Mapping[str, Any]) -> Validat
             detail["ctx"] = record["ctx"]
         try:
             ValidationError.from_exception_data(error.title, [cast(Any, detail)])
-        except (KeyError, TypeError, ValueError):  # a custom error type: its message as it was
+        except (KeyError, TypeError, ValueError):  # a custom error type
             message = record["msg"].replace("{", "{{").replace("}", "}}")
             detail = {"type": PydanticCustomError(record["type"], message), "loc": loc, "input": value}
         details.append(detail)
@@ -204,22 +170,16 @@ def redacted_error(error: ValidationError, fields: Mapping[str, Any]) -> Validat
 
 
 class Redacted(BaseModel):
-    """A model whose repr, `model_dump`, pydantic errors and LangChain dump never show a credential.
-
-    pydantic's errors repeat the whole input (`input_value={'api_kye': ...}`): `hide_input_in_errors`
-    leaves only the message, which names the field. `repr` and `model_dump` show values through
-    `redact`; `lc_secrets` (what `dumpd` replaces by secret references, to be given back at load)
-    names every hidden value's path, such as `base_url` with user info or `model_kwargs.api_key`.
-    """
+    """A model whose repr, `model_dump`, pydantic errors and LangChain dump never show a credential."""
 
     model_config = ConfigDict(hide_input_in_errors=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         try:
             super().__init__(*args, **kwargs)
-        except ValidationError as error:  # `errors()` and `json()` would still carry the input, key and all
+        except ValidationError as error:  # `errors()` still carries the input
             causes = [e.get("ctx", {}).get("error") for e in error.errors(include_url=False)]
-            if len(causes) == 1 and isinstance(causes[0], TypeError):  # `_arguments.UnknownArgumentError`
+            if len(causes) == 1 and isinstance(causes[0], TypeError):  # `UnknownArgumentError`
                 raise causes[0] from None
             raise redacted_error(error, type(self).model_fields) from None
 
@@ -240,9 +200,8 @@ class Redacted(BaseModel):
         return {**paths, "api_key": "PPLX_API_KEY"} if "api_key" in fields else paths
 
 
-_Binding: Any = getattr(chat_models, "_ChatModelBinding", RunnableBinding)  # what BaseChatModel.bind returns
+_Binding: Any = getattr(chat_models, "_ChatModelBinding", RunnableBinding)
 
 
 class RedactedBinding(Redacted, _Binding):
-    """`BaseChatModel.bind`'s binding, whose repr and dump hide a bound credential (an MCP tool's
-    `authorization` and `headers`, `api_key=`): `ChatPerplexityStrict.bind` and `bind_tools` return it."""
+    """`BaseChatModel.bind`'s binding, whose repr and dump hide a bound credential."""

@@ -1,7 +1,6 @@
 """The two surfaces, each one object (path, body builder, readers); `read_event` makes a stream's chunks.
 
-The chat model asks its `Surface` instead of comparing names; this table is the
-only place a surface is chosen by name, and removing a surface is deleting its entry.
+`SURFACES` is the only place a surface is chosen by name.
 """
 
 from __future__ import annotations
@@ -54,7 +53,7 @@ from langchain_perplexity_strict._transport import (
 )
 
 RUN_STATES = RunStates(pending=pending, over=over, terminal=terminal, as_event=as_terminal_event)
-"""What a run's answers mean, in the reader's words (`_response._vocabulary`), handed to the transport."""
+"""What a run's answers mean, in the reader's words, for the transport."""
 
 
 class StreamReader(Protocol):
@@ -73,50 +72,44 @@ class Surface:
 
     name: str
     path: str
-    """The endpoint, relative to the server root."""
     build_body: Callable[[BodyInput], dict[str, Any]]
     read_response: Callable[[Answer, dict[str, Any]], None]
-    """Fill the answer from a whole response (invoke)."""
     stream_reader: Callable[[Answer], StreamReader]
     function_tools: bool
-    """Whether client-side function tools exist (the Sonar models have none)."""
+    """Whether client-side function tools exist."""
     encode_items: ItemEncoder | None
-    """The item encoder continuations digest, where the surface stores responses (`previous_response_id`)."""
+    """The item encoder continuations digest; None: responses are not stored."""
     resumable_streams: bool = False
-    """Whether its stream events carry `sequence_number`, so a broken stream is resumed, never re-posted."""
+    """Whether a broken stream is resumed by `sequence_number`, never re-posted."""
 
     error_hints: Mapping[str, str] = field(default_factory=dict)
-    """What to do about an error only this surface answers, by Perplexity's error `type` (`ERROR_HINTS`)."""
+    """Hints for errors only this surface answers, by error `type`."""
 
     model_notice: Callable[[str], str | None] = lambda model: None
-    """What the surface says of a model name it sends as another (a Sonar name on the Agent API, mapped by
-    Perplexity's migration table, or `perplexity/sonar` on chat completions), else None."""
+    """The notice for a model name sent as another, else None."""
 
     settings_notice: Callable[[Mapping[str, Any]], str | None] = lambda settings: None
-    """What the surface says of the call's other settings (the Agent API: a deprecated `preset`), else None."""
+    """The notice for other settings (a deprecated `preset`), else None."""
 
     rules: Sequence[Any] = ()
-    """The normalizer's rules for what this surface cannot take (the Agent API: `AGENT_CONTENT`), run before
-    the model's: the one place such content is left out, with its report, so the body builder never sees it."""
+    """Rules leaving out content this surface cannot take, run before the model's."""
 
     parts: PartTable = field(default_factory=dict)
-    """The content parts its body builder writes, by canonical kind (`_request._parts`): user and system turns."""
+    """The content parts its body builder writes, by canonical kind."""
     tool_parts: PartTable = field(default_factory=dict)
-    """The parts a tool result takes (a kind missing here is named in the result's text by `rules`)."""
+    """The parts a tool result takes."""
     reasoning_efforts: tuple[str, ...] = ()
-    """The reasoning-effort levels the surface sends (`reasoning_effort`)."""
+    """The reasoning-effort levels the surface sends."""
     served: Callable[[Mapping[str, Any], bool], str | None] = lambda settings, explicit: settings["model"]
-    """The model the body names for the settings (None: an effort level picks it); raises `ValueError` for a
-    model the surface does not serve."""
+    """The model the body names (None: an effort picks it); `ValueError` if not served."""
 
     def notices(self, settings: Mapping[str, Any]) -> list[str]:
-        """What a model says once each (`_once`) of the call's settings on this surface: a model name mapped,
-        a deprecated setting."""
+        """The notices for the call's settings on this surface."""
         said = (self.model_notice(settings["model"]), self.settings_notice(settings))
         return [notice for notice in said if notice is not None]
 
     def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
-        """What a continuation record names as the model (the body's `model` and `preset`)."""
+        """What a continuation record names as the model."""
         return model_and_preset(settings, model_explicit)
 
 
@@ -147,7 +140,7 @@ SURFACES: dict[str, Surface] = {
         False,
         None,
         error_hints={
-            # Perplexity's 403 since the retirement (the emulator's `sonar_retired` answers it too).
+            # Perplexity's 403 since the retirement.
             "chat_completions_not_available": "Perplexity ended Sonar chat completions on 2026-09-27: use "
             "ChatPerplexityStrict(api='agent'), the default.",
         },
@@ -162,8 +155,7 @@ SURFACES: dict[str, Surface] = {
 ERROR_HINTS: dict[str, str] = {
     kind: hint for surface in SURFACES.values() for kind, hint in surface.error_hints.items()
 }
-"""Every surface's error hints, handed to the chat model's transport (`Transport.build(hints=...)`): one
-transport serves whichever surface `api` names, and an error type names its surface."""
+"""Every surface's error hints, for the one transport."""
 
 
 FOLLOW_NOTHING = RunSettings(stall=None, max_resumes=0, timeout=None)
@@ -181,37 +173,33 @@ class PreparedCall:
     n: int
     output_version: str
     compaction: dict[str, Any] | None = None
-    """What compaction kept and dropped (`response_metadata["compaction"]`), when it dropped anything."""
+    """What compaction kept and dropped, if it dropped anything."""
     context: Context | None = None
-    """The conversation the server will hold (with `use_previous_response_id`), for the answer's record."""
+    """The conversation the server will hold, for the answer's record."""
     fallback: Fallback | None = None
-    """A continuation's `Fallback`: the whole conversation, sent if the server no longer knows the stored response."""
+    """A continuation's `Fallback`: the whole conversation."""
     run: RunSettings = FOLLOW_NOTHING
-    """How the call follows its run: `stream_chunk_timeout`, `max_resumes` and `timeout` (the chat model always
-    passes them)."""
+    """How the call follows its run (docs/long-runs.md)."""
     parse_as: type | None = None
-    """A call's `response_format` Pydantic class: the answer carries an instance (`additional_kwargs["parsed"]`)."""
+    """The Pydantic class to parse the answer into."""
     stream_usage: bool = True
-    """Whether a stream's last chunk carries `usage_metadata` (`stream_usage=False` leaves it off)."""
+    """Whether a stream's last chunk carries `usage_metadata`."""
 
     @property
     def background(self) -> bool:
-        """Whether the run is created with `background: true` (the setting; `model_kwargs` cannot carry it)."""
+        """Whether the run is created with `background: true`."""
         return self.body.get("background") is True
 
     @property
     def resumable(self) -> bool:
-        """Whether the stream's run is followed by its id once started: its create is never re-posted."""
+        """Whether the stream's run is followed by id, never re-posted."""
         return self.background or self.surface.resumable_streams
 
     def runs(self, transport: Transport, settings: RunSettings) -> Runs:
         return Runs(transport, self.surface.path, self.surface.name, settings.stall, RUN_STATES)
 
-    # Sending: the surface's path, the encoded body, the fallback; the second value says whether it was used.
-    # A background create answers at once: `send` then polls the run to its end. A stream is followed
-    # across breaks (docs/long-runs.md). A background run's create, and a background stream's read up to the
-    # event that names its run, are guarded (`_transport._guard`): a caller who leaves meanwhile still gets
-    # its run cancelled, once its id arrives.
+    # Each returns the answer and whether the fallback was used. Background creates are
+    # guarded: a caller who leaves still gets the run cancelled.
 
     def send(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
         runs = self.runs(transport, settings)
@@ -296,14 +284,12 @@ class PreparedCall:
             await started[0].close()
 
         follower, fell_back = await aguarded(start, left) if self.background else await start()
-        return opened(follower), fell_back  # closed when the caller closes the model's astream (_leaving)
+        return opened(follower), fell_back
 
 
 def read_event(reader: StreamReader, event: dict[str, Any]) -> list[Any]:
-    """The chunks one event completes: what the event produced (the final chunk, at a terminal event), then
-    the text and new sources it brought, as one chunk.
+    """The chunks one event completes: what it produced, then its text and sources as one chunk.
 
-    Chunks are a function of the events alone, never of how the network split them into reads: the same
-    stream gives the same chunks, and the same `on_llm_new_token` tokens, read at once or an event at a time.
+    Chunks depend on events alone, never on how the network split them.
     """
     return [*reader.feed(event), *reader.answer.take_text()]

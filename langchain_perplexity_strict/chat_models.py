@@ -84,45 +84,47 @@ _NOT_IN_A_BATCH = {
     "leave it unset.",
     "n": "a batch line gives one answer; repeat the input in the list for several.",
 }
-"""Settings a batch line cannot carry, and why (`submit_batch` refuses them before building anything)."""
+"""Settings a batch line cannot carry, and why."""
 
 
 _NOT_IN_THE_CACHE_KEY = frozenset(
     {"api_key", "cache", "callbacks", "verbose", "tags", "metadata", "rate_limiter", "name", "disable_streaming"}
 )
-"""Fields that change neither the request nor how its answer is read (two models differing only in them may share
-langchain-core's cache entries; a key's account gets the same answer)."""
+"""Fields that change neither the request nor how its answer is read."""
 
 
 def _key_part(value: Any) -> Any:
-    """A value langchain-core's cache key cannot write as JSON: a Pydantic class by its schema (two classes of one
-    name differ), anything else by its repr (a rule, a counter: the same object gives the same key)."""
+    """A cache-key part JSON cannot write: a Pydantic class by its schema, else its repr."""
     if isinstance(value, type) and hasattr(value, "model_json_schema"):
         return [value.__qualname__, value.model_json_schema()]
     return repr(value)
 
 
 def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
-    """A stream's events one by one, whatever network reads brought them: chunks follow events, not reads."""
+    """A stream's events one by one: chunks follow events, not network reads."""
     for events, _ in batches:
         yield from events
+
+
+def _bind_call_tools(call: dict[str, Any], surface: Surface, profile: dict[str, Any]) -> None:
+    """Tools given to the call, converted as `bind_tools` converts them."""
+    if "tools" in call or "tool_choice" in call:
+        functions = surface.function_tools and bool(profile.get("tool_calling"))
+        tools, choice = bound_tools(call.pop("tools", None), call.pop("tool_choice", None), function_tools=functions)
+        call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
 
 
 class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
-    Every call runs the messages through the normalizer's rules (so a late system message, two user messages in
-    a row, broken tool rounds, other providers' blocks or a trailing assistant message never cause a 400),
-    builds the body in Perplexity's published shapes for the chosen surface, and sends it through `ChatOpenAI`'s
-    clients; citations, search results, usage, cost and reasoning come back in LangChain's standard places.
+    The normalizer's rules fix histories Perplexity would refuse with a 400. Requests go
+    through `ChatOpenAI`'s clients; sources, usage and cost land in LangChain's standard places.
 
-    Setup: `pip install .` and set `PPLX_API_KEY` (or `PERPLEXITY_API_KEY`). Offline,
-    point `base_url` at `langchain_perplexity_strict.testing.PerplexityEmulator` with any key.
+    Setup: `pip install .` and set `PPLX_API_KEY`. Offline, point `base_url` at
+    `langchain_perplexity_strict.testing.PerplexityEmulator`.
 
-    Key init args: `model` (Agent API slug, default `perplexity/sonar`, or a
-    Sonar name), `api` (`"agent"`, the default, or `"chat_completions"`),
-    `api_key`, `base_url`, the sampling and search parameters, `n` and `stop`
-    (done on the client), `max_input_tokens` (compaction), `rules`.
+    Key init args: `model`, `api` (`"agent"` or `"chat_completions"`), `api_key`,
+    `base_url`, sampling and search parameters, `n`, `stop`, `max_input_tokens`, `rules`.
 
     Instantiate and invoke:
 
@@ -135,25 +137,23 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     message.additional_kwargs["citations"]  # the URLs
     ```
 
-    Streaming, async, tools (`bind_tools`) and structured output
-    (`with_structured_output`, Perplexity's `response_format`) work as in
-    `ChatOpenAI`; the README shows each. Built-in tools and `skills`: docs/built-in-tools.md.
+    Stream, async, tool calling and structured output: as in `ChatOpenAI` (see the README).
+    Built-in tools: docs/built-in-tools.md.
 
-    Token usage and metadata: `message.usage_metadata` (cache, reasoning and citation tokens in the details);
-    `message.response_metadata` holds `cost`, the served `model_name`, `id`, `status` / `finish_reason` and
-    `model_provider="perplexity"`.
+    Token usage and metadata: `message.usage_metadata`; `message.response_metadata`
+    holds `cost`, `model_name`, `id` and `finish_reason`.
     """
 
     model: str = "perplexity/sonar"
-    """Agent API model slug (`GET /v1/models`), or a Sonar name (mapped to the Agent API by Perplexity's table)."""
+    """Agent API model slug, or a Sonar name (mapped by Perplexity's table)."""
     api: Literal["agent", "chat_completions"] = "agent"
-    """`"agent"` (`/v1/responses`, the live API) or `"chat_completions"` (legacy Sonar, for gateways)."""
+    """`"agent"` (`/v1/responses`) or `"chat_completions"` (legacy Sonar)."""
     api_key: SecretStr | None = Field(
         default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None), validate_default=True
     )
-    """Perplexity API key (`PPLX_API_KEY` or `PERPLEXITY_API_KEY` when not given)."""
+    """Perplexity API key (default: `PPLX_API_KEY` or `PERPLEXITY_API_KEY`)."""
     base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL), validate_default=True)
-    """The server root (`PPLX_BASE_URL`, else `https://api.perplexity.ai`); each surface's path is derived."""
+    """The server root (default: `PPLX_BASE_URL`, else `https://api.perplexity.ai`)."""
 
     model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True)
 
@@ -163,7 +163,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     @model_validator(mode="before")
     @classmethod
     def _known_arguments(cls, values: Any) -> Any:
-        """Refuse an argument that is not a field (a typo would otherwise be ignored); map known aliases."""
+        """Refuse unknown arguments (typos); map known aliases."""
         return known_arguments(values, cls.model_fields)
 
     @model_validator(mode="after")
@@ -171,14 +171,14 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         if self.api not in SURFACES:
             msg = f"api={self.api!r} is not a Perplexity surface: use 'agent' or 'chat_completions'."
             raise ValueError(msg)
-        check_parameters(self._settings(), self.api)  # api_key, base_url, timeout, max_retries: ConnectionChecks
+        check_parameters(self._settings(), self.api)
         if self.n > 1 and self.streaming:
             msg = f"n={self.n} cannot be streamed (streaming=True returns one answer); set streaming=False or n=1."
             raise ValueError(msg)
-        # Built now, as ChatOpenAI does: its HTTP client loads the TLS trust store (blocking), never in a request.
+        # Built now, as ChatOpenAI does: loading the TLS trust store blocks.
         _ = self.transport
         unread = openai_base_url_warning("base_url" in self.model_fields_set)
-        if unread is not None and not COPYING.get():  # a copy's original warned
+        if unread is not None and not COPYING.get():
             self._warnings.warn(self, "OPENAI_BASE_URL", unread)
         return self
 
@@ -201,18 +201,14 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         return redact({"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()})
 
     def _get_llm_string(self, stop: list[str] | None = None, **kwargs: Any) -> str:
-        """langchain-core's cache key, from every field that changes the request or how its answer is read, as
-        they are now, and the call's arguments. langchain-core's leaves out excluded fields (`rules`,
-        `token_counter`, `profile`) and caches the model's dump on its first call."""
-        values = self.__dict__  # the fields only: langchain-core also caches the model's dump there
+        """The cache key from the fields as they are now; langchain-core's skips excluded fields."""
+        values = self.__dict__
         fields = {k: values[k] for k in type(self).model_fields if k not in _NOT_IN_THE_CACHE_KEY}
         key = {"type": self._llm_type, "model": fields, "input_budget": self.input_budget, "stop": stop, **kwargs}
         return json.dumps(redact(key), sort_keys=True, default=_key_part)
 
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
-        """What traces see of a call (credentials hidden): langchain-core's `{**asdict(), stop, **kwargs}`, read
-        through `asdict()` unless a subclass overrides the deprecated `dict()` (langchain-core reads it through
-        a deprecation shim that inspects the call stack, on every call)."""
+        """What traces see of a call, credentials hidden; `dict()` only when a subclass overrides it."""
         if type(self).dict is not BaseChatModel.dict:
             return redact(super()._get_invocation_params(stop=stop, **kwargs))
         return redact({**self.asdict(), "stop": stop, **kwargs})
@@ -221,36 +217,34 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         return ls_params(self, stop, kwargs)
 
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
-        """Tokens in `messages` by compaction's counter (`counter`; offline, approximate by default)."""
+        """Tokens in `messages` by compaction's counter."""
         return count_tokens(messages, self.counter, tools)
 
-    def get_num_tokens(self, text: str) -> int:  # by the same counter as get_num_tokens_from_messages
+    def get_num_tokens(self, text: str) -> int:
         return self.get_num_tokens_from_messages([HumanMessage(text)])
 
     @property
     def counter(self) -> Any:
-        """The one token counter (compaction, `get_num_tokens`): `token_counter`, else `custom_get_token_ids`."""
-        ids = self.custom_get_token_ids  # counted as len(ids), as langchain-core counts with it
+        """The token counter: `token_counter`, else `custom_get_token_ids`."""
+        ids = self.custom_get_token_ids
         return self.token_counter if self.token_counter is not None or ids is None else SimpleNamespace(encode=ids)
 
     @model_validator(mode="wrap")
     @classmethod
     def _given_profile(cls, values: Any, handler: Any) -> Any:
-        """Count `profile` as given only when the application gave it: langchain-core sets the derived one as if
-        given, so a copy for another model (`model_copy`, `configurable_fields`) would keep a stale profile."""
+        """Count `profile` as given only when the caller gave it, so copies derive their own."""
         model = handler(values)
         if not (isinstance(values, dict) and values.get("profile") is not None):
             model.__pydantic_fields_set__.discard("profile")
         return model
 
     def _resolve_model_profile(self) -> ModelProfile | None:
-        """The profile of the model this model's requests name, on its surface (`_profile.model_profile`)."""
+        """The profile of the model the requests name, on this surface."""
         return model_profile(self._settings(), self.api, "model" in self.model_fields_set, self.rules)
 
     def call_profile(self, **kwargs: Any) -> dict[str, Any]:
-        """The profile every setting of a call with `kwargs` is read from (`model=` may name another model): the
-        application's `profile` keys over those derived for the model the call names."""
-        settings = {**self._settings(), **kwargs}  # the model, effort and preset name the model served
+        """A call's profile: the given `profile` keys over those derived for the call's model."""
+        settings = {**self._settings(), **kwargs}
         explicit = "model" in self.model_fields_set or "model" in kwargs
         given = self.profile if "profile" in self.model_fields_set else None
         return call_profile(given, settings, self.api, explicit, self.rules)
@@ -258,7 +252,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     # -- the steps of every call ----------------------------------------------------------------
 
     def _settings(self) -> dict[str, Any]:
-        fields = self.__dict__  # every setting is a field; read once per call, so read directly
+        fields = self.__dict__
         values = {name: fields[name] for name in _SETTING_NAMES if fields[name] is not None}
         values["model"] = self.model
         values["model_kwargs"] = self.model_kwargs
@@ -266,9 +260,9 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
 
     @property
     def transport(self) -> Transport:
-        """The `ChatOpenAI` that carries the requests; rebuilt when its settings change (a copy's own)."""
+        """The `ChatOpenAI` that carries the requests; rebuilt when its settings change."""
         key = (self.base_url, self.api_key, self.timeout, self.max_retries)
-        transport = self._transport  # a private attribute: read once (pydantic looks it up the slow way)
+        transport = self._transport
         if transport is None or transport.key != key:
             transport = self._transport = Transport.build(
                 self.base_url, key, model=self.model, hints=ERROR_HINTS, owner=type(self).__name__
@@ -277,18 +271,17 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
 
     @property
     def surface(self) -> Surface:
-        """The API this model calls (`api`): its path, body builder and readers."""
+        """The API this model calls: its path, body builder and readers."""
         return SURFACES[self.api]
 
     @property
     def supports_function_tools(self) -> bool:
-        """Whether this model sends client-side function tools: its surface has them (the Sonar models have none)
-        and its profile says `tool_calling`."""
+        """Whether this model sends function tools (surface and profile allow them)."""
         return self.surface.function_tools and bool(self.call_profile().get("tool_calling"))
 
     @property
     def input_budget(self) -> int | None:
-        """The compaction budget in tokens: `max_input_tokens`, else the profile's, else None."""
+        """The compaction budget: `max_input_tokens`, else the profile's."""
         return self._budget(self.call_profile())
 
     def _budget(self, profile: dict[str, Any]) -> int | None:
@@ -297,8 +290,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         return profile.get("max_input_tokens")
 
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
-        """What this model would send for `messages` (normalized, compacted to the budget), and the report
-        (its positions are those of `messages`; see `normalize.prepare`)."""
+        """What this model would send for `messages`, and what the rules changed."""
         if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages):
             history = messages
         else:
@@ -308,19 +300,18 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         return prepare(history, rules=rules, budget=self._budget(profile), counter=self.counter).result
 
     def response_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
-        """The files an Agent API run shared (the sandbox's `share_file`), by the answer's response id
-        (`GET /v1/responses/{id}/files`); each file's `download()` (or `save(directory)`) fetches its bytes.
+        """The files an Agent API run shared (`GET /v1/responses/{id}/files`).
 
-        `answer`: an `AIMessage` (or a streamed chunk) this model returned, or its `response_metadata["id"]`.
+        `answer`: an `AIMessage` this model returned, or its response id.
         """
         return list_files(self.transport, self._response_id(answer))
 
     async def aresponse_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
-        """Async `response_files`; each file's `adownload()` (or `asave(directory)`) fetches its bytes."""
+        """Async `response_files`."""
         return await alist_files(self.transport, self._response_id(answer))
 
     def _response_id(self, answer: Any) -> str:
-        if self.surface.encode_items is None:  # the surface stores no responses (chat completions)
+        if self.surface.encode_items is None:
             msg = f"response files exist on api='agent' only (this model's api is {self.api!r})."
             raise ValueError(msg)
         response_id = answer.response_metadata.get("id") if isinstance(answer, BaseMessage) else answer
@@ -339,47 +330,29 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         return self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream).body
 
     def _prepare(self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool) -> PreparedCall:
-        """`_build_call`, whose refusals say they are not retryable (`_kinds.refused_before_sending`)."""
+        """`_build_call`, its refusals marked not retryable."""
         with refused_before_sending():
             return self._build_call(messages, stop, kwargs, stream=stream)
 
     def _build_call(
         self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool
     ) -> PreparedCall:
-        """Check the call's arguments, normalize, plan, and build the body once (as JSON and as bytes);
-        nothing is sent."""
-        call, kwargs = call_arguments(kwargs, self.api)
-        parse_as = pydantic_class(call.get("response_format"))  # answered as an instance, as ChatOpenAI does
-        if call.get("response_format") is not None:  # a Pydantic class, json_object, OpenAI's spec: Perplexity's shape
-            call["response_format"] = response_format(call["response_format"])  # {"type": "text"}: None, the default
-        if "model_kwargs" in kwargs:  # a call's extra body fields (extra_body=) add to the model's
-            kwargs["model_kwargs"] = {**self.model_kwargs, **kwargs["model_kwargs"]}
-        if stop is not None:
-            kwargs["stop"] = stop
-        kwargs = over(held(self), kwargs, "the model")
+        """Check the arguments, normalize, plan and build the body; nothing is sent."""
+        call, kwargs, parse_as = self._call_arguments(stop, kwargs)
         settings = {**self._settings(), **kwargs}
-        if kwargs:  # the model's own settings were checked at construction
+        if kwargs:  # the model's own were checked at construction
             check_parameters(settings, self.api)
         surface = self.surface
         explicit = "model" in self.model_fields_set or "model" in kwargs
         profile = self.call_profile(**kwargs)
         budget = self._budget(profile)
-        if "tools" in call or "tool_choice" in call:  # as bind_tools takes them, however they came
-            functions = surface.function_tools and bool(profile.get("tool_calling"))
-            tools, choice = bound_tools(
-                call.pop("tools", None), call.pop("tool_choice", None), function_tools=functions
-            )
-            call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
+        _bind_call_tools(call, surface, profile)
         stops = tuple(stop_list(settings.pop("stop", None)))
         n = int(settings.pop("n", 1))
         if stream and n > 1:
             msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
             raise ValueError(msg)
-        planner = None
-        if settings.pop("use_previous_response_id", None) and surface.encode_items is not None:
-            target = surface.target(settings, explicit)
-            owner = (target, self.base_url, account_tag(self.api_key))
-            planner = Planner(*owner, surface.encode_items, budget, self.counter)
+        planner = self._planner(settings, explicit, budget)
         conversation = prepare(
             messages,
             rules=call_rules(surface, self.rules, profile),
@@ -396,13 +369,12 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         body = build(context)
         fallback = None
         if context is not None and context.continuation is not None:
-            # The whole conversation, built and encoded only should the server have forgotten the response.
+            # The whole conversation, built only if the server forgot the response.
             fallback = Fallback(forgot_the_response, lambda: encode_body(build(context.whole())))
-        # How the call follows its run (docs/long-runs.md): stall timeout, resume limit, polling bound.
         run = RunSettings(
             settings.get("stream_chunk_timeout"), settings["max_resumes"], _timeouts.timeout_seconds(self.timeout)
         )
-        requesting()  # in generate, the call is sent next (no cache answered it): a cost budget is checked now
+        requesting()  # the call is sent next: check the cost budget
         return PreparedCall(
             surface,
             body,
@@ -418,9 +390,28 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             stream_usage=settings.get("stream_usage") is not False,
         )
 
+    def _call_arguments(self, stop: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], Any]:
+        """The call's request arguments, its settings, and the class to parse into."""
+        call, kwargs = call_arguments(kwargs, self.api)
+        parse_as = pydantic_class(call.get("response_format"))
+        if call.get("response_format") is not None:
+            call["response_format"] = response_format(call["response_format"])
+        if "model_kwargs" in kwargs:
+            kwargs["model_kwargs"] = {**self.model_kwargs, **kwargs["model_kwargs"]}
+        if stop is not None:
+            kwargs["stop"] = stop
+        return call, over(held(self), kwargs, "the model"), parse_as
+
+    def _planner(self, settings: dict[str, Any], explicit: bool, budget: int | None) -> Planner | None:
+        """A continuation planner, when asked for and the surface can continue."""
+        if settings.pop("use_previous_response_id", None) and self.surface.encode_items is not None:
+            target = self.surface.target(settings, explicit)
+            owner = (target, self.base_url, account_tag(self.api_key))
+            return Planner(*owner, self.surface.encode_items, budget, self.counter)
+        return None
+
     def _warn_once(self, conversation: Prepared, notices: list[str]) -> None:
-        """Compaction dropped part of the conversation, a Sonar name was mapped, a deprecated `preset`: each said
-        once per model instance."""
+        """Warn once per model of compaction and of each notice."""
         if conversation.compaction is not None:
             self._warnings.warn(self, "compaction", compaction_warning(conversation.compaction))
         for notice in notices:
@@ -450,15 +441,12 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     def _result(self, generations: list[ChatGeneration]) -> ChatResult:
         metadata = generations[0].message.response_metadata
         llm_output = {"model_name": metadata.get("model_name"), "model_provider": "perplexity"}
-        if metadata.get("token_usage"):  # what `ChatOpenAI`'s callbacks read in `LLMResult.llm_output`
+        if metadata.get("token_usage"):
             llm_output["token_usage"] = metadata["token_usage"]
         return ChatResult(generations=generations, llm_output=llm_output)
 
     def _combine_llm_outputs(self, llm_outputs: list[dict | None]) -> dict:
-        """`generate().llm_output` as `ChatOpenAI` gives it: `token_usage` summed over the prompts' results
-        (`_usage.add_usage`) and `model_name` (the model that answered, else the one configured). A
-        streamed result has no `llm_output` in langchain-core, so it adds nothing here, as in `ChatOpenAI`;
-        its usage is on the message (`usage_metadata`, `response_metadata["token_usage"]`)."""
+        """`generate().llm_output` as `ChatOpenAI` gives it: summed `token_usage` and `model_name`."""
         token_usage: dict[str, Any] = {}
         model_name = None
         for output in llm_outputs:
@@ -485,7 +473,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         def one(_: int) -> ChatGeneration:
             return self._read(prepared, *prepared.send(self.transport, prepared.run))
 
-        return self._result(together(one, n))  # Perplexity has no `n`: n answers are n concurrent requests
+        return self._result(together(one, n))  # n answers: n concurrent requests
 
     def _stream(
         self,
@@ -496,28 +484,27 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     ) -> Iterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
         events: StreamFollower | None = None
-        try:  # opened within: a Ctrl-C as soon as the run is named (the guard let it through) cancels it
+        try:  # opened within, so a Ctrl-C cancels a named run
             events, fell_back = prepared.open_stream(self.transport, prepared.run)
             answer = self._answer(prepared, fell_back)
-            events.metadata = answer.metadata  # where resumes are noted
+            events.metadata = answer.metadata
             mapper = prepared.surface.stream_reader(answer)
             with closing(cast(Generator[Batch, None, None], events.batches())) as batches:
                 for event in _events(batches):
                     for chunk in read_event(mapper, event):
                         yield emit(chunk, run_manager)
-                    # A matched stop ends the text, not the reading: the rest brings usage, sources and
-                    # metadata, as invoke reads them (and is generated and billed either way). A
-                    # background run is cancelled instead (below), so it stops costing.
+                    # A stop ends the text, not the reading (usage and sources follow);
+                    # a background run is cancelled instead.
                     if answer.stopped and prepared.background:
                         break
             for chunk in mapper.finish():
                 yield emit(chunk, run_manager)
         finally:
             if events is not None:
-                events.close()  # also when the caller leaves early: a background run is then cancelled
+                events.close()  # cancels a background run the caller left
 
     def batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> list[Any]:
-        """`Runnable.batch`, whose threads leave with the caller on Ctrl-C (their background runs cancelled)."""
+        """`Runnable.batch`, whose threads leave with the caller on Ctrl-C."""
         with leaving_together():
             return super().batch(inputs, config, **kwargs)
 
@@ -537,7 +524,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         async def one() -> ChatGeneration:
             return self._read(prepared, *await prepared.asend(self.transport, prepared.run))
 
-        if prepared.n == 1:  # as `together` does: one answer is awaited here, not wrapped in a task
+        if prepared.n == 1:
             return self._result([await one()])
         return self._result(list(await asyncio.gather(*(one() for _ in range(prepared.n)))))
 
@@ -549,8 +536,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[AIMessageChunk]:
-        """`BaseChatModel.astream`, whose stream (cancelling a background run), then run (its callbacks), end when
-        the caller closes it, not when the event loop finalizes langchain-core's generators (`_transport._leaving`)."""
+        """`BaseChatModel.astream`, closed when the caller closes it, not by the event loop."""
         scope, inner = StreamScope(), super().astream(input, config, stop=stop, **kwargs)
         try:
             async for chunk in inner:
@@ -571,9 +557,9 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         events.metadata = answer.metadata
         mapper = prepared.surface.stream_reader(answer)
         try:
-            async with aclosing(cast(AsyncGenerator[Batch, None], events.batches())) as batches:  # not left to the gc
+            async with aclosing(cast(AsyncGenerator[Batch, None], events.batches())) as batches:
                 async for read, _ in batches:
-                    for event in read:  # chunks follow events, as in `_events`, not network reads
+                    for event in read:  # as `_events` does
                         for chunk in read_event(mapper, event):
                             yield await aemit(chunk, run_manager)
                         if answer.stopped and prepared.background:
@@ -590,13 +576,12 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     def _batch_lines(
         self, inputs: Sequence[LanguageModelInput], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None
     ) -> list[bytes]:
-        """Each input's JSONL line, its body built exactly as `invoke` builds it (`_prepare`), all before any upload
-        (`models`: each input's model, when a list of configs configures each; else this one)."""
+        """Each input's JSONL line, built as `invoke` builds it, before any upload."""
         if not isinstance(inputs, Sequence) or isinstance(inputs, (str, bytes)):
             kind = type(inputs).__name__
             msg = f"submit_batch: inputs must be a list of model inputs, as batch() takes them; got {kind}."
             raise TypeError(msg)
-        get_config_list(config, len(inputs))  # a list of configs: one per input, as batch() requires
+        get_config_list(config, len(inputs))  # one config per input, as batch() requires
         if not inputs:
             msg = "submit_batch: no inputs; a batch needs at least one (Perplexity refuses an empty file)."
             raise ValueError(msg)
@@ -611,7 +596,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         ]
 
     def _check_batchable(self, kwargs: dict[str, Any]) -> None:
-        """Refuse what a batch line cannot carry: the Batch API runs Agent API requests, each whole, one answer."""
+        """Refuse what a batch line cannot carry."""
         settings = {**self._settings(), **kwargs}
         refused = {
             "api": self.api != "agent",
@@ -624,9 +609,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
             raise ValueError(f"submit_batch: {name}={value!r}: {_NOT_IN_A_BATCH[name]}")
 
     def _batch_reader(self, kwargs: dict[str, Any]) -> tuple[BatchReader, tuple[str, ...]]:
-        """The reader of a line's Agent API response: `invoke`'s own, with the call's response format, and the
-        stop sequences to cut at: the call's (or the model's) at submission, recorded in the batch's metadata;
-        when collecting, the recorded ones, unless the call gives `stop` itself."""
+        """A batch line's reader, as `invoke` reads, and the stop sequences to record."""
         call = {k: v for k, v in kwargs.items() if k != "stop"}
         template = self._prepare([HumanMessage("-")], kwargs.get("stop"), call, stream=False)
         own = kwargs.get("stop") is not None
@@ -640,8 +623,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     def _batch_request(
         self, inputs: Sequence[LanguageModelInput], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None
     ) -> tuple[list[bytes], dict[str, str], str | None, BatchReader, tuple[str, ...]]:
-        """Everything `submit_batch` sends, checked and built before anything is: the lines, the caller's
-        metadata and key, the reader, and the stop sequences recorded for the answers."""
+        """Everything `submit_batch` sends, checked and built before sending."""
         kwargs = dict(kwargs)
         meta = check_metadata(kwargs.pop("metadata", None))
         key = kwargs.pop("idempotency_key", None)
@@ -659,16 +641,11 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         idempotency_key: str | None = None,
         **kwargs: Any,
     ) -> BatchJob:
-        """Send `inputs` through Perplexity's Batch API, as `batch(inputs)` would send them (docs/batches.md).
+        """Send `inputs` through Perplexity's Batch API (docs/batches.md).
 
-        Each input becomes one JSONL line whose body is what `invoke` would post; inputs past a file's limits
-        (50,000 lines, 200 MB) go in several batches. The job's `results(timeout=...)` waits, then gives each
-        input's `AIMessage` (or a `PerplexityBatchError`) in input order, cut at `stop` as `invoke` cuts;
-        `job.id` finds it again from another process (`get_batch`). `metadata` is Perplexity's batch metadata;
-        `idempotency_key` makes a resubmission (after a crash) of the same inputs return the batches already
-        created rather than create them again (other inputs with a used key are refused). `config` is one
-        config or a list of one per input, as `batch` takes it; a batch's answers arrive later, outside any
-        traced run.
+        Each input's line is what `invoke` would post. `job.results()` gives each input's
+        `AIMessage` or `PerplexityBatchError`, in order. `idempotency_key` makes a resubmission
+        return the batches already created.
         """
         kwargs = {"metadata": metadata, "idempotency_key": idempotency_key, **kwargs}
         return self._submit_batch(inputs, config, kwargs)
@@ -697,9 +674,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         return await asubmit_batches(self.transport, *self._batch_request(inputs, config, kwargs, models))
 
     def get_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
-        """The job `batch_id` names (`job.id`), as submitted from any process; its answers read by this model
-        (cut at the stop sequences recorded at submission, or at the call's `stop`; parsed by the call's
-        `response_format`)."""
+        """The batch job `batch_id` names, its answers read by this model."""
         return get_batches(self.transport, batch_id, self._batch_reader(kwargs)[0])
 
     async def aget_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
@@ -719,12 +694,8 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind tools in any form LangChain accepts, and an optional `tool_choice`.
 
-        Functions go through `convert_to_openai_tool` (as `ChatOpenAI` does);
-        Perplexity's built-in tools (`fetch_url_tool()`, `{"type": "fetch_url"}`, ...) are checked
-        against their published shapes; a bound `web_search` replaces the default one, another built-in is
-        added beside it (`web_search=False` leaves it out).
-        `tool_choice`: every form `ChatOpenAI` takes (`_tools.tool_choice_for`). `parallel_tool_calls`: True or
-        None, not sent (the published Agent API has no such field); False, which it cannot honour, is refused.
+        Built-in tools are checked against Perplexity's shapes. `parallel_tool_calls=False`
+        is refused: the Agent API cannot honour it.
         """
         check_parallel_tool_calls(parallel_tool_calls)
         functions = self.surface.function_tools and bool(self.call_profile(**kwargs).get("tool_calling"))
@@ -742,11 +713,11 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         strict: bool | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, dict[str, Any] | Any]:
-        """Answer as an instance of `schema`: Perplexity's `response_format` (`json_schema`, the
-        default, and `json_mode`, as Perplexity has no JSON mode but enforces a schema) or a forced
-        tool call (`function_calling`; on chat completions, `json_schema` with a warning). Without `method`,
-        `json_schema`, unless the profile says no `structured_output` but `tool_calling`."""
-        tools = kwargs.pop("tools", None)  # as ChatOpenAI takes them: bound beside the response format
+        """Answer as an instance of `schema`, by `response_format` or a forced tool call.
+
+        `json_mode` sends a schema: Perplexity has no JSON mode.
+        """
+        tools = kwargs.pop("tools", None)  # bound beside the response format, as ChatOpenAI does
         if kwargs:
             msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}; it takes tools= besides its own."
             raise ValueError(msg)

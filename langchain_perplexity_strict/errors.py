@@ -1,11 +1,7 @@
 """The package's errors, each of one langchain-core kind (`langchain_core.exceptions`), with its retry flag.
 
-HTTP errors surface as langchain-openai's exceptions (both an `openai` error
-and a langchain-core `Model*Error`), with Perplexity's message; the classes
-below cover what those lack. Middleware reads the kind (`SummarizationMiddleware`
-catches `ContextOverflowError`) and `is_retryable` (`ModelRetryMiddleware` and
-`with_retry(retry_if_exception_type=default_retry_on)` retry only when it is
-true): each class here sets that flag, and `ERROR_KINDS` below picks the class.
+HTTP errors surface as langchain-openai's exceptions; these classes cover what those lack.
+Middleware reads the kind and `is_retryable`.
 """
 
 from __future__ import annotations
@@ -45,33 +41,29 @@ __all__ = [
 
 
 class PerplexityRequestError(ModelInvalidRequestError, ValueError):
-    """The package refused a call before sending anything: a retry would be refused alike (not retryable)."""
+    """The package refused a call before sending it (not retryable)."""
 
 
 class PerplexityRequestTypeError(PerplexityRequestError, TypeError):
-    """`PerplexityRequestError` for a value of the wrong type (a `TypeError` too)."""
+    """`PerplexityRequestError` for a value of the wrong type."""
 
 
 class PerplexityInvalidRequestError(openai.APIStatusError, ModelInvalidRequestError):
-    """Perplexity refused the request with a 4xx langchain-openai has no class for (413, 422, ...)."""
+    """A 4xx langchain-openai has no class for (413, 422, ...)."""
 
 
 class PerplexityUnprocessableEntityError(openai.UnprocessableEntityError, PerplexityInvalidRequestError):
-    """Perplexity refused the request's body (HTTP 422, `{"detail": [...]}`)."""
+    """Perplexity refused the request's body (HTTP 422)."""
 
 
 class PerplexityServerError(openai.APIStatusError, ModelAPIError):
-    """A failure a retry may get past, answered with a status openai does not count as a server error
-    (408, 409, 424): retryable."""
+    """A retryable status openai does not count as a server error (408, 409, 424)."""
 
 
 class PerplexityResponseError(ModelAPIError):
-    """Perplexity reported a failed or cancelled run, or an `error` stream event; a retry may succeed.
+    """Perplexity reported a failed or cancelled run, or an `error` stream event.
 
-    `partial` is what the run produced before it ended, when Perplexity sent it: the text so far (a
-    cancelled run may carry a partial message), and the usage and cost it reported
-    (`response_metadata["cost"]`), as a failed run that used tokens is billed. Nothing is lost, but it is
-    never returned as if it were a complete answer; None when nothing came back.
+    `partial`: what the run produced before it ended (text, usage, cost), or None.
     """
 
     def __init__(self, message: str, partial: AIMessage | None = None) -> None:
@@ -80,15 +72,13 @@ class PerplexityResponseError(ModelAPIError):
 
 
 class PerplexityContextOverflowError(PerplexityResponseError, ContextOverflowError):
-    """A run failed, or its stream ended, because the input exceeds the model's context (not retryable)."""
+    """The input exceeds the model's context (not retryable)."""
 
     is_retryable = False
 
 
 class PerplexityIncompleteError(PerplexityResponseError):
-    """The answer stopped early (`status: incomplete` / `finish_reason: length`); `partial` holds it.
-
-    The same request stops at the same limit: not retryable."""
+    """The answer stopped early at a length limit; `partial` holds it (not retryable)."""
 
     is_retryable = False
 
@@ -98,26 +88,18 @@ class PerplexityStreamError(PerplexityResponseError):
 
 
 class PerplexityRunUnknownError(PerplexityStreamError):
-    """A run may have started on Perplexity, and be billed, but no response id came back to follow it by.
+    """A run may have started, and be billed, but no response id came back.
 
-    Raised when the request creating a background run, or a stream the package
-    would resume, failed after it was sent (a read timeout, a reset, a 5xx), and
-    when such a stream broke before its first event. Posting it again could run,
-    and bill, it twice, so it was not; `max_retries` re-sends it only when no run
-    was started (docs/long-runs.md). Not retryable, for the same reason.
+    Posting it again could bill it twice: not retryable (docs/long-runs.md).
     """
 
     is_retryable = False
 
 
 class PerplexityResumeError(PerplexityStreamError):
-    """A broken stream could not be resumed, or a background run could no longer be polled.
+    """A broken stream could not be resumed, or a background run polled.
 
-    Either Perplexity refused (`GET /v1/responses/{id}` answered 404: it no
-    longer knows the run; or it will not stream a plain run again), or
-    `max_resumes` resume requests in a row failed. The run was never posted
-    again. `response_id` and `sequence_number` (the last event received) say
-    where it stopped. Not retryable: the run may still be going on.
+    `response_id` and `sequence_number` say where it stopped. Not retryable: the run may go on.
     """
 
     is_retryable = False
@@ -129,12 +111,7 @@ class PerplexityResumeError(PerplexityStreamError):
 
 
 class PerplexityRunTimeoutError(PerplexityResponseError, TimeoutError):
-    """A background run did not reach a final status within `timeout` seconds.
-
-    The run is cancelled on the server (`POST /v1/responses/{id}/cancel`),
-    so it bills no further; `response_id` and `status` (the last seen) say which run it was.
-    Not retryable: the same run would take as long again.
-    """
+    """A background run did not end within `timeout` seconds; it is cancelled (not retryable)."""
 
     is_retryable = False
 
@@ -145,12 +122,7 @@ class PerplexityRunTimeoutError(PerplexityResponseError, TimeoutError):
 
 
 class PerplexityBudgetExceededError(RuntimeError, ModelError):
-    """A cost budget (`get_perplexity_cost_callback(budget_usd=...)`) is spent: the next call is not made.
-
-    Not retryable: the budget stays spent.
-
-    `spent_usd` is what Perplexity reported for the calls so far, `budget_usd` the budget.
-    """
+    """A cost budget is spent: the next call is not made (not retryable)."""
 
     def __init__(self, spent_usd: float, budget_usd: float) -> None:
         super().__init__(
@@ -162,12 +134,9 @@ class PerplexityBudgetExceededError(RuntimeError, ModelError):
 
 
 class PerplexityBatchError(PerplexityResponseError):
-    """One input of a batch (`submit_batch`) has no answer: its line failed, or its batch ended without it.
+    """One batch input has no answer; it stands in that input's place in `job.results()`.
 
-    It stands in that input's place in `job.results()`, the other inputs answered. The message names the
-    input (`index`, its position in the inputs), the line's `custom_id`, the `batch_id`, and Perplexity's
-    error (`code`, and the message); `partial` is what the line's run produced, when Perplexity sent it.
-    Not retryable: a batch line is not sent again by retrying a call.
+    Not retryable: a retry does not resend a batch line.
     """
 
     is_retryable = False
@@ -190,9 +159,7 @@ class PerplexityBatchError(PerplexityResponseError):
 
 
 class PerplexityBatchTimeoutError(PerplexityResponseError, TimeoutError):
-    """A batch did not end within `results(timeout=...)`. It goes on on Perplexity (it is not cancelled):
-    `job.results()` later, in this process or another (`get_batch(batch_id)`), collects it.
-    `batch_id` and `status` (the last seen) say which and where it was. Not retryable: the batch goes on."""
+    """A batch did not end within `results(timeout=...)`; it goes on (not retryable)."""
 
     is_retryable = False
 
@@ -205,10 +172,10 @@ class PerplexityBatchTimeoutError(PerplexityResponseError, TimeoutError):
 Kind = Literal["context_overflow", "invalid_request", "auth", "permission", "not_found", "rate_limit", "server"]
 
 ERROR_KINDS: dict[str, Kind] = {
-    # Sonar's over-long input, recorded live (400); OpenAI's name for it, which langchain-openai also reads.
+    # Sonar's over-long input (recorded live); OpenAI's name for it.
     "too_many_prompt_tokens": "context_overflow",
     "context_length_exceeded": "context_overflow",
-    # The Agent API's published error types (docs.perplexity.ai, API error reference).
+    # The Agent API's error types (docs.perplexity.ai, API error reference).
     "invalid_request": "invalid_request",
     "invalid_model": "invalid_request",
     "invalid_parameter": "invalid_request",
@@ -224,15 +191,15 @@ ERROR_KINDS: dict[str, Kind] = {
     "gateway_timeout": "server",
     "upstream_structured_output_failed": "server",
 }
-"""Perplexity's error `type` (or `code`) → its kind. A type not listed takes the kind of its HTTP status."""
+"""Perplexity's error `type` (or `code`) → its kind; else the HTTP status decides."""
 
 STATUS_KINDS: dict[int, Kind] = {401: "auth", 403: "permission", 404: "not_found", 429: "rate_limit"}
 RETRIED_STATUSES = frozenset({408, 409, 424})
-"""4xx a retry may get past: a timeout, a conflict (both retried by openai's client), a failed dependency."""
+"""4xx statuses a retry may get past."""
 
 
 def kind_of(detail: Mapping[str, Any], status: int | None = None) -> Kind | None:
-    """The kind of an error object (`{"type", "code", "message"}`), by the table, else by `status`."""
+    """The kind of an error object, by the table, else by `status`."""
     for key in ("type", "code"):
         kind = ERROR_KINDS.get(str(detail.get(key)))
         if kind is not None:
@@ -245,9 +212,8 @@ def kind_of(detail: Mapping[str, Any], status: int | None = None) -> Kind | None
 
 
 def error_detail(body: Any) -> dict[str, Any]:
-    """The error object of a body in any form Perplexity or a gateway sends, with `message` filled when the
-    body has words: `{"error": {...}}`, `{"error": "..."}`, FastAPI's `{"detail": ...}`, text or HTML."""
-    if isinstance(body, Mapping):  # openai's `body` is the envelope's `error` object when there is one
+    """The error object of a body in any form Perplexity or a gateway sends, with its `message`."""
+    if isinstance(body, Mapping):
         error = body.get("error", body)
         if not isinstance(error, Mapping):
             return {"message": str(error)} if error else {}
@@ -259,7 +225,7 @@ def error_detail(body: Any) -> dict[str, Any]:
 
 
 def _fastapi_words(detail: Any) -> str:
-    """FastAPI's validation errors (`[{"loc", "msg", "type"}]`, the schema's `HTTPValidationError`) as text."""
+    """FastAPI's validation errors as text."""
     if not isinstance(detail, list):
         return str(detail)
     said = [
@@ -272,7 +238,7 @@ def _fastapi_words(detail: Any) -> str:
 
 
 def _page_words(text: str, limit: int = 500) -> str:
-    """A text or HTML body's words (a gateway's error page), its tags and extra spaces dropped."""
+    """A text or HTML body's words, without tags."""
     if "<" in text and ">" in text:
         text = html.unescape(re.sub(r"<[^>]*>", " ", re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", text)))
     words = " ".join(text.split())
@@ -280,7 +246,7 @@ def _page_words(text: str, limit: int = 500) -> str:
 
 
 def reported_error(message: str, detail: Mapping[str, Any], partial: Any = None) -> PerplexityResponseError:
-    """The error for a failure Perplexity reported inside an answer (a failed run, a stream `error` event)."""
+    """The error for a failure reported inside an answer."""
     if kind_of(detail) == "context_overflow":
         return PerplexityContextOverflowError(message, partial)
     return PerplexityResponseError(message, partial)
@@ -288,8 +254,7 @@ def reported_error(message: str, detail: Mapping[str, Any], partial: Any = None)
 
 @contextlib.contextmanager
 def refused_before_sending() -> Iterator[None]:
-    """A plain `ValueError` or `TypeError` raised while a call is checked, as `PerplexityRequestError` (still a
-    `ValueError` or `TypeError`): langchain's retry middleware reads "not retryable" only from a `ModelError`."""
+    """Raise a plain `ValueError`/`TypeError` as `PerplexityRequestError`, so retries skip it."""
     try:
         yield
     except (ValueError, TypeError) as error:

@@ -1,21 +1,8 @@
 """`PerplexityDecision`: Perplexity's Decisions API (`POST /v1/decisions`) as a LangChain Runnable.
 
-A decision model answers typed questions about a piece of state with
-probabilities, not text (docs.perplexity.ai/docs/decisions/quickstart). The
-questions are set once (they are the classifier); each input is the state to
-judge, so the Runnable sits in a chain like any other step and batches,
-streams its one answer and traces like one. Shapes are the published
-`DecisionsRequestInput` and `DecisionsResponseOutput` (`perplexity.generated.api`):
-
-- `noul`: a yes/no question (`criteria` `{"true": ..., "false": ...}` and/or
-  `instructions`); the answer `{"type": "noul", "noul": p}` is the probability of true.
-- `choice`: `criteria` maps each option to its description; the answer has
-  `choice`, `confidence` and every option's `probabilities`.
-- `score`: `criteria` is a rubric, lowest level first; the answer has
-  `score` (probability-weighted), `confidence`, `probabilities` and `legend`.
-
-Settings are checked through `_accepts.Accepts` (strict pydantic types of the
-published models), at construction and per call alike.
+Typed questions about a state, answered with probabilities
+(docs.perplexity.ai/docs/decisions/quickstart). Shapes: the published
+`DecisionsRequestInput` and `DecisionsResponseOutput`.
 """
 
 from __future__ import annotations
@@ -39,7 +26,7 @@ DEFAULT_DECISION_MODEL = "pplx-decider-v1-27b"
 """The decision model of Perplexity's decisions quickstart."""
 
 Json = StrictStr | dict[str, Any] | list[Any]
-"""`Union[str, dict[str, Any], list[Any]]`: what a state, instructions and criteria may be."""
+"""What a state, instructions and criteria may be."""
 
 
 class NoulCriteria(TypedDict, total=False):
@@ -60,7 +47,7 @@ class NoulQuestion(TypedDict):
 
 
 class ChoiceQuestion(TypedDict):
-    """`DecisionChoiceQuestionInput`: one of the options `criteria` names (option -> description)."""
+    """`DecisionChoiceQuestionInput`: one of the options `criteria` names."""
 
     __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
     type: Literal["choice"]
@@ -69,7 +56,7 @@ class ChoiceQuestion(TypedDict):
 
 
 class ScoreQuestion(TypedDict):
-    """`DecisionScoreQuestionInput`: a level of the rubric `criteria` (lowest first)."""
+    """`DecisionScoreQuestionInput`: a level of the rubric `criteria`."""
 
     __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
     type: Literal["score"]
@@ -89,7 +76,7 @@ ACCEPTS = {
     ),
     "state": Accepts("a string, a dict or a list (or a message, document or prompt value, sent as its text)", Json),
 }
-"""Each setting's rule, as the published `DecisionsRequestInput` types it."""
+"""Each setting's rule, per `DecisionsRequestInput`."""
 _QUESTION = Accepts(
     "a noul, choice or score question (the published DecisionQuestionInput: "
     "{'type': 'noul', 'instructions': ..., 'criteria': {'true': ..., 'false': ...}}, "
@@ -99,7 +86,7 @@ _QUESTION = Accepts(
 
 
 def check_setting(name: str, value: Any) -> None:
-    """`check` by `ACCEPTS`; for `questions`, the first wrong question is named (`questions['team']=...`)."""
+    """`check` by `ACCEPTS`, naming the first wrong question."""
     if name == "questions" and isinstance(value, dict):
         for key, question in value.items():
             if isinstance(key, str):
@@ -108,13 +95,7 @@ def check_setting(name: str, value: Any) -> None:
 
 
 class PerplexityDecisionResult(BaseModel):
-    """The published `DecisionsResponseOutput`: one answer per question name, the model that answered, usage.
-
-    Each answer is the published dict, with its probabilities: `{"type": "noul", "noul": 0.93}`,
-    `{"type": "choice", "choice": ..., "confidence": ..., "probabilities": {...}}` or
-    `{"type": "score", "score": ..., "confidence": ..., "probabilities": {...}, "legend": {...}}`.
-    A field Perplexity adds is kept.
-    """
+    """The published `DecisionsResponseOutput`: one answer dict per question name, model, usage."""
 
     answers: dict[str, dict[str, Any]]
     model: str
@@ -128,7 +109,7 @@ class PerplexityDecisionResult(BaseModel):
 
 
 def state_of(value: Any) -> Any:
-    """What is sent as `state`: a message, document or prompt value as its text, anything else as given."""
+    """What is sent as `state`: a message, document or prompt value as its text."""
     if isinstance(value, BaseMessage):
         return value.text
     if isinstance(value, Document):
@@ -168,16 +149,12 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
     result["team"]["choice"], result["team"]["probabilities"]
     ```
 
-    The state may be a string, a dict or a list (JSON), or a message, a `Document` or a prompt value
-    (sent as its text). `questions=` and `model=` can be given per call too
-    (`triage.invoke(text, questions={...})`), checked as on the constructor. Key, base URL, timeout,
-    retries and error translation are the chat model's.
+    `questions=` and `model=` may be given per call too.
     """
 
     questions: dict[str, Any]
-    """Question name -> a `noul`, `choice` or `score` question (the published `DecisionQuestionInput`)."""
+    """Question name -> a `noul`, `choice` or `score` question."""
     model: str = DEFAULT_DECISION_MODEL
-    """The decision model (`pplx-decider-v1-27b`)."""
 
     _api_name: ClassVar[str] = "decisions"
     model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
@@ -206,7 +183,7 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
         return encode_body(body), questions
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> PerplexityDecisionResult:
-        """Ask the questions about `input` (the state); the published answers."""
+        """Ask the questions about `input`, the state."""
 
         def decide(value: Any) -> PerplexityDecisionResult:
             body, asked = self._body(value, kwargs)

@@ -1,11 +1,6 @@
 """`list_models`: the models Perplexity serves (`GET /v1/models`), on the search and embeddings classes' transport.
 
-The answer is the published `ModelListOutput` (OpenAI's list format:
-`{"object": "list", "data": [ModelOutput...]}`, each model `id`, `object:
-"model"`, `created`, `owned_by`), read into `PerplexityModelInfo` objects that
-keep any field Perplexity adds. The connection settings are the chat model's
-(`api_key`, `base_url`, `timeout`, `max_retries`, with their environment
-variables and aliases), checked as the search and embeddings classes check them.
+The answer is the published `ModelListOutput`; the connection settings are the chat model's.
 """
 
 from __future__ import annotations
@@ -24,12 +19,10 @@ class PerplexityModelInfo(BaseModel):
     """One model Perplexity serves (the published `ModelOutput`); a field Perplexity adds is kept."""
 
     id: StrictStr
-    """The slug to pass as `model=` (`openai/gpt-5.1`, `perplexity/sonar`, ...)."""
+    """The slug to pass as `model=`."""
     object: StrictStr = "model"
     created: StrictInt
-    """When the model was added (Unix seconds)."""
     owned_by: StrictStr
-    """The provider (`openai`, `anthropic`, `perplexity`, ...)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
@@ -38,7 +31,7 @@ class _Models(PerplexityConnection):
     _api_name: ClassVar[str] = "models"
 
 
-_Models.__name__ = "list_models"  # what a refusal names (`list_models: no key given ...`)
+_Models.__name__ = "list_models"  # what a refusal names
 
 
 def _read(answer: Any) -> list[PerplexityModelInfo]:
@@ -54,11 +47,9 @@ def _read(answer: Any) -> list[PerplexityModelInfo]:
 
 
 def list_models(**connection: Any) -> list[PerplexityModelInfo]:
-    """The models Perplexity serves (`GET /v1/models`), in the order it lists them.
+    """The models Perplexity serves (`GET /v1/models`).
 
-    `connection`: the chat model's connection settings (`api_key`, `base_url`, `timeout`,
-    `max_retries`; `PPLX_API_KEY` / `PERPLEXITY_API_KEY` and `PPLX_BASE_URL` when not given),
-    checked before anything is sent. `[m.id for m in list_models()]` are the names `model=` takes.
+    `connection`: the chat model's connection settings, checked before sending.
     """
     return _read(_Models(**connection)._get(MODELS_PATH))
 

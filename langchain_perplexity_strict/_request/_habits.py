@@ -238,41 +238,38 @@ FOREIGN_HINTS = {name: what_it_is_here(name) for name in HABITS}
 """For `_arguments.unknown_argument`: a typo of a foreign name gets its fate."""
 
 
-def translate(
-    values: Mapping[str, Any],
-    where: Where,
-    known: Collection[str],
-    check_converted: Callable[[str, Any, Convert, Mapping[str, Any]], None] | None = None,
-) -> dict[str, Any]:
-    """`values` in this package's names: renamed, converted, or refused by `HABITS`.
+_Check = Callable[[str, Any, Convert, Mapping[str, Any]], None]
 
-    `extra_body` and `model_kwargs` entries are translated as arguments; an `extra_body` entry naming
-    a setting in `known` becomes that argument; credentials are refused; the rest go to `model_kwargs`.
-    A setting given twice with different values is refused.
-    """
-    out: dict[str, Any] = {}
-    came: dict[str, str] = {}
 
-    def put(name: str, value: Any, given_as: str) -> None:
+class _Translation:
+    """One `translate` call's result, and where each setting came from (for errors)."""
+
+    def __init__(self, where: Where, known: Collection[str], check_converted: _Check | None) -> None:
+        self.where, self.known, self.check_converted = where, known, check_converted
+        self.out: dict[str, Any] = {}
+        self.came: dict[str, str] = {}
+
+    def put(self, name: str, value: Any, given_as: str) -> None:
+        out, came = self.out, self.came
         if name in out and out[name] != value:
             msg = f"{name} is given twice, as {came[name]} and as {given_as}, with different values; give it once."
             raise ValueError(msg)
         out[name], came[name] = value, given_as
 
-    def put_extra(key: str, item: Any, given_as: str) -> None:
-        extra = dict(out.get("model_kwargs") or {})
+    def put_extra(self, key: str, item: Any, given_as: str) -> None:
+        extra = dict(self.out.get("model_kwargs") or {})
         if key in extra and extra[key] != item:
             msg = f"model_kwargs[{key!r}] is given twice, the second time as {given_as}, with different values."
             raise ValueError(msg)
         extra[key] = item
-        out["model_kwargs"] = extra
-        came.setdefault("model_kwargs", given_as)
+        self.out["model_kwargs"] = extra
+        self.came.setdefault("model_kwargs", given_as)
 
-    def unpack(name: str, value: Any, given_as: str, settings: Collection[str]) -> None:
+    def unpack(self, name: str, value: Any, given_as: str, settings: Collection[str]) -> None:
         for key, item in _as_dict(name, value).items():
             entry = f"{given_as}[{key!r}]"
             if key in settings or key in HABITS or key == EXTRA_BODY:
-                take(key, item, entry)
+                self.take(key, item, entry)
             elif secret_name(key):
                 msg = (
                     f"{entry}={HIDDEN} is not sent: a credential does not belong in the request body; "
@@ -280,28 +277,45 @@ def translate(
                 )
                 raise ValueError(msg)
             else:
-                put_extra(key, item, entry)
+                self.put_extra(key, item, entry)
 
-    def take(name: str, value: Any, given_as: str) -> None:
+    def take(self, name: str, value: Any, given_as: str) -> None:
         habit = HABITS.get(name)
         if name == EXTRA_BODY:
-            unpack(name, value, given_as, known)
+            self.unpack(name, value, given_as, self.known)
         elif name == "model_kwargs" and isinstance(value, Mapping):
-            out.setdefault(name, {})
-            unpack(name, value, given_as, ())
+            self.out.setdefault(name, {})
+            self.unpack(name, value, given_as, ())
         elif habit is None:
-            put(name, value, given_as)
+            self.put(name, value, given_as)
         elif isinstance(habit, Rename):
-            put(habit.to, value, given_as)
+            self.put(habit.to, value, given_as)
         elif isinstance(habit, Convert):
-            converted = habit.convert(value, where)
-            if check_converted is not None:
-                check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted)
-            for key, item in converted.items():
-                take(key, item, given_as)
+            self.convert(name, value, given_as, habit)
         else:
             raise refusal(name, value, given_as)
 
+    def convert(self, name: str, value: Any, given_as: str, habit: Convert) -> None:
+        converted = habit.convert(value, self.where)
+        if self.check_converted is not None:
+            self.check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted)
+        for key, item in converted.items():
+            self.take(key, item, given_as)
+
+
+def translate(
+    values: Mapping[str, Any],
+    where: Where,
+    known: Collection[str],
+    check_converted: _Check | None = None,
+) -> dict[str, Any]:
+    """`values` in this package's names: renamed, converted, or refused by `HABITS`.
+
+    `extra_body` and `model_kwargs` entries are translated as arguments; an `extra_body` entry naming
+    a setting in `known` becomes that argument; credentials are refused; the rest go to `model_kwargs`.
+    A setting given twice with different values is refused.
+    """
+    run = _Translation(where, known, check_converted)
     for name, value in values.items():
-        take(name, value, name)
-    return out
+        run.take(name, value, name)
+    return run.out

@@ -281,44 +281,57 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="perplexity-strict", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_chat_and_check(sub)
+    _add_models(sub)
+    _add_emulator(sub)
+    demo = sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)")
+    demo.set_defaults(func=_demo)
+    return parser
 
-    def model_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--model",
-            default=None,
-            help=f"model slug (default: {DEFAULT_MODELS['agent']}; {DEFAULT_MODELS['chat_completions']} with --api "
-            "chat_completions)",
-        )
-        p.add_argument(
-            "--effort",
-            default=None,
-            help="an Agent API effort level (fast, low, medium, high, xhigh; fast@VERSION pins one): picks the model",
-        )
-        p.add_argument("--preset", default=None, help="deprecated by Perplexity: use --effort")
-        p.add_argument(
-            "--api",
-            choices=list(DEFAULT_MODELS),  # one default model per surface (_surfaces.SURFACES)
-            default="agent",
-            help="Perplexity surface (default: agent; chat_completions is Sonar's, which Perplexity retired)",
-        )
 
+def _model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--model",
+        default=None,
+        help=f"model slug (default: {DEFAULT_MODELS['agent']}; {DEFAULT_MODELS['chat_completions']} with --api "
+        "chat_completions)",
+    )
+    p.add_argument(
+        "--effort",
+        default=None,
+        help="an Agent API effort level (fast, low, medium, high, xhigh; fast@VERSION pins one): picks the model",
+    )
+    p.add_argument("--preset", default=None, help="deprecated by Perplexity: use --effort")
+    p.add_argument(
+        "--api",
+        choices=list(DEFAULT_MODELS),  # one default model per surface (_surfaces.SURFACES)
+        default="agent",
+        help="Perplexity surface (default: agent; chat_completions is Sonar's, which Perplexity retired)",
+    )
+
+
+def _add_chat_and_check(sub: Any) -> None:
     chat = sub.add_parser("chat", help="ask Perplexity a question and stream the answer with its numbered sources")
     chat.add_argument("question", help="what to ask (quote it)")
     chat.add_argument("--system", default=None, help="a system message")
     chat.add_argument("--emulator", action="store_true", help="answer from the local emulator instead (no key needed)")
-    model_options(chat)
+    _model_options(chat)
     chat.set_defaults(func=_chat)
 
     check = sub.add_parser("check", help="show what the rules change in a conversation and the body it would send")
     check.add_argument("file", help="a JSON conversation (LangChain or OpenAI message dicts); - reads standard input")
-    model_options(check)
+    _model_options(check)
     check.set_defaults(func=_check)
 
+
+def _add_models(sub: Any) -> None:
     listing = sub.add_parser("models", help="list the models Perplexity serves (GET /v1/models): id and owner")
     listing.add_argument("--json", action="store_true", help="print Perplexity's list as JSON (ModelListOutput)")
     listing.add_argument("--emulator", action="store_true", help="list the local emulator's models (no key needed)")
     listing.set_defaults(func=_models, api="agent")
 
+
+def _add_emulator(sub: Any) -> None:
     emulator = sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine")
     emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     emulator.add_argument("--port", type=_port, default=8765, help="port to listen on (default: 8765; 0: any free)")
@@ -346,10 +359,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="live: answer as the live Agent API does (default); schema: the bare published schema",
     )
     emulator.set_defaults(func=_emulator)
-
-    demo = sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)")
-    demo.set_defaults(func=_demo)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,10 +1,7 @@
 """`perplexity-strict emulator --background`: start the emulator as its own process, and say so truthfully.
 
-The parent waits until the child has bound its port and printed its address, then
-reports that address and the child's PID (the process serving). A child that cannot
-listen exits with one line, which the parent repeats and exits non-zero. When a
-Perplexity emulator already serves the requested port, it is reused, not doubled:
-running the README's `eval` step twice leaves one emulator and the same exports.
+The parent reports the address once the child serves. An emulator already on the
+port is reused, so running the README's `eval` step twice leaves one.
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ from dataclasses import dataclass
 
 from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER
 
-PID_HEADER = EMULATOR_HEADER + "-pid"  # sent with GET /v1/models: the serving process
+PID_HEADER = EMULATOR_HEADER + "-pid"
 READY = re.compile(r"Perplexity emulator on (http://\S+)")
 START_TIMEOUT = 30.0
 
@@ -42,7 +39,7 @@ class Running:
 
 
 def listen_error(host: str, port: int, error: OSError) -> str:
-    """Why the emulator cannot listen on host:port, in words that name the real cause."""
+    """Why the emulator cannot listen on host:port."""
     where = f"cannot listen on {host}:{port}"
     if isinstance(error, socket.gaierror):
         return f"{where}: unknown host {host!r} (use an address of this machine, such as 127.0.0.1)"
@@ -56,13 +53,9 @@ def listen_error(host: str, port: int, error: OSError) -> str:
 
 
 def check_can_listen(host: str, port: int) -> None:
-    """Raise `StartError` now if host:port cannot be bound, rather than after starting a child to find out.
-
-    Binds as the emulator does (address reuse on) and lets go at once; the child
-    still reports its own failure should another program take the port meanwhile.
-    """
+    """Raise `StartError` now if host:port cannot be bound, before starting a child."""
     try:
-        with socket.socket(socket.AF_INET) as probe:  # the emulator listens on IPv4, as its server does
+        with socket.socket(socket.AF_INET) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))
     except OSError as error:
@@ -70,14 +63,14 @@ def check_can_listen(host: str, port: int) -> None:
 
 
 def running_emulator(host: str, port: int) -> Running | None:
-    """The emulator already serving host:port, if one does (it says so in its headers)."""
+    """The emulator already serving host:port, if any."""
     return None if port == 0 else running_emulator_at(f"http://{host}:{port}")
 
 
 def running_emulator_at(base_url: str) -> Running | None:
-    """The emulator serving `base_url`, if one does (it says so in its headers)."""
+    """The emulator serving `base_url`, if its headers say so."""
     try:
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # a local port: never via a proxy
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy
         with direct.open(base_url.rstrip("/").removesuffix("/v1") + "/v1/models", timeout=2) as response:
             pid = response.headers.get(PID_HEADER)
     except (OSError, ValueError):
@@ -86,7 +79,7 @@ def running_emulator_at(base_url: str) -> Running | None:
 
 
 def start(command: list[str]) -> Running:
-    """Run `command` (the foreground emulator) detached; return once it serves, or raise `StartError`."""
+    """Run `command` detached; return once it serves, or raise `StartError`."""
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
@@ -95,7 +88,7 @@ def start(command: list[str]) -> Running:
         start_new_session=True,
         text=True,
     )
-    assert process.stdout is not None and process.stderr is not None  # both are pipes
+    assert process.stdout is not None and process.stderr is not None
     with selectors.DefaultSelector() as selector:
         selector.register(process.stdout, selectors.EVENT_READ)
         deadline = time.monotonic() + START_TIMEOUT
@@ -103,7 +96,7 @@ def start(command: list[str]) -> Running:
             if selector.select(timeout=0.1):
                 found = READY.search(process.stdout.readline())
                 if found:
-                    # The child prints nothing more; closing our ends leaves it running on its own.
+                    # Closing our ends leaves the child running.
                     process.stdout.close()
                     process.stderr.close()
                     return Running(found.group(1), process.pid, reused=False)
@@ -122,13 +115,9 @@ STOP_COMMAND = 'eval "$(perplexity-strict emulator --stop --env)"'
 
 
 def report(running: Running, *, env: bool, environ: Mapping[str, str]) -> list[str]:
-    """Where the emulator is and how to stop it: lines to print; shell exports for `eval` with `env`.
+    """Where the emulator is and how to stop it; with `env`, shell exports for `eval`.
 
-    With `env`, a variable the shell already exported is first saved under another name, by
-    reference (`"$PPLX_API_KEY"`, never its value), so that `--stop --env` can give it back. A
-    shell already pointed at an emulator (`PERPLEXITY_EMULATOR_PID` set) saves nothing again. A
-    shell that reuses an emulator another shell started says so (`PERPLEXITY_EMULATOR_REUSED`), so
-    that its `--stop` leaves that emulator running for the other shell.
+    Exported variables are saved by reference, never value, for `--stop --env` to restore.
     """
     how = "already running, reused" if running.reused else "started"
     where = f"Perplexity emulator {how} at {running.base_url} (process {running.pid})"
@@ -148,11 +137,7 @@ def report(running: Running, *, env: bool, environ: Mapping[str, str]) -> list[s
 
 
 def restore(environ: Mapping[str, str]) -> list[str]:
-    """Shell lines that undo `--env`: each variable back to what it was before, or unset.
-
-    Only a shell `--env` pointed at an emulator (`PERPLEXITY_EMULATOR_PID` set) has anything to undo;
-    any other shell's variables are its own, and are left as they are.
-    """
+    """Shell lines that undo `--env`, in a shell it pointed at an emulator."""
     if "PERPLEXITY_EMULATOR_PID" not in environ:
         return ["# this shell was not pointed at an emulator by --background --env: its variables are left as they are"]
     lines = []
@@ -163,7 +148,7 @@ def restore(environ: Mapping[str, str]) -> list[str]:
 
 
 def stop(running: Running, *, wait: float = 10.0) -> None:
-    """Stop the emulator process `running` names, and wait until its address no longer serves."""
+    """Stop the emulator and wait until its address no longer serves."""
     try:
         os.kill(running.pid, signal.SIGTERM)
     except ProcessLookupError:

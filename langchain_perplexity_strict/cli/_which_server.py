@@ -1,9 +1,6 @@
 """Which server a base URL reaches: Perplexity, the package's emulator, or something else.
 
-The demo, `make smoke` and the real-API tests label answers by this, so an
-emulator's canned answer is never called live. Perplexity means both its base
-URL and a server that does not say it is the emulator; the emulator says so in
-the `x-perplexity-emulator` response header on every answer.
+So an emulator's canned answer is never labelled live.
 """
 
 from __future__ import annotations
@@ -16,26 +13,23 @@ from urllib.parse import urlsplit
 
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL as PERPLEXITY_BASE_URL
 
-EMULATOR_HEADER = "x-perplexity-emulator"  # the emulator's own name for it; it imports nothing from here
+EMULATOR_HEADER = "x-perplexity-emulator"
 Kind = Literal["perplexity", "emulator", "other"]
 
 
 def configured_base_url() -> str:
-    """The base URL ChatPerplexityStrict uses when none is given: `PPLX_BASE_URL`, else Perplexity's."""
+    """The default base URL: `PPLX_BASE_URL`, else Perplexity's."""
     return os.environ.get("PPLX_BASE_URL") or PERPLEXITY_BASE_URL
 
 
 def is_perplexity_url(base_url: str) -> bool:
-    """Whether `base_url` is Perplexity's API (https, api.perplexity.ai, default port)."""
+    """Whether `base_url` is Perplexity's API."""
     parts = urlsplit(base_url.strip())
     return parts.scheme == "https" and parts.hostname == "api.perplexity.ai" and parts.port in (None, 443)
 
 
 def says_emulator(base_url: str, timeout: float = 3.0) -> bool:
-    """Whether the server at `base_url` answers `GET /v1/models` with the emulator's header.
-
-    A server that cannot be reached says nothing, so this is False for it.
-    """
+    """Whether the server at `base_url` answers with the emulator's header."""
     url = base_url.rstrip("/") + "/v1/models"
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
@@ -63,11 +57,7 @@ def describe(kind: Kind, base_url: str) -> str:
 
 
 def why_not_perplexity() -> str | None:
-    """Why calls from this environment would not reach Perplexity's live API, or None when they would.
-
-    Checked in this order, so nothing is fetched without a key or for another URL:
-    a key is set, the base URL is Perplexity's, and the server there does not say it is the emulator.
-    """
+    """Why calls from here would not reach Perplexity's live API, or None."""
     if not (os.environ.get("PPLX_API_KEY") or os.environ.get("PERPLEXITY_API_KEY")):
         return "no PPLX_API_KEY or PERPLEXITY_API_KEY is set"
     base_url = configured_base_url()

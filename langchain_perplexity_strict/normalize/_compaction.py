@@ -119,7 +119,21 @@ def compact_messages(
     total = sum(sizes)
     if total <= max_tokens:
         return CompactionResult(list(converted), [], tuple(range(len(converted))), total, count.calls)
+    newest, fixed, budget = _fixed(converted, sizes, max_tokens)
+    units = _units(converted, [i for i in range(newest) if i not in fixed])
+    keep, cut, changes, budget = _fill(converted, units, sizes, budget, count)
+    dropped = tuple(i for unit in units for i in unit if i not in keep)
+    if dropped:
+        changes.insert(
+            0,
+            Change(RULE_NAME, dropped, f"oldest messages dropped to fit max_input_tokens={max_tokens}"),
+        )
+    kept = tuple(i for i in range(len(converted)) if i in fixed or i in keep)
+    return CompactionResult([cut.get(i, converted[i]) for i in kept], changes, kept, max_tokens - budget, count.calls)
 
+
+def _fixed(converted: Sequence[BaseMessage], sizes: list[int], max_tokens: int) -> tuple[int, set[int], int]:
+    """The newest user turn's index, the messages always kept, and the budget left for the rest."""
     roles = [role_of(m, index=i) for i, m in enumerate(converted)]
     newest = max((i for i, r in enumerate(roles) if r == "user"), default=len(converted))
     fixed = {i for i, r in enumerate(roles) if r == "system"} | set(range(newest, len(converted)))
@@ -131,12 +145,17 @@ def compact_messages(
             "shorten the newest turn."
         )
         raise ValueError(msg)
+    return newest, fixed, budget
 
-    units = _units(converted, [i for i in range(newest) if i not in fixed])
+
+def _fill(
+    converted: Sequence[BaseMessage], units: list[list[int]], sizes: list[int], budget: int, count: MessageCounter
+) -> tuple[set[int], dict[int, BaseMessage], list[Change], int]:
+    """Keep units newest first while they fit; cut lines from the first that does not."""
     keep: set[int] = set()
     cut: dict[int, BaseMessage] = {}
     changes: list[Change] = []
-    for unit in reversed(units):  # newest first
+    for unit in reversed(units):
         size = sum(sizes[i] for i in unit)
         if size <= budget:
             keep.update(unit)
@@ -153,14 +172,7 @@ def compact_messages(
                     Change(RULE_NAME, (unit[0],), "lines dropped from the front of the oldest kept message to fit")
                 )
         break
-    dropped = tuple(i for unit in units for i in unit if i not in keep)
-    if dropped:
-        changes.insert(
-            0,
-            Change(RULE_NAME, dropped, f"oldest messages dropped to fit max_input_tokens={max_tokens}"),
-        )
-    kept = tuple(i for i in range(len(converted)) if i in fixed or i in keep)
-    return CompactionResult([cut.get(i, converted[i]) for i in kept], changes, kept, max_tokens - budget, count.calls)
+    return keep, cut, changes, budget
 
 
 def _units(messages: Sequence[BaseMessage], indices: list[int]) -> list[list[int]]:
