@@ -20,8 +20,8 @@ import warnings
 import weakref
 from typing import Any
 
-_INTERNAL = frozenset({"langchain_perplexity_strict", "langchain_core", "pydantic"})
-"""Packages whose frames are skipped to find the caller's line (`skip_file_prefixes` is Python 3.12+)."""
+_INTERNAL = frozenset({"langchain_perplexity_strict", "langchain_core", "pydantic", "asyncio"})
+"""Packages whose frames are skipped to find the caller's line (asyncio: a task's is the loop that ran it)."""
 
 
 def _module(frame: Any) -> str:
@@ -60,6 +60,11 @@ class OncePerOwner:
         except BaseException:
             record[1].discard(key)  # `-W error`: the next call raises it again, as `warnings.warn` would
             raise
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """A warning at the caller's line (the first frame outside this package), however deep the package is."""
+    warnings.warn_explicit(message, category, *_caller())
 
 
 def log(logger: logging.Logger, level: int, message: str, *args: object) -> None:
