@@ -8,6 +8,7 @@ ones. The `perplexity-strict emulator` command, which imports the package too, n
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
 from importlib.util import find_spec
 from typing import TYPE_CHECKING
@@ -192,6 +193,34 @@ _MOVED: dict[str, str] = {
 }
 """langchain-perplexity's public names (its `__all__`, 1.4.2) that this package has not: what to use instead.
 Its `PerplexityEmbeddings`, `PerplexitySearchRetriever`, `PerplexitySearchResults` and `UserLocation` are here."""
+
+
+_MODULES = {
+    "retrievers": "PerplexitySearchRetriever",
+    "tools": "PerplexitySearchResults",
+    "embeddings": "PerplexityEmbeddings",
+    "types": "UserLocation, WebSearchOptions, MediaResponse",
+    "output_parsers": "ReasoningJsonOutputParser, ReasoningStructuredOutputParser, strip_think_tags",
+}
+"""langchain-perplexity's modules that this package has not, and the names a switched import wants from them."""
+
+
+class _SwitchedModules:
+    """Asked last, once every other finder failed: langchain-perplexity's module path under this package
+    (a find-and-replace switch) raises an error saying where the names are."""
+
+    @staticmethod
+    def find_spec(fullname: str, path: object = None, target: object = None) -> None:
+        module = fullname.removeprefix(f"{__name__}.")
+        if module in _MODULES:
+            msg = (
+                f"{fullname}: langchain-perplexity's module; langchain_perplexity_strict has no {module} module. "
+                f"Import from the package: from {__name__} import {_MODULES[module]} (each says what to use)."
+            )
+            raise ModuleNotFoundError(msg, name=fullname)
+
+
+sys.meta_path.append(_SwitchedModules)
 
 
 def __getattr__(name: str) -> object:

@@ -99,8 +99,8 @@ TOKEN_BUDGET = Accepts("an integer >= 0 (0: no compaction)", Annotated[int, Stri
 def _is_url(value: str) -> bool:
     try:
         parts = urlsplit(value)
-        return parts.scheme in ("http", "https") and bool(parts.hostname)
-    except ValueError:  # an unclosed IPv6 bracket
+        return parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # an unclosed IPv6 bracket, a port that is not a number in 1-65535
         return False
 
 

@@ -15,8 +15,8 @@ import warnings
 import weakref
 from typing import Any
 
-_INTERNAL = frozenset({"langchain_perplexity_strict", "langchain_core", "pydantic"})
-"""Packages skipped to find the caller's line (`skip_file_prefixes` is Python 3.12+)."""
+_INTERNAL = frozenset({"langchain_perplexity_strict", "langchain_core", "pydantic", "asyncio"})
+"""Packages skipped to find the caller's line (asyncio: a task's caller is the loop's)."""
 
 
 def _module(frame: Any) -> str:
@@ -54,6 +54,11 @@ class OncePerOwner:
         except BaseException:
             record[1].discard(key)  # `-W error`: raise again next time
             raise
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """A warning at the caller's line (the first frame outside this package), however deep the package is."""
+    warnings.warn_explicit(message, category, *_caller())
 
 
 def log(logger: logging.Logger, level: int, message: str, *args: object) -> None:

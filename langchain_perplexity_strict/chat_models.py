@@ -724,3 +724,13 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         if method is None:
             method = cast(Method, structured_output_method(self.call_profile()))
         return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict, tools=tools)
+
+
+def __getattr__(name: str) -> Any:
+    """`from langchain_perplexity_strict.chat_models import ChatPerplexity` (a switched import) says what to use."""
+    if name == "ChatPerplexity":
+        from langchain_perplexity_strict import _MOVED
+
+        msg = f"ChatPerplexity is langchain-perplexity's: {_MOVED[name]}."
+        raise ImportError(msg, name=__name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,7 +7,6 @@ So `split_documents` embeds each document's chunks together and keeps the vector
 from __future__ import annotations
 
 import threading
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -38,6 +37,7 @@ from langchain_perplexity_strict._embeddings._request import (
     text_cost,
     text_list,
 )
+from langchain_perplexity_strict._once import warn
 
 CONTEXTUALIZED_PATH = "/v1/contextualizedembeddings"
 _LOCK = threading.Lock()
@@ -269,12 +269,10 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
                 at += longest
             self._prepared = [run for run in self._prepared if run.left]
         if ambiguous:
-            warnings.warn(
+            warn(
                 f"embed_documents: {ambiguous} text(s) match chunks prepared by more than one split_documents "
                 "call, with different vectors, and nothing around them tells which; they were embedded as "
-                "one-chunk documents. Give each store the chunks as split_documents returned them.",
-                UserWarning,
-                stacklevel=3,
+                "one-chunk documents. Give each store the chunks as split_documents returned them."
             )
         return found, [n for n, vector in enumerate(found) if vector is None]
 

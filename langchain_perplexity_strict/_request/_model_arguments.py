@@ -11,7 +11,7 @@ from langchain_core.runnables.config import get_config_list, merge_configs
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
 
-from langchain_perplexity_strict._accepts import near_typo, unknown_argument
+from langchain_perplexity_strict._accepts import CONNECTION, near_typo, unknown_argument
 from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
 from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, Convert, translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
@@ -93,9 +93,12 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
         if close in FOREIGN_HINTS:
             hint += f" {FOREIGN_HINTS[close]}."
         listed = f" Call-time parameters are: {', '.join([*sorted(PARAMETERS), *CALL_KWARGS, 'model', 'extra_body'])}."
+        if unknown[0] in CONNECTION:  # the client's settings belong to the model, as ChatOpenAI's do
+            name = unknown[0]
+            hint, listed = "", f" {name} is set on the model: model.model_copy(update={{{name!r}: ...}})."
         msg = (
             f"{named(unknown[0], params[unknown[0]], *like)} "
-            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{hint}{'' if close else listed}"
+            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{hint}{'' if hint else listed}"
         )
         raise ValueError(msg)
     model = params.get("model")

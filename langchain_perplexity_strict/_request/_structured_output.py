@@ -7,7 +7,6 @@ Schemas are read by langchain-openai's and the openai SDK's converters, so the s
 from __future__ import annotations
 
 import re
-import warnings
 from operator import itemgetter
 from typing import Any, Literal, cast, get_args
 
@@ -24,6 +23,7 @@ from langchain_core.utils.pydantic import is_basemodel_subclass
 from langchain_openai.chat_models.base import _convert_to_openai_response_format
 from openai.lib._parsing._completions import type_to_response_format_param
 
+from langchain_perplexity_strict._once import warn
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._model_arguments import KeptBinding
 from langchain_perplexity_strict._request._tools import openai_tool
@@ -221,12 +221,10 @@ def structured_runnable(
     if method == "function_calling" and function_tools:
         return _forced_tool(model, schema, strict, tools, include_raw)
     if method == "function_calling":
-        warnings.warn(
+        warn(
             "with_structured_output(method='function_calling'): the Sonar chat-completions "
             "models have no function tools, so the schema is sent as a json_schema "
-            "response_format instead (the parsed result is the same).",
-            UserWarning,
-            stacklevel=3,
+            "response_format instead (the parsed result is the same)."
         )
         # As function calling would send it.
         tool_spec = _spec_of(as_function_tool(schema, strict)["function"])

@@ -6,11 +6,11 @@ text and images only. The newest turn warns on a loss, and is refused when nothi
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_perplexity_strict._once import warn
 from langchain_perplexity_strict.normalize._content import (
     REASONING_TYPES,
     TEXT_TYPES,
@@ -127,13 +127,11 @@ def _newest_turn_lost(kinds: str, why: str, *, nothing_left: bool) -> None:
             "left to answer. Send text, or content this model's profile takes."
         )
         raise ValueError(msg)
-    warnings.warn(f"The newest user message lost content block(s) {kinds}: {why}.", UserWarning, stacklevel=4)
+    warn(f"The newest user message lost content block(s) {kinds}: {why}.")
 
 
 def _newest_result_lost(kind: str, why: str) -> None:
-    warnings.warn(
+    warn(
         f"The newest tool result lost its {_LABELS[kind]}, named in its text instead: {why}. Return the "
-        "content's text, or use a model whose profile takes it.",
-        UserWarning,
-        stacklevel=5,
+        "content's text, or use a model whose profile takes it."
     )

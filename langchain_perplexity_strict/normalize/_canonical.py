@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -17,6 +16,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
+from langchain_perplexity_strict._once import warn
 from langchain_perplexity_strict.normalize._approvals import approval_requests, approval_responses
 from langchain_perplexity_strict.normalize._content import (
     VIEW_KWARGS,
@@ -121,11 +121,9 @@ def _newest_turn_lost(canonical: CanonicalContent) -> None:
             "or a file by URL or inline data."
         )
         raise ValueError(msg)
-    warnings.warn(
+    warn(
         f"The newest user message lost content block(s) {kinds}: Perplexity takes text, and images and files "
-        "by URL or inline data; the rest of the message is sent.",
-        UserWarning,
-        stacklevel=2,
+        "by URL or inline data; the rest of the message is sent."
     )
 
 

@@ -200,10 +200,10 @@ def test_minus_c_every_form_answers_and_warns_at_the_callers_line(server: Perple
         assert text in result.stderr, what
     # One per model: invoke (once for two calls), stream, batch, ainvoke, astream, abatch, thread, six exec/eval.
     assert result.stderr.count(SONAR) == 13
-    # At the caller's line: the `-c` code's (invoke, stream, ainvoke, the thread's call), the exec'd or eval'd
-    # code's; batch and the async streams warn from their executor thread or task.
+    # At the caller's line: the `-c` code's (invoke, stream, ainvoke, astream, abatch, the thread's call), the
+    # exec'd or eval'd code's; batch warns from its executor thread.
     blamed = re.findall(rf"^(\S+):\d+: UserWarning: model 'sonar-pro' {SONAR}", result.stderr, re.MULTILINE)
-    assert blamed.count("<string>") == 4 and blamed.count("<odd>") == 6
+    assert blamed.count("<string>") == 6 and blamed.count("<odd>") == 6
 
 
 def test_stdin_with_warnings_ignored_answers_and_says_nothing(server: PerplexityEmulator) -> None:
@@ -413,3 +413,37 @@ def test_a_callback_that_raises_follows_langchain_cores_raise_error(
     else:
         assert "".join(str(c.content) for c in stream())
         assert asyncio.run(model.ainvoke("hi", config={"callbacks": [handler]})).content
+
+
+def _warned_lines(call: Any) -> list[tuple[str, int]]:
+    """Where each warning `call` gives points: the file and line."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [(w.filename, w.lineno) for w in caught]
+
+
+def test_every_warning_points_at_the_callers_line(server: PerplexityEmulator) -> None:
+    """Whatever the depth of the package code that warns: the normalizer, structured output, embeddings."""
+    from langchain_core.messages import HumanMessage
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        text: str
+
+    video = {"type": "video", "url": "https://v.example/c.mp4", "mime_type": "video/mp4"}
+    agent = ChatPerplexityStrict(api_key=KEY, base_url=server.base_url)  # type: ignore[arg-type]
+    sonar = ChatPerplexityStrict(api="chat_completions", model="sonar", api_key=KEY, base_url=server.base_url)  # type: ignore[arg-type]
+    here = __file__
+    forms = {
+        "lost block, invoke": lambda: agent.invoke([HumanMessage([{"type": "text", "text": "hi"}, video])]),
+        "lost block, stream": lambda: list(agent.stream([HumanMessage([{"type": "text", "text": "hi"}, video])])),
+        "lost block, ainvoke": lambda: asyncio.run(
+            agent.ainvoke([HumanMessage([{"type": "text", "text": "hi"}, video])])
+        ),
+        "structured output": lambda: sonar.with_structured_output(Answer, method="function_calling"),
+    }
+    for name, call in forms.items():
+        lines = _warned_lines(call)
+        assert lines, name
+        assert all(file == here for file, _ in lines), (name, lines)

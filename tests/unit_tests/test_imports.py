@@ -174,3 +174,26 @@ def test_langchain_perplexitys_names_import_or_say_what_to_use(name: str) -> Non
     assert WHAT_TO_USE.get(name, "") in message
     for suggested in ("ChatPerplexityStrict", "image_search_tool"):  # what it names exists
         assert suggested not in message or suggested in langchain_perplexity_strict.__all__
+
+
+SWITCHED_MODULES = {
+    "retrievers": "PerplexitySearchRetriever",
+    "tools": "PerplexitySearchResults",
+    "embeddings": "PerplexityEmbeddings",
+    "types": "UserLocation",
+    "output_parsers": "ReasoningJsonOutputParser",
+}
+
+
+@pytest.mark.parametrize(("module", "name"), SWITCHED_MODULES.items())
+def test_langchain_perplexitys_modules_say_where_their_names_are(module: str, name: str) -> None:
+    """`from langchain_perplexity_strict.retrievers import ...` (a find-and-replace switch) names the import to use."""
+    with pytest.raises(ModuleNotFoundError, match=rf"has no {module} module\. Import from the package: .*{name}"):
+        exec(f"from langchain_perplexity_strict.{module} import {name}", {})
+
+
+def test_a_switched_chat_models_import_names_chat_perplexity_strict() -> None:
+    with pytest.raises(ImportError, match="ChatPerplexity is langchain-perplexity's: use ChatPerplexityStrict"):
+        exec("from langchain_perplexity_strict.chat_models import ChatPerplexity", {})
+    with pytest.raises(ModuleNotFoundError):  # other missing modules stay Python's own error
+        exec("import langchain_perplexity_strict.no_such_module", {})

@@ -49,3 +49,13 @@ def test_a_misspelt_call_argument_is_one_short_line_and_not_retryable(way: str) 
         == "temprature=1 is not a parameter of ChatPerplexityStrict (api='agent'). Did you mean 'temperature'?"
     )
     assert caught.value.is_retryable is False  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("name", "value"), [("timeout", 5), ("max_retries", 1), ("base_url", "http://127.0.0.1:8")])
+def test_a_connection_setting_in_a_call_says_it_is_set_on_the_model(name: str, value: object) -> None:
+    model = ChatPerplexityStrict(api_key="k", base_url="http://127.0.0.1:9")
+    with pytest.raises(
+        ValueError, match=rf"{name} is set on the model: model\.model_copy\(update=\{{'{name}': \.\.\.\}}\)"
+    ):
+        model.invoke("hi", **{name: value})
+    assert getattr(model.model_copy(update={name: value}), name) == value  # the suggestion works as written
