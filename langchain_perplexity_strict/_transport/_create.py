@@ -34,7 +34,7 @@ from langchain_perplexity_strict._transport._compat import (
     MAX_RETRY_DELAY,
     parse_retry_after,
 )
-from langchain_perplexity_strict.errors import PerplexityRunUnknownError
+from langchain_perplexity_strict.errors import PerplexityRunUnknownError, error_detail
 
 T = TypeVar("T")
 
@@ -82,7 +82,7 @@ def may_have_started(error: openai.APIError) -> bool:
 def unknown_run(error: openai.APIError, max_retries: int) -> PerplexityRunUnknownError:
     """The error for a create that failed after it was sent, without a response id."""
     if isinstance(error, openai.APIStatusError):
-        what = f"HTTP {error.status_code}: {error.message}"
+        what = f"HTTP {error.status_code}: {error_detail(error.body).get('message') or error.message}"
     else:
         cause = error.__cause__ or error
         what = f"{type(cause).__name__}: {cause or error}"

@@ -65,10 +65,17 @@ def standard_view(message: BaseMessage) -> Any:
     except (NotImplementedError, KeyError, TypeError, ValueError, AttributeError):
         outside = AIMessage(content=[], additional_kwargs=message.additional_kwargs).content_blocks
         blocks = [*content, *outside]
+    blocks = [_unwrapped(b) for b in blocks]
     refusal = message.additional_kwargs.get("refusal")
     if isinstance(refusal, str) and refusal and not any(_kind(b) == "refusal" for b in blocks):
         blocks.append({"type": "refusal", "refusal": refusal})
     return blocks
+
+
+def _unwrapped(block: Any) -> Any:
+    """A refusal langchain-core < 1.8 shows wrapped as `non_standard`, as the refusal block it is."""
+    value = block.get("value") if isinstance(block, dict) and block.get("type") == "non_standard" else None
+    return value if isinstance(value, dict) and value.get("type") == "refusal" else block
 
 
 def is_own(message: BaseMessage) -> bool:
