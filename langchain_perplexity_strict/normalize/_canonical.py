@@ -23,6 +23,7 @@ from langchain_perplexity_strict.normalize._content import (
     CanonicalContent,
     canonical_content,
     is_own,
+    kwarg_sources,
     standard_view,
 )
 from langchain_perplexity_strict.normalize._roles import is_developer
@@ -66,26 +67,7 @@ class CanonicalMessages:
         canonical = canonical_content(content, assistant=assistant, own=is_own(message))
         if newest and (canonical.dropped or canonical.reasoning) and not approval_responses(message.content):
             _newest_turn_lost(canonical)
-        notes = []
-        if canonical.flattened:
-            notes.append(f"{_kinds(canonical.flattened)} sent as text")
-        if canonical.reasoning:
-            notes.append(f"reasoning block(s) {_kinds(canonical.reasoning)} left out (reasoning is not sent back)")
-        if canonical.dropped:
-            notes.append(
-                f"content block(s) {_kinds(canonical.dropped)} left out (Perplexity takes text, and images and files "
-                "by URL or inline data" + (", and an assistant turn only text)" if assistant else ")")
-            )
-        if canonical.videos:
-            notes.append(
-                f"video block(s) {_kinds(canonical.videos)} sent as video_url on chat completions; the Agent "
-                "API takes no video, so there each is left out (and a newest turn of videos alone is refused)"
-            )
-        if entry.role == "tool" and (files := _file_names(canonical.content)):
-            notes.append(
-                f"file(s) {files} in a tool result named in its text on the Agent API (a function output takes "
-                "text and images only) and sent as file_url on chat completions"
-            )
+        notes = _notes(canonical, entry)
         invalid = getattr(message, "invalid_tool_calls", None) or [] if assistant else []
         if invalid:
             names = ", ".join(repr(c.get("name") or c.get("id")) for c in invalid)
@@ -109,6 +91,37 @@ class CanonicalMessages:
         elif approvals:
             rebuilt.content = [*rebuilt.content, *approvals]
         return Entry(rebuilt, entry.role, entry.sources)
+
+
+def _notes(canonical: CanonicalContent, entry: Entry) -> list[str]:
+    """What converting the content flattened, left out or moved, one note each."""
+    assistant = entry.role == "assistant"
+    notes = []
+    if canonical.flattened:
+        notes.append(f"{_kinds(canonical.flattened)} sent as text")
+    if canonical.reasoning:
+        notes.append(f"reasoning block(s) {_kinds(canonical.reasoning)} left out (reasoning is not sent back)")
+    if canonical.dropped:
+        notes.append(
+            f"content block(s) {_kinds(canonical.dropped)} left out (Perplexity takes text, and images and files "
+            "by URL or inline data" + (", and an assistant turn only text)" if assistant else ")")
+        )
+    sources = [*canonical.citations, *(kwarg_sources(entry.message.additional_kwargs) if assistant else ())]
+    if sources:
+        notes.append(
+            f"citation(s) {_kinds(sources)} left out (a request carries no citations; the text is sent as written)"
+        )
+    if canonical.videos:
+        notes.append(
+            f"video block(s) {_kinds(canonical.videos)} sent as video_url on chat completions; the Agent "
+            "API takes no video, so there each is left out (and a newest turn of videos alone is refused)"
+        )
+    if entry.role == "tool" and (files := _file_names(canonical.content)):
+        notes.append(
+            f"file(s) {files} in a tool result named in its text on the Agent API (a function output takes "
+            "text and images only) and sent as file_url on chat completions"
+        )
+    return notes
 
 
 def _newest_turn_lost(canonical: CanonicalContent) -> None:

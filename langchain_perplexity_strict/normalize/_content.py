@@ -27,8 +27,10 @@ TOOL_CALL_TYPES = frozenset({"tool_call", "tool_call_chunk", "invalid_tool_call"
 REASONING_TYPES = frozenset({"reasoning", "thinking", "redacted_thinking"})
 PARSED_TYPES = frozenset({"image", "image_url", "file", "document", "audio", "input_audio"})
 """Block types langchain-core may parse into standard data blocks."""
-VIEW_KWARGS = frozenset({"refusal", "reasoning_content", "reasoning", "audio", "executed_tools"})
-"""`additional_kwargs` keys the standard view shows: an answer with one is read through it."""
+SOURCE_KWARGS = frozenset({"citations", "search_results", "annotations"})
+"""`additional_kwargs` keys of an answer's sources (this package's, langchain-perplexity's, ChatXAI's)."""
+VIEW_KWARGS = frozenset({"refusal", "reasoning_content", "reasoning", "audio", "executed_tools", *SOURCE_KWARGS})
+"""`additional_kwargs` keys the standard view shows, and sources: an answer with one is read through it."""
 
 
 @dataclass
@@ -41,6 +43,8 @@ class CanonicalContent:
     videos: list[str] = field(default_factory=list)
     """The caller's kinds of the blocks that became videos."""
     reasoning: list[str] = field(default_factory=list)
+    citations: list[str] = field(default_factory=list)
+    """The sources cited by the text blocks (URL, else title), left out."""
 
     @property
     def empty(self) -> bool:
@@ -86,8 +90,8 @@ def is_own(message: BaseMessage) -> bool:
 def canonical_content(content: Any, *, assistant: bool, own: bool = True) -> CanonicalContent:
     """`content` as a string (assistant) or a list of text, image and file blocks.
 
-    Reasoning is named in `reasoning`; tool calls, own server tool work and approvals go silently;
-    anything else unsendable is named in `dropped`.
+    Reasoning is named in `reasoning`, text blocks' citations in `citations` (text is sent as written);
+    tool calls, own server tool work and approvals go silently; anything else unsendable is named in `dropped`.
     """
     if isinstance(content, str):
         return CanonicalContent(content)
@@ -120,6 +124,7 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
         return None
     kind = block.get("type")
     if kind in TEXT_TYPES and isinstance(block.get("text"), str):
+        result.citations += cited(block)
         return {"type": "text", "text": block["text"]}
     if kind in REASONING_TYPES:
         result.reasoning.append(kind)
@@ -135,6 +140,7 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
         result.flattened += inner.flattened
         result.videos += inner.videos
         result.reasoning += inner.reasoning
+        result.citations += inner.citations
         result.dropped += ["non_standard"] if converted is None and not inner.reasoning else []
         return converted
     written = str(kind)  # for reports
@@ -168,6 +174,40 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
         return {"type": "text", "text": block["text"]}
     result.dropped.append(written)
     return None
+
+
+def cited(block: dict[str, Any]) -> list[str]:
+    """The sources a text block cites: standard and OpenAI `annotations`, Anthropic `citations`.
+
+    Each by URL, else title; `cited_text` is the answer's own words or the document's, never a source.
+    """
+    names = []
+    for note in [*_listed(block.get("annotations")), *_listed(block.get("citations"))]:
+        if isinstance(note, str):  # a bare URL (Perplexity's and ChatXAI's `citations`)
+            names.append(note)
+            continue
+        inner = note.get("url_citation") if isinstance(note.get("url_citation"), dict) else {}
+        name = next((n for n in _names(note, inner) if isinstance(n, str) and n), None)
+        names.append(name or str(note.get("type") or "citation"))
+    return names
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list's str and dict items; anything else (Anthropic's `{"enabled": true}` setting): none."""
+    return [v for v in value if isinstance(v, (str, dict))] if isinstance(value, list) else []
+
+
+def _names(note: dict[str, Any], inner: dict[str, Any]) -> tuple[Any, ...]:
+    return (note.get("url"), inner.get("url"), note.get("title"), note.get("document_title"), note.get("filename"))
+
+
+def kwarg_sources(kwargs: dict[str, Any]) -> list[str]:
+    """The sources an answer keeps in `SOURCE_KWARGS`: cited URLs, search results' URLs, annotations."""
+    names = cited({"annotations": kwargs.get("annotations"), "citations": kwargs.get("citations")})
+    for record in _listed(kwargs.get("search_results")):
+        name = record.get("url") or record.get("title") if isinstance(record, dict) else None
+        names += [str(name)] if name else []
+    return names
 
 
 def _parsed(block: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,8 @@ provider's own block shapes, which langchain-core's block translators
 `response_metadata["model_provider"]`) turn into standard blocks. Each such
 part is kept (a refusal and cited text as the turn's text) or left out by a
 named rule the report records (reasoning; another provider's server tools;
-an image, a file or audio in an assistant turn), never dropped as "no content".
+an image, a file or audio in an assistant turn; citations and sources), never
+dropped silently or as "no content".
 
 Forms (provider x field):
 - any provider / none: `additional_kwargs["refusal"]` (ChatOpenAI's chat
@@ -22,6 +23,13 @@ Forms (provider x field):
 - bedrock_converse: `reasoning_content` blocks
 - perplexity (this package's v0 answer): `reasoning_content`
 - no provider: an image in an assistant turn
+- citations (the text sent as written, each source named in the report):
+  anthropic `web_search_result_location` and `char_location` (`cited_text`),
+  also with no provider (stored before `model_provider`); openai `url_citation`
+  in Responses v0.3 and `responses/v1` content; langchain v1 `citation`
+  annotations; xai `additional_kwargs["citations"]`; this package's answers
+  (v0 `[n]` markers with `citations` and `search_results`, v0 `url_citation`
+  `annotations`, v1 content)
 
 Restoration paths, each form through each: as built; `messages_to_dict` /
 `messages_from_dict`; `convert_to_messages` of a role dict; `dumpd` + `load`;
@@ -63,6 +71,12 @@ REASONING = "reasoning block(s) 'reasoning' left out (reasoning is not sent back
 REFUSED = "'refusal' sent as text"
 SERVER = "content block(s) 'server_tool_call', 'server_tool_result' left out"
 NOT_SENT = "nothing is left, so the message is not sent"
+CITE = "https://cite.example/page"
+CITED = f"citation(s) '{CITE}' left out (a request carries no citations; the text is sent as written)"
+CITED_U = "citation(s) 'https://u.example' left out"
+SOURCES = [{"id": 1, "url": "https://a.example", "title": "A", "snippet": "a"},
+           {"id": 2, "url": "https://b.example", "title": "B", "snippet": "b"}]  # fmt: skip
+CITED_AB = "citation(s) 'https://a.example', 'https://b.example' left out"
 AGENT = ChatPerplexityStrict(model="perplexity/sonar", api="agent", api_key="unused", max_input_tokens=0)
 CHAT = ChatPerplexityStrict(model="sonar", api="chat_completions", api_key="unused", max_input_tokens=0)
 
@@ -93,7 +107,7 @@ FORMS: dict[str, Form] = {
                 "id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": THOUGHT}]}},
             response_metadata=_meta("openai"),
         ),
-        "Cited. " + REFUSAL, (REFUSED, REASONING), (THOUGHT,),
+        "Cited. " + REFUSAL, (REFUSED, REASONING, CITED_U), (THOUGHT, "https://u.example"),
     ),
     "openai v1 content": Form(
         AIMessage(
@@ -102,7 +116,7 @@ FORMS: dict[str, Form] = {
              {"type": "refusal", "refusal": REFUSAL}],
             response_metadata=_meta("openai", output_version="v1"),
         ),
-        "Cited. " + REFUSAL, (REFUSED, REASONING), (THOUGHT,),
+        "Cited. " + REFUSAL, (REFUSED, REASONING, CITED_U), (THOUGHT, "https://u.example"),
     ),
     "deepseek reasoning_content": Form(
         AIMessage("Answer.", additional_kwargs={"reasoning_content": THOUGHT}, response_metadata=_meta("deepseek")),
@@ -127,7 +141,7 @@ FORMS: dict[str, Form] = {
                                                                "cited_text": "c", "encrypted_index": "e"}]}],
             response_metadata=_meta("anthropic"),
         ),
-        "Cited.", (REASONING, SERVER), (THOUGHT,),
+        "Cited.", (REASONING, SERVER, CITED_U), (THOUGHT, "https://u.example"),
     ),
     "google_genai thinking": Form(
         AIMessage([{"type": "thinking", "thinking": THOUGHT}, {"type": "text", "text": "Answer."}],
@@ -151,6 +165,73 @@ FORMS: dict[str, Form] = {
         AIMessage([{"type": "text", "text": "See."}, {"type": "image", "url": "https://img.example/x.png"}]),
         "See.", ("content block(s) 'image' left out",), ("https://img.example/x.png",),
     ),
+}  # fmt: skip
+
+
+def _anthropic_web(**metadata: Any) -> AIMessage:
+    citation = {
+        "type": "web_search_result_location",
+        "url": CITE,
+        "title": "t",
+        "encrypted_index": "x",
+        "cited_text": "the cited words",
+    }
+    return AIMessage([{"type": "text", "text": "T", "citations": [citation]}], response_metadata=metadata)
+
+
+def _url_citation(**more: Any) -> dict[str, Any]:
+    return {"type": "url_citation", "url": CITE, "title": "t", "start_index": 0, "end_index": 1, **more}
+
+
+def _own_v0() -> AIMessage:
+    """This package's v0 answer: `[n]` markers, its `citations` and `search_results`."""
+    kwargs = {"citations": [r["url"] for r in SOURCES], "search_results": SOURCES}
+    return AIMessage("Both [1][2].", additional_kwargs=kwargs, response_metadata=_meta("perplexity"))
+
+
+def _own_v1() -> AIMessage:
+    """This package's v1 answer: its v0 message's `content_blocks` (as `_response._render` builds it)."""
+    v0 = _own_v0()
+    return v0.model_copy(
+        update={"content": v0.content_blocks, "response_metadata": _meta("perplexity", output_version="v1")}
+    )
+
+
+FORMS |= {
+    "anthropic web_search_result_location": Form(_anthropic_web(**_meta("anthropic")), "T", (CITED,),
+                                                 (CITE, "the cited words")),
+    "anthropic citations, no provider": Form(_anthropic_web(), "T", (CITED,), (CITE, "the cited words")),
+    "anthropic char_location": Form(
+        AIMessage([{"type": "text", "text": "T", "citations": [
+            {"type": "char_location", "cited_text": "quoted words", "document_index": 0, "document_title": "Doc",
+             "start_char_index": 0, "end_char_index": 12}]}], response_metadata=_meta("anthropic")),
+        "T", ("citation(s) 'Doc' left out",), ("quoted words",),
+    ),
+    "openai responses v0.3 url_citation": Form(
+        AIMessage([{"type": "text", "text": "T", "annotations": [_url_citation()]}], response_metadata=_meta("openai")),
+        "T", (CITED,), (CITE,),
+    ),
+    "openai responses/v1 url_citation": Form(
+        AIMessage([{"type": "text", "text": "T", "annotations": [_url_citation()], "id": "msg_1"}],
+                  response_metadata=_meta("openai", output_version="responses/v1")),
+        "T", (CITED,), (CITE,),
+    ),
+    "langchain v1 citation": Form(
+        AIMessage([{"type": "text", "text": "T", "annotations": [
+            {"type": "citation", "url": CITE, "cited_text": "T"}]}], response_metadata={"output_version": "v1"}),
+        "T", (CITED,), (CITE,),
+    ),
+    "xai citations kwargs": Form(
+        AIMessage("T", additional_kwargs={"citations": [CITE]}, response_metadata=_meta("xai")), "T", (CITED,), (CITE,)
+    ),
+    "perplexity v0 answer with sources": Form(_own_v0(), "Both [1][2].", (CITED_AB,),
+                                              ("https://a.example", "https://b.example")),
+    "perplexity v0 url_citation annotations": Form(
+        AIMessage("T", additional_kwargs={"annotations": [_url_citation()]}, response_metadata=_meta("perplexity")),
+        "T", (CITED,), (CITE,),
+    ),
+    "perplexity v1 answer with sources": Form(_own_v1(), "Both [1][2].", (CITED_AB,),
+                                              ("https://a.example", "https://b.example")),
 }  # fmt: skip
 
 
