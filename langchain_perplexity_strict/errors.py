@@ -1,7 +1,7 @@
 """The package's errors, each of one langchain-core kind (`langchain_core.exceptions`), with its retry flag.
 
 HTTP errors surface as langchain-openai's exceptions; these classes cover what those lack.
-Middleware reads the kind and `is_retryable`.
+Middleware reads the kind and `is_retryable`; `kind_of` below picks the kind.
 """
 
 from __future__ import annotations
@@ -16,18 +16,27 @@ import openai
 from langchain_core.exceptions import (
     ContextOverflowError,
     ModelAPIError,
+    ModelAuthenticationError,
     ModelError,
     ModelInvalidRequestError,
+    ModelNotFoundError,
+    ModelPermissionDeniedError,
+    ModelRateLimitError,
 )
 from langchain_core.messages import AIMessage
 
 __all__ = [
+    "PerplexityAuthenticationError",
     "PerplexityBatchError",
     "PerplexityBatchTimeoutError",
     "PerplexityBudgetExceededError",
     "PerplexityContextOverflowError",
     "PerplexityIncompleteError",
     "PerplexityInvalidRequestError",
+    "PerplexityNotFoundError",
+    "PerplexityPermissionDeniedError",
+    "PerplexityRateLimitError",
+    "PerplexityRefusedRunError",
     "PerplexityRequestError",
     "PerplexityRequestTypeError",
     "PerplexityResponseError",
@@ -73,6 +82,35 @@ class PerplexityResponseError(ModelAPIError):
 
 class PerplexityContextOverflowError(PerplexityResponseError, ContextOverflowError):
     """The input exceeds the model's context (not retryable)."""
+
+    is_retryable = False
+
+
+class PerplexityRateLimitError(PerplexityResponseError, ModelRateLimitError):
+    """A run failed, or its stream ended, on a rate limit: retryable, once the limit resets."""
+
+
+class PerplexityAuthenticationError(PerplexityResponseError, ModelAuthenticationError):
+    """A run failed, or its stream ended, because the key was refused (not retryable)."""
+
+    is_retryable = False
+
+
+class PerplexityPermissionDeniedError(PerplexityResponseError, ModelPermissionDeniedError):
+    """A run failed, or its stream ended, because the key may not do what was asked (not retryable)."""
+
+    is_retryable = False
+
+
+class PerplexityNotFoundError(PerplexityResponseError, ModelNotFoundError):
+    """A run failed, or its stream ended, because what it named does not exist (not retryable)."""
+
+    is_retryable = False
+
+
+class PerplexityRefusedRunError(PerplexityResponseError, ModelInvalidRequestError):
+    """A run failed, or its stream ended, because its request is invalid: the same request fails alike
+    (not retryable)."""
 
     is_retryable = False
 
@@ -182,6 +220,7 @@ ERROR_KINDS: dict[str, Kind] = {
     "invalid_message": "invalid_request",
     "payload_too_large": "invalid_request",
     "chat_completions_not_available": "permission",
+    "forbidden": "permission",
     "not_found": "not_found",
     "request_rate_limit_exceeded": "rate_limit",
     "internal_error": "server",
@@ -190,25 +229,41 @@ ERROR_KINDS: dict[str, Kind] = {
     "service_unavailable": "server",
     "gateway_timeout": "server",
     "upstream_structured_output_failed": "server",
+    # OpenAI's codes, which the Agent API's `error` event and failed run follow (`ResponseError.code`;
+    # platform.openai.com/docs/guides/error-codes for a refused key).
+    "rate_limit_exceeded": "rate_limit",
+    "invalid_api_key": "auth",
 }
-"""Perplexity's error `type` (or `code`) → its kind; else the HTTP status decides."""
+"""Perplexity's error `type` (or `code`) → its kind (`kind_of` says when it counts)."""
 
-STATUS_KINDS: dict[int, Kind] = {401: "auth", 403: "permission", 404: "not_found", 429: "rate_limit"}
-RETRIED_STATUSES = frozenset({408, 409, 424})
-"""4xx statuses a retry may get past."""
+STATUS_KINDS: dict[int, Kind] = {
+    401: "auth",
+    403: "permission",
+    404: "not_found",
+    408: "server",  # a timeout and a conflict, both retried by openai's client
+    409: "server",
+    424: "server",  # a failed dependency
+    429: "rate_limit",
+}
+"""The statuses with a meaning of their own (and every 5xx, a server error)."""
+
+REFUSALS = frozenset({"context_overflow", "invalid_request", "auth", "permission", "not_found"})
+"""The kinds a retry does not get past: what a body may narrow a plain 4xx to."""
 
 
 def kind_of(detail: Mapping[str, Any], status: int | None = None) -> Kind | None:
-    """The kind of an error object, by the table, else by `status`."""
-    for key in ("type", "code"):
-        kind = ERROR_KINDS.get(str(detail.get(key)))
-        if kind is not None:
-            return kind
+    """The kind of an error object (`{"type", "code", "message"}`) answered with HTTP `status`.
+
+    A status with a meaning of its own (`STATUS_KINDS`, 5xx) decides the kind; any other 4xx is an invalid
+    request, which the body's type or code (`ERROR_KINDS`) narrows to another refusal (a context overflow, say);
+    with no status (an error inside an answer), the type or code alone decides.
+    """
+    named = next((ERROR_KINDS[str(detail[k])] for k in ("type", "code") if str(detail.get(k)) in ERROR_KINDS), None)
     if status is None:
-        return None
-    if status in STATUS_KINDS:
-        return STATUS_KINDS[status]
-    return "server" if status >= 500 or status in RETRIED_STATUSES else "invalid_request"
+        return named
+    if status in STATUS_KINDS or status >= 500:
+        return STATUS_KINDS.get(status, "server")
+    return named if named in REFUSALS else "invalid_request"
 
 
 def error_detail(body: Any) -> dict[str, Any]:
@@ -245,11 +300,20 @@ def _page_words(text: str, limit: int = 500) -> str:
     return words if len(words) <= limit else words[: limit - 1] + "…"
 
 
+REPORTED: dict[Kind | None, type[PerplexityResponseError]] = {
+    "context_overflow": PerplexityContextOverflowError,
+    "invalid_request": PerplexityRefusedRunError,
+    "auth": PerplexityAuthenticationError,
+    "permission": PerplexityPermissionDeniedError,
+    "not_found": PerplexityNotFoundError,
+    "rate_limit": PerplexityRateLimitError,
+}
+"""The class of each kind of error reported inside an answer; any other is a `PerplexityResponseError`."""
+
+
 def reported_error(message: str, detail: Mapping[str, Any], partial: Any = None) -> PerplexityResponseError:
-    """The error for a failure reported inside an answer."""
-    if kind_of(detail) == "context_overflow":
-        return PerplexityContextOverflowError(message, partial)
-    return PerplexityResponseError(message, partial)
+    """The error for a failure Perplexity reported inside an answer (a failed run, a stream `error` event)."""
+    return REPORTED.get(kind_of(detail), PerplexityResponseError)(message, partial)
 
 
 @contextlib.contextmanager

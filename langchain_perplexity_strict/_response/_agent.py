@@ -191,7 +191,8 @@ class AgentStreamReader:
                 f"{key} {error[key]}" for key in ("type", "code") if error.get(key) and error[key] != "error"
             )
             msg = f"Perplexity stream error: {error.get('message') or event.get('error') or event}"
-            raise reported_error(f"{msg} ({code})" if code else msg, error)
+            answer.fail()  # what came before the error is kept on the error's .partial
+            raise reported_error(f"{msg} ({code})" if code else msg, error, answer.partial())
         return []
 
     def _reasoning(self, kind: str, event: dict[str, Any]) -> list[AIMessageChunk]:

@@ -1,4 +1,4 @@
-"""An HTTP error as the exception of its kind (`errors.ERROR_KINDS`), so middleware reads the kind and retry flag.
+"""An HTTP error as the exception of its kind (`errors.kind_of`), so middleware reads the kind and retry flag.
 
 langchain-openai's class for it where there is one, as `ChatOpenAI` raises it
 (both an `openai` error and a langchain-core one), else this package's.

@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any
 
-from langchain_perplexity_strict.errors import PerplexityResponseError
+from langchain_perplexity_strict.errors import PerplexityResponseError, reported_error
 
 _BOUNDARY = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 _raw_decode = json.JSONDecoder().raw_decode  # json.loads minus its whitespace and type handling
@@ -74,7 +74,7 @@ class SSEBatcher:
             if isinstance(event, dict) and isinstance(event.get("error"), dict) and "type" not in event:
                 message = event["error"].get("message") or "an error occurred during streaming"
                 msg = f"Perplexity stream error: {message}"
-                raise PerplexityResponseError(msg)
+                raise reported_error(msg, event["error"])
             events.append(event)
         return events
 

@@ -17,8 +17,8 @@ Switches (see `PerplexityEmulator`): `run_duration`, `queue_time`,
 `Fault(kind, ...)`, through `emu.inject(...)` (the next requests, one each) or
 `emu.set_fault_rates({fault: p})`: `rate_limit`, `server_error`, `delay`,
 `failed` (its `code`), `incomplete`, `malformed_json`, `context_overflow`
-(Sonar's recorded 400), `error_body` (a `status` with a body in `form`: `json`, `detail`, `html`, `text`,
-`empty`), and on streams `error_event` (an `error` event with `code`), `reset` / `cut_stream`
+(Sonar's recorded 400), `error_body` (a `status` with a body in `form`: `json`, `typed` (type `code`),
+`detail`, `html`, `text`, `empty`), and on streams `error_event` (an `error` event with `code`), `reset` / `cut_stream`
 (after `after_events` events), `stall` (`seconds` of silence after
 `after_events` events) and `idle_drop` (closed after `seconds` of silence).
 `emu.requests` records each request; `RecordedRequest.kind` tells `create`,

@@ -10,7 +10,7 @@ import http
 import json
 from typing import Any, Literal
 
-BodyForm = Literal["json", "detail", "html", "text", "empty"]
+BodyForm = Literal["json", "typed", "detail", "html", "text", "empty"]
 
 
 _GATEWAY_PAGE = (
@@ -43,7 +43,7 @@ class APIError(Exception):
 
     def body(self) -> tuple[bytes, str]:
         """The body and its content type, in this error's `form` (`error_body`)."""
-        if self.form == "json":
+        if self.form in ("json", "typed"):
             return json.dumps(self.envelope()).encode(), "application/json"
         if self.form == "detail":
             return json.dumps(
@@ -107,13 +107,13 @@ def context_overflow() -> APIError:
     return APIError(400, "too_many_prompt_tokens", TOO_MANY_PROMPT_TOKENS)
 
 
-def error_body(status: int, form: BodyForm) -> APIError:
+def error_body(status: int, form: BodyForm, code: str = "server_error") -> APIError:
     """HTTP `status` with a body in `form`, the forms an error reaches a client in (docs/perplexity-rules.md):
-    `json` (Perplexity's envelope), `detail` (the schema's `HTTPValidationError`, FastAPI's `{"detail": [...]}`),
-    `html` (a gateway's page: Perplexity's 401 was openresty's until 2026-02), `text` (a gateway's plain text),
-    `empty` (no body)."""
+    `json` (Perplexity's envelope, with the status's generic type), `typed` (the envelope with `code` as its
+    type), `detail` (the schema's `HTTPValidationError`, FastAPI's `{"detail": [...]}`), `html` (a gateway's
+    page: Perplexity's 401 was openresty's until 2026-02), `text` (a gateway's plain text), `empty` (no body)."""
     phrase = http.HTTPStatus(status).phrase
     if form == "detail":
         return APIError(status, "missing", "Field required", param="input", form=form)
-    kind = "invalid_request" if status < 500 else "internal_error"
+    kind = code if form == "typed" else "invalid_request" if status < 500 else "internal_error"
     return APIError(status, kind, f"upstream answered {status} {phrase}", form=form)

@@ -155,8 +155,9 @@ class BaseHandler(BaseHTTPRequestHandler):
                     self._reset()
                 if fault.kind == "cut_stream":
                     return
-                if fault.kind == "error_event":
-                    self._send_event(self._sse(error_event(fault.code, sent), None))
+                if fault.kind == "error_event":  # numbered after the last event sent, so it is new
+                    number = run.events()[index - 1].get("sequence_number", index - 1) + 1 if index else 0
+                    self._send_event(self._sse(error_event(fault.code, number), None))
                     return
                 if fault.kind == "hold_stream":
                     self.state.hold(fault)
@@ -206,7 +207,7 @@ class BaseHandler(BaseHTTPRequestHandler):
         if fault.kind == "context_overflow":
             raise context_overflow()
         if fault.kind == "error_body":
-            raise error_body(fault.status, fault.form)
+            raise error_body(fault.status, fault.form, fault.code)
         if fault.kind == "delay":
             time.sleep(fault.seconds)
         if fault.kind == "hold":

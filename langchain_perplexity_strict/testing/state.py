@@ -63,8 +63,8 @@ class Fault:
     started no run yet; it starts once released. `hold_stream`: the same,
     on a stream, after `after_events` events (its head sent).
     `context_overflow`: Sonar's recorded 400 `too_many_prompt_tokens`, on either surface.
-    `error_body`: HTTP `status` with a body in `form` (`errors.error_body`: `json`, `detail`, `html`,
-    `text`, `empty`). `error_event`: on an Agent API stream, an `error` event with `code` after
+    `error_body`: HTTP `status` with a body in `form` (`errors.error_body`: `json`, `typed` (type `code`),
+    `detail`, `html`, `text`, `empty`). `error_event`: on an Agent API stream, an `error` event with `code` after
     `after_events` events, then the end. `code` is also a `failed` run's error code.
     """
 

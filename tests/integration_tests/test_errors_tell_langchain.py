@@ -4,8 +4,8 @@ Middleware reads two things: the langchain-core kind (`SummarizationMiddleware` 
 `ContextOverflowError`) and `is_retryable` (`ModelRetryMiddleware` and `with_retry` with `default_retry_on`
 retry a `ModelError` only when it is true, and any other exception always). Forms, each against the emulator:
 
-HTTP errors (one table, `errors.ERROR_KINDS`, then the status), on both surfaces, each by invoke, stream,
-ainvoke, astream:
+HTTP errors (the status, narrowed by the body's type on a plain 4xx: `errors.kind_of`), on both surfaces,
+each by invoke, stream, ainvoke, astream:
 - Sonar's recorded 400 `too_many_prompt_tokens` → `ContextOverflowError`, not retryable (both surfaces:
   the Agent API's own overflow is unrecorded; the same type means the same there).
 - bodies in every form: JSON envelope (400, 413), FastAPI `{"detail": [...]}` (422), an HTML gateway page

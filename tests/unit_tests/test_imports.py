@@ -61,12 +61,17 @@ EXPECTED_NORMALIZE_ALL = [
 ]
 
 EXPECTED_ERRORS_ALL = [
+    "PerplexityAuthenticationError",
     "PerplexityBatchError",
     "PerplexityBatchTimeoutError",
     "PerplexityBudgetExceededError",
     "PerplexityContextOverflowError",
     "PerplexityIncompleteError",
     "PerplexityInvalidRequestError",
+    "PerplexityNotFoundError",
+    "PerplexityPermissionDeniedError",
+    "PerplexityRateLimitError",
+    "PerplexityRefusedRunError",
     "PerplexityRequestError",
     "PerplexityRequestTypeError",
     "PerplexityResponseError",
