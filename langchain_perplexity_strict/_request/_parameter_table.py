@@ -15,7 +15,7 @@ from pydantic.fields import FieldInfo
 
 from langchain_perplexity_strict._accepts import TOKEN_BUDGET, ValidatedCopy, check, ruled
 from langchain_perplexity_strict._redact import shown
-from langchain_perplexity_strict._request import _parameter_row as accepts
+from langchain_perplexity_strict._request import _parameter_row as rows
 from langchain_perplexity_strict._request._filters import RECENCY
 from langchain_perplexity_strict._request._habits import HABITS
 from langchain_perplexity_strict._request._parameter_row import (
@@ -38,7 +38,7 @@ SKILLS = ruled(skills_problem)
 NAME = "{name}"
 """In a path: the parameter's own name."""
 
-DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY", accepts.DATE, FILTERS + NAME, NAME)]
+DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY", rows.DATE, FILTERS + NAME, NAME)]
 
 
 class PerplexityParameters(ValidatedCopy):
@@ -48,10 +48,10 @@ class PerplexityParameters(ValidatedCopy):
     """
 
     stop: Annotated[
-        list[str] | str | None, Parameter("a string or a list of non-empty strings", accepts.STOP, CLIENT, CLIENT)
+        list[str] | str | None, Parameter("a string or a list of non-empty strings", rows.STOP, CLIENT, CLIENT)
     ] = None
     """Stop sequences, applied on the client."""
-    n: Annotated[int, Parameter("an integer >= 1 (run as n requests)", accepts.integer(1), CLIENT, CLIENT)] = 1
+    n: Annotated[int, Parameter("an integer >= 1 (run as n requests)", rows.integer(1), CLIENT, CLIENT)] = 1
     """Answers per call, as `n` concurrent requests (Perplexity has no `n`)."""
     streaming: bool = False
     """Stream under `invoke` too (one answer only)."""
@@ -61,11 +61,11 @@ class PerplexityParameters(ValidatedCopy):
     """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
     raise_on_length: bool = False
     """Raise `PerplexityIncompleteError` for an answer cut at the output limit."""
-    stream_usage: Annotated[bool | None, Parameter("True, False or None", accepts.FLAG, CLIENT, CLIENT)] = None
+    stream_usage: Annotated[bool | None, Parameter("True, False or None", rows.FLAG, CLIENT, CLIENT)] = None
     """As `ChatOpenAI`'s: False leaves `usage_metadata` off a stream's chunks. Also per call."""
-    stream_chunk_timeout: Annotated[float | None, Parameter(accepts.STALL, accepts.SECONDS, CLIENT, CLIENT)] = 120.0
+    stream_chunk_timeout: Annotated[float | None, Parameter(rows.STALL, rows.SECONDS, CLIENT, CLIENT)] = 120.0
     """Seconds without a byte before a stream is stalled and resumed (None or 0: off; docs/long-runs.md)."""
-    max_resumes: Annotated[int, Parameter("an integer >= 0 (0: off)", accepts.integer(0), CLIENT, CLIENT)] = 5
+    max_resumes: Annotated[int, Parameter("an integer >= 0 (0: off)", rows.integer(0), CLIENT, CLIENT)] = 5
     """Failed resumes in a row before `PerplexityResumeError`."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are."""
@@ -77,10 +77,10 @@ class PerplexityParameters(ValidatedCopy):
         bool,
         Parameter(
             "True or False (True only on api='agent': chat completions store nothing to continue from)",
-            accepts.FLAG,
+            rows.FLAG,
             CLIENT,
             CLIENT,
-            accepts.NO_CONTINUATION,
+            rows.NO_CONTINUATION,
         ),
     ] = False
     """Agent API: send only what follows the latest stored answer (README, "Continuations")."""
@@ -110,17 +110,17 @@ class PerplexityParameters(ValidatedCopy):
         float | None,
         Parameter(
             "a number in [0, 2] (agent) or [0, 2) (chat_completions)",
-            accepts.TEMPERATURE,
+            rows.TEMPERATURE,
             "temperature",
             "temperature",
-            accepts.CHAT_TEMPERATURE,
+            rows.CHAT_TEMPERATURE,
         ),
     ] = None
     """Sampling temperature."""
-    top_p: Annotated[float | None, Parameter("a number in [0, 1]", accepts.number(0, 1), "top_p", "top_p")] = None
+    top_p: Annotated[float | None, Parameter("a number in [0, 1]", rows.number(0, 1), "top_p", "top_p")] = None
     """Nucleus sampling."""
     max_tokens: Annotated[
-        int | None, Parameter("an integer >= 1", accepts.integer(1), "max_output_tokens", "max_tokens")
+        int | None, Parameter("an integer >= 1", rows.integer(1), "max_output_tokens", "max_tokens")
     ] = None
     """Answer length limit (`max_output_tokens` on the Agent API)."""
     reasoning_effort: Annotated[
@@ -131,22 +131,22 @@ class PerplexityParameters(ValidatedCopy):
             + " (agent) or "
             + ", ".join(CHAT_REASONING_EFFORTS)
             + " (chat_completions)",
-            accepts.one_of(*REASONING_EFFORTS),
+            rows.one_of(*REASONING_EFFORTS),
             "reasoning.effort",
             "reasoning_effort",
-            accepts.one_of(*CHAT_REASONING_EFFORTS),
+            rows.one_of(*CHAT_REASONING_EFFORTS),
         ),
     ] = None
     """Reasoning effort (`reasoning.effort` on the Agent API)."""
     language_preference: Annotated[
-        str | None, Parameter("a language name or code", accepts.TEXT, "language_preference", "language_preference")
+        str | None, Parameter("a language name or code", rows.TEXT, "language_preference", "language_preference")
     ] = None
     """Answer language."""
     search_domain_filter: Annotated[
         list[str] | None,
         Parameter(
             "at most 20 domains without a scheme, all allowed or all denied with a '-' prefix",
-            accepts.DOMAINS,
+            rows.DOMAINS,
             FILTERS + "search_domain_filter",
             "search_domain_filter",
         ),
@@ -156,7 +156,7 @@ class PerplexityParameters(ValidatedCopy):
         str | None,
         Parameter(
             "one of " + ", ".join(RECENCY),
-            accepts.one_of(*RECENCY),
+            rows.one_of(*RECENCY),
             FILTERS + "search_recency_filter",
             "search_recency_filter",
         ),
@@ -174,7 +174,7 @@ class PerplexityParameters(ValidatedCopy):
         str | None,
         Parameter(
             "one of low, medium, high",
-            accepts.one_of("low", "medium", "high"),
+            rows.one_of("low", "medium", "high"),
             WS + "search_context_size",
             "web_search_options.search_context_size",
         ),
@@ -183,8 +183,8 @@ class PerplexityParameters(ValidatedCopy):
     user_location: Annotated[
         dict[str, Any] | None,
         Parameter(
-            accepts.LOCATION,
-            accepts.UserLocation,
+            rows.LOCATION,
+            rows.UserLocation,
             WS + "user_location",
             "web_search_options.user_location",
         ),
@@ -194,18 +194,18 @@ class PerplexityParameters(ValidatedCopy):
         str | None,
         Parameter(
             "web or fast (agent); fast, pro or auto (chat_completions)",
-            accepts.one_of("web", "fast"),
+            rows.one_of("web", "fast"),
             WS + "search_type",
             "web_search_options.search_type",
-            accepts.one_of("fast", "pro", "auto"),
+            rows.one_of("fast", "pro", "auto"),
         ),
     ] = None
     """Search type."""
     search_max_tokens: Annotated[
         int | None,
         Parameter(
-            f"an integer in [1, {accepts.SEARCH_TOKENS}]",
-            accepts.integer(1, accepts.SEARCH_TOKENS),
+            f"an integer in [1, {rows.SEARCH_TOKENS}]",
+            rows.integer(1, rows.SEARCH_TOKENS),
             WS + "max_tokens",
             None,
         ),
@@ -214,82 +214,80 @@ class PerplexityParameters(ValidatedCopy):
     search_max_tokens_per_page: Annotated[
         int | None,
         Parameter(
-            f"an integer in [1, {accepts.SEARCH_TOKENS}]",
-            accepts.integer(1, accepts.SEARCH_TOKENS),
+            f"an integer in [1, {rows.SEARCH_TOKENS}]",
+            rows.integer(1, rows.SEARCH_TOKENS),
             WS + "max_tokens_per_page",
             None,
         ),
     ] = None
     """The `web_search` tool's `max_tokens_per_page` (Agent API)."""
-    web_search: Annotated[bool | None, Parameter("True or False", accepts.FLAG, CLIENT, None)] = None
+    web_search: Annotated[bool | None, Parameter("True or False", rows.FLAG, CLIENT, None)] = None
     """Add the `web_search` tool (Agent API; default on)."""
-    effort: Annotated[str | None, Parameter(accepts.EFFORT_ACCEPTED, accepts.EFFORT, "effort", None)] = None
+    effort: Annotated[str | None, Parameter(rows.EFFORT_ACCEPTED, rows.EFFORT, "effort", None)] = None
     """Agent API effort level: a Perplexity-managed configuration that picks the model unless given one.
 
     Not `reasoning_effort`. Replaces the deprecated `preset`."""
     preset: Annotated[
-        str | None, Parameter("a preset name such as fast, low, medium, high, xhigh", accepts.TEXT, "preset", None)
+        str | None, Parameter("a preset name such as fast, low, medium, high, xhigh", rows.TEXT, "preset", None)
     ] = None
     """Deprecated in favour of `effort`; not sent with it."""
-    models: Annotated[list[str] | None, Parameter("a list of 1 to 5 model slugs", accepts.MODELS, "models", None)] = (
+    models: Annotated[list[str] | None, Parameter("a list of 1 to 5 model slugs", rows.MODELS, "models", None)] = None
+    """Agent API fallback models (1 to 5)."""
+    max_steps: Annotated[int | None, Parameter("an integer in [1, 100]", rows.integer(1, 100), "max_steps", None)] = (
         None
     )
-    """Agent API fallback models (1 to 5)."""
-    max_steps: Annotated[
-        int | None, Parameter("an integer in [1, 100]", accepts.integer(1, 100), "max_steps", None)
-    ] = None
     """Agent API step limit (1 to 100)."""
-    instructions: Annotated[str | None, Parameter("a string", accepts.STRING, "instructions", None)] = None
+    instructions: Annotated[str | None, Parameter("a string", rows.STRING, "instructions", None)] = None
     """Agent API `instructions` (replace a preset's prompt)."""
     skills: Annotated[
         list[Any] | None,
         Parameter("a list of skills (builtin_skill, inline_skill, custom_skill)", SKILLS, "skills", None),
     ] = None
     """Agent API skills (a skill turns the sandbox on)."""
-    store: Annotated[bool | None, Parameter("True or False", accepts.FLAG, "store", None)] = None
+    store: Annotated[bool | None, Parameter("True or False", rows.FLAG, "store", None)] = None
     """Agent API `store`."""
-    background: Annotated[bool | None, Parameter("True or False", accepts.FLAG, "background", None)] = None
+    background: Annotated[bool | None, Parameter("True or False", rows.FLAG, "background", None)] = None
     """Agent API `background`: the run outlives its connection (docs/long-runs.md). Also per call."""
-    prompt_cache_key: Annotated[str | None, Parameter("a string", accepts.TEXT, "prompt_cache_key", None)] = None
+    prompt_cache_key: Annotated[str | None, Parameter("a string", rows.TEXT, "prompt_cache_key", None)] = None
     """Agent API `prompt_cache_key`."""
     service_tier: Annotated[
         str | None,
-        Parameter("one of " + ", ".join(SERVICE_TIERS), accepts.one_of(*SERVICE_TIERS), "service_tier", None),
+        Parameter("one of " + ", ".join(SERVICE_TIERS), rows.one_of(*SERVICE_TIERS), "service_tier", None),
     ] = None
     """Agent API `service_tier`."""
     top_k: Annotated[
-        int | None, Parameter("an integer in [0, 2048] (0 disables)", accepts.integer(0, 2048), None, "top_k")
+        int | None, Parameter("an integer in [0, 2048] (0 disables)", rows.integer(0, 2048), None, "top_k")
     ] = None
     """Chat completions only."""
     presence_penalty: Annotated[
-        float | None, Parameter("a number in [-2, 2]", accepts.number(-2, 2), None, "presence_penalty")
+        float | None, Parameter("a number in [-2, 2]", rows.number(-2, 2), None, "presence_penalty")
     ] = None
     """Chat completions only."""
     frequency_penalty: Annotated[
         float | None,
-        Parameter("a number > 0 (1.0 means no penalty)", accepts.FREQUENCY_PENALTY, None, "frequency_penalty"),
+        Parameter("a number > 0 (1.0 means no penalty)", rows.FREQUENCY_PENALTY, None, "frequency_penalty"),
     ] = None
     """Chat completions only."""
     search_mode: Annotated[
         str | None,
-        Parameter("one of web, academic, sec", accepts.one_of("web", "academic", "sec"), None, "search_mode"),
+        Parameter("one of web, academic, sec", rows.one_of("web", "academic", "sec"), None, "search_mode"),
     ] = None
     """Chat completions only."""
-    return_images: Annotated[bool | None, Parameter("True or False", accepts.FLAG, None, "return_images")] = None
+    return_images: Annotated[bool | None, Parameter("True or False", rows.FLAG, None, "return_images")] = None
     """Chat completions only (False is accepted on the Agent API)."""
     return_related_questions: Annotated[
-        bool | None, Parameter("True or False", accepts.FLAG, None, "return_related_questions")
+        bool | None, Parameter("True or False", rows.FLAG, None, "return_related_questions")
     ] = None
     """Chat completions only (False is accepted on the Agent API)."""
-    disable_search: Annotated[bool | None, Parameter("True or False", accepts.FLAG, CLIENT, "disable_search")] = None
+    disable_search: Annotated[bool | None, Parameter("True or False", rows.FLAG, CLIENT, "disable_search")] = None
     """Turn web search off (on the Agent API, as `web_search=False` does)."""
     enable_search_classifier: Annotated[
-        bool | None, Parameter("True or False", accepts.FLAG, None, "enable_search_classifier")
+        bool | None, Parameter("True or False", rows.FLAG, None, "enable_search_classifier")
     ] = None
     """Chat completions only: let Perplexity decide whether to search (False is accepted on the Agent API)."""
     image_results_enhanced_relevance: Annotated[
         bool | None,
-        Parameter("True or False", accepts.FLAG, None, "web_search_options.image_results_enhanced_relevance"),
+        Parameter("True or False", rows.FLAG, None, "web_search_options.image_results_enhanced_relevance"),
     ] = None
     """Chat completions only."""
 

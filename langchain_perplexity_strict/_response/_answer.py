@@ -1,4 +1,4 @@
-"""The answer being built from one response, whichever event or chunk carried each piece.
+"""The answer built from one response (stops applied, citations gathered), whichever event carried each piece.
 
 Readers call its methods, never set its fields. It owns the text pipeline (`<think>`, stops, pending),
 sources and tool calls (each once), usage and metadata; `_render` makes messages.

@@ -1,4 +1,4 @@
-"""An `Answer` as LangChain messages: the whole message (invoke), the stream's chunks, v0 and v1.
+"""An `Answer` as LangChain messages (citations and search results in `additional_kwargs`): whole, chunks, v0 and v1.
 
 A whole v1 message is its v0 message's `content_blocks` (the `_blocks` translator); stream chunks use `content`.
 """
