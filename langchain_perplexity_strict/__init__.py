@@ -14,6 +14,7 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from langchain_perplexity_strict._once import warn_deprecated_name
+from langchain_perplexity_strict._switched import MOVED, SwitchedModules
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.registration import register_when_imported
 
@@ -170,64 +171,14 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
 }
 
 
-_PARSERS = (
-    "Perplexity's inline <think> reasoning is already split off the answer (additional_kwargs['reasoning_content'], "
-    "or reasoning blocks with output_version='v1'): use with_structured_output, or langchain-core's "
-    "JsonOutputParser / PydanticOutputParser on the answer"
-)
-_MEDIA = (
-    "for images pass return_images=True (api='chat_completions') or "
-    "bind_tools([image_search_tool(), web_search_tool()]) (api='agent'); "
-    "videos have no published request field"
-)
-_MOVED: dict[str, str] = {
-    "ChatPerplexity": "use ChatPerplexityStrict (from langchain_perplexity_strict import ChatPerplexityStrict); "
-    "docs/migration.md lists the arguments that carry over and those that change",
-    "WebSearchOptions": "pass its keys as ChatPerplexityStrict arguments (search_context_size=..., "
-    "user_location=..., search_type=...), or web_search_options={...}, which is converted",
-    "MediaResponse": _MEDIA,
-    "MediaResponseOverrides": _MEDIA,
-    "ReasoningJsonOutputParser": _PARSERS,
-    "ReasoningStructuredOutputParser": _PARSERS,
-    "strip_think_tags": _PARSERS,
-}
-"""langchain-perplexity's public names (its `__all__`, 1.4.2) that this package has not: what to use instead.
-Its `PerplexityEmbeddings`, `PerplexitySearchRetriever`, `PerplexitySearchResults` and `UserLocation` are here."""
-
-
-_MODULES = {
-    "retrievers": "PerplexitySearchRetriever",
-    "tools": "PerplexitySearchResults",
-    "embeddings": "PerplexityEmbeddings",
-    "types": "UserLocation, WebSearchOptions, MediaResponse",
-    "output_parsers": "ReasoningJsonOutputParser, ReasoningStructuredOutputParser, strip_think_tags",
-}
-"""langchain-perplexity's modules that this package has not, and the names a switched import wants from them."""
-
-
-class _SwitchedModules:
-    """Asked last, once every other finder failed: langchain-perplexity's module path under this package
-    (a find-and-replace switch) raises an error saying where the names are."""
-
-    @staticmethod
-    def find_spec(fullname: str, path: object = None, target: object = None) -> None:
-        module = fullname.removeprefix(f"{__name__}.")
-        if module in _MODULES:
-            msg = (
-                f"{fullname}: langchain-perplexity's module; langchain_perplexity_strict has no {module} module. "
-                f"Import from the package: from {__name__} import {_MODULES[module]} (each says what to use)."
-            )
-            raise ModuleNotFoundError(msg, name=fullname)
-
-
-sys.meta_path.append(_SwitchedModules)
+sys.meta_path.append(SwitchedModules)  # asked last, once every other finder failed
 
 
 def __getattr__(name: str) -> object:
     """A public name or submodule, imported on first use; a name that left `__all__` (`_DEPRECATED`), with a
-    `DeprecationWarning`; a langchain-perplexity name this package has not (`_MOVED`), an ImportError."""
-    if name in _MOVED:
-        msg = f"{name} is langchain-perplexity's; langchain_perplexity_strict has no {name}: {_MOVED[name]}."
+    `DeprecationWarning`; a langchain-perplexity name this package has not (`_switched.MOVED`), an ImportError."""
+    if name in MOVED:
+        msg = f"{name} is langchain-perplexity's; langchain_perplexity_strict has no {name}: {MOVED[name]}."
         raise ImportError(msg, name=__name__)
     module = _LAZY.get(name)
     if module is not None:

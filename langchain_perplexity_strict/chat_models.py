@@ -66,6 +66,7 @@ from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
 from langchain_perplexity_strict._response._usage import add_usage
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
+from langchain_perplexity_strict._switched import MOVED
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
@@ -729,8 +730,6 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
 def __getattr__(name: str) -> Any:
     """`from langchain_perplexity_strict.chat_models import ChatPerplexity` (a switched import) says what to use."""
     if name == "ChatPerplexity":
-        from langchain_perplexity_strict import _MOVED
-
-        msg = f"ChatPerplexity is langchain-perplexity's: {_MOVED[name]}."
+        msg = f"ChatPerplexity is langchain-perplexity's: {MOVED[name]}."
         raise ImportError(msg, name=__name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

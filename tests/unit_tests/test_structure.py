@@ -117,7 +117,7 @@ def test_docs_cited_in_code_exist() -> None:
 # normalize -> plan (_continuation) -> build (_request) -> send (_transport) -> read (_response),
 # assembled by _surfaces and called by chat_models. The transport knows nothing of messages or plans,
 # and the readers know nothing of request building.
-BASE = {"_version", "_message_keys", "_accepts", "_once", "_redact", "errors", "data"}
+BASE = {"_version", "_message_keys", "_accepts", "_once", "_redact", "_switched", "errors", "data"}
 STAGES: dict[str, set[str]] = {
     "normalize": set(),
     "_continuation": {"normalize"},
