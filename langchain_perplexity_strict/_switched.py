@@ -30,25 +30,34 @@ Its `PerplexityEmbeddings`, `PerplexitySearchRetriever`, `PerplexitySearchResult
 
 
 _MODULES = {
-    "retrievers": "PerplexitySearchRetriever",
-    "tools": "PerplexitySearchResults",
-    "embeddings": "PerplexityEmbeddings",
-    "types": "UserLocation, WebSearchOptions, MediaResponse",
-    "output_parsers": "ReasoningJsonOutputParser, ReasoningStructuredOutputParser, strip_think_tags",
+    "retrievers": ("PerplexitySearchRetriever",),
+    "tools": ("PerplexitySearchResults",),
+    "embeddings": ("PerplexityEmbeddings",),
+    "types": ("UserLocation", "WebSearchOptions", "MediaResponse", "MediaResponseOverrides"),
+    "output_parsers": ("ReasoningJsonOutputParser", "ReasoningStructuredOutputParser", "strip_think_tags"),
 }
 """langchain-perplexity's modules that this package has not, and the names a switched import wants from them."""
+
+_HERE = {"PerplexitySearchRetriever", "PerplexitySearchResults", "PerplexityEmbeddings"}
+"""Names of those modules this package's root exports."""
+
+
+def _fate(name: str) -> str:
+    if name in _HERE:
+        return f"{name}: from {_PACKAGE} import {name}"
+    if name == "UserLocation":
+        return "UserLocation: pass user_location={...} as a dict"
+    return f"{name}: {MOVED[name]}"
 
 
 class SwitchedModules:
     """Asked last, once every other finder failed: langchain-perplexity's module path under this package
-    (a find-and-replace switch) raises an error saying where the names are."""
+    (a find-and-replace switch) raises an error saying what to use for each of its names."""
 
     @staticmethod
     def find_spec(fullname: str, path: object = None, target: object = None) -> None:
         module = fullname.removeprefix(f"{_PACKAGE}.")
         if module in _MODULES:
-            msg = (
-                f"{fullname}: langchain-perplexity's module; langchain_perplexity_strict has no {module} module. "
-                f"Import from the package: from {_PACKAGE} import {_MODULES[module]} (each says what to use)."
-            )
+            fates = "; ".join(_fate(name) for name in _MODULES[module])
+            msg = f"{fullname}: langchain-perplexity's module, which {_PACKAGE} has not. {fates}."
             raise ModuleNotFoundError(msg, name=fullname)

@@ -60,7 +60,7 @@ from langchain_perplexity_strict._request._structured_output import (
     response_format,
     structured_runnable,
 )
-from langchain_perplexity_strict._request._tools import bound_tools
+from langchain_perplexity_strict._request._tools import bound_tools, tools_refusal
 from langchain_perplexity_strict._request._unset import over
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._render import aemit, emit
@@ -110,8 +110,8 @@ def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
 def _bind_call_tools(call: dict[str, Any], surface: Surface, profile: dict[str, Any]) -> None:
     """Tools given to the call, converted as `bind_tools` converts them."""
     if "tools" in call or "tool_choice" in call:
-        functions = surface.function_tools and bool(profile.get("tool_calling"))
-        tools, choice = bound_tools(call.pop("tools", None), call.pop("tool_choice", None), function_tools=functions)
+        refusal = tools_refusal(surface.function_tools, profile)
+        tools, choice = bound_tools(call.pop("tools", None), call.pop("tool_choice", None), refusal=refusal)
         call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
 
 
@@ -278,7 +278,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     @property
     def supports_function_tools(self) -> bool:
         """Whether this model sends function tools (surface and profile allow them)."""
-        return self.surface.function_tools and bool(self.call_profile().get("tool_calling"))
+        return tools_refusal(self.surface.function_tools, self.call_profile()) is None
 
     @property
     def input_budget(self) -> int | None:
@@ -699,8 +699,8 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         is refused: the Agent API cannot honour it.
         """
         check_parallel_tool_calls(parallel_tool_calls)
-        functions = self.surface.function_tools and bool(self.call_profile(**kwargs).get("tool_calling"))
-        formatted, choice = bound_tools(tools, tool_choice, strict=strict, function_tools=functions)
+        refusal = tools_refusal(self.surface.function_tools, self.call_profile(**kwargs))
+        formatted, choice = bound_tools(tools, tool_choice, strict=strict, refusal=refusal)
         if choice is not None:
             kwargs["tool_choice"] = choice
         return self.bind(tools=formatted, **kwargs)

@@ -6,6 +6,7 @@ the Agent API takes them flat (`FunctionToolInput`). Built-in tools pass through
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -23,6 +24,17 @@ NO_SONAR_TOOLS = (
     "For structured output, with_structured_output() or create_agent(response_format=ProviderStrategy(...)) "
     "send a response format instead."
 )
+NO_PROFILE_TOOLS = (
+    "tools: this model's profile says tool_calling=False (the profile given, or the model's own), so no tool "
+    "is sent; pass a profile with tool_calling=True, or use a model that calls tools."
+)
+
+
+def tools_refusal(surface_has_functions: bool, profile: Mapping[str, Any]) -> str | None:
+    """Why a model sends no function tools (its surface has none, or its profile says so); None if it does."""
+    if not surface_has_functions:
+        return NO_SONAR_TOOLS
+    return None if profile.get("tool_calling") else NO_PROFILE_TOOLS
 
 
 def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -> dict[str, Any]:
@@ -104,12 +116,12 @@ def tool_choice_for(choice: dict | str | bool | None, names: list[str]) -> Any:
 
 
 def bound_tools(
-    tools: Any, tool_choice: Any, *, strict: bool | None = None, function_tools: bool = True
+    tools: Any, tool_choice: Any, *, strict: bool | None = None, refusal: str | None = None
 ) -> tuple[list[dict[str, Any]] | None, Any]:
     """Tools and `tool_choice` as a request takes them, from every entry point.
 
     Idempotent, so a bound value passed again at call time is kept.
-    `function_tools`: whether the surface has function tools.
+    `refusal`: why the model sends no tools (`tools_refusal`), None when it does.
     """
     if tools is not None and not isinstance(tools, (list, tuple)):
         msg = (
@@ -120,8 +132,8 @@ def bound_tools(
     formatted = None
     if tools is not None:
         formatted = [openai_tool(t, strict=strict, path=f"tools[{i}]") for i, t in enumerate(tools)]
-    if not function_tools and (formatted or tool_choice not in (None, False)):
-        raise ValueError(NO_SONAR_TOOLS)
+    if refusal and (formatted or tool_choice not in (None, False)):
+        raise ValueError(refusal)
     check_bound(formatted or [], tool_choice)
     return formatted, tool_choice_for(tool_choice, function_names(formatted or []))
 

@@ -11,6 +11,7 @@ from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_val
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
+from langchain_perplexity_strict._request._unset import over
 from langchain_perplexity_strict._search._request import (
     SEARCH_PATH,
     SearchFilters,
@@ -54,10 +55,14 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
         return self
 
     def _values(self, query: Any, **overrides: Any) -> dict[str, Any]:
+        """The request's fields: a call's over the retriever's, an unset one keeping what it holds (`over`)."""
         if "k" in overrides:
-            check_field("max_results", overrides["k"], "k")
             overrides["max_results"] = overrides.pop("k")
-        return {"query": query, "max_results": self.k, **self.filter_values(), **overrides}
+        held = {"max_results": self.k, **self.filter_values()}
+        given = over(held, overrides, "the retriever")
+        if "max_results" in given:
+            check_field("max_results", given["max_results"], "k")
+        return {"query": query, **held, **given}
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any

@@ -24,7 +24,7 @@ from langchain_perplexity_strict._accepts import check_connection_setting
 from langchain_perplexity_strict._redact import redact, redact_text
 from langchain_perplexity_strict._transport._compat import BINARY
 from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
-from langchain_perplexity_strict._transport._create import ONCE, acreate, create
+from langchain_perplexity_strict._transport._create import ONCE, acreate, create, not_sent
 from langchain_perplexity_strict._transport._http import HTTP_ERROR, trust_store
 from langchain_perplexity_strict._transport._kinds import http_error
 from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool, template_async_pool
@@ -68,7 +68,9 @@ def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints
     if type(error) is openai.APIConnectionError:  # openai says only "Connection error.": say where, and why
         url = error.request.url
         cause = f": {redact_text(str(error.__cause__), _sent_key(error.request))}" if str(error.__cause__ or "") else ""
-        message = f"Could not connect to the Perplexity {api + ' ' if api else ''}API at {url.scheme}://{url.netloc.decode()}{cause}"
+        where = f"the Perplexity {api + ' ' if api else ''}API at {url.scheme}://{url.netloc.decode()}"
+        said = f"Could not connect to {where}" if not_sent(error) else f"The connection to {where} broke after sending"
+        message = f"{said}{cause}"
         error = openai.APIConnectionError(message=message, request=error.request)
     _handle_openai_api_error(error)
     raise error  # _handle_openai_api_error re-raises everything; this satisfies type checkers

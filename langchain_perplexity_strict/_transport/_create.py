@@ -45,7 +45,8 @@ NOT_SENT = frozenset({"ConnectError", "ConnectTimeout", "PoolTimeout"})
 REFUSALS = frozenset({408, 409, 429})
 
 
-def _not_sent(error: openai.APIError) -> bool:
+def not_sent(error: openai.APIError) -> bool:
+    """Whether the request failed before it was written (the connection was never made)."""
     cause = error.__cause__
     return isinstance(error, openai.APIConnectionError) and any(
         kind.__name__ in NOT_SENT and kind.__module__.startswith("httpx") for kind in type(cause).__mro__
@@ -65,7 +66,7 @@ def retry_delay(error: openai.APIError, attempt: int) -> float | None:
             return None
         if after is not None and after > 0:
             return after
-    elif not _not_sent(error):
+    elif not not_sent(error):
         return None
     # The openai client's backoff and jitter (`_calculate_retry_timeout`), from its own constants.
     backoff = min(INITIAL_RETRY_DELAY * 2.0 ** min(attempt, 1000), MAX_RETRY_DELAY)
@@ -76,7 +77,7 @@ def may_have_started(error: openai.APIError) -> bool:
     """Whether the failed create may have started a run: it was sent, and no 4xx refused it."""
     if isinstance(error, openai.APIStatusError):
         return error.status_code >= 500
-    return not _not_sent(error)
+    return not not_sent(error)
 
 
 def unknown_run(error: openai.APIError, max_retries: int) -> PerplexityRunUnknownError:

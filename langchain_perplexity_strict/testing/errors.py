@@ -50,7 +50,7 @@ class APIError(Exception):
                 {"detail": [{"loc": ["body", self.param or "input"], "msg": self.message, "type": self.type}]}
             ).encode(), "application/json"
         if self.form == "html":
-            title = f"{self.status} {http.HTTPStatus(self.status).phrase}"
+            title = f"{self.status} {_phrase(self.status)}"
             return _GATEWAY_PAGE.format(title=title).encode(), "text/html"
         if self.form == "text":
             return self.message.encode(), "text/plain"
@@ -107,12 +107,20 @@ def context_overflow() -> APIError:
     return APIError(400, "too_many_prompt_tokens", TOO_MANY_PROMPT_TOKENS)
 
 
+def _phrase(status: int) -> str:
+    """The status's reason phrase; a gateway's own status (Cloudflare's 520-529) has none in `http`."""
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
 def error_body(status: int, form: BodyForm, code: str = "server_error") -> APIError:
     """HTTP `status` with a body in `form`, the forms an error reaches a client in (docs/perplexity-rules.md):
     `json` (Perplexity's envelope, with the status's generic type), `typed` (the envelope with `code` as its
     type), `detail` (the schema's `HTTPValidationError`, FastAPI's `{"detail": [...]}`), `html` (a gateway's
     page: Perplexity's 401 was openresty's until 2026-02), `text` (a gateway's plain text), `empty` (no body)."""
-    phrase = http.HTTPStatus(status).phrase
+    phrase = _phrase(status)
     if form == "detail":
         return APIError(status, "missing", "Field required", param="input", form=form)
     kind = code if form == "typed" else "invalid_request" if status < 500 else "internal_error"

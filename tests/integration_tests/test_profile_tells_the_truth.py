@@ -377,3 +377,19 @@ def test_an_application_profile_wins_over_a_calls_model(emu: PerplexityEmulator)
     model = make(emu, model="perplexity/sonar", profile={"max_output_tokens": 1234})
     model.invoke("Hi.", model="anthropic/claude-haiku-4-5")
     assert _sent(emu)["max_output_tokens"] == 1234
+
+
+def test_a_profile_without_tool_calling_refuses_tools_naming_the_profile(emu: PerplexityEmulator) -> None:
+    """On the Agent API, whose models call tools, the refusal names the profile, not the Sonar surface."""
+    from langchain_perplexity_strict import ChatPerplexityStrict
+
+    def add(a: int) -> int:
+        """Add."""
+        return a
+
+    model = ChatPerplexityStrict(api_key="k", base_url=emu.base_url, profile={"tool_calling": False})  # type: ignore[arg-type]
+    for refuse in (lambda: model.bind_tools([add]), lambda: model.invoke("hi", tools=[add])):
+        with pytest.raises(ValueError, match=r"profile says tool_calling=False") as info:
+            refuse()
+        assert "Sonar" not in str(info.value)
+    assert not emu.requests

@@ -213,3 +213,23 @@ def test_false_over_a_held_disable_search_is_refused_naming_both(emu: Perplexity
 def test_false_for_a_setting_that_takes_no_bool_is_refused(emu: PerplexityEmulator, name: str) -> None:
     model = _model(emu, **{name: HOLDS[name]})
     assert name in refusal(emu, lambda: model.invoke("hi", **{name: False}))
+
+
+RETRIEVER_HELD = {"search_domain_filter": ["python.org"], "search_recency_filter": "week", "country": "US", "k": 3}
+
+
+@pytest.mark.parametrize("unset", list(UNSET.values()), ids=list(UNSET))
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_the_retrievers_call_keeps_what_it_was_built_with(emu: PerplexityEmulator, mode: str, unset: Any) -> None:
+    """The search retriever's call-time fields merge by the chat model's rule."""
+    from langchain_perplexity_strict import PerplexitySearchRetriever
+
+    retriever = PerplexitySearchRetriever(api_key=KEY, base_url=emu.base_url, **RETRIEVER_HELD)  # type: ignore[arg-type]
+    given = dict.fromkeys(RETRIEVER_HELD, unset)
+    if mode == "invoke":
+        retriever.invoke("q", **given)
+    else:
+        asyncio.run(retriever.ainvoke("q", **given))
+    sent = emu.requests[-1].body
+    assert sent["search_domain_filter"] == ["python.org"] and sent["search_recency_filter"] == "week"
+    assert (sent["country"], sent["max_results"]) == ("US", 3)

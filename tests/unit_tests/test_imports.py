@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import warnings
@@ -182,19 +183,26 @@ def test_langchain_perplexitys_names_import_or_say_what_to_use(name: str) -> Non
 
 
 SWITCHED_MODULES = {
-    "retrievers": "PerplexitySearchRetriever",
-    "tools": "PerplexitySearchResults",
-    "embeddings": "PerplexityEmbeddings",
-    "types": "UserLocation",
-    "output_parsers": "ReasoningJsonOutputParser",
+    "retrievers": ["PerplexitySearchRetriever"],
+    "tools": ["PerplexitySearchResults"],
+    "embeddings": ["PerplexityEmbeddings"],
+    "types": ["UserLocation", "WebSearchOptions", "MediaResponse", "MediaResponseOverrides"],
+    "output_parsers": ["ReasoningJsonOutputParser", "ReasoningStructuredOutputParser", "strip_think_tags"],
 }
 
 
-@pytest.mark.parametrize(("module", "name"), SWITCHED_MODULES.items())
-def test_langchain_perplexitys_modules_say_where_their_names_are(module: str, name: str) -> None:
-    """`from langchain_perplexity_strict.retrievers import ...` (a find-and-replace switch) names the import to use."""
-    with pytest.raises(ModuleNotFoundError, match=rf"has no {module} module\. Import from the package: .*{name}"):
-        exec(f"from langchain_perplexity_strict.{module} import {name}", {})
+@pytest.mark.parametrize(("module", "names"), SWITCHED_MODULES.items())
+def test_langchain_perplexitys_modules_say_what_to_use_for_each_name(module: str, names: list[str]) -> None:
+    """`from langchain_perplexity_strict.retrievers import ...` (a find-and-replace switch) says, for each name
+    of that module, an import that works or what to write instead."""
+    with pytest.raises(ModuleNotFoundError) as info:
+        exec(f"from langchain_perplexity_strict.{module} import {names[0]}", {})
+    message = str(info.value)
+    for name in names:
+        assert f"{name}: " in message, name
+        suggested = re.search(rf"{name}: from langchain_perplexity_strict import (\w+)", message)
+        if suggested:  # the suggested import works as written
+            exec(suggested.group(0).split(": ", 1)[1], {})
 
 
 def test_a_switched_chat_models_import_names_chat_perplexity_strict() -> None:

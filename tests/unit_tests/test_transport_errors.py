@@ -61,3 +61,15 @@ def test_a_timeout_keeps_its_type_and_message() -> None:
     request = httpx.Request("POST", "http://127.0.0.1:1/v1/responses")
     with pytest.raises(openai.APITimeoutError, match="timed out"):
         raise_perplexity_error(openai.APITimeoutError(request=request), "agent")
+
+
+def test_a_connection_broken_after_sending_is_not_called_a_failed_connect() -> None:
+    """A reset once the request was written may have reached Perplexity: the message says so."""
+    from langchain_perplexity_strict import ChatPerplexityStrict
+    from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
+
+    with PerplexityEmulator() as emu:
+        emu.inject(Fault("drop"))
+        model = ChatPerplexityStrict(api_key="k", base_url=emu.base_url, max_retries=0)  # type: ignore[arg-type]
+        with pytest.raises(Exception, match=r"^The connection to the Perplexity agent API at .* broke after sending"):
+            model.invoke("hi")
