@@ -25,8 +25,8 @@ NO_SONAR_TOOLS = (
     "send a response format instead."
 )
 NO_PROFILE_TOOLS = (
-    "tools: this model's profile says tool_calling=False (the profile given, or the model's own), so no tool "
-    "is sent; pass a profile with tool_calling=True, or use a model that calls tools."
+    "tools: this model's profile says tool_calling=False (the profile given, or the model's own), so it sends "
+    "no function tools; pass a profile with tool_calling=True, or use a model that calls tools."
 )
 
 
