@@ -114,7 +114,7 @@ def redact(value: Any, name: Any = None) -> Any:
 
 def shown(value: Any, name: Any = None, limit: int | None = None) -> str:
     """`repr` of `value` redacted, cut to `limit` characters."""
-    text = _KEY_IN_TEXT.sub(HIDDEN, repr(redact(value, name)))  # a key inside a malformed URL, too
+    text = redact_text(repr(redact(value, name)))  # a key inside a malformed URL, too
     return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -157,7 +157,7 @@ def redacted_error(error: ValidationError, fields: Mapping[str, Any]) -> Validat
             value = {k: redact(v, k) if k in fields else HIDDEN for k, v in value.items()}
         else:
             value = redact(value, next((part for part in loc if isinstance(part, str)), None))
-            value = _KEY_IN_TEXT.sub(HIDDEN, value) if isinstance(value, str) else value
+            value = redact_text(value) if isinstance(value, str) else value
         detail: dict[str, Any] = {"type": record["type"], "loc": loc, "input": value}
         if "ctx" in record:
             detail["ctx"] = record["ctx"]
