@@ -170,9 +170,12 @@ def main() -> None:
         (f"median commit subject ({since or 'all'}..HEAD)", f"{_commit_subjects(since):.0f}", "<= 72"),
         ("README lines / + user docs / + all docs", f"{readme} / {docs} / {every_doc}", "<= 250 / <= 2,000"),
         ("modules at the package root", str(root_modules), "<= 15"),
-        ("functions over 60 lines / median lines", f"{sum(s > 60 for s in sizes)} / {statistics.median(sizes):.0f}",
-         "0 / <= 10"),
-    ]  # fmt: skip
+        (
+            "functions over 60 lines / median lines",
+            f"{sum(s > 60 for s in sizes)} / {statistics.median(sizes):.0f}",
+            "0 / <= 10",
+        ),
+    ]
     width = max(len(r[0]) for r in rows)
     print(f"{'figure':<{width}}  {'now':>18}  goal")
     for name, now, goal in rows:

@@ -50,7 +50,7 @@ class OncePerOwner:
                 return
             record[1].add(key)
         try:
-            warnings.warn_explicit(message, category, *_caller())
+            warn(message, category)
         except BaseException:
             record[1].discard(key)  # `-W error`: raise again next time
             raise

@@ -15,8 +15,17 @@ import pytest
 PAGE = Path(__file__).parents[2] / "docs" / "langchain-integration.mdx"
 TEXT = PAGE.read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```python[^\n]*\n(.*?)```", TEXT, re.DOTALL)
-SECTIONS = ("## Overview", "### Details", "### Features", "## Setup", "### Credentials", "### Installation",
-            "## Instantiation", "## Invocation", "## API reference")  # fmt: skip
+SECTIONS = (
+    "## Overview",
+    "### Details",
+    "### Features",
+    "## Setup",
+    "### Credentials",
+    "### Installation",
+    "## Instantiation",
+    "## Invocation",
+    "## API reference",
+)
 
 
 def test_the_page_has_the_templates_sections_in_order() -> None:

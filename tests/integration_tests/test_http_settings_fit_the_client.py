@@ -62,8 +62,9 @@ def _parts(timeout: Any) -> tuple[Any, ...]:
     """(connect, read, write, pool) of a timeout as httpx reads any of its forms."""
     if isinstance(timeout, (int, float)):
         return (float(timeout),) * 4
-    t = timeout if isinstance(timeout, tuple) else (timeout.connect, timeout.read, timeout.write, timeout.pool)
-    return (*t, *(None,) * (4 - len(t))) if isinstance(timeout, tuple) else t
+    if isinstance(timeout, tuple):
+        return (*timeout, *(None,) * (4 - len(timeout)))
+    return (timeout.connect, timeout.read, timeout.write, timeout.pool)
 
 
 def _assert_fits(client: Any, timeout: Any) -> None:
@@ -114,8 +115,18 @@ async def _collect(stream: Any) -> list[Any]:
     return [chunk async for chunk in stream]
 
 
-KINDS = ["agent", "agent stream", "sonar", "sonar stream", "retriever", "search tool", "embeddings",
-         "contextualized", "decision", "list_models"]  # fmt: skip
+KINDS = [
+    "agent",
+    "agent stream",
+    "sonar",
+    "sonar stream",
+    "retriever",
+    "search tool",
+    "embeddings",
+    "contextualized",
+    "decision",
+    "list_models",
+]
 
 
 @pytest.mark.parametrize("timeout", FORMS, ids=repr)

@@ -170,9 +170,14 @@ def child_env(server: PerplexityEmulator) -> dict[str, str]:
 
 def run(server: PerplexityEmulator, *args: str, stdin: str | None = None, cwd: Path | None = None) -> Any:
     return subprocess.run(
-        [sys.executable, *args], input=stdin, capture_output=True, text=True, env=child_env(server), cwd=cwd,
+        [sys.executable, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=child_env(server),
+        cwd=cwd,
         timeout=120,
-    )  # fmt: skip
+    )
 
 
 def outcomes(out: str) -> dict[str, str]:

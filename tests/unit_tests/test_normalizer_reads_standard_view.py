@@ -74,8 +74,10 @@ NOT_SENT = "nothing is left, so the message is not sent"
 CITE = "https://cite.example/page"
 CITED = f"citation(s) '{CITE}' left out (a request carries no citations; the text is sent as written)"
 CITED_U = "citation(s) 'https://u.example' left out"
-SOURCES = [{"id": 1, "url": "https://a.example", "title": "A", "snippet": "a"},
-           {"id": 2, "url": "https://b.example", "title": "B", "snippet": "b"}]  # fmt: skip
+SOURCES = [
+    {"id": 1, "url": "https://a.example", "title": "A", "snippet": "a"},
+    {"id": 2, "url": "https://b.example", "title": "B", "snippet": "b"},
+]
 CITED_AB = "citation(s) 'https://a.example', 'https://b.example' left out"
 AGENT = ChatPerplexityStrict(model="perplexity/sonar", api="agent", api_key="unused", max_input_tokens=0)
 CHAT = ChatPerplexityStrict(model="sonar", api="chat_completions", api_key="unused", max_input_tokens=0)
@@ -101,71 +103,135 @@ FORMS: dict[str, Form] = {
     ),
     "openai responses v0.3": Form(
         AIMessage(
-            [{"type": "text", "text": "Cited. ", "annotations": [{"type": "url_citation", "url": "https://u.example",
-                                                                 "start_index": 0, "end_index": 5, "title": "u"}]}],
-            additional_kwargs={"refusal": REFUSAL, "reasoning": {
-                "id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": THOUGHT}]}},
+            [
+                {
+                    "type": "text",
+                    "text": "Cited. ",
+                    "annotations": [
+                        {
+                            "type": "url_citation",
+                            "url": "https://u.example",
+                            "start_index": 0,
+                            "end_index": 5,
+                            "title": "u",
+                        }
+                    ],
+                }
+            ],
+            additional_kwargs={
+                "refusal": REFUSAL,
+                "reasoning": {
+                    "id": "rs_1",
+                    "type": "reasoning",
+                    "summary": [{"type": "summary_text", "text": THOUGHT}],
+                },
+            },
             response_metadata=_meta("openai"),
         ),
-        "Cited. " + REFUSAL, (REFUSED, REASONING, CITED_U), (THOUGHT, "https://u.example"),
+        "Cited. " + REFUSAL,
+        (REFUSED, REASONING, CITED_U),
+        (THOUGHT, "https://u.example"),
     ),
     "openai v1 content": Form(
         AIMessage(
-            [{"type": "reasoning", "reasoning": THOUGHT},
-             {"type": "text", "text": "Cited. ", "annotations": [{"type": "citation", "url": "https://u.example"}]},
-             {"type": "refusal", "refusal": REFUSAL}],
+            [
+                {"type": "reasoning", "reasoning": THOUGHT},
+                {"type": "text", "text": "Cited. ", "annotations": [{"type": "citation", "url": "https://u.example"}]},
+                {"type": "refusal", "refusal": REFUSAL},
+            ],
             response_metadata=_meta("openai", output_version="v1"),
         ),
-        "Cited. " + REFUSAL, (REFUSED, REASONING, CITED_U), (THOUGHT, "https://u.example"),
+        "Cited. " + REFUSAL,
+        (REFUSED, REASONING, CITED_U),
+        (THOUGHT, "https://u.example"),
     ),
     "deepseek reasoning_content": Form(
         AIMessage("Answer.", additional_kwargs={"reasoning_content": THOUGHT}, response_metadata=_meta("deepseek")),
-        "Answer.", (REASONING,), (THOUGHT,),
+        "Answer.",
+        (REASONING,),
+        (THOUGHT,),
     ),
     "reasoning_content alone": Form(
         AIMessage("", additional_kwargs={"reasoning_content": THOUGHT}), None, (REASONING, NOT_SENT), (THOUGHT,)
     ),
     "groq reasoning and executed tools": Form(
-        AIMessage("Answer.", additional_kwargs={"reasoning_content": THOUGHT, "executed_tools": [
-            {"type": "search", "arguments": "{}", "output": "tool output", "index": 0}]},
-            response_metadata=_meta("groq")),
-        "Answer.", (REASONING, SERVER), (THOUGHT, "tool output"),
+        AIMessage(
+            "Answer.",
+            additional_kwargs={
+                "reasoning_content": THOUGHT,
+                "executed_tools": [{"type": "search", "arguments": "{}", "output": "tool output", "index": 0}],
+            },
+            response_metadata=_meta("groq"),
+        ),
+        "Answer.",
+        (REASONING, SERVER),
+        (THOUGHT, "tool output"),
     ),
     "anthropic thinking, server tools, citations": Form(
         AIMessage(
-            [{"type": "thinking", "thinking": THOUGHT, "signature": "sig"},
-             {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}},
-             {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
-             {"type": "text", "text": "Cited.", "citations": [{"type": "web_search_result_location",
-                                                               "url": "https://u.example", "title": "u",
-                                                               "cited_text": "c", "encrypted_index": "e"}]}],
+            [
+                {"type": "thinking", "thinking": THOUGHT, "signature": "sig"},
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}},
+                {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+                {
+                    "type": "text",
+                    "text": "Cited.",
+                    "citations": [
+                        {
+                            "type": "web_search_result_location",
+                            "url": "https://u.example",
+                            "title": "u",
+                            "cited_text": "c",
+                            "encrypted_index": "e",
+                        }
+                    ],
+                },
+            ],
             response_metadata=_meta("anthropic"),
         ),
-        "Cited.", (REASONING, SERVER, CITED_U), (THOUGHT, "https://u.example"),
+        "Cited.",
+        (REASONING, SERVER, CITED_U),
+        (THOUGHT, "https://u.example"),
     ),
     "google_genai thinking": Form(
-        AIMessage([{"type": "thinking", "thinking": THOUGHT}, {"type": "text", "text": "Answer."}],
-                  response_metadata=_meta("google_genai")),
-        "Answer.", (REASONING,), (THOUGHT,),
+        AIMessage(
+            [{"type": "thinking", "thinking": THOUGHT}, {"type": "text", "text": "Answer."}],
+            response_metadata=_meta("google_genai"),
+        ),
+        "Answer.",
+        (REASONING,),
+        (THOUGHT,),
     ),
     "google_genai audio kwargs": Form(
         AIMessage("", additional_kwargs={"audio": b"RIFF"}, response_metadata=_meta("google_genai")),
-        None, ("content block(s) 'audio' left out", NOT_SENT),
+        None,
+        ("content block(s) 'audio' left out", NOT_SENT),
     ),
     "bedrock_converse reasoning_content": Form(
-        AIMessage([{"type": "reasoning_content", "reasoning_content": {"text": THOUGHT, "signature": "s"}},
-                   {"type": "text", "text": "Answer."}], response_metadata=_meta("bedrock_converse")),
-        "Answer.", (REASONING,), (THOUGHT,),
+        AIMessage(
+            [
+                {"type": "reasoning_content", "reasoning_content": {"text": THOUGHT, "signature": "s"}},
+                {"type": "text", "text": "Answer."},
+            ],
+            response_metadata=_meta("bedrock_converse"),
+        ),
+        "Answer.",
+        (REASONING,),
+        (THOUGHT,),
     ),
     "perplexity v0 answer with reasoning": Form(
         AIMessage("Answer.", additional_kwargs={"reasoning_content": THOUGHT}, response_metadata=_meta("perplexity")),
-        "Answer.", (REASONING,), (THOUGHT,),
+        "Answer.",
+        (REASONING,),
+        (THOUGHT,),
     ),
     "image in an assistant turn": Form(
         AIMessage([{"type": "text", "text": "See."}, {"type": "image", "url": "https://img.example/x.png"}]),
-        "See.", ("content block(s) 'image' left out",), ("https://img.example/x.png",),
+        "See.",
+        ("content block(s) 'image' left out",),
+        ("https://img.example/x.png",),
     ),
-}  # fmt: skip
+}
 
 
 def _anthropic_web(**metadata: Any) -> AIMessage:
@@ -198,41 +264,74 @@ def _own_v1() -> AIMessage:
 
 
 FORMS |= {
-    "anthropic web_search_result_location": Form(_anthropic_web(**_meta("anthropic")), "T", (CITED,),
-                                                 (CITE, "the cited words")),
+    "anthropic web_search_result_location": Form(
+        _anthropic_web(**_meta("anthropic")), "T", (CITED,), (CITE, "the cited words")
+    ),
     "anthropic citations, no provider": Form(_anthropic_web(), "T", (CITED,), (CITE, "the cited words")),
     "anthropic char_location": Form(
-        AIMessage([{"type": "text", "text": "T", "citations": [
-            {"type": "char_location", "cited_text": "quoted words", "document_index": 0, "document_title": "Doc",
-             "start_char_index": 0, "end_char_index": 12}]}], response_metadata=_meta("anthropic")),
-        "T", ("citation(s) 'Doc' left out",), ("quoted words",),
+        AIMessage(
+            [
+                {
+                    "type": "text",
+                    "text": "T",
+                    "citations": [
+                        {
+                            "type": "char_location",
+                            "cited_text": "quoted words",
+                            "document_index": 0,
+                            "document_title": "Doc",
+                            "start_char_index": 0,
+                            "end_char_index": 12,
+                        }
+                    ],
+                }
+            ],
+            response_metadata=_meta("anthropic"),
+        ),
+        "T",
+        ("citation(s) 'Doc' left out",),
+        ("quoted words",),
     ),
     "openai responses v0.3 url_citation": Form(
         AIMessage([{"type": "text", "text": "T", "annotations": [_url_citation()]}], response_metadata=_meta("openai")),
-        "T", (CITED,), (CITE,),
+        "T",
+        (CITED,),
+        (CITE,),
     ),
     "openai responses/v1 url_citation": Form(
-        AIMessage([{"type": "text", "text": "T", "annotations": [_url_citation()], "id": "msg_1"}],
-                  response_metadata=_meta("openai", output_version="responses/v1")),
-        "T", (CITED,), (CITE,),
+        AIMessage(
+            [{"type": "text", "text": "T", "annotations": [_url_citation()], "id": "msg_1"}],
+            response_metadata=_meta("openai", output_version="responses/v1"),
+        ),
+        "T",
+        (CITED,),
+        (CITE,),
     ),
     "langchain v1 citation": Form(
-        AIMessage([{"type": "text", "text": "T", "annotations": [
-            {"type": "citation", "url": CITE, "cited_text": "T"}]}], response_metadata={"output_version": "v1"}),
-        "T", (CITED,), (CITE,),
+        AIMessage(
+            [{"type": "text", "text": "T", "annotations": [{"type": "citation", "url": CITE, "cited_text": "T"}]}],
+            response_metadata={"output_version": "v1"},
+        ),
+        "T",
+        (CITED,),
+        (CITE,),
     ),
     "xai citations kwargs": Form(
         AIMessage("T", additional_kwargs={"citations": [CITE]}, response_metadata=_meta("xai")), "T", (CITED,), (CITE,)
     ),
-    "perplexity v0 answer with sources": Form(_own_v0(), "Both [1][2].", (CITED_AB,),
-                                              ("https://a.example", "https://b.example")),
+    "perplexity v0 answer with sources": Form(
+        _own_v0(), "Both [1][2].", (CITED_AB,), ("https://a.example", "https://b.example")
+    ),
     "perplexity v0 url_citation annotations": Form(
         AIMessage("T", additional_kwargs={"annotations": [_url_citation()]}, response_metadata=_meta("perplexity")),
-        "T", (CITED,), (CITE,),
+        "T",
+        (CITED,),
+        (CITE,),
     ),
-    "perplexity v1 answer with sources": Form(_own_v1(), "Both [1][2].", (CITED_AB,),
-                                              ("https://a.example", "https://b.example")),
-}  # fmt: skip
+    "perplexity v1 answer with sources": Form(
+        _own_v1(), "Both [1][2].", (CITED_AB,), ("https://a.example", "https://b.example")
+    ),
+}
 
 
 def _halves(value: Any) -> tuple[Any, Any]:
