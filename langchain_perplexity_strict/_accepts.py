@@ -106,21 +106,17 @@ def _is_url(value: str) -> bool:
 
 SECONDS = Annotated[float, Strict(), Field(gt=0, allow_inf_nan=False)]
 """Seconds > 0, finite; not a bool."""
-_SECONDS: TypeAdapter[float] = TypeAdapter(SECONDS)
-
-
 _PART = SECONDS | None
 """Seconds, or None for no limit."""
+_PARTS: TypeAdapter[tuple[Any, ...]] = TypeAdapter(tuple[_PART, _PART, _PART, _PART])
 _TIMEOUT_OBJECT = InstanceOf[openai.Timeout] | InstanceOf[httpx.Timeout]
 """openai's `Timeout` or httpx's."""
 
 
 def _timeout_in_seconds(value: Any) -> bool:
-    """Whether every set part of a `Timeout` is `SECONDS`."""
-    parts = [p for p in (value.connect, value.read, value.write, value.pool) if p is not None]
+    """Whether every part of a `Timeout` is seconds or None, as a tuple's are."""
     try:
-        for part in parts:
-            _SECONDS.validate_python(part, strict=True)
+        _PARTS.validate_python((value.connect, value.read, value.write, value.pool))
     except ValidationError:
         return False
     return True
