@@ -14,6 +14,10 @@ Cache hits (not counted; not refused over budget; the miss counted once)
   `init_chat_model("perplexity_strict:...")`
 - `stream` / `astream`: langchain-core never consults the cache there, so every stream is sent,
   counted, and refused once the budget is spent
+- the handler in a call's `config={"callbacks": [...]}` as in a `get_perplexity_cost_callback()` block:
+  every call form, `streaming=True` too; its cache hits free and let through
+- another provider's model in the same block: refused once the budget is spent (its cache cannot be told)
+- a tool that calls another model inside an agent: each request counted, the nested one refused once spent
 Runs that failed (what the server reported is counted, once; nothing when it reported nothing)
 - a 4xx, a 5xx after the client's retries: nothing
 - a `failed` status answer carrying usage (invoke, ainvoke, a background run polled to `failed`): its cost
@@ -42,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from typing import Any
 
 import openai
@@ -50,13 +55,16 @@ from langchain.chat_models import init_chat_model
 from langchain_core.caches import InMemoryCache
 from langchain_core.callbacks import get_usage_metadata_callback
 from langchain_core.globals import set_llm_cache
+from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage
-from langchain_core.runnables import ConfigurableField, Runnable
+from langchain_core.runnables import ConfigurableField, Runnable, RunnableConfig
+from langchain_core.tools import tool
 from pydantic import BaseModel
 
 from langchain_perplexity_strict import (
     ChatPerplexityStrict,
     PerplexityContextualizedEmbeddings,
+    PerplexityCostCallbackHandler,
     PerplexityEmbeddings,
     get_perplexity_cost_callback,
 )
@@ -90,14 +98,18 @@ def sent(emu: PerplexityEmulator) -> int:
     return sum(r.kind in ("create", "chat") for r in emu.requests)
 
 
-async def call(llm: Runnable[Any, Any], mode: str, text: str) -> Any:
+async def call(llm: Runnable[Any, Any], mode: str, text: str, config: RunnableConfig | None = None) -> Any:
     if mode == "invoke":
-        return llm.invoke(text)
+        return llm.invoke(text, config)
     if mode == "ainvoke":
-        return await llm.ainvoke(text)
+        return await llm.ainvoke(text, config)
     if mode == "batch":
-        return llm.batch([text])[0]
-    return (await llm.abatch([text]))[0]
+        return llm.batch([text], config)[0]
+    if mode == "stream":
+        return list(llm.stream(text, config))
+    if mode == "astream":
+        return [c async for c in llm.astream(text, config)]
+    return (await llm.abatch([text], config))[0]
 
 
 MODES = ["invoke", "ainvoke", "batch", "abatch"]
@@ -217,6 +229,81 @@ async def test_streams_are_always_sent_so_always_counted_and_refused_once_spent(
     usage_chunks = [c for c in chunks if c.response_metadata.get("cost")]
     assert len(usage_chunks) == 1  # the cost comes once, and is counted once
     assert sent(emu) == 1 and cb.total_cost == pytest.approx(usage_chunks[0].response_metadata["cost"]["total_cost"])
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+@pytest.mark.parametrize("where", ["config", "context"])
+@pytest.mark.parametrize("mode", [*MODES, "stream", "astream"])
+async def test_a_handler_in_the_config_refuses_as_one_in_the_block_does(
+    emu: PerplexityEmulator, mode: str, where: str, streaming: bool
+) -> None:
+    handler = PerplexityCostCallbackHandler(budget_usd=1e-9)
+    config: RunnableConfig | None = {"callbacks": [handler]} if where == "config" else None
+    block = get_perplexity_cost_callback(budget_usd=1e-9) if where == "context" else nullcontext(handler)
+    llm = make(emu, streaming=streaming)
+    with block as cb:
+        await call(llm, mode, "first", config)  # nothing spent yet: sent
+        with pytest.raises(PerplexityBudgetExceededError):
+            await call(llm, mode, "second", config)
+    assert sent(emu) == 1 and cb.total_cost > 0
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_handler_in_the_config_lets_a_cache_hit_through_free(
+    emu: PerplexityEmulator, cache: InMemoryCache, mode: str, streaming: bool
+) -> None:
+    handler = PerplexityCostCallbackHandler(budget_usd=1e-9)
+    llm = make(emu, streaming=streaming)
+    answers = [await call(llm, mode, "cached, handler in the config", {"callbacks": [handler]}) for _ in range(3)]
+    assert sent(emu) == 1 and handler.total_cost == pytest.approx(cost(answers[0]))
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream"])
+async def test_another_providers_model_in_the_block_is_refused_once_spent(emu: PerplexityEmulator, mode: str) -> None:
+    other = GenericFakeChatModel(messages=iter([AIMessage("never sent")]))
+    with get_perplexity_cost_callback(budget_usd=1e-9) as cb:
+        make(emu).invoke("spend the budget")
+        with pytest.raises(PerplexityBudgetExceededError):
+            await call(other, mode, "another provider")
+    assert sent(emu) == 1 and cb.total_cost > 0
+
+
+@pytest.mark.parametrize("sync", [True, False])
+async def test_a_tool_calling_a_model_inside_an_agent_is_counted_and_refused_once_spent(
+    emu: PerplexityEmulator, sync: bool
+) -> None:
+    from langchain.agents import create_agent
+
+    inner: list[AIMessage] = []
+
+    @tool
+    def ask(question: str) -> str:
+        """Ask another model."""
+        inner.append(make(emu).invoke(question))
+        return str(inner[-1].text)
+
+    @tool
+    async def aask(question: str) -> str:
+        """Ask another model."""
+        inner.append(await make(emu).ainvoke(question))
+        return str(inner[-1].text)
+
+    agent = create_agent(make(emu), tools=[ask if sync else aask])
+    state = {"messages": [("human", f"call {'ask' if sync else 'aask'} with what is the sky")]}
+
+    async def run() -> Any:
+        return agent.invoke(state) if sync else await agent.ainvoke(state)
+
+    with get_perplexity_cost_callback() as cb:
+        result = await run()
+    answers = [m for m in result["messages"] if isinstance(m, AIMessage)]
+    assert len(inner) == 1 and len(answers) == 2 and sent(emu) == 3
+    assert cb.total_cost == pytest.approx(sum(cost(m) for m in answers + inner))
+    emu.clear()
+    with get_perplexity_cost_callback(budget_usd=1e-9), pytest.raises(PerplexityBudgetExceededError):
+        await run()  # the agent's first call spends the budget: the tool's call is refused
+    assert sent(emu) == 1 and len(inner) == 1
 
 
 # --- failed runs ----------------------------------------------------------------------------------
