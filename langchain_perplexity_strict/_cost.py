@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import logging
 import threading
-import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Protocol
-from uuid import UUID
+from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage
@@ -82,27 +80,24 @@ class PerplexityCostCallbackHandler(BaseCallbackHandler):
             if spent >= self.budget_usd:
                 raise PerplexityBudgetExceededError(spent, self.budget_usd)
 
-    def on_chat_model_start(
-        self, serialized: dict[str, Any], messages: list[list[BaseMessage]], *, run_id: UUID, **kwargs: Any
-    ) -> None:
-        billing = current()
-        if billing is not None and billing.defer(run_id, self):
-            return  # checked when a request is sent: a cache hit sends none
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any) -> None:
+        deferred = _DEFERRED.get()
+        if deferred is not None and kwargs.get("invocation_params", {}).get("_type") == "perplexity-strict":
+            if self not in deferred:  # checked when a request is sent: a cache hit sends none
+                deferred.append(self)
+            return
         self.check_budget()
 
     def on_llm_start(self, serialized: dict[str, Any], prompts: list[str], **kwargs: Any) -> None:
         self.check_budget()
 
-    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
-        billing = current()
-        if billing is not None and billing.answered_without_request(run_id):
-            return  # a cache hit: nothing was billed
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
         for generations in response.generations:
             for generation in generations:
                 if isinstance(generation, ChatGeneration) and not _cached(generation):
                     self._add(generation.message.response_metadata)
 
-    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
         """Count a failed run's reported cost once: from `partial`, or the streamed chunks."""
         partial = getattr(error, "partial", None)
         if isinstance(partial, AIMessage) and isinstance(partial.response_metadata.get("cost"), Mapping):
@@ -158,96 +153,35 @@ def get_perplexity_cost_callback(
         var.reset(token)
 
 
-class Budget(Protocol):
-    """A callback with a budget, checked before a request is sent."""
-
-    def check_budget(self) -> None: ...
-
-
-class Billing:
-    """The runs of one `generate` call: whose budget each waits on, which were sent."""
-
-    def __init__(self, runs: int) -> None:
-        self.expected = runs  # only this call's runs are deferred, not a nested call's
-        self.budgets: dict[uuid.UUID, list[Budget]] = {}
-        self.sent: set[uuid.UUID] = set()
-        self._lock = threading.Lock()
-
-    def defer(self, run_id: uuid.UUID, budget: Budget) -> bool:
-        """Whether `budget`'s check for `run_id` waits for `requesting()`."""
-        with self._lock:
-            if run_id not in self.budgets and len(self.budgets) >= self.expected:
-                return False
-            self.budgets.setdefault(run_id, []).append(budget)
-            return True
-
-    def requesting(self, run_id: uuid.UUID | None) -> None:
-        """Check `run_id`'s budgets, then count it as sent."""
-        with self._lock:
-            # Without a run id, every run counts as sent rather than missed.
-            runs = [run_id] if run_id is not None else list(self.budgets)
-            budgets = [b for run in runs for b in self.budgets.get(run, [])] if runs else []
-        for budget in budgets:
-            budget.check_budget()
-        with self._lock:
-            self.sent.update(run for run in runs if run is not None)
-
-    def answered_without_request(self, run_id: uuid.UUID) -> bool:
-        """Whether `run_id` is this call's and sent no request."""
-        with self._lock:
-            return run_id in self.budgets and run_id not in self.sent
-
-
-_BILLING: ContextVar[Billing | None] = ContextVar("perplexity_strict_billing", default=None)
-_RUN: ContextVar[uuid.UUID | None] = ContextVar("perplexity_strict_run", default=None)
-"""The run `_generate_with_cache` serves, per context."""
-
-
-def current() -> Billing | None:
-    """The `generate` call being made in this context, if any."""
-    return _BILLING.get()
+_DEFERRED: ContextVar[list[PerplexityCostCallbackHandler] | None] = ContextVar(
+    "perplexity_strict_deferred", default=None
+)
+"""The budgets this context's `generate` call of the chat model checks when it sends a request."""
 
 
 def requesting() -> None:
-    """A request is about to be sent for this context's call."""
-    billing = _BILLING.get()
-    if billing is not None:
-        billing.requesting(_RUN.get())
-
-
-@contextmanager
-def _scope(runs: int) -> Iterator[Billing]:
-    billing = Billing(runs)
-    token = _BILLING.set(billing)
-    try:
-        yield billing
-    finally:
-        _BILLING.reset(token)
+    """A request is about to be sent: check the budgets this context's `generate` call deferred."""
+    for handler in _DEFERRED.get() or ():
+        handler.check_budget()
 
 
 class RequestScope:
-    """Mixin for a chat model: its `generate` / `agenerate` say which runs reached the network."""
+    """Mixin for a chat model: budgets wait for `requesting()` during `generate`, where a cache may answer.
 
-    def generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
-        with _scope(len(messages)):
-            return super().generate(messages, *args, **kwargs)  # type: ignore[misc]
+    A run's start comes before the cache lookup, and langchain-core's `stream` and `invoke`'s
+    streaming path call `_stream` without the run's callbacks, so the scope says which calls wait.
+    """
 
-    async def agenerate(self, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
-        with _scope(len(messages)):
-            return await super().agenerate(messages, *args, **kwargs)  # type: ignore[misc]
-
-    def _generate_with_cache(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
-        token = _RUN.set(getattr(run_manager, "run_id", None))
+    def generate(self, *args: Any, **kwargs: Any) -> Any:
+        token = _DEFERRED.set([])
         try:
-            return super()._generate_with_cache(messages, stop, run_manager, **kwargs)  # type: ignore[misc]
+            return super().generate(*args, **kwargs)  # type: ignore[misc]
         finally:
-            _RUN.reset(token)
+            _DEFERRED.reset(token)
 
-    async def _agenerate_with_cache(
-        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> Any:
-        token = _RUN.set(getattr(run_manager, "run_id", None))
+    async def agenerate(self, *args: Any, **kwargs: Any) -> Any:
+        token = _DEFERRED.set([])
         try:
-            return await super()._agenerate_with_cache(messages, stop, run_manager, **kwargs)  # type: ignore[misc]
+            return await super().agenerate(*args, **kwargs)  # type: ignore[misc]
         finally:
-            _RUN.reset(token)
+            _DEFERRED.reset(token)

@@ -240,7 +240,7 @@ async def test_a_handler_in_the_config_refuses_as_one_in_the_block_does(
     handler = PerplexityCostCallbackHandler(budget_usd=1e-9)
     config: RunnableConfig | None = {"callbacks": [handler]} if where == "config" else None
     block = get_perplexity_cost_callback(budget_usd=1e-9) if where == "context" else nullcontext(handler)
-    llm = make(emu, streaming=streaming)
+    llm = make(emu, **({"streaming": True} if streaming else {}))  # streaming=False: `stream` calls `invoke`
     with block as cb:
         await call(llm, mode, "first", config)  # nothing spent yet: sent
         with pytest.raises(PerplexityBudgetExceededError):
@@ -254,7 +254,7 @@ async def test_a_handler_in_the_config_lets_a_cache_hit_through_free(
     emu: PerplexityEmulator, cache: InMemoryCache, mode: str, streaming: bool
 ) -> None:
     handler = PerplexityCostCallbackHandler(budget_usd=1e-9)
-    llm = make(emu, streaming=streaming)
+    llm = make(emu, **({"streaming": True} if streaming else {}))  # streaming=False: `stream` calls `invoke`
     answers = [await call(llm, mode, "cached, handler in the config", {"callbacks": [handler]}) for _ in range(3)]
     assert sent(emu) == 1 and handler.total_cost == pytest.approx(cost(answers[0]))
 
