@@ -11,14 +11,7 @@ from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from langchain_core.utils import from_env, secret_from_env
-from pydantic import (
-    AliasChoices,
-    Field,
-    SecretStr,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import CONNECTION, check_connection_setting, check_known
@@ -43,23 +36,6 @@ _WARNINGS = OncePerOwner()
 
 _COPYING: ContextVar[bool] = ContextVar("_COPYING", default=False)
 """True while `model_copy` validates: copies do not repeat the original's warnings."""
-
-
-def openai_base_url_warning(base_url_given: bool) -> str | None:
-    """The warning that `OPENAI_BASE_URL` is not read, or None.
-
-    A Perplexity key must not go to OpenAI. The URL is not shown: it may carry user info.
-    """
-    openai_root = os.environ.get("OPENAI_BASE_URL", "").strip()
-    if base_url_given or not openai_root or os.environ.get("PPLX_BASE_URL"):
-        return None
-    if openai_root.rstrip("/").startswith(DEFAULT_BASE_URL):
-        return None
-    return (
-        f"OPENAI_BASE_URL is set but not read: requests go to {DEFAULT_BASE_URL}. To send them to the server "
-        "OPENAI_BASE_URL names (a gateway), set PPLX_BASE_URL to it or pass base_url=...; to keep Perplexity's "
-        "and silence this, pass base_url= or set PPLX_BASE_URL."
-    )
 
 
 class PerplexitySettings(Redacted):
@@ -101,10 +77,21 @@ class PerplexitySettings(Redacted):
 
     @model_validator(mode="after")
     def _connected(self) -> Self:
-        _ = self.transport  # built now, as ChatOpenAI does: loading the TLS trust store blocks
-        unread = openai_base_url_warning("base_url" in self.model_fields_set)
-        if unread is not None and not _COPYING.get():
-            _WARNINGS.warn(self, "OPENAI_BASE_URL", unread)
+        """The transport built now, as ChatOpenAI's is (loading the TLS trust store blocks); a warning that
+        `OPENAI_BASE_URL` is not read (a Perplexity key must not go to OpenAI; the URL may carry user info)."""
+        _ = self.transport
+        openai_root = os.environ.get("OPENAI_BASE_URL", "").strip()
+        if "base_url" in self.model_fields_set or not openai_root or os.environ.get("PPLX_BASE_URL"):
+            return self
+        if openai_root.rstrip("/").startswith(DEFAULT_BASE_URL) or _COPYING.get():
+            return self
+        _WARNINGS.warn(
+            self,
+            "OPENAI_BASE_URL",
+            f"OPENAI_BASE_URL is set but not read: requests go to {DEFAULT_BASE_URL}. To send them to the server "
+            "OPENAI_BASE_URL names (a gateway), set PPLX_BASE_URL to it or pass base_url=...; to keep Perplexity's "
+            "and silence this, pass base_url= or set PPLX_BASE_URL.",
+        )
         return self
 
     @property
