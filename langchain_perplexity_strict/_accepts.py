@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -17,7 +16,6 @@ import httpx
 import openai
 from pydantic import (
     AfterValidator,
-    BaseModel,
     Field,
     InstanceOf,
     SecretStr,
@@ -26,11 +24,8 @@ from pydantic import (
     StringConstraints,
     TypeAdapter,
     ValidationError,
-    ValidationInfo,
-    field_validator,
 )
 from pydantic.fields import FieldInfo
-from typing_extensions import Self
 
 from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict.errors import PerplexityRequestTypeError
@@ -177,38 +172,6 @@ def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
     check(name, value, CONNECTION[name])
 
 
-class ConnectionChecks(BaseModel):
-    """The one check of the connection settings, for every class that has them.
-
-    It runs however the value came, defaults from the environment too, before pydantic converts it.
-    """
-
-    @field_validator(*CONNECTION, mode="before", check_fields=False)
-    @classmethod
-    def _connection_setting(cls, value: Any, info: ValidationInfo) -> Any:
-        check_connection_setting(str(info.field_name), value, cls.__name__)
-        return value
-
-
-COPYING: ContextVar[bool] = ContextVar("COPYING", default=False)
-"""True while `ValidatedCopy.model_copy` validates: copies do not repeat the original's warnings."""
-
-
-class ValidatedCopy(BaseModel):
-    """`model_copy(update=...)` validated as the constructor validates (pydantic's skips it)."""
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        copy = super().model_copy(deep=deep)
-        if not update:
-            return copy
-        given = {name: copy.__dict__[name] for name in copy.model_fields_set}
-        token = COPYING.set(True)
-        try:
-            return type(self).model_validate({**given, **update})
-        finally:
-            COPYING.reset(token)
-
-
 def openai_environment_note() -> str:
     """For a missing key: why a set `OPENAI_API_KEY` is not read."""
     if not os.environ.get("OPENAI_API_KEY"):
@@ -216,27 +179,6 @@ def openai_environment_note() -> str:
     return (
         " OPENAI_API_KEY is set but not read (it may hold an OpenAI key, which must not reach another server): "
         "put your Perplexity key in PPLX_API_KEY, and the server root, if not Perplexity's, in PPLX_BASE_URL."
-    )
-
-
-PERPLEXITY_ROOT = "https://api.perplexity.ai"
-"""Perplexity's server root (the transport's `DEFAULT_BASE_URL`)."""
-
-
-def openai_base_url_warning(base_url_given: bool) -> str | None:
-    """The warning that `OPENAI_BASE_URL` is not read, or None.
-
-    A Perplexity key must not go to OpenAI. The URL is not shown: it may carry user info.
-    """
-    openai_root = os.environ.get("OPENAI_BASE_URL", "").strip()
-    if base_url_given or not openai_root or os.environ.get("PPLX_BASE_URL"):
-        return None
-    if openai_root.rstrip("/").startswith(PERPLEXITY_ROOT):
-        return None
-    return (
-        f"OPENAI_BASE_URL is set but not read: requests go to {PERPLEXITY_ROOT}. To send them to the server "
-        "OPENAI_BASE_URL names (a gateway), set PPLX_BASE_URL to it or pass base_url=...; to keep Perplexity's "
-        "and silence this, pass base_url= or set PPLX_BASE_URL."
     )
 
 

@@ -1,29 +1,26 @@
-"""The connection settings shared by the search and embeddings classes, and the transport built from them.
+"""The settings base of every public class: connection settings, their checks, redaction, copies, the transport.
 
-The same fields, environment variables and `Transport` as `ChatPerplexityStrict`.
+The chat model's parameters, and the search, embeddings and platform classes, build on `PerplexitySettings`.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from langchain_core.utils import from_env, secret_from_env
-from pydantic import AliasChoices, Field, PrivateAttr, SecretStr, model_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import (
-    COPYING,
-    ConnectionChecks,
-    ValidatedCopy,
-    check_known,
-    openai_base_url_warning,
-)
+from langchain_perplexity_strict._accepts import CONNECTION, check_connection_setting, check_known
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._redact import Redacted
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
 
 _PLACEHOLDER_MODEL = "perplexity/sonar"
-"""`ChatOpenAI` needs a model name; these endpoints name theirs in the body."""
+"""`ChatOpenAI` needs a model name; the bodies name theirs."""
 
 INSTEAD = {
     "client": (
@@ -34,13 +31,15 @@ INSTEAD = {
 }
 """Arguments other integrations take, with what to pass here instead."""
 
-
 _WARNINGS = OncePerOwner()
 """Each instance's own warnings."""
 
+_COPYING: ContextVar[bool] = ContextVar("_COPYING", default=False)
+"""True while `model_copy` validates: copies do not repeat the original's warnings."""
 
-class PerplexityConnection(ConnectionChecks, ValidatedCopy, Redacted):
-    """Key, server root, timeout and retries, and the `Transport` they make."""
+
+class PerplexitySettings(Redacted):
+    """Key, server root, timeout and retries, checked however they come; copies validated; the `Transport`."""
 
     api_key: SecretStr | None = Field(
         default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None),
@@ -57,34 +56,76 @@ class PerplexityConnection(ConnectionChecks, ValidatedCopy, Redacted):
     timeout: Any = Field(default=None, validation_alias=AliasChoices("timeout", "request_timeout"))
     """Request timeout, in `ChatOpenAI`'s forms."""
     max_retries: int = 2
-    """Retries on 429 and 5xx."""
+    """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
 
-    _api_name: ClassVar[str] = "search"
-    """How errors name the API."""
-    _transport: Transport | None = PrivateAttr(default=None)
+    _error_hints: ClassVar[Mapping[str, str] | None] = None
+    """What the transport's errors add, by kind (the chat model's surfaces')."""
 
     @model_validator(mode="before")
     @classmethod
     def _known_arguments(cls, values: Any) -> Any:
+        """Refuse an argument this class does not take (the chat model's also translates other integrations')."""
         check_known(values, cls.model_fields, cls.__name__, INSTEAD)
         return values
 
+    @field_validator(*CONNECTION, mode="before")
+    @classmethod
+    def _connection_setting(cls, value: Any, info: ValidationInfo) -> Any:
+        """The one check of a connection setting, defaults from the environment too, before pydantic converts it."""
+        check_connection_setting(str(info.field_name), value, cls.__name__)
+        return value
+
     @model_validator(mode="after")
-    def _build_transport(self) -> Self:
-        # Built now, as the chat model does: loading the TLS trust store blocks.
+    def _connected(self) -> Self:
+        """The transport built now, as ChatOpenAI's is (loading the TLS trust store blocks); a warning that
+        `OPENAI_BASE_URL` is not read (a Perplexity key must not go to OpenAI; the URL may carry user info)."""
         _ = self.transport
-        unread = openai_base_url_warning("base_url" in self.model_fields_set)
-        if unread is not None and not COPYING.get():
-            _WARNINGS.warn(self, "OPENAI_BASE_URL", unread)
+        openai_root = os.environ.get("OPENAI_BASE_URL", "").strip()
+        if "base_url" in self.model_fields_set or not openai_root or os.environ.get("PPLX_BASE_URL"):
+            return self
+        if openai_root.rstrip("/").startswith(DEFAULT_BASE_URL) or _COPYING.get():
+            return self
+        _WARNINGS.warn(
+            self,
+            "OPENAI_BASE_URL",
+            f"OPENAI_BASE_URL is set but not read: requests go to {DEFAULT_BASE_URL}. To send them to the server "
+            "OPENAI_BASE_URL names (a gateway), set PPLX_BASE_URL to it or pass base_url=...; to keep Perplexity's "
+            "and silence this, pass base_url= or set PPLX_BASE_URL.",
+        )
         return self
 
     @property
     def transport(self) -> Transport:
-        """The chat model's transport, pointed at the server root."""
-        key: tuple[Any, ...] = (self.base_url, self.api_key, self.timeout, self.max_retries)
-        if self._transport is None or self._transport.key != key:
-            self._transport = Transport.build(self.base_url, key, model=_PLACEHOLDER_MODEL, owner=type(self).__name__)
-        return self._transport
+        """The `ChatOpenAI` that carries the requests; rebuilt when its settings change.
+
+        Held in `__dict__`, not a `PrivateAttr`, which would make pydantic add a `model_post_init`.
+        """
+        key = (self.base_url, self.api_key, self.timeout, self.max_retries)
+        transport = self.__dict__.get("_transport")
+        if transport is None or transport.key != key:
+            transport = self.__dict__["_transport"] = Transport.build(
+                self.base_url, key, model=_PLACEHOLDER_MODEL, hints=self._error_hints, owner=type(self).__name__
+            )
+        return transport
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """With `update`, validated as the constructor validates (pydantic's skips it)."""
+        copy = super().model_copy(deep=deep)
+        if not update:
+            return copy
+        given = {name: copy.__dict__[name] for name in copy.model_fields_set}
+        token = _COPYING.set(True)
+        try:
+            return type(self).model_validate({**given, **update})
+        finally:
+            _COPYING.reset(token)
+
+
+class PerplexityConnection(PerplexitySettings):
+    """The search, embeddings and platform classes' requests, whose errors name their API."""
+
+    _api_name: ClassVar[str] = "search"
+    """How errors name the API."""
 
     def _post(self, path: str, body: bytes) -> dict[str, Any]:
         """POST `body` to the endpoint `path`; errors name this API."""

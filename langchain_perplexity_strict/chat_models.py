@@ -24,12 +24,10 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import get_config_list
 from langchain_core.tools import BaseTool
-from langchain_core.utils import from_env, secret_from_env
-from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
+from pydantic import ConfigDict, model_validator
 from typing_extensions import Self
 
 import langchain_perplexity_strict._transport._timeouts as _timeouts
-from langchain_perplexity_strict._accepts import COPYING, ConnectionChecks, openai_base_url_warning
 from langchain_perplexity_strict._batches import BatchJob, check_metadata
 from langchain_perplexity_strict._batches import Reader as BatchReader
 from langchain_perplexity_strict._batches import aget as aget_batches
@@ -42,7 +40,7 @@ from langchain_perplexity_strict._continuation import Context, Planner, account_
 from langchain_perplexity_strict._cost import RequestScope, requesting
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile, structured_output_method
-from langchain_perplexity_strict._redact import Redacted, redact, shown
+from langchain_perplexity_strict._redact import redact, shown
 from langchain_perplexity_strict._request._habits import check_parallel_tool_calls
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
@@ -53,6 +51,7 @@ from langchain_perplexity_strict._request._model_arguments import (
     ls_params,
     stop_list,
 )
+from langchain_perplexity_strict._request._parameter_row import Api
 from langchain_perplexity_strict._request._parameter_table import PARAMETERS, PerplexityParameters, check_parameters
 from langchain_perplexity_strict._request._structured_output import (
     Method,
@@ -67,7 +66,7 @@ from langchain_perplexity_strict._response._render import aemit, emit
 from langchain_perplexity_strict._response._usage import add_usage
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._switched import MOVED
-from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
+from langchain_perplexity_strict._transport import Fallback, RunSettings, encode_body
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
@@ -78,6 +77,8 @@ from langchain_perplexity_strict.normalize._normalizer import NormalizationResul
 from langchain_perplexity_strict.normalize._prepare import Prepared, prepare
 
 _SETTING_NAMES = tuple(PARAMETERS)
+_WARNINGS = OncePerOwner()
+"""Each model's own warnings."""
 _NOT_IN_A_BATCH = {
     "api": "Perplexity's Batch API runs Agent API requests (/v1/responses) only; use api='agent', the default.",
     "background": "a batch already runs on Perplexity's side, each line to its end; leave background unset.",
@@ -115,7 +116,7 @@ def _bind_call_tools(call: dict[str, Any], surface: Surface, profile: dict[str, 
         call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
 
 
-class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
+class ChatPerplexityStrict(RequestScope, Bindings, PerplexityParameters, BaseChatModel):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     The normalizer's rules fix histories Perplexity would refuse with a 400. Requests go
@@ -149,23 +150,21 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     """Agent API model slug, or a Sonar name (mapped by Perplexity's table)."""
     api: Literal["agent", "chat_completions"] = "agent"
     """`"agent"` (`/v1/responses`) or `"chat_completions"` (legacy Sonar)."""
-    api_key: SecretStr | None = Field(
-        default_factory=secret_from_env(["PPLX_API_KEY", "PERPLEXITY_API_KEY"], default=None), validate_default=True
-    )
-    """Perplexity API key (default: `PPLX_API_KEY` or `PERPLEXITY_API_KEY`)."""
-    base_url: str = Field(default_factory=from_env("PPLX_BASE_URL", default=DEFAULT_BASE_URL), validate_default=True)
-    """The server root (default: `PPLX_BASE_URL`, else `https://api.perplexity.ai`)."""
 
     model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True)
 
-    _transport: Transport | None = PrivateAttr(default=None)
-    _warnings: OncePerOwner = PrivateAttr(default_factory=OncePerOwner)
+    _error_hints = ERROR_HINTS
 
     @model_validator(mode="before")
     @classmethod
     def _known_arguments(cls, values: Any) -> Any:
-        """Refuse unknown arguments (typos); map known aliases."""
-        return known_arguments(values, cls.model_fields)
+        """Refuse unknown arguments (typos); map known aliases; check every parameter as given, before pydantic
+        coerces it, as a call's arguments are."""
+        values = known_arguments(values, cls.model_fields)
+        if isinstance(values, dict):
+            api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
+            check_parameters({name: values[name] for name in _SETTING_NAMES if name in values}, api)
+        return values
 
     @model_validator(mode="after")
     def _validate(self) -> Self:
@@ -176,11 +175,6 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         if self.n > 1 and self.streaming:
             msg = f"n={self.n} cannot be streamed (streaming=True returns one answer); set streaming=False or n=1."
             raise ValueError(msg)
-        # Built now, as ChatOpenAI does: loading the TLS trust store blocks.
-        _ = self.transport
-        unread = openai_base_url_warning("base_url" in self.model_fields_set)
-        if unread is not None and not COPYING.get():
-            self._warnings.warn(self, "OPENAI_BASE_URL", unread)
         return self
 
     # -- LangChain plumbing ----------------------------------------------------------------
@@ -258,17 +252,6 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         values["model"] = self.model
         values["model_kwargs"] = self.model_kwargs
         return values
-
-    @property
-    def transport(self) -> Transport:
-        """The `ChatOpenAI` that carries the requests; rebuilt when its settings change."""
-        key = (self.base_url, self.api_key, self.timeout, self.max_retries)
-        transport = self._transport
-        if transport is None or transport.key != key:
-            transport = self._transport = Transport.build(
-                self.base_url, key, model=self.model, hints=ERROR_HINTS, owner=type(self).__name__
-            )
-        return transport
 
     @property
     def surface(self) -> Surface:
@@ -414,9 +397,9 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
     def _warn_once(self, conversation: Prepared, notices: list[str]) -> None:
         """Warn once per model of compaction and of each notice."""
         if conversation.compaction is not None:
-            self._warnings.warn(self, "compaction", compaction_warning(conversation.compaction))
+            _WARNINGS.warn(self, "compaction", compaction_warning(conversation.compaction))
         for notice in notices:
-            self._warnings.warn(self, notice, notice)
+            _WARNINGS.warn(self, notice, notice)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
         answer = Answer(

@@ -10,10 +10,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, get_args
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator
 from pydantic.fields import FieldInfo
 
-from langchain_perplexity_strict._accepts import TOKEN_BUDGET, ValidatedCopy, check, ruled
+from langchain_perplexity_strict._accepts import TOKEN_BUDGET, check, ruled
+from langchain_perplexity_strict._connection_settings import PerplexitySettings
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter_row as rows
 from langchain_perplexity_strict._request._filters import RECENCY
@@ -41,8 +42,8 @@ NAME = "{name}"
 DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY", rows.DATE, FILTERS + NAME, NAME)]
 
 
-class PerplexityParameters(ValidatedCopy):
-    """The settings of a call: client-side options, then Perplexity's parameters (`None`: not sent).
+class PerplexityParameters(PerplexitySettings):
+    """The chat model's settings: the connection's, client options, then Perplexity's parameters (`None`: not sent).
 
     Each field carries its `Parameter` as `Annotated` metadata; `PARAMETERS` is read from them.
     """
@@ -55,10 +56,6 @@ class PerplexityParameters(ValidatedCopy):
     """Answers per call, as `n` concurrent requests (Perplexity has no `n`)."""
     streaming: bool = False
     """Stream under `invoke` too (one answer only)."""
-    timeout: Any = None
-    """Request timeout, in `ChatOpenAI`'s forms."""
-    max_retries: int = 2
-    """Retries on 429 and 5xx (`ChatOpenAI`'s)."""
     raise_on_length: bool = False
     """Raise `PerplexityIncompleteError` for an answer cut at the output limit."""
     stream_usage: Annotated[bool | None, Parameter("True, False or None", rows.FLAG, CLIENT, CLIENT)] = None
@@ -96,15 +93,6 @@ class PerplexityParameters(ValidatedCopy):
         if value is not None:
             check("max_input_tokens", value, TOKEN_BUDGET)
         return value
-
-    @model_validator(mode="before")
-    @classmethod
-    def _as_given(cls, values: Any) -> Any:
-        """Check every parameter as given, before pydantic coerces it, as a call's arguments are."""
-        if isinstance(values, dict):
-            api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
-            check_parameters({name: values[name] for name in PARAMETERS if name in values}, api)
-        return values
 
     temperature: Annotated[
         float | None,

@@ -3,7 +3,7 @@
 `api_key`, `base_url`, `timeout` and `max_retries` had four mechanisms (a key check in the chat model
 and another in the search/embeddings base, `check_base_url` in the transport, `check_timeout`, and
 `max_retries` twice). Now each has one rule (`_accepts.CONNECTION`) and one validator every class
-inherits (`_accepts.ConnectionChecks`). The forms covered, for each bad value:
+inherits (`_connection_settings.PerplexitySettings`). The forms covered, for each bad value:
 
 - every public class: `ChatPerplexityStrict`, `PerplexitySearchRetriever`, `PerplexitySearchResults`,
   `PerplexityEmbeddings`, `PerplexityContextualizedEmbeddings`;

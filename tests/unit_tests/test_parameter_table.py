@@ -22,7 +22,7 @@ def test_every_parameter_has_a_place_on_some_surface_and_a_description() -> None
 
 # Options of the client itself, not of Perplexity: they have no table row and are never sent.
 CLIENT_OPTIONS = {
-    "streaming", "timeout", "max_retries", "model_kwargs",
+    "api_key", "base_url", "streaming", "timeout", "max_retries", "model_kwargs",
     "max_input_tokens", "token_counter", "rules", "raise_on_length",
 }  # fmt: skip
 

@@ -121,8 +121,10 @@ BASE = {"_version", "_message_keys", "_accepts", "_once", "_redact", "_switched"
 STAGES: dict[str, set[str]] = {
     "normalize": set(),
     "_continuation": {"normalize"},
-    "_request": {"normalize", "_continuation"},
     "_transport": set(),
+    # Every public class's settings base (connection settings, redaction, the transport they make).
+    "_connection_settings": {"_transport"},
+    "_request": {"normalize", "_continuation", "_connection_settings"},  # the chat model's settings extend it
     "_response": {"_continuation"},
     "_surfaces": {"_continuation", "_request", "_response", "_transport"},
     # Perplexity's Batch API, beside the chat pipeline: the chat model hands it each line's bytes and its reader.
@@ -143,7 +145,6 @@ STAGES: dict[str, set[str]] = {
         "_batches",
     },
     # Beside the chat model, on the same transport: the Search API and the embeddings endpoints.
-    "_connection_settings": {"_transport"},
     "_search": {"_connection_settings", "_request", "_transport"},  # _request: the search-filter rules it shares
     "_embeddings": {"_connection_settings", "_transport"},
     "_platform": {"_connection_settings", "_transport"},
