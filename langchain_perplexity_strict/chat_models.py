@@ -18,7 +18,6 @@ from langchain_core.language_models.chat_models import (
     agenerate_from_stream,
     generate_from_stream,
 )
-from langchain_core.language_models.model_profile import ModelProfile
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -46,7 +45,8 @@ from langchain_perplexity_strict._redact import Redacted, redact, shown
 from langchain_perplexity_strict._request._habits import check_parallel_tool_calls
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
-    Bindings,
+    CopiedFields,
+    KeptBinding,
     call_arguments,
     held,
     known_arguments,
@@ -115,7 +115,7 @@ def _bind_call_tools(call: dict[str, Any], surface: Surface, profile: dict[str, 
         call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
 
 
-class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, BaseChatModel, PerplexityParameters):
+class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, BaseChatModel, PerplexityParameters):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     The normalizer's rules fix histories Perplexity would refuse with a 400. Requests go
@@ -232,16 +232,15 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
 
     @model_validator(mode="wrap")
     @classmethod
-    def _given_profile(cls, values: Any, handler: Any) -> Any:
-        """Count `profile` as given only when the caller gave it, so copies derive their own."""
+    def _derived_profile(cls, values: Any, handler: Any) -> Any:
+        """`profile`, unless given: the model the requests name, on this surface; not counted as given,
+        so copies derive their own."""
         model = handler(values)
-        if not (isinstance(values, dict) and values.get("profile") is not None):
+        if isinstance(values, dict) and values.get("profile") is None:
+            explicit = "model" in model.model_fields_set
+            model.__dict__["profile"] = model_profile(model._settings(), model.api, explicit, model.rules)
             model.__pydantic_fields_set__.discard("profile")
         return model
-
-    def _resolve_model_profile(self) -> ModelProfile | None:
-        """The profile of the model the requests name, on this surface."""
-        return model_profile(self._settings(), self.api, "model" in self.model_fields_set, self.rules)
 
     def call_profile(self, **kwargs: Any) -> dict[str, Any]:
         """A call's profile: the given `profile` keys over those derived for the call's model."""
@@ -682,7 +681,18 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         """Async twin of `get_batch`."""
         return await aget_batches(self.transport, batch_id, self._batch_reader(kwargs)[0])
 
-    # -- tools and structured output ----------------------------------------------------------------
+    # -- bindings, tools and structured output ----------------------------------------------------------
+
+    def bind(self, **kwargs: Any) -> KeptBinding:
+        return KeptBinding(bound=self, kwargs=kwargs, config={})
+
+    def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable:
+        """langchain-core's, as a `KeptBinding`, so batches get the config."""
+        return self.bind().with_config(config, **kwargs)
+
+    def configurable_fields(self, **kwargs: Any) -> Any:
+        """langchain-core's, with values set by `model_copy` (`CopiedFields`)."""
+        return CopiedFields(default=self, fields=cast(Any, super().configurable_fields(**kwargs)).fields)
 
     def bind_tools(
         self,

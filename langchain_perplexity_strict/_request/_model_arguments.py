@@ -270,18 +270,3 @@ for _name in ("invoke", "ainvoke", "batch", "abatch", "batch_as_completed", "aba
 for _name in ("transform", "atransform", "stream_events", "astream_events"):
     if _name in vars(RunnableBindingBase) or _name in vars(RunnableBinding):
         setattr(KeptBinding, _name, _keeping(_name))
-
-
-class Bindings:
-    """The chat model's `bind` and `configurable_fields`."""
-
-    def bind(self, **kwargs: Any) -> KeptBinding:
-        return KeptBinding(bound=cast(Any, self), kwargs=kwargs, config={})
-
-    def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> KeptBinding:
-        """langchain-core's, as a `KeptBinding`, so batches get the config."""
-        return KeptBinding(bound=cast(Any, self), kwargs={}, config=cast(RunnableConfig, {**(config or {}), **kwargs}))
-
-    def configurable_fields(self, **kwargs: Any) -> Any:
-        """langchain-core's, with values set by `model_copy` (`CopiedFields`)."""
-        return CopiedFields(default=cast(Any, self), fields=cast(Any, super()).configurable_fields(**kwargs).fields)
