@@ -50,7 +50,6 @@ from langchain_perplexity_strict._request._model_arguments import (
     call_arguments,
     held,
     known_arguments,
-    ls_params,
     stop_list,
 )
 from langchain_perplexity_strict._request._parameter_table import PARAMETERS, PerplexityParameters, check_parameters
@@ -209,13 +208,14 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, BaseChatMod
         return json.dumps(redact(key), sort_keys=True, default=_key_part)
 
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
-        """What traces see of a call, credentials hidden; `dict()` only when a subclass overrides it."""
-        if type(self).dict is not BaseChatModel.dict:
-            return redact(super()._get_invocation_params(stop=stop, **kwargs))
-        return redact({**self.asdict(), "stop": stop, **kwargs})
+        """What traces see of a call: langchain-core's, with the call's credentials (a bound MCP tool's) hidden."""
+        return redact(super()._get_invocation_params(stop=stop, **kwargs))
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
-        return ls_params(self, stop, kwargs)
+        """langchain-core's, under Perplexity's name and with the model's own stop sequences."""
+        params = super()._get_ls_params(stop=stop_list(stop if stop is not None else self.stop), **kwargs)
+        params["ls_provider"] = "perplexity"
+        return params
 
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
         """Tokens in `messages` by compaction's counter."""
