@@ -15,8 +15,6 @@ from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.chat_models import (
     BaseChatModel,
     LangSmithParams,
-    agenerate_from_stream,
-    generate_from_stream,
 )
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
@@ -465,8 +463,6 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, BaseChatMod
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        if self.streaming and self.n == 1:
-            return generate_from_stream(self._stream(messages, stop, run_manager, **kwargs))
         prepared = self._prepare(messages, stop, kwargs, stream=False)
         n = prepared.n
 
@@ -517,8 +513,6 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, BaseChatMod
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        if self.streaming and self.n == 1:
-            return await agenerate_from_stream(self._astream(messages, stop, run_manager, **kwargs))
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
