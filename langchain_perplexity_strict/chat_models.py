@@ -15,10 +15,7 @@ from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.chat_models import (
     BaseChatModel,
     LangSmithParams,
-    agenerate_from_stream,
-    generate_from_stream,
 )
-from langchain_core.language_models.model_profile import ModelProfile
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -44,11 +41,11 @@ from langchain_perplexity_strict._redact import redact, shown
 from langchain_perplexity_strict._request._habits import check_parallel_tool_calls
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
-    Bindings,
+    CopiedFields,
+    KeptBinding,
     call_arguments,
     held,
     known_arguments,
-    ls_params,
     stop_list,
 )
 from langchain_perplexity_strict._request._parameter_row import Api
@@ -116,7 +113,7 @@ def _bind_call_tools(call: dict[str, Any], surface: Surface, profile: dict[str, 
         call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
 
 
-class ChatPerplexityStrict(RequestScope, Bindings, PerplexityParameters, BaseChatModel):
+class ChatPerplexityStrict(RequestScope, PerplexityParameters, BaseChatModel):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     The normalizer's rules fix histories Perplexity would refuse with a 400. Requests go
@@ -203,13 +200,14 @@ class ChatPerplexityStrict(RequestScope, Bindings, PerplexityParameters, BaseCha
         return json.dumps(redact(key), sort_keys=True, default=_key_part)
 
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
-        """What traces see of a call, credentials hidden; `dict()` only when a subclass overrides it."""
-        if type(self).dict is not BaseChatModel.dict:
-            return redact(super()._get_invocation_params(stop=stop, **kwargs))
-        return redact({**self.asdict(), "stop": stop, **kwargs})
+        """What traces see of a call: langchain-core's, with the call's credentials (a bound MCP tool's) hidden."""
+        return redact(super()._get_invocation_params(stop=stop, **kwargs))
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
-        return ls_params(self, stop, kwargs)
+        """langchain-core's, under Perplexity's name and with the model's own stop sequences."""
+        params = super()._get_ls_params(stop=stop_list(stop if stop is not None else self.stop), **kwargs)
+        params["ls_provider"] = "perplexity"
+        return params
 
     def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
         """Tokens in `messages` by compaction's counter."""
@@ -226,16 +224,15 @@ class ChatPerplexityStrict(RequestScope, Bindings, PerplexityParameters, BaseCha
 
     @model_validator(mode="wrap")
     @classmethod
-    def _given_profile(cls, values: Any, handler: Any) -> Any:
-        """Count `profile` as given only when the caller gave it, so copies derive their own."""
+    def _derived_profile(cls, values: Any, handler: Any) -> Any:
+        """`profile`, unless given: the model the requests name, on this surface; not counted as given,
+        so copies derive their own."""
         model = handler(values)
-        if not (isinstance(values, dict) and values.get("profile") is not None):
+        if isinstance(values, dict) and values.get("profile") is None:
+            explicit = "model" in model.model_fields_set
+            model.__dict__["profile"] = model_profile(model._settings(), model.api, explicit, model.rules)
             model.__pydantic_fields_set__.discard("profile")
         return model
-
-    def _resolve_model_profile(self) -> ModelProfile | None:
-        """The profile of the model the requests name, on this surface."""
-        return model_profile(self._settings(), self.api, "model" in self.model_fields_set, self.rules)
 
     def call_profile(self, **kwargs: Any) -> dict[str, Any]:
         """A call's profile: the given `profile` keys over those derived for the call's model."""
@@ -449,8 +446,6 @@ class ChatPerplexityStrict(RequestScope, Bindings, PerplexityParameters, BaseCha
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        if self.streaming and self.n == 1:
-            return generate_from_stream(self._stream(messages, stop, run_manager, **kwargs))
         prepared = self._prepare(messages, stop, kwargs, stream=False)
         n = prepared.n
 
@@ -501,8 +496,6 @@ class ChatPerplexityStrict(RequestScope, Bindings, PerplexityParameters, BaseCha
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        if self.streaming and self.n == 1:
-            return await agenerate_from_stream(self._astream(messages, stop, run_manager, **kwargs))
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
@@ -665,7 +658,18 @@ class ChatPerplexityStrict(RequestScope, Bindings, PerplexityParameters, BaseCha
         """Async twin of `get_batch`."""
         return await aget_batches(self.transport, batch_id, self._batch_reader(kwargs)[0])
 
-    # -- tools and structured output ----------------------------------------------------------------
+    # -- bindings, tools and structured output ----------------------------------------------------------
+
+    def bind(self, **kwargs: Any) -> KeptBinding:
+        return KeptBinding(bound=self, kwargs=kwargs, config={})
+
+    def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> Runnable:
+        """langchain-core's, as a `KeptBinding`, so batches get the config."""
+        return self.bind().with_config(config, **kwargs)
+
+    def configurable_fields(self, **kwargs: Any) -> Any:
+        """langchain-core's, with values set by `model_copy` (`CopiedFields`)."""
+        return CopiedFields(default=self, fields=cast(Any, super().configurable_fields(**kwargs)).fields)
 
     def bind_tools(
         self,

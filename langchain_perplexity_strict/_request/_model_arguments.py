@@ -1,4 +1,4 @@
-"""A call's and the constructor's arguments: parameters, aliases, unknown names; stop lists, LangSmith's parameters."""
+"""A call's and the constructor's arguments: parameters, aliases, unknown names; stop lists; bindings."""
 
 from __future__ import annotations
 
@@ -106,25 +106,6 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
         msg = f"model={shown(model)} is not accepted: expected a model name (a non-empty string)."
         raise ValueError(msg)
     return call, params
-
-
-def ls_params(model: Any, stop: Any, kwargs: Mapping[str, Any]) -> Any:
-    """LangSmith's parameters for a call of `model`."""
-    from langchain_core.language_models.chat_models import LangSmithParams
-
-    params = LangSmithParams(
-        ls_provider="perplexity", ls_model_name=kwargs.get("model") or model.model, ls_model_type="chat"
-    )
-    temperature = kwargs.get("temperature", model.temperature)
-    if temperature is not None:
-        params["ls_temperature"] = temperature
-    max_tokens = kwargs.get("max_tokens", model.max_tokens)
-    if max_tokens is not None:
-        params["ls_max_tokens"] = max_tokens
-    stops = stop_list(stop if stop is not None else model.stop)
-    if stops:
-        params["ls_stop"] = stops
-    return params
 
 
 OUTPUT_VERSIONS = (None, "v0", "v1")
@@ -270,18 +251,3 @@ for _name in ("invoke", "ainvoke", "batch", "abatch", "batch_as_completed", "aba
 for _name in ("transform", "atransform", "stream_events", "astream_events"):
     if _name in vars(RunnableBindingBase) or _name in vars(RunnableBinding):
         setattr(KeptBinding, _name, _keeping(_name))
-
-
-class Bindings:
-    """The chat model's `bind` and `configurable_fields`."""
-
-    def bind(self, **kwargs: Any) -> KeptBinding:
-        return KeptBinding(bound=cast(Any, self), kwargs=kwargs, config={})
-
-    def with_config(self, config: RunnableConfig | None = None, **kwargs: Any) -> KeptBinding:
-        """langchain-core's, as a `KeptBinding`, so batches get the config."""
-        return KeptBinding(bound=cast(Any, self), kwargs={}, config=cast(RunnableConfig, {**(config or {}), **kwargs}))
-
-    def configurable_fields(self, **kwargs: Any) -> Any:
-        """langchain-core's, with values set by `model_copy` (`CopiedFields`)."""
-        return CopiedFields(default=cast(Any, self), fields=cast(Any, super()).configurable_fields(**kwargs).fields)
