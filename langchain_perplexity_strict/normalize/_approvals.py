@@ -99,6 +99,8 @@ def check_approval_history(messages: Iterable[BaseMessage]) -> None:
     pending: dict[str, None] = {}  # ordered, for the error
     answered: set[str] = set()
     for message in messages:
+        if type(message.content) is str and MCP_APPROVAL_REQUESTS not in message.additional_kwargs:
+            continue  # text alone holds neither requests nor responses
         if isinstance(message, AIMessage):
             pending.update(dict.fromkeys(r["id"] for r in approval_requests(message)))
             continue
