@@ -61,8 +61,9 @@ def is_approval_response(block: Any) -> bool:
 
 def approval_responses(content: Any) -> list[dict[str, Any]]:
     """User content's approval responses, published fields only."""
-    blocks = content if isinstance(content, list) else []
-    return [_fields(_unwrapped(b), RESPONSE_FIELDS) for b in blocks if is_approval_response(b)]
+    if not isinstance(content, list):
+        return []
+    return [_fields(_unwrapped(b), RESPONSE_FIELDS) for b in content if is_approval_response(b)]
 
 
 def approval_requests(message: BaseMessage) -> list[dict[str, Any]]:
