@@ -58,9 +58,7 @@ from langchain_perplexity_strict._request._structured_output import (
 )
 from langchain_perplexity_strict._request._tools import bound_tools, tools_refusal
 from langchain_perplexity_strict._request._unset import over
-from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._render import aemit, emit
-from langchain_perplexity_strict._response._usage import add_usage
+from langchain_perplexity_strict._response._answer import Answer, add_usage, aemit, emit
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._switched import MOVED
 from langchain_perplexity_strict._transport import Fallback, RunSettings, encode_body

@@ -1,6 +1,7 @@
 """Agent API responses and stream events → LangChain messages.
 
-Invoke and stream share `read_output`, so they cannot drift; the stream adds deltas and live tool events.
+Invoke reads a whole response as a stream's terminal event, so they cannot drift; the stream adds deltas and
+live tool events.
 Shapes: `ResponsesResponseOutput`, `ResponseStreamEventOutput` (`perplexity.generated.api`).
 """
 
@@ -12,7 +13,6 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 
 from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._server_item_blocks import is_server_item
 from langchain_perplexity_strict._response._vocabulary import ANSWERED_STATUSES, PENDING_STATUSES
 from langchain_perplexity_strict.errors import PerplexityResponseError, reported_error
 
@@ -30,63 +30,6 @@ TOOL_EVENTS = {
 }
 
 
-def read_output(
-    answer: Answer,
-    output: Sequence[dict[str, Any]],
-    *,
-    text: bool,
-    offsets: dict[tuple[int, int], int],
-    stopped_at: int | None,
-) -> None:
-    """Fill `answer` from `output` items; message text only when `text`.
-
-    `offsets` maps (item, part) to where the part starts, since annotation offsets are per part.
-    Messages and calls after the stop item `stopped_at` are skipped, as a stream skips them.
-    """
-    ordinals: dict[str, int] = {}
-    for index, item in enumerate(output):
-        kind = item.get("type")
-        if stopped_at is None and answer.stopped:
-            stopped_at = index - 1
-        if kind in ("message", "function_call") and stopped_at is not None and index > stopped_at:
-            continue
-        if is_server_item(item):
-            read_server_item(answer, item, ordinals)
-        if kind == "message":
-            for part_index, part in enumerate(item.get("content") or []):
-                if text and part.get("type") == "output_text" and part.get("text"):
-                    start_text_part(answer, (index, part_index), offsets)
-                    answer.add_text(part["text"])
-                for annotation in part.get("annotations") or []:
-                    answer.add_annotation(_shifted(annotation, offsets.get((index, part_index), 0)))
-        elif kind == "search_results":
-            answer.add_queries(item.get("queries") or [])
-            answer.add_search_results(item.get("results") or [])
-        elif kind == "image_search_results":
-            answer.add_items("images", item.get("results") or [])
-        elif kind == "function_call":
-            answer.add_tool_call(
-                item.get("call_id"), item.get("name"), item.get("arguments"), item.get("thought_signature")
-            )
-
-
-def read_server_item(answer: Answer, item: dict[str, Any], ordinals: dict[str, int]) -> None:
-    """A server tool's or skill's item; `ordinals` counts items per type."""
-    kind = str(item.get("type"))
-    n = ordinals.get(kind, 0)
-    ordinals[kind] = n + 1
-    answer.server.add(item, n)
-
-
-def start_text_part(answer: Answer, key: tuple[int, int], offsets: dict[tuple[int, int], int]) -> None:
-    """Start text part `key`: separate it and note its offset."""
-    if key in offsets:
-        return
-    if answer.text:
-        answer.pend(*answer.add_text(PART_SEPARATOR))
-    offsets[key] = len(answer.text)
-
-
 def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
     if not offset or not isinstance(annotation.get("start_index"), int):
         return annotation
@@ -98,18 +41,8 @@ def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
 
 
 def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
-    """Fill `answer` from a whole response (invoke)."""
-    read_output(answer, response.get("output") or [], text=True, offsets={}, stopped_at=None)
-    answer.flush_text()
-    read_status(answer, response)
-
-
-def read_status(answer: Answer, response: dict[str, Any]) -> None:
-    """Usage, metadata and status; on the Agent API `status`, not HTTP 200, means success."""
-    status = response.get("status")
-    envelope = {key: response[key] for key in ENVELOPE_KEYS if response.get(key) is not None}
-    answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status, **envelope)
-    raise_for_status(answer, status, response.get("error") or {})
+    """Fill `answer` from a whole response (invoke), as a stream's terminal event fills it."""
+    AgentStreamReader(answer).end(response)
 
 
 def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
@@ -172,8 +105,7 @@ class AgentStreamReader:
                 answer.add_search_results(item.get("results") or [])
             elif item.get("type") == "image_search_results":
                 answer.add_items("images", item.get("results") or [])
-            if is_server_item(item):
-                read_server_item(answer, item, self._done)
+            answer.server.add(item, self._done)
         elif kind == "response.skill.loaded":
             answer.server.skill_loaded(str(event.get("name")))
         elif kind == "response.completed":
@@ -205,7 +137,7 @@ class AgentStreamReader:
             answer.add_reasoning(piece)
             answer.pend(piece, "")
         if kind == "response.reasoning.search_queries":
-            answer.add_queries(event.get("queries") or [])
+            answer.add_items("search_queries", event.get("queries") or [])
         elif kind == "response.reasoning.search_results":
             answer.add_search_results(event.get("results") or [])
         elif kind == "response.reasoning.image_search_results":
@@ -225,17 +157,18 @@ class AgentStreamReader:
         Text may come in deltas, a done event or the terminal response: it is taken once.
         """
         received = self._received.get(key, "")
-        if not text.startswith(received) or len(text) == len(received) or self._after_stop(key[0]):
+        after_stop = self._stopped_at is not None and key[0] > self._stopped_at
+        if not text.startswith(received) or len(text) == len(received) or after_stop:
             return
         answer = self.answer
-        start_text_part(answer, key, self._offsets)
+        if key not in self._offsets:  # a new part: its own paragraph
+            if answer.text:
+                answer.pend(*answer.add_text(PART_SEPARATOR))
+            self._offsets[key] = len(answer.text)
         self._received[key] = text
         answer.pend(*answer.add_text(text[len(received) :]))
         if answer.stopped and self._stopped_at is None:
             self._stopped_at = key[0]
-
-    def _after_stop(self, index: int) -> bool:
-        return self._stopped_at is not None and index > self._stopped_at
 
     def _catch_up(self, index: int, item: dict[str, Any]) -> None:
         """A whole message item: add text that deltas missed."""
@@ -246,14 +179,47 @@ class AgentStreamReader:
                 self._add((index, part_index), str(part.get("text") or ""))
 
     def _terminal(self, response: dict[str, Any]) -> list[AIMessageChunk]:
+        self.end(response)
+        return [self.answer.final_chunk()]
+
+    def end(self, response: dict[str, Any]) -> None:
+        """The terminal response: text the events missed, then sources, server items, calls and status."""
         answer = self.answer
         output = response.get("output") or [self._items[i] for i in sorted(self._items)]
         for index, item in enumerate(output):
             self._catch_up(index, item)
         answer.pend(*answer.flush_text())
-        read_output(answer, output, text=False, offsets=self._offsets, stopped_at=self._stopped_at)
-        read_status(answer, response)
-        return [answer.final_chunk()]
+        self._read_output(output)
+        # On the Agent API `status`, not HTTP 200, means success.
+        status = response.get("status")
+        envelope = {key: response[key] for key in ENVELOPE_KEYS if response.get(key) is not None}
+        answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status, **envelope)
+        raise_for_status(answer, status, response.get("error") or {})
+
+    def _read_output(self, output: Sequence[dict[str, Any]]) -> None:
+        """Fill the answer from `output` items but their text; messages and calls after the stop's item are skipped."""
+        answer, stopped_at = self.answer, self._stopped_at
+        ordinals: dict[str, int] = {}
+        for index, item in enumerate(output):
+            kind = item.get("type")
+            if stopped_at is None and answer.stopped:
+                stopped_at = index - 1
+            if kind in ("message", "function_call") and stopped_at is not None and index > stopped_at:
+                continue
+            answer.server.add(item, ordinals)
+            if kind == "message":  # annotation offsets are per part
+                for part_index, part in enumerate(item.get("content") or []):
+                    for annotation in part.get("annotations") or []:
+                        answer.add_annotation(_shifted(annotation, self._offsets.get((index, part_index), 0)))
+            elif kind == "search_results":
+                answer.add_items("search_queries", item.get("queries") or [])
+                answer.add_search_results(item.get("results") or [])
+            elif kind == "image_search_results":
+                answer.add_items("images", item.get("results") or [])
+            elif kind == "function_call":
+                answer.add_tool_call(
+                    item.get("call_id"), item.get("name"), item.get("arguments"), item.get("thought_signature")
+                )
 
     def finish(self) -> list[AIMessageChunk]:
         """The stream ended: complete only after a terminal event or a matched stop."""

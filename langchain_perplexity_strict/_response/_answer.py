@@ -1,26 +1,62 @@
-"""The answer built from one response (stops applied, citations gathered), whichever event carried each piece.
+"""The answer read from one response, and its LangChain messages: whole or as stream chunks, v0 or v1.
 
 Readers call its methods, never set its fields. It owns the text pipeline (`<think>`, stops, pending),
-sources and tool calls (each once), usage and metadata; `_render` makes messages.
+sources and tool calls (each once), usage and metadata. A whole v1 message is its v0 message's
+`content_blocks` (the `_blocks` translator); a stream chunk's v1 blocks are built here, as a tool call
+streams before its v0 item exists.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages.tool import tool_call_chunk
+from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, parse_tool_call
+from langchain_core.outputs import ChatGenerationChunk
 
 from langchain_perplexity_strict._continuation import Context
-from langchain_perplexity_strict._response import _render
-from langchain_perplexity_strict._response._records import search_result
-from langchain_perplexity_strict._response._server_item_collector import ServerItems
+from langchain_perplexity_strict._message_keys import CONTEXT_KEY, THOUGHT_SIGNATURES
+from langchain_perplexity_strict._response._blocks import (
+    ANNOTATIONS,
+    FIRST_TOOL_CALL_INDEX,
+    PROVIDER,
+    REASONING_INDEX,
+    TEXT_INDEX,
+    text_block,
+)
+from langchain_perplexity_strict._response._blocks import citation_annotations as citations_in
+from langchain_perplexity_strict._response._server_item_blocks import ServerItems, v0_kwargs
 from langchain_perplexity_strict._response._stop import StopFilter
 from langchain_perplexity_strict._response._think import ThinkSplitter
-from langchain_perplexity_strict._response._usage import read_usage, usage_extras
 from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityStreamError
+
+RECORD_FIELDS = frozenset({"title", "url", "date", "last_updated", "snippet", "source", "id"})
+"""Published search-result fields (`ApiPublicSearchResultOutput`): reading them never raises."""
+USAGE_EXTRAS = ("cost", "tool_calls_details", "num_search_queries", "search_context_size", "citation_tokens")
+"""Usage fields for `response_metadata`."""
+
+
+class SearchResult(dict[str, Any]):
+    """One search result: the dict as sent, also readable as attributes, as langchain-perplexity's users read it."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self:
+            return self[name]
+        if name in RECORD_FIELDS:
+            return None
+        msg = f"search result has no field {name!r} (it has: {', '.join(self)})"
+        raise AttributeError(msg)
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        """The record as a plain dict, as the SDK model gives."""
+        return dict(self)
 
 
 @dataclass
@@ -29,14 +65,14 @@ class Answer:
 
     output_version: str = "v0"
     stops: Sequence[str] = ()
-    text: str = ""
-    reasoning: str = ""
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    citations: list[str] = field(default_factory=list)
-    search_results: list[dict[str, Any]] = field(default_factory=list)
-    annotations: list[dict[str, Any]] = field(default_factory=list)
-    extras: dict[str, Any] = field(default_factory=dict)
-    thought_signatures: dict[str, str] = field(default_factory=dict)
+    text: str = field(init=False, default="")
+    reasoning: str = field(init=False, default="")
+    tool_calls: list[dict[str, Any]] = field(init=False, default_factory=list)
+    citations: list[str] = field(init=False, default_factory=list)
+    search_results: list[dict[str, Any]] = field(init=False, default_factory=list)
+    annotations: list[dict[str, Any]] = field(init=False, default_factory=list)
+    extras: dict[str, Any] = field(init=False, default_factory=dict)
+    thought_signatures: dict[str, str] = field(init=False, default_factory=dict)
     context: Context | None = None
     """The conversation as the server holds it, for a continuation record."""
     usage: UsageMetadata | None = None
@@ -53,11 +89,14 @@ class Answer:
     def __post_init__(self) -> None:
         self._think = ThinkSplitter()
         self._stop = StopFilter(self.stops)
-        self._pending_reasoning: list[str] = []
-        self._pending_text: list[str] = []
-        self._cited = set(self.citations)  # Sonar repeats URLs in every chunk
-        self._results_kept = {_result_key(r) for r in self.search_results}
-        self._call_ids = {c["id"] for c in self.tool_calls}
+        self._pending: tuple[list[str], list[str]] = ([], [])  # reasoning, answer
+        self._cited: set[str] = set()  # Sonar repeats URLs in every chunk
+        self._results_kept: set[tuple[Any, Any]] = set()  # by URL and `id` (`[n]` markers cite ids)
+        self._call_ids: set[str] = set()
+        self._provider = {
+            "model_provider": PROVIDER,
+            **({"output_version": "v1"} if self.output_version == "v1" else {}),
+        }
         self._sent_citations = 0
         self._sent_results = 0
 
@@ -65,13 +104,11 @@ class Answer:
 
     def add_text(self, piece: str) -> tuple[str, str]:
         """Add raw content; return the `(reasoning, answer)` text safe to emit."""
-        reasoning, answer = self._think.feed(piece)
-        return self._take(reasoning, answer)
+        return self._take(*self._think.feed(piece))
 
     def flush_text(self) -> tuple[str, str]:
         """At the end: what the splitter and filter hold."""
-        reasoning, answer = self._think.flush()
-        reasoning, answer = self._take(reasoning, answer)
+        reasoning, answer = self._take(*self._think.flush())
         if not self._stop.stopped:
             held = self._stop.flush()
             self.text += held
@@ -98,29 +135,23 @@ class Answer:
     def pend(self, reasoning: str, answer: str) -> None:
         """Keep text for the next stream chunk."""
         if reasoning:
-            self._pending_reasoning.append(reasoning)
+            self._pending[0].append(reasoning)
         if answer:
-            self._pending_text.append(answer)
+            self._pending[1].append(answer)
 
-    def take_pending(self) -> tuple[str, str]:
-        """Take the pending `(reasoning, answer)` text."""
-        reasoning, text = "".join(self._pending_reasoning), "".join(self._pending_text)
-        self._pending_reasoning.clear()
-        self._pending_text.clear()
+    def _take_pending(self) -> tuple[str, str]:
+        reasoning, text = map("".join, self._pending)
+        self._pending = ([], [])
         return reasoning, text
-
-    def take_text(self) -> list[AIMessageChunk]:
-        """One chunk for pending text and new sources, or none; each source streams once."""
-        return _render.text_chunks(self)
 
     # -- sources, tool calls, extras ------------------------------------------------------
 
     def add_search_results(self, results: Sequence[dict[str, Any]]) -> None:
         """Keep each record once (by URL and `id`); citations are their URLs, in order."""
         for record in results:
-            key = _result_key(record)
+            key = (record.get("url"), record.get("id"))
             if key not in self._results_kept:
-                self.search_results.append(search_result(record))
+                self.search_results.append(SearchResult(record))
                 self._results_kept.add(key)
         self.add_citations(r["url"] for r in results if r.get("url"))
 
@@ -138,7 +169,7 @@ class Answer:
             if annotation.get("url"):
                 self.add_citations([annotation["url"]])
 
-    def unsent_sources(self) -> dict[str, Any]:
+    def _unsent_sources(self) -> dict[str, Any]:
         """Take the citations and search results not streamed yet."""
         kwargs: dict[str, Any] = {}
         if len(self.citations) > self._sent_citations:
@@ -163,14 +194,9 @@ class Answer:
             self.thought_signatures[str(call_id)] = str(thought_signature)
 
     def add_items(self, key: str, items: Sequence[Any]) -> None:
-        """Records with no standard place, in `additional_kwargs[key]`, each once."""
+        """Records with no standard place (search queries, images, ...), in `additional_kwargs[key]`, each once."""
         known = self.extras.setdefault(key, [])
         known.extend(item for item in items if item not in known)
-
-    def add_queries(self, queries: Sequence[str]) -> None:
-        """The search queries Perplexity ran, once each."""
-        known = self.extras.setdefault("search_queries", [])
-        known.extend(q for q in queries if q not in known)
 
     @property
     def waits_for_the_app(self) -> bool:
@@ -187,8 +213,9 @@ class Answer:
         self.usage = read_usage(usage)
         served = {"model_name": data.get("model"), "model": data.get("model")}
         self.metadata.update({"id": data.get("id"), **served, **fields, "finish_reason": finish_reason})
-        self.metadata.update({"token_usage": usage} if usage else {})
-        self.metadata.update(usage_extras(usage))
+        if usage:
+            self.metadata["token_usage"] = usage
+            self.metadata.update({k: usage[k] for k in USAGE_EXTRAS if usage.get(k) is not None})
         self.finished = True
 
     def fail(self) -> None:
@@ -230,26 +257,220 @@ class Answer:
         """Set `response_metadata[key]`."""
         self.metadata[key] = value
 
-    # -- as LangChain messages (`_render`) ---------------------------------------------------
+    # -- as LangChain messages ----------------------------------------------------------------
 
     def message(self) -> AIMessage:
-        """The whole answer as one message (invoke)."""
-        return _render.message(self)
+        """The whole answer as one message (invoke), with its continuation record.
+
+        A v1 answer's content is its v0 message's `content_blocks`. The record is made for a whole,
+        completed answer only.
+        """
+        tool_calls, invalid = _parse_tool_calls(self.tool_calls)
+        message = AIMessage(
+            content=self.text,
+            additional_kwargs={**self._kwargs(v0=True), **v0_kwargs(self.server.items)},
+            response_metadata={**self.metadata, **self._provider},
+            tool_calls=tool_calls,
+            invalid_tool_calls=invalid,
+            usage_metadata=self.usage,
+            id=self.metadata.get("id"),
+        )
+        if self.output_version == "v1":
+            update = {"content": message.content_blocks, "additional_kwargs": self._kwargs(v0=False)}
+            message = message.model_copy(update=update)
+        answered = self.metadata.get("status") == "completed" or self.waits_for_the_app
+        if self.context is not None and not self.stopped and self.metadata.get("id") and answered:
+            message.response_metadata[CONTEXT_KEY] = self.context.record(message)
+        return message
+
+    def take_text(self) -> list[AIMessageChunk]:
+        """One stream chunk for pending text, blocks and new sources, or none; each source streams once.
+
+        Each chunk names the provider, so its `content_blocks` use this package's translator.
+        """
+        reasoning, text = self._take_pending()
+        server_blocks = self.server.take_blocks() if self.output_version == "v1" else []
+        kwargs = self._stream_kwargs(reasoning)
+        if not (reasoning or text or server_blocks or kwargs):
+            return []
+        content = self._content(reasoning, text, server_blocks=server_blocks)
+        return [AIMessageChunk(content=content, additional_kwargs=kwargs, response_metadata=dict(self._provider))]
 
     def final_chunk(self) -> AIMessageChunk:
-        """The last stream chunk."""
-        return _render.final_chunk(self)
+        """The last stream chunk: pending text, sources, usage (once), metadata, tool calls."""
+        reasoning, text = self._take_pending()
+        chunks = [
+            tool_call_chunk(name=c["name"], args=c["arguments"], id=c["id"], index=i)
+            for i, c in enumerate(self.tool_calls)
+        ]
+        v1 = self.output_version == "v1"
+        metadata = {**self.metadata, **self._provider}
+        if self.context is not None and CONTEXT_KEY in (whole := self.message().response_metadata):
+            metadata[CONTEXT_KEY] = whole[CONTEXT_KEY]
+        streamed = ("reasoning_content", "citations", "search_results")  # only unsent sources follow
+        kwargs = {k: v for k, v in self._kwargs().items() if k not in streamed}
+        valid = {c["id"]: c for c in _parse_tool_calls(self.tool_calls)[0]}
+        # Parsed calls as blocks, so their stream index cannot collide with the text's; the rest stay chunks.
+        tool_blocks = [
+            chunk if chunk["id"] not in valid else {"type": "tool_call", **{k: valid[chunk["id"]][k] for k in _CALL}}
+            for chunk in chunks
+        ]
+        content = self._content(
+            reasoning,
+            text,
+            annotations=citations_in(self.text, self.annotations, self.citations, self.search_results) if v1 else (),
+            server_blocks=self.server.take_blocks() if v1 else [],
+            tool_blocks=tool_blocks,
+        )
+        return AIMessageChunk(
+            content=content,
+            additional_kwargs={**kwargs, **self._stream_kwargs(reasoning)},
+            response_metadata=metadata,
+            tool_call_chunks=chunks,
+            usage_metadata=self.usage if self.stream_usage else None,
+            chunk_position="last",
+        )
 
-    def context_record(self, message: AIMessage) -> dict[str, Any] | None:
-        """The continuation record, for a whole, completed answer."""
-        status = self.metadata.get("status")
-        if self.context is None or self.stopped or not self.metadata.get("id"):
-            return None
-        if status != "completed" and not self.waits_for_the_app:
-            return None
-        return self.context.record(message)
+    def _content(
+        self,
+        reasoning: str,
+        text: str,
+        *,
+        annotations: Sequence[dict[str, Any]] = (),
+        server_blocks: Sequence[dict[str, Any]] = (),
+        tool_blocks: Sequence[Any] = (),
+    ) -> Any:
+        """A stream chunk's content: the text (v0), or v1 blocks, each with its `index` so chunks merge by block."""
+        if self.output_version != "v1":
+            return text
+        blocks: list[dict[str, Any]] = []
+        if reasoning:
+            blocks.append({"type": "reasoning", "reasoning": reasoning, "index": REASONING_INDEX})
+        blocks.extend(server_blocks)
+        if text or annotations:
+            blocks.append(text_block(text, list(annotations), TEXT_INDEX))
+        blocks.extend({**b, "index": FIRST_TOOL_CALL_INDEX + i} for i, b in enumerate(tool_blocks))
+        return blocks
+
+    def _stream_kwargs(self, reasoning: str) -> dict[str, Any]:
+        """A chunk's v0 reasoning and server items, and the sources not streamed yet."""
+        if self.output_version == "v1":
+            return self._unsent_sources()
+        kwargs = {"reasoning_content": reasoning} if reasoning else {}
+        return {**kwargs, **self._unsent_sources(), **self.server.take_v0()}
+
+    def _kwargs(self, *, v0: bool | None = None) -> dict[str, Any]:
+        """Sources, v0 reasoning, thought signatures, fields with no standard place, and the parsed text."""
+        v0 = self.output_version != "v1" if v0 is None else v0
+        kwargs: dict[str, Any] = {}
+        if self.citations:
+            kwargs["citations"] = list(self.citations)
+        if self.search_results:
+            kwargs["search_results"] = list(self.search_results)
+        if v0 and self.reasoning:
+            kwargs["reasoning_content"] = self.reasoning
+        if v0 and self.annotations:
+            kwargs[ANNOTATIONS] = list(self.annotations)
+        if self.thought_signatures:
+            kwargs[THOUGHT_SIGNATURES] = dict(self.thought_signatures)
+        kwargs.update(self.extras)
+        if self.parse_as is not None and self.finished:
+            # As `ChatOpenAI` parses: None for tool calls or no text.
+            unparsed = self.tool_calls or not self.text.strip()
+            kwargs["parsed"] = None if unparsed else self.parse_as.model_validate_json(self.text)  # type: ignore[attr-defined]
+        return kwargs
 
 
-def _result_key(record: Mapping[str, Any]) -> tuple[Any, Any]:
-    """A search result's identity: URL and `id` (`[n]` markers cite ids)."""
-    return record.get("url"), record.get("id")
+_CALL = ("id", "name", "args")
+
+
+def emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
+    """`chunk` as a generation chunk, after the callbacks get its text."""
+    generation = ChatGenerationChunk(message=chunk)
+    if run_manager:
+        run_manager.on_llm_new_token(generation.text, chunk=generation)
+    return generation
+
+
+async def aemit(chunk: AIMessageChunk, run_manager: AsyncCallbackManagerForLLMRun | None) -> ChatGenerationChunk:
+    """Async twin of `emit`."""
+    generation = ChatGenerationChunk(message=chunk)
+    if run_manager:
+        await run_manager.on_llm_new_token(generation.text, chunk=generation)
+    return generation
+
+
+def citation_annotations(answer: Answer) -> list[dict[str, Any]]:
+    """The answer's standard `citation` annotations."""
+    return citations_in(answer.text, answer.annotations, answer.citations, answer.search_results)
+
+
+def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+    valid, invalid = [], []
+    for call in calls:
+        raw = {"id": call["id"], "function": {"name": call["name"], "arguments": call["arguments"]}}
+        try:
+            parsed = parse_tool_call(raw, return_id=True)
+        except Exception as error:
+            invalid.append(make_invalid_tool_call(raw, str(error)))
+            continue
+        if parsed is not None:
+            valid.append(parsed)
+    return valid, invalid
+
+
+def _first(usage: dict[str, Any], *keys: str) -> Any:
+    return next((usage[k] for k in keys if usage.get(k) is not None), None)
+
+
+def read_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
+    """`usage_metadata` from an Agent API `ResponsesUsageOutput` or a chat-completions `UsageInfoOutput`.
+
+    Reported counts are kept, 0 included, as `ChatOpenAI` keeps them. Citation tokens are priced
+    apart from prompt tokens (https://docs.perplexity.ai/getting-started/pricing), so they are not
+    input details; they go to `response_metadata` and, deprecated, `output_token_details`.
+    """
+    if not usage:
+        return None
+    metadata: dict[str, Any] = {
+        "input_tokens": int(_first(usage, "input_tokens", "prompt_tokens") or 0),
+        "output_tokens": int(_first(usage, "output_tokens", "completion_tokens") or 0),
+        "total_tokens": int(usage.get("total_tokens") or 0),
+    }
+    details = usage.get("input_tokens_details") or {}
+    reasoning = _first(usage, "reasoning_tokens")  # chat completions; the Agent API nests it
+    if reasoning is None:
+        reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
+    inputs = {
+        "cache_read": _first(details, "cache_read_input_tokens", "cached_tokens"),
+        "cache_creation": details.get("cache_creation_input_tokens"),
+    }
+    outputs = {"reasoning": reasoning, "citation_tokens": usage.get("citation_tokens")}  # the latter: deprecated
+    for key, counts in (("input_token_details", inputs), ("output_token_details", outputs)):
+        if any(v is not None for v in counts.values()):
+            metadata[key] = {k: int(v) for k, v in counts.items() if v is not None}
+    return cast(UsageMetadata, metadata)
+
+
+def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
+    """`total` plus one response's usage as sent, for `generate().llm_output`.
+
+    langchain-openai's `_update_token_usage` takes ints and dicts only; this also sums float costs
+    and keeps a label's first value.
+    """
+    out = dict(total)
+    for key, value in usage.items():
+        if value is None:
+            continue
+        before = out.get(key)
+        if before is None:
+            out[key] = value
+        elif isinstance(value, dict) and isinstance(before, dict):
+            out[key] = add_usage(before, value)
+        elif _is_number(value) and _is_number(before):
+            out[key] = before + value
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

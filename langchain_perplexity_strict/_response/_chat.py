@@ -17,24 +17,19 @@ def content_text(content: Any) -> str:
 
 
 def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
-    """Fill `answer` from a chat completion (`CompletionResponseOutput`); tool calls after a stop are dropped."""
-    choice = (completion.get("choices") or [{}])[0]
-    message = choice.get("message") or {}
-    answer.add_text(content_text(message.get("content")))
-    answer.flush_text()
-    for call in message.get("tool_calls") or [] if not answer.stopped else []:
-        function = call.get("function") or {}
-        answer.add_tool_call(call.get("id"), function.get("name"), function.get("arguments"))
-    _read_chat_sources(answer, completion, "message")
-    _read_chat_end(answer, completion, "stop" if answer.stopped else choice.get("finish_reason"))
+    """Fill `answer` from a chat completion (`CompletionResponseOutput`): a stream of one chunk, so both read alike."""
+    reader = ChatStreamReader(answer)
+    choices = [{**choice, "delta": choice.get("message") or {}} for choice in (completion.get("choices") or [])[:1]]
+    reader.feed({**completion, "choices": choices})
+    reader.end()
 
 
 RECORD_LISTS = ("images", "videos", "related_questions", "reasoning_steps")
 """Unpublished lists Sonar sends; kept in `additional_kwargs[key]` as langchain-perplexity did."""
 
 
-def _read_chat_sources(answer: Answer, data: dict[str, Any], part: str) -> None:
-    """Sources and Sonar's record lists; `part` is `message` or `delta`."""
+def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
+    """Sources and Sonar's record lists."""
     answer.add_citations(data.get("citations") or [])
     if data.get("search_results"):
         answer.add_search_results(data["search_results"])
@@ -42,18 +37,9 @@ def _read_chat_sources(answer: Answer, data: dict[str, Any], part: str) -> None:
         if data.get(key):
             answer.add_items(key, data[key])
     choice = (data.get("choices") or [{}])[0]
-    steps = (choice.get(part) or {}).get("reasoning_steps")
+    steps = (choice.get("delta") or {}).get("reasoning_steps")
     if steps:
         answer.add_items("reasoning_steps", steps)
-
-
-def _read_chat_end(answer: Answer, data: dict[str, Any], finish_reason: Any) -> None:
-    answer.end(data, finish_reason)
-    if finish_reason == "length" and not answer.stopped:
-        answer.cut_at_length(
-            "Perplexity stopped the answer at the token limit (finish_reason 'length'); "
-            "the partial answer is on this error's .partial. Raise max_tokens."
-        )
 
 
 class ChatStreamReader:
@@ -76,7 +62,7 @@ class ChatStreamReader:
             return []
         # A sources-only trailing chunk must not erase the finish chunk's fields.
         self._last = {**self._last, **{k: v for k, v in data.items() if v is not None}}
-        _read_chat_sources(answer, data, "delta")
+        _read_chat_sources(answer, data)
         for choice in data.get("choices") or []:
             delta = choice.get("delta") or {}
             if delta.get("content"):
@@ -98,14 +84,24 @@ class ChatStreamReader:
         return max(self._tool_parts, default=-1) + 1
 
     def finish(self) -> list[AIMessageChunk]:
+        """The stream ended: complete only after a finish reason, `[DONE]` or a matched stop."""
+        if self._finish_reason is None and not self._done and not (self.answer.stopped and self._last):
+            return self.answer.close_stream()
+        self.end()
+        return [self.answer.final_chunk()]
+
+    def end(self) -> None:
+        """What the chunks held back: the text, the tool calls, then usage and metadata."""
         answer = self.answer
-        if answer.stopped and self._last:  # cut by a stop: no tool calls, as invoke
+        if answer.stopped and self._last:  # cut by a stop: no tool calls
             self._finish_reason, self._tool_parts = "stop", {}
-        if self._finish_reason is None and not self._done:
-            return answer.close_stream()
         answer.pend(*answer.flush_text())
         for index in sorted(self._tool_parts):
             part = self._tool_parts[index]
             answer.add_tool_call(part["id"], part["name"], part["arguments"])
-        _read_chat_end(answer, self._last, self._finish_reason)
-        return [answer.final_chunk()]
+        answer.end(self._last, self._finish_reason)
+        if self._finish_reason == "length" and not answer.stopped:
+            answer.cut_at_length(
+                "Perplexity stopped the answer at the token limit (finish_reason 'length'); "
+                "the partial answer is on this error's .partial. Raise max_tokens."
+            )

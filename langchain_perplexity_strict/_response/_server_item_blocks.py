@@ -1,15 +1,16 @@
-"""The Agent API's server-side output items as langchain-core's standard content blocks.
+"""The Agent API's server-side output items as langchain-core's standard content blocks, each sent once.
 
 Items other than `message` and `function_call` (`OutputItemOutput`) become a `server_tool_call` and a
 `server_tool_result`, as langchain-core's OpenAI translator does, or a `non_standard` block.
-Fields outside the call are the output, so nothing is lost.
+Fields outside the call are the output, so nothing is lost. A stream reports a tool in `response.reasoning.*`
+events, then as its output item; the item, matched by ordinal per type, adds nothing already sent.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -63,12 +64,6 @@ _STATUS_FIELDS = ("status", "error")
 _FAILED = frozenset({"failed", "timed_out", "cancelled", "incomplete"})
 
 
-def is_server_item(item: Mapping[str, Any]) -> bool:
-    """Whether `item` is a server tool's or a skill's output item."""
-    kind = item.get("type")
-    return isinstance(kind, str) and kind not in READ_ELSEWHERE
-
-
 def item_id(item: Mapping[str, Any], ordinal: int) -> str:
     """The call id of `item`, else `<type>_<n>` for the n-th of its type, as streams number them."""
     kind = str(item.get("type"))
@@ -119,7 +114,12 @@ def result_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str,
     taken = {"type", *spec.args, *spec.extras, *_STATUS_FIELDS}
     if spec.id_field:
         taken.add(spec.id_field)
-    block: dict[str, Any] = {"type": "server_tool_result", "tool_call_id": block_id, "status": _status(item)}
+    failed = item.get("error") or item.get("status") in _FAILED
+    block: dict[str, Any] = {
+        "type": "server_tool_result",
+        "tool_call_id": block_id,
+        "status": "error" if failed else "success",
+    }
     if spec.raw_output is not None:
         if item.get(spec.raw_output) is not None:
             block["output"] = item[spec.raw_output]
@@ -131,10 +131,6 @@ def result_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str,
     if extras:
         block["extras"] = extras
     return block
-
-
-def _status(item: Mapping[str, Any]) -> str:
-    return "error" if item.get("error") or item.get("status") in _FAILED else "success"
 
 
 def _decoded(arguments: Any) -> dict[str, Any] | None:
@@ -164,11 +160,8 @@ ITEM_ORDER = "server_item_order"
 
 SEARCH_ITEMS = "search_result_items"
 """v0 key: `search_results` items as sent, keeping which search found what."""
-
-
-def v0_key(kind: str) -> str:
-    """The v0 key holding items of type `kind`."""
-    return SEARCH_ITEMS if kind == "search_results" else kind
+V0_KEYS = {"search_results": SEARCH_ITEMS}
+"""The v0 key holding items of a type, where it is not the type."""
 
 
 def v0_items(kwargs: Mapping[str, Any]) -> list[tuple[dict[str, Any], str]]:
@@ -177,9 +170,102 @@ def v0_items(kwargs: Mapping[str, Any]) -> list[tuple[dict[str, Any], str]]:
     out: list[tuple[dict[str, Any], str]] = []
     for entry in kwargs.get(ITEM_ORDER) or []:
         kind, _, block_id = str(entry).partition(":")
-        items = kwargs.get(v0_key(kind)) or []
+        items = kwargs.get(V0_KEYS.get(kind, kind)) or []
         position = taken.get(kind, 0)
         if position < len(items) and isinstance(items[position], dict):
             out.append((items[position], block_id))
             taken[kind] = position + 1
     return out
+
+
+@dataclass
+class ServerItems:
+    """Server items in arrival order, and the stream blocks and v0 entries not yet sent."""
+
+    items: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    _stored: dict[str, int] = field(default_factory=dict)
+    _calls: dict[str, int] = field(default_factory=dict)  # calls streamed, per type
+    _results: dict[str, int] = field(default_factory=dict)
+    _pending: list[dict[str, Any]] = field(default_factory=list)
+    _sent_items: int = 0
+
+    # -- what arrives -------------------------------------------------------------------------
+
+    def started(self, kind: str, args: dict[str, Any]) -> None:
+        """A search or fetch started: its call goes out now."""
+        n = self._calls.get(kind, 0)
+        self._calls[kind] = n + 1
+        call = {"type": "server_tool_call", "id": f"{kind}_{n}", "name": ITEM_SPECS[kind].tool, "args": args}
+        self._pend(call, f"{kind}_{n}")
+
+    def finished(self, kind: str, fields: Mapping[str, Any]) -> None:
+        """A search or fetch brought its results."""
+        n = self._results.get(kind, 0)
+        block_id = f"{kind}_{n}"
+        partial = {"type": kind, **fields}
+        if n >= self._calls.get(kind, 0):  # no queries event: send the call too
+            self._calls[kind] = n + 1
+            self._pend(call_block(kind, partial, block_id), block_id)
+        self._results[kind] = n + 1
+        self._pend(result_block(kind, partial, block_id), block_id, result=True)
+
+    def skill_loaded(self, name: str) -> None:
+        """A skill loaded: its block goes out now."""
+        n = self._calls.get("skill_loaded", 0)
+        self._calls["skill_loaded"] = n + 1
+        self._pend({"type": "non_standard", "value": {"type": "skill_loaded", "name": name}}, f"skill_loaded_{n}")
+
+    def add(self, item: Mapping[str, Any], ordinals: dict[str, int]) -> None:
+        """An output item, if a server tool's or a skill's; `ordinals` counts the items read per type."""
+        if item.get("type") in READ_ELSEWHERE or not isinstance(item.get("type"), str):
+            return
+        kind = str(item.get("type"))
+        ordinal = ordinals.get(kind, 0)
+        ordinals[kind] = ordinal + 1
+        block_id = item_id(item, ordinal)
+        if ordinal >= self._stored.get(kind, 0):
+            self._stored[kind] = ordinal + 1
+            self.items.append((dict(item), block_id))
+        calls, results = self._calls.get(kind, 0), self._results.get(kind, 0)
+        if kind not in ITEM_SPECS:
+            if ordinal >= calls:
+                self._calls[kind] = ordinal + 1
+                self._pend(item_blocks(item, block_id)[0], block_id)
+            return
+        if ordinal < results:
+            return
+        if ordinal >= calls:
+            self._pend(call_block(kind, item, block_id), block_id)
+        self._pend(result_block(kind, item, block_id), block_id, result=True)
+        self._calls[kind] = max(calls, ordinal + 1)
+        self._results[kind] = ordinal + 1
+
+    def approval_requests(self) -> list[dict[str, Any]]:
+        """MCP calls waiting for the app's approval."""
+        return [item for item, _ in self.items if item.get("type") == "mcp_approval_request"]
+
+    def _pend(self, block: dict[str, Any], block_id: str, *, result: bool = False) -> None:
+        # langchain-core merges string indices prefixed "lc_".
+        self._pending.append({**block, "index": f"lc_{block_id}_result" if result else f"lc_{block_id}"})
+
+    # -- what goes out ------------------------------------------------------------------------
+
+    def take_blocks(self) -> list[dict[str, Any]]:
+        """The v1 stream blocks not sent yet."""
+        blocks, self._pending = self._pending, []
+        return blocks
+
+    def take_v0(self) -> dict[str, Any]:
+        """The v0 `additional_kwargs` for the items not sent yet."""
+        unsent, self._sent_items = self.items[self._sent_items :], len(self.items)
+        return v0_kwargs(unsent)
+
+
+def v0_kwargs(items: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+    """`additional_kwargs` holding `items`: a list per type, and `ITEM_ORDER`."""
+    kwargs: dict[str, Any] = {}
+    for item, block_id in items:
+        kind = str(item.get("type"))
+        kwargs.setdefault(V0_KEYS.get(kind, kind), []).append(item)
+        kwargs.setdefault(ITEM_ORDER, []).append(f"{kind}:{block_id}")
+    return kwargs

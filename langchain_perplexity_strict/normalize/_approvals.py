@@ -61,8 +61,9 @@ def is_approval_response(block: Any) -> bool:
 
 def approval_responses(content: Any) -> list[dict[str, Any]]:
     """User content's approval responses, published fields only."""
-    blocks = content if isinstance(content, list) else []
-    return [_fields(_unwrapped(b), RESPONSE_FIELDS) for b in blocks if is_approval_response(b)]
+    if not isinstance(content, list):
+        return []
+    return [_fields(_unwrapped(b), RESPONSE_FIELDS) for b in content if is_approval_response(b)]
 
 
 def approval_requests(message: BaseMessage) -> list[dict[str, Any]]:
@@ -99,6 +100,8 @@ def check_approval_history(messages: Iterable[BaseMessage]) -> None:
     pending: dict[str, None] = {}  # ordered, for the error
     answered: set[str] = set()
     for message in messages:
+        if type(message.content) is str and MCP_APPROVAL_REQUESTS not in message.additional_kwargs:
+            continue  # text alone holds neither requests nor responses
         if isinstance(message, AIMessage):
             pending.update(dict.fromkeys(r["id"] for r in approval_requests(message)))
             continue

@@ -42,7 +42,7 @@ class CanonicalMessages:
     name: str = "canonical_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        first = _first_to_convert(entries)
+        first = first_to_convert(entries)
         if first is None:
             return entries if isinstance(entries, list) else list(entries), []
         out: list[Entry] = list(entries[:first])
@@ -50,7 +50,7 @@ class CanonicalMessages:
         unanswered: list[str] = []  # generated ids, for id-less tool messages
         newest = max((i for i, entry in enumerate(entries) if entry.role == "user"), default=-1)
         for index, entry in enumerate(entries[first:], start=first):
-            if _canonical(entry):
+            if first_to_convert([entry]) is None:  # plain class, string content
                 out.append(entry)
                 if entry.role == "assistant":
                     unanswered = []
@@ -147,8 +147,8 @@ def _approvals(message: BaseMessage, role: str) -> list[dict[str, Any]]:
     return approval_responses(message.content) if role == "user" else []
 
 
-def _first_to_convert(entries: Sequence[Entry]) -> int | None:
-    """The index of the first message that is not `_canonical` (inlined), or None."""
+def first_to_convert(entries: Sequence[Entry]) -> int | None:
+    """The index of the first message that is not a plain class with string content (and ids), or None."""
     for index, (message, role, _) in enumerate(entries):
         content = message.content
         if type(content) is not str or type(message) not in _PLAIN:
@@ -162,21 +162,6 @@ def _first_to_convert(entries: Sequence[Entry]) -> int | None:
         elif role == "tool" and not getattr(message, "tool_call_id", None):
             return index
     return None
-
-
-def _canonical(entry: Entry) -> bool:
-    """Whether the message is a plain class with string content."""
-    message = entry.message
-    if type(message.content) is not str or type(message) not in _PLAIN:
-        return False
-    if entry.role == "tool":
-        return bool(getattr(message, "tool_call_id", None))
-    if entry.role != "assistant":
-        return True
-    calls = message.tool_calls  # type: ignore[attr-defined]
-    if not VIEW_KWARGS.isdisjoint(message.additional_kwargs):
-        return False
-    return bool(message.content or calls) and not message.invalid_tool_calls and all(c.get("id") for c in calls)  # type: ignore[attr-defined]
 
 
 def _file_names(content: str | list[dict[str, Any]]) -> str:

@@ -16,7 +16,6 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert
 from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
 
 from langchain_perplexity_strict.normalize._media_tokens import without_media
-from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, normalize_messages
 from langchain_perplexity_strict.normalize._roles import role_of
 from langchain_perplexity_strict.normalize._rule_types import Change
 
@@ -204,45 +203,6 @@ def _cut_lines(message: BaseMessage, budget: int, count: MessageCounter) -> tupl
         else:
             low = middle + 1
     return best
-
-
-def compact_normalized(
-    normalized: NormalizationResult, rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
-) -> NormalizationResult:
-    """Compact a normalized history to `budget` tokens, and normalize what is left."""
-    if not budget:
-        return normalized
-    compacted = compact_messages(normalized.messages, budget, token_counter=counter)
-    if not compacted.changes:
-        return normalized
-    origin = normalized.sources
-
-    def caller(positions: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(s for p in positions for s in origin[p])
-
-    again = normalize_messages(compacted.messages, rules=rules)
-    kept = compacted.kept
-    changes = [
-        *normalized.changes,
-        *(Change(c.rule, caller(c.sources), c.reason) for c in compacted.changes),
-        *(Change(c.rule, caller(tuple(kept[i] for i in c.sources)), c.reason) for c in again.changes),
-    ]
-    sources = [caller(tuple(kept[i] for i in s)) for s in again.sources]
-    return NormalizationResult(again.messages, changes, sources)
-
-
-def compaction_summary(result: NormalizationResult, given: int, budget: int | None) -> dict[str, Any] | None:
-    """What compaction did, for `response_metadata["compaction"]`; None when it dropped nothing."""
-    cuts = [c for c in result.changes if c.rule == RULE_NAME]
-    if not cuts:
-        return None
-    return {
-        "max_input_tokens": budget,
-        "messages_in": given,
-        "messages_sent": len(result.messages),
-        "dropped": sorted({s for c in cuts for s in c.sources}),
-        "changes": [str(c) for c in cuts],
-    }
 
 
 def compaction_warning(summary: dict[str, Any]) -> str:

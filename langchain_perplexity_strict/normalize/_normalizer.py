@@ -5,6 +5,7 @@ Pure: no I/O, and the caller's messages are never mutated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -14,11 +15,19 @@ from typing import Any
 from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation
 
+from langchain_perplexity_strict.normalize._agent_content import ContentLimits
+from langchain_perplexity_strict.normalize._canonical import first_to_convert
 from langchain_perplexity_strict.normalize._roles import ROLE_BY_CLASS, role_of
 from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rule
 from langchain_perplexity_strict.normalize._rules import DEFAULT_RULES
+from langchain_perplexity_strict.normalize._tool_protocol import first_broken_turn
 
-_MESSAGE, _SOURCES = itemgetter(0), itemgetter(2)
+_MESSAGE, _ROLE, _SOURCES = itemgetter(0), itemgetter(1), itemgetter(2)
+_KNOWN_RULES = frozenset({*map(type, DEFAULT_RULES), ContentLimits})
+"""The package's rule classes: each passes a history in `_IN_ORDER` of plain text messages as it is."""
+_LETTER = {"system": "s", "user": "u", "assistant": "a", "tool": "t"}
+_IN_ORDER = re.compile(r"s*(?=[ut])(?:(?!uu|aa)[uat])+(?<!a)")
+"""System first, then alternating turns that open and end with user or tool."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,8 @@ def normalize_messages(
         raise ValueError(msg)
     given = len(entries)
     changes: list[Change] = []
+    if _untouched(entries, rules):
+        return NormalizationResult(list(map(_MESSAGE, entries)), changes, list(map(_SOURCES, entries)))
     for rule in rules:
         entries, rule_changes = rule(entries)
         changes.extend(rule_changes)
@@ -82,3 +93,11 @@ def _entries(messages: list[Any]) -> list[Entry]:
     except KeyError:
         converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
         return [Entry(m, role_of(m, index=i), (i,)) for i, m in enumerate(converted)]
+
+
+def _untouched(entries: list[Entry], rules: Sequence[Rule]) -> bool:
+    """Whether the rules, all the package's, would pass `entries` as they are: one check, not each rule."""
+    if not _KNOWN_RULES.issuperset(map(type, rules)):
+        return False
+    order = "".join(map(_LETTER.__getitem__, map(_ROLE, entries)))
+    return bool(_IN_ORDER.fullmatch(order)) and first_to_convert(entries) is None and first_broken_turn(entries) is None

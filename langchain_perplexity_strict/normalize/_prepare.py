@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import BaseMessage
+from langchain_core.messages.utils import count_tokens_approximately
 
 from langchain_perplexity_strict.normalize._approvals import check_approval_history
-from langchain_perplexity_strict.normalize._compaction import TokenCounter, compact_normalized, compaction_summary
+from langchain_perplexity_strict.normalize._compaction import RULE_NAME, TokenCounter, compact_messages
 from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, normalize_messages
-from langchain_perplexity_strict.normalize._rule_types import Rule
+from langchain_perplexity_strict.normalize._rule_types import Change, Rule
 from langchain_perplexity_strict.normalize._rules import DEFAULT_RULES
 
 
@@ -49,4 +50,51 @@ def prepare(
     if keep_whole is not None and keep_whole(whole):
         return Prepared(whole, kept_whole=True)
     result = compact_normalized(whole, rules, budget, counter)
-    return Prepared(result, compaction_summary(result, len(messages), budget))
+    return Prepared(result, None if result is whole else compaction_summary(result, len(messages), budget))
+
+
+def compact_normalized(
+    normalized: NormalizationResult, rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
+) -> NormalizationResult:
+    """Compact a normalized history to `budget` tokens, and normalize what is left.
+
+    Text alone under the default counter is counted in one call: the count is a sum over messages.
+    """
+    messages = normalized.messages
+    if not budget or (
+        counter is None
+        and all(type(m.content) is str for m in messages)
+        and count_tokens_approximately(messages) <= budget
+    ):
+        return normalized
+    compacted = compact_messages(messages, budget, token_counter=counter)
+    if not compacted.changes:
+        return normalized
+    origin = normalized.sources
+
+    def caller(positions: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(s for p in positions for s in origin[p])
+
+    again = normalize_messages(compacted.messages, rules=rules)
+    kept = compacted.kept
+    changes = [
+        *normalized.changes,
+        *(Change(c.rule, caller(c.sources), c.reason) for c in compacted.changes),
+        *(Change(c.rule, caller(tuple(kept[i] for i in c.sources)), c.reason) for c in again.changes),
+    ]
+    sources = [caller(tuple(kept[i] for i in s)) for s in again.sources]
+    return NormalizationResult(again.messages, changes, sources)
+
+
+def compaction_summary(result: NormalizationResult, given: int, budget: int | None) -> dict[str, Any] | None:
+    """What compaction did, for `response_metadata["compaction"]`; None when it dropped nothing."""
+    cuts = [c for c in result.changes if c.rule == RULE_NAME]
+    if not cuts:
+        return None
+    return {
+        "max_input_tokens": budget,
+        "messages_in": given,
+        "messages_sent": len(result.messages),
+        "dropped": sorted({s for c in cuts for s in c.sources}),
+        "changes": [str(c) for c in cuts],
+    }

@@ -28,7 +28,7 @@ class RepairToolProtocol:
     name: str = "repair_tool_protocol"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        start = _first_broken_turn(entries)
+        start = first_broken_turn(entries)
         if start is None:
             return entries if isinstance(entries, list) else list(entries), []
         out: list[Entry] = list(entries[:start])
@@ -120,7 +120,7 @@ def _calls(entry: Entry) -> list[dict[str, Any]]:
     return list(message.tool_calls) if isinstance(message, AIMessage) else []  # type: ignore[arg-type]
 
 
-def _first_broken_turn(entries: Sequence[Entry]) -> int | None:
+def first_broken_turn(entries: Sequence[Entry]) -> int | None:
     """The start of the first turn whose results are out of place, or None.
 
     Unanswered calls at the end count as in place: a later rule drops them.

@@ -14,8 +14,7 @@ from langchain_core.messages import AIMessageChunk
 from perplexity.generated import api
 
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
-from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._render import citation_annotations
+from langchain_perplexity_strict._response._answer import Answer, citation_annotations
 from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
 from langchain_perplexity_strict.testing import agent_api
 

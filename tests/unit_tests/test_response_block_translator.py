@@ -6,7 +6,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.block_translators import get_translator
 
 import langchain_perplexity_strict  # noqa: F401  (importing the package registers the translator)
-from langchain_perplexity_strict._response._server_item_collector import v0_kwargs
+from langchain_perplexity_strict._response._server_item_blocks import v0_kwargs
 
 SEARCH = {"type": "search_results", "queries": ["sky"], "results": [
     {"id": 1, "url": "https://a.example", "title": "A", "snippet": "a"},
