@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache, partial
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessageChunk
@@ -66,7 +67,7 @@ class StreamReader(Protocol):
     def finish(self) -> list[AIMessageChunk]: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Surface:
     """One API: its path, request builder, response and stream readers, and what it supports."""
 
@@ -88,8 +89,8 @@ class Surface:
     model_notice: Callable[[str], str | None] = lambda model: None
     """The notice for a model name sent as another, else None."""
 
-    settings_notice: Callable[[Mapping[str, Any]], str | None] = lambda settings: None
-    """The notice for other settings (a deprecated `preset`), else None."""
+    settings_notice: Callable[[str | None, str | None], str | None] = lambda preset, effort: None
+    """The notice for `preset` and `effort` (a deprecated `preset`), else None."""
 
     rules: Sequence[Any] = ()
     """Rules leaving out content this surface cannot take, run before the model's."""
@@ -105,8 +106,7 @@ class Surface:
 
     def notices(self, settings: Mapping[str, Any]) -> list[str]:
         """The notices for the call's settings on this surface."""
-        said = (self.model_notice(settings["model"]), self.settings_notice(settings))
-        return [notice for notice in said if notice is not None]
+        return list(_notices(self, settings["model"], settings.get("preset"), settings.get("effort")))
 
     def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
         """What a continuation record names as the model."""
@@ -124,7 +124,7 @@ SURFACES: dict[str, Surface] = {
         agent_items,
         True,
         model_notice=sonar_notice,
-        settings_notice=lambda settings: preset_notice(settings.get("preset"), settings.get("effort")),
+        settings_notice=preset_notice,
         rules=AGENT_RULES,
         parts=PARTS,
         tool_parts=TOOL_OUTPUT_PARTS,
@@ -151,6 +151,14 @@ SURFACES: dict[str, Surface] = {
         served=lambda settings, explicit: chat_model_name(settings["model"]),
     ),
 }
+
+
+@lru_cache(maxsize=256)
+def _notices(surface: Surface, model: str, preset: str | None, effort: str | None) -> tuple[str, ...]:
+    """A surface's notices for a model and its effort or preset, worded once per model."""
+    said = (surface.model_notice(model), surface.settings_notice(preset, effort))
+    return tuple(notice for notice in said if notice is not None)
+
 
 ERROR_HINTS: dict[str, str] = {
     kind: hint for surface in SURFACES.values() for kind, hint in surface.error_hints.items()
@@ -202,31 +210,21 @@ class PreparedCall:
     # guarded: a caller who leaves still gets the run cancelled.
 
     def send(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
-        runs = self.runs(transport, settings)
-
-        def create() -> tuple[dict[str, Any], bool]:
-            return transport.send(
-                self.surface.path, self.data, self.fallback, api=self.surface.name, run=self.background
-            )
-
-        if not self.background:
+        background, surface = self.background, self.surface
+        create = partial(transport.send, surface.path, self.data, self.fallback, api=surface.name, run=background)
+        if not background:
             return create()
-
-        def then(sent: tuple[dict[str, Any], bool]) -> tuple[dict[str, Any], bool]:
-            return wait(runs, sent[0], settings), sent[1]
-
-        return guarded(create, lambda sent: abandon(runs, sent[0]), then)
+        runs = self.runs(transport, settings)
+        return guarded(
+            create, lambda sent: abandon(runs, sent[0]), lambda sent: (wait(runs, sent[0], settings), sent[1])
+        )
 
     async def asend(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
-        runs = self.runs(transport, settings)
-
-        async def create() -> tuple[dict[str, Any], bool]:
-            return await transport.asend(
-                self.surface.path, self.data, self.fallback, api=self.surface.name, run=self.background
-            )
-
-        if not self.background:
+        background, surface = self.background, self.surface
+        create = partial(transport.asend, surface.path, self.data, self.fallback, api=surface.name, run=background)
+        if not background:
             return await create()
+        runs = self.runs(transport, settings)
 
         async def left(sent: tuple[dict[str, Any], bool]) -> None:
             await aabandon(runs, sent[0])

@@ -28,7 +28,6 @@ from langchain_core.utils import from_env, secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self
 
-import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._accepts import COPYING, ConnectionChecks, openai_base_url_warning
 from langchain_perplexity_strict._batches import BatchJob, check_metadata
 from langchain_perplexity_strict._batches import Reader as BatchReader
@@ -372,9 +371,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         if context is not None and context.continuation is not None:
             # The whole conversation, built only if the server forgot the response.
             fallback = Fallback(forgot_the_response, lambda: encode_body(build(context.whole())))
-        run = RunSettings(
-            settings.get("stream_chunk_timeout"), settings["max_resumes"], _timeouts.timeout_seconds(self.timeout)
-        )
+        run = RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], self.transport.wait_bound)
         requesting()  # the call is sent next: check the cost budget
         return PreparedCall(
             surface,

@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
-from langchain_perplexity_strict._request._parameter_row import place
+from langchain_perplexity_strict._request._parameter_row import WS, place
 from langchain_perplexity_strict._request._parameter_table import CLIENT, PARAMETERS
 from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict._request._structured_output import agent_response_format
@@ -40,15 +40,15 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
         body = {"input": agent_input(request.messages)}
     body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("effort") or body.get("preset")
-    search: dict[str, Any] = {"type": "web_search"}
+    search: dict[str, Any] = {}  # the web_search tool's options
     names: dict[str, str] = {}  # search tool field -> its parameter, for errors
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
         if value is None or parameter is None or parameter.agent in (None, CLIENT) or name in _MODEL_CHOICE:
             continue
-        if parameter.agent.startswith("web_search."):
-            names[parameter.agent.removeprefix("web_search.")] = name
-            place(search, parameter.agent.removeprefix("web_search."), value)
+        if parameter.agent.startswith(WS):
+            names[parameter.agent.removeprefix(WS)] = name
+            place(search, parameter.agent.removeprefix(WS), value)
         else:
             place(body, parameter.agent, value)
     if "max_output_tokens" not in body:  # some models (or fallbacks) require it
