@@ -23,7 +23,7 @@ from langchain_perplexity_strict._request._agent import (
 )
 from langchain_perplexity_strict._request._chat import PARTS as CHAT_PARTS
 from langchain_perplexity_strict._request._chat import chat_body
-from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._input import BodyInput, PartTable
 from langchain_perplexity_strict._request._model_names import (
     agent_name_notice,
     chat_model_name,
@@ -31,7 +31,6 @@ from langchain_perplexity_strict._request._model_names import (
     sonar_notice,
 )
 from langchain_perplexity_strict._request._parameter_row import CHAT_REASONING_EFFORTS, REASONING_EFFORTS
-from langchain_perplexity_strict._request._parts import PartTable
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
