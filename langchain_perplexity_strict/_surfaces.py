@@ -197,11 +197,6 @@ class PreparedCall:
         """Whether the run is created with `background: true`."""
         return self.body.get("background") is True
 
-    @property
-    def resumable(self) -> bool:
-        """Whether the stream's run is followed by id, never re-posted."""
-        return self.background or self.surface.resumable_streams
-
     def runs(self, transport: Transport, settings: RunSettings) -> Runs:
         return Runs(transport, self.surface.path, self.surface.name, settings.stall, RUN_STATES)
 
@@ -232,19 +227,15 @@ class PreparedCall:
         return await await_run(runs, data, settings), fell_back
 
     def open_stream(self, transport: Transport, settings: RunSettings) -> tuple[StreamFollower, bool]:
-        runs = self.runs(transport, settings)
+        runs, background = self.runs(transport, settings), self.background
+        resumable = background or self.surface.resumable_streams  # followed by id, never re-posted
 
         def start() -> tuple[StreamFollower, bool]:
             stream, fell_back = transport.open_stream(
-                self.surface.path,
-                self.data,
-                self.fallback,
-                api=self.surface.name,
-                read_timeout=runs.read_timeout,
-                run=self.resumable,
+                self.surface.path, self.data, self.fallback, api=runs.api, read_timeout=runs.read_timeout, run=resumable
             )
-            follower = StreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
-            if self.background:
+            follower = StreamFollower(runs, stream, background=background, max_resumes=settings.max_resumes)
+            if background:
                 try:
                     follower.identify()
                 except BaseException:
@@ -252,24 +243,18 @@ class PreparedCall:
                     raise
             return follower, fell_back
 
-        if not self.background:
-            return start()
-        return guarded(start, lambda started: started[0].close(), lambda started: started)
+        return guarded(start, lambda started: started[0].close(), lambda started: started) if background else start()
 
     async def aopen_stream(self, transport: Transport, settings: RunSettings) -> tuple[AsyncStreamFollower, bool]:
-        runs = self.runs(transport, settings)
+        runs, background = self.runs(transport, settings), self.background
+        resumable = background or self.surface.resumable_streams
 
         async def start() -> tuple[AsyncStreamFollower, bool]:
             stream, fell_back = await transport.aopen_stream(
-                self.surface.path,
-                self.data,
-                self.fallback,
-                api=self.surface.name,
-                read_timeout=runs.read_timeout,
-                run=self.resumable,
+                self.surface.path, self.data, self.fallback, api=runs.api, read_timeout=runs.read_timeout, run=resumable
             )
-            follower = AsyncStreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
-            if self.background:
+            follower = AsyncStreamFollower(runs, stream, background=background, max_resumes=settings.max_resumes)
+            if background:
                 try:
                     await follower.identify()
                 except BaseException:
@@ -280,7 +265,7 @@ class PreparedCall:
         async def left(started: tuple[AsyncStreamFollower, bool]) -> None:
             await started[0].close()
 
-        follower, fell_back = await aguarded(start, left) if self.background else await start()
+        follower, fell_back = await aguarded(start, left) if background else await start()
         return opened(follower), fell_back
 
 

@@ -273,11 +273,11 @@ class Transport:
     def get(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         """GET `path` with query `params`; Perplexity's JSON answer."""
         with translated_errors(api, hints=self.hints):
-            return self.chat_openai.root_client.get(path, cast_to=object, options=_query(params))
+            return self.chat_openai.root_client.get(path, cast_to=object, options=_options(params))
 
     async def aget(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         with translated_errors(api, hints=self.hints):
-            return await self.async_client().get(path, cast_to=object, options=_query(params))
+            return await self.async_client().get(path, cast_to=object, options=_options(params))
 
     def stream(
         self,
@@ -384,12 +384,9 @@ _STREAM, _ASTREAM = openai.Stream[object], openai.AsyncStream[object]
 """What a download asks for (the SDK's own `responses.files.content` sends this `Accept`)."""
 
 
-def _query(params: Params) -> Any:
-    return {"params": dict(params)} if params else {}
-
-
 def _options(params: Params, run: bool = False) -> Any:
-    return {**_query(params), **(ONCE if run else {})}
+    """Request options: the query `params`, and the client's retries off for a run's create (`_create`)."""
+    return {**({"params": dict(params)} if params else {}), **(ONCE if run else {})}
 
 
 def bound_body_reads(stream: S, seconds: float | None) -> S:
