@@ -37,7 +37,7 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     elif plan is not None and plan.items is not None:
         body = {"input": plan.items}
     else:
-        body = {"input": agent_input(request.messages)}
+        body = {"input": [item for items in agent_items(request.messages) for item in items]}
     body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("effort") or body.get("preset")
     search: dict[str, Any] = {}  # the web_search tool's options
@@ -119,11 +119,6 @@ def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[
     return fields
 
 
-def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
-    """The `input` items."""
-    return [item for items in agent_items(messages) for item in items]
-
-
 def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
     """The `input` items of each message."""
     out: list[list[dict[str, Any]]] = []
@@ -136,7 +131,7 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             item: dict[str, Any] = {
                 "type": "function_call_output",
                 "call_id": message.tool_call_id,
-                "output": _tool_output(message.content),
+                "output": content_parts(message.content, TOOL_OUTPUT_PARTS, text_as_string=True),
             }
             name = message.name or call_names.get(message.tool_call_id)
             if name:
@@ -213,7 +208,3 @@ AGENT_RULES = AGENT_CONTENT
 
 def _parts(content: Any) -> str | list[dict[str, Any]]:
     return content_parts(content, PARTS, text_as_string=False)
-
-
-def _tool_output(content: Any) -> str | list[dict[str, Any]]:
-    return content_parts(content, TOOL_OUTPUT_PARTS, text_as_string=True)
