@@ -67,6 +67,7 @@ from langchain_perplexity_strict._response._usage import add_usage
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._switched import MOVED
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Fallback, RunSettings, Transport, encode_body
+from langchain_perplexity_strict._transport._client import timeout_seconds
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
@@ -371,7 +372,7 @@ class ChatPerplexityStrict(ConnectionChecks, Redacted, RequestScope, Bindings, B
         if context is not None and context.continuation is not None:
             # The whole conversation, built only if the server forgot the response.
             fallback = Fallback(forgot_the_response, lambda: encode_body(build(context.whole())))
-        run = RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], self.transport.wait_bound)
+        run = RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], timeout_seconds(self.timeout))
         requesting()  # the call is sent next: check the cost budget
         return PreparedCall(
             surface,

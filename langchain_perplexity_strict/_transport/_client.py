@@ -164,8 +164,6 @@ class Transport:
         """The settings this transport was built from (the chat model rebuilds it when they change)."""
         self.hints: Hints = dict(hints or {})
         """What to do about an error, by its type (`raise_perplexity_error`), as the caller handed it."""
-        self.wait_bound = timeout_seconds(chat_openai.request_timeout)
-        """The longest part of the client's timeout: what bounds a background run's wait."""
         self._loop_clients = LoopClients(chat_openai.root_async_client)
         trust_store()  # made here, outside any event loop
 
