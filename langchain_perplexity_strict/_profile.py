@@ -6,7 +6,9 @@ A given `profile=` wins, key by key.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from langchain_core.language_models.model_profile import ModelProfile
@@ -16,18 +18,20 @@ from langchain_perplexity_strict.data._profiles import MODEL_FACTS
 from langchain_perplexity_strict.normalize._agent_content import ContentLimits
 from langchain_perplexity_strict.normalize._rules import DemoteLateSystemMessages
 
-_TURN_KINDS = {
-    "image_inputs": ("image", "image_url"),
-    "image_url_inputs": ("image_url",),
-    "pdf_inputs": ("file",),
-    "video_inputs": ("video",),
+_KINDS = {
+    "image_inputs": (("image", "image_url"), "turns"),
+    "image_url_inputs": (("image_url",), "turns"),
+    "pdf_inputs": (("file",), "turns"),
+    "video_inputs": (("video",), "turns"),
+    "image_tool_message": (("image", "image_url"), "tool results"),
+    "pdf_tool_message": (("file",), "tool results"),
 }
-_TOOL_RESULT_KINDS = {"image_tool_message": ("image", "image_url"), "pdf_tool_message": ("file",)}
-"""Profile keys -> the content block kinds `ContentLimits` leaves out or names."""
+"""Profile keys -> the content block kinds `ContentLimits` leaves out or names, in turns or in tool results."""
 
 
-def surface_profile(surface: Surface, rules: Sequence[Any]) -> dict[str, Any]:
-    """What `surface` sends, whatever the model."""
+@lru_cache(maxsize=64)
+def surface_profile(surface: Surface, demotes: bool) -> dict[str, Any]:
+    """What `surface` sends, whatever the model; `demotes`: the rules demote late system messages."""
     parts, tool_parts, functions = surface.parts, surface.tool_parts, surface.function_tools
     return {
         "text_inputs": "text" in parts,
@@ -43,55 +47,62 @@ def surface_profile(surface: Surface, rules: Sequence[Any]) -> dict[str, Any]:
         "tool_choice": functions,
         "tool_call_streaming": functions,
         "structured_output": True,
-        "mid_conversation_system_messages": not any(isinstance(r, DemoteLateSystemMessages) for r in rules),
+        "mid_conversation_system_messages": not demotes,
     }
+
+
+@lru_cache(maxsize=256)
+def _derived(api: str, model: str, effort: Any, preset: Any, explicit: bool, demotes: bool) -> dict[str, Any] | None:
+    """The profile of `model` (with `effort` or `preset`) on `api`, once per model; None if unknown or refused."""
+    surface = SURFACES[api]
+    try:
+        served = surface.served({"model": model, "effort": effort, "preset": preset}, explicit)
+    except ValueError:  # the surface does not serve it
+        return None
+    facts = MODEL_FACTS.get(served) if served is not None else {}
+    if facts is None:
+        return None
+    profile = {**surface_profile(surface, demotes), **facts}
+    if facts.get("reasoning_output"):
+        profile["reasoning_effort_levels"] = list(surface.reasoning_efforts)
+    return profile
+
+
+def _demotes(rules: Sequence[Any]) -> bool:
+    return any(isinstance(rule, DemoteLateSystemMessages) for rule in rules)
 
 
 def model_profile(
     settings: Mapping[str, Any], api: str, model_explicit: bool, rules: Sequence[Any]
 ) -> ModelProfile | None:
     """The profile of the model `settings` name on `api`; None if unknown or refused."""
-    surface = SURFACES[api]
-    try:
-        served = surface.served(settings, model_explicit)
-    except ValueError:  # the surface does not serve it
-        return None
-    facts = MODEL_FACTS.get(served) if served is not None else {}
-    if facts is None:
-        return None
-    profile = {**surface_profile(surface, rules), **facts}
-    if facts.get("reasoning_output"):
-        profile["reasoning_effort_levels"] = list(surface.reasoning_efforts)
-    return ModelProfile(**profile)  # type: ignore[typeddict-item]
+    model, effort, preset = settings["model"], settings.get("effort"), settings.get("preset")
+    profile = _derived(api, model, effort, preset, model_explicit, _demotes(rules))
+    return None if profile is None else ModelProfile(**copy.deepcopy(profile))  # type: ignore[typeddict-item]
 
 
 def call_profile(
     given: Mapping[str, Any] | None, settings: Mapping[str, Any], api: str, explicit: bool, rules: Sequence[Any]
 ) -> dict[str, Any]:
     """A call's profile: the given keys over those derived for the call's model."""
-    derived = model_profile(settings, api, explicit, rules) or surface_profile(SURFACES[api], rules)
+    demotes = _demotes(rules)
+    model, effort, preset = settings["model"], settings.get("effort"), settings.get("preset")
+    derived = _derived(api, model, effort, preset, explicit, demotes) or surface_profile(SURFACES[api], demotes)
     return {**derived, **(given or {})}
 
 
 def call_rules(surface: Surface, rules: Sequence[Any], profile: Mapping[str, Any]) -> Sequence[Any]:
     """A call's rules: the surface's, the content `profile` refuses, then the model's."""
-    sends = surface_profile(surface, ())
-    turns = _refused(profile, sends, _TURN_KINDS)
-    tool_results = _refused(profile, sends, _TOOL_RESULT_KINDS)
+    sends = surface_profile(surface, False)
+    refused: dict[str, dict[str, str]] = {"turns": {}, "tool results": {}}
+    for key, (kinds, where) in _KINDS.items():
+        if profile.get(key) is False and sends[key]:
+            refused[where].update(dict.fromkeys(kinds, f"this model's profile says {key}=False"))
+    turns, tool_results = refused.values()
     limits = (ContentLimits("profile_content", turns, tool_results),) if turns or tool_results else ()
     if profile.get("mid_conversation_system_messages"):
         rules = [r for r in rules if not isinstance(r, DemoteLateSystemMessages)]
     return (*surface.rules, *limits, *rules)
-
-
-def _refused(profile: Mapping[str, Any], sends: Mapping[str, Any], keys: Mapping[str, Sequence[str]]) -> dict[str, str]:
-    """Each block kind `profile` refuses and the surface would send, and why."""
-    return {
-        kind: f"this model's profile says {key}=False"
-        for key, kinds in keys.items()
-        if profile.get(key) is False and sends[key]
-        for kind in kinds
-    }
 
 
 def structured_output_method(profile: Mapping[str, Any]) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache, partial
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessageChunk
@@ -22,7 +23,7 @@ from langchain_perplexity_strict._request._agent import (
 )
 from langchain_perplexity_strict._request._chat import PARTS as CHAT_PARTS
 from langchain_perplexity_strict._request._chat import chat_body
-from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._input import BodyInput, PartTable
 from langchain_perplexity_strict._request._model_names import (
     agent_name_notice,
     chat_model_name,
@@ -30,7 +31,6 @@ from langchain_perplexity_strict._request._model_names import (
     sonar_notice,
 )
 from langchain_perplexity_strict._request._parameter_row import CHAT_REASONING_EFFORTS, REASONING_EFFORTS
-from langchain_perplexity_strict._request._parts import PartTable
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
@@ -66,7 +66,7 @@ class StreamReader(Protocol):
     def finish(self) -> list[AIMessageChunk]: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Surface:
     """One API: its path, request builder, response and stream readers, and what it supports."""
 
@@ -88,8 +88,8 @@ class Surface:
     model_notice: Callable[[str], str | None] = lambda model: None
     """The notice for a model name sent as another, else None."""
 
-    settings_notice: Callable[[Mapping[str, Any]], str | None] = lambda settings: None
-    """The notice for other settings (a deprecated `preset`), else None."""
+    settings_notice: Callable[[str | None, str | None], str | None] = lambda preset, effort: None
+    """The notice for `preset` and `effort` (a deprecated `preset`), else None."""
 
     rules: Sequence[Any] = ()
     """Rules leaving out content this surface cannot take, run before the model's."""
@@ -105,8 +105,7 @@ class Surface:
 
     def notices(self, settings: Mapping[str, Any]) -> list[str]:
         """The notices for the call's settings on this surface."""
-        said = (self.model_notice(settings["model"]), self.settings_notice(settings))
-        return [notice for notice in said if notice is not None]
+        return list(_notices(self, settings["model"], settings.get("preset"), settings.get("effort")))
 
     def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
         """What a continuation record names as the model."""
@@ -124,7 +123,7 @@ SURFACES: dict[str, Surface] = {
         agent_items,
         True,
         model_notice=sonar_notice,
-        settings_notice=lambda settings: preset_notice(settings.get("preset"), settings.get("effort")),
+        settings_notice=preset_notice,
         rules=AGENT_RULES,
         parts=PARTS,
         tool_parts=TOOL_OUTPUT_PARTS,
@@ -151,6 +150,14 @@ SURFACES: dict[str, Surface] = {
         served=lambda settings, explicit: chat_model_name(settings["model"]),
     ),
 }
+
+
+@lru_cache(maxsize=256)
+def _notices(surface: Surface, model: str, preset: str | None, effort: str | None) -> tuple[str, ...]:
+    """A surface's notices for a model and its effort or preset, worded once per model."""
+    said = (surface.model_notice(model), surface.settings_notice(preset, effort))
+    return tuple(notice for notice in said if notice is not None)
+
 
 ERROR_HINTS: dict[str, str] = {
     kind: hint for surface in SURFACES.values() for kind, hint in surface.error_hints.items()
@@ -190,11 +197,6 @@ class PreparedCall:
         """Whether the run is created with `background: true`."""
         return self.body.get("background") is True
 
-    @property
-    def resumable(self) -> bool:
-        """Whether the stream's run is followed by id, never re-posted."""
-        return self.background or self.surface.resumable_streams
-
     def runs(self, transport: Transport, settings: RunSettings) -> Runs:
         return Runs(transport, self.surface.path, self.surface.name, settings.stall, RUN_STATES)
 
@@ -202,31 +204,21 @@ class PreparedCall:
     # guarded: a caller who leaves still gets the run cancelled.
 
     def send(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
-        runs = self.runs(transport, settings)
-
-        def create() -> tuple[dict[str, Any], bool]:
-            return transport.send(
-                self.surface.path, self.data, self.fallback, api=self.surface.name, run=self.background
-            )
-
-        if not self.background:
+        background, surface = self.background, self.surface
+        create = partial(transport.send, surface.path, self.data, self.fallback, api=surface.name, run=background)
+        if not background:
             return create()
-
-        def then(sent: tuple[dict[str, Any], bool]) -> tuple[dict[str, Any], bool]:
-            return wait(runs, sent[0], settings), sent[1]
-
-        return guarded(create, lambda sent: abandon(runs, sent[0]), then)
+        runs = self.runs(transport, settings)
+        return guarded(
+            create, lambda sent: abandon(runs, sent[0]), lambda sent: (wait(runs, sent[0], settings), sent[1])
+        )
 
     async def asend(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
-        runs = self.runs(transport, settings)
-
-        async def create() -> tuple[dict[str, Any], bool]:
-            return await transport.asend(
-                self.surface.path, self.data, self.fallback, api=self.surface.name, run=self.background
-            )
-
-        if not self.background:
+        background, surface = self.background, self.surface
+        create = partial(transport.asend, surface.path, self.data, self.fallback, api=surface.name, run=background)
+        if not background:
             return await create()
+        runs = self.runs(transport, settings)
 
         async def left(sent: tuple[dict[str, Any], bool]) -> None:
             await aabandon(runs, sent[0])
@@ -235,19 +227,15 @@ class PreparedCall:
         return await await_run(runs, data, settings), fell_back
 
     def open_stream(self, transport: Transport, settings: RunSettings) -> tuple[StreamFollower, bool]:
-        runs = self.runs(transport, settings)
+        runs, background = self.runs(transport, settings), self.background
+        resumable = background or self.surface.resumable_streams  # followed by id, never re-posted
 
         def start() -> tuple[StreamFollower, bool]:
             stream, fell_back = transport.open_stream(
-                self.surface.path,
-                self.data,
-                self.fallback,
-                api=self.surface.name,
-                read_timeout=runs.read_timeout,
-                run=self.resumable,
+                self.surface.path, self.data, self.fallback, api=runs.api, read_timeout=runs.read_timeout, run=resumable
             )
-            follower = StreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
-            if self.background:
+            follower = StreamFollower(runs, stream, background=background, max_resumes=settings.max_resumes)
+            if background:
                 try:
                     follower.identify()
                 except BaseException:
@@ -255,24 +243,18 @@ class PreparedCall:
                     raise
             return follower, fell_back
 
-        if not self.background:
-            return start()
-        return guarded(start, lambda started: started[0].close(), lambda started: started)
+        return guarded(start, lambda started: started[0].close(), lambda started: started) if background else start()
 
     async def aopen_stream(self, transport: Transport, settings: RunSettings) -> tuple[AsyncStreamFollower, bool]:
-        runs = self.runs(transport, settings)
+        runs, background = self.runs(transport, settings), self.background
+        resumable = background or self.surface.resumable_streams
 
         async def start() -> tuple[AsyncStreamFollower, bool]:
             stream, fell_back = await transport.aopen_stream(
-                self.surface.path,
-                self.data,
-                self.fallback,
-                api=self.surface.name,
-                read_timeout=runs.read_timeout,
-                run=self.resumable,
+                self.surface.path, self.data, self.fallback, api=runs.api, read_timeout=runs.read_timeout, run=resumable
             )
-            follower = AsyncStreamFollower(runs, stream, background=self.background, max_resumes=settings.max_resumes)
-            if self.background:
+            follower = AsyncStreamFollower(runs, stream, background=background, max_resumes=settings.max_resumes)
+            if background:
                 try:
                     await follower.identify()
                 except BaseException:
@@ -283,7 +265,7 @@ class PreparedCall:
         async def left(started: tuple[AsyncStreamFollower, bool]) -> None:
             await started[0].close()
 
-        follower, fell_back = await aguarded(start, left) if self.background else await start()
+        follower, fell_back = await aguarded(start, left) if background else await start()
         return opened(follower), fell_back
 
 

@@ -24,7 +24,6 @@ from langchain_core.tools import BaseTool
 from pydantic import ConfigDict, model_validator
 from typing_extensions import Self
 
-import langchain_perplexity_strict._transport._timeouts as _timeouts
 from langchain_perplexity_strict._batches import BatchJob, check_metadata
 from langchain_perplexity_strict._batches import Reader as BatchReader
 from langchain_perplexity_strict._batches import aget as aget_batches
@@ -62,6 +61,7 @@ from langchain_perplexity_strict._response._answer import Answer, add_usage, aem
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._switched import MOVED
 from langchain_perplexity_strict._transport import Fallback, RunSettings, encode_body
+from langchain_perplexity_strict._transport._client import timeout_seconds
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
@@ -350,9 +350,7 @@ class ChatPerplexityStrict(RequestScope, PerplexityParameters, BaseChatModel):
         if context is not None and context.continuation is not None:
             # The whole conversation, built only if the server forgot the response.
             fallback = Fallback(forgot_the_response, lambda: encode_body(build(context.whole())))
-        run = RunSettings(
-            settings.get("stream_chunk_timeout"), settings["max_resumes"], _timeouts.timeout_seconds(self.timeout)
-        )
+        run = RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], timeout_seconds(self.timeout))
         requesting()  # the call is sent next: check the cost budget
         return PreparedCall(
             surface,

@@ -12,13 +12,13 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
-from langchain_perplexity_strict._request._input import BodyInput
-from langchain_perplexity_strict._request._model_names import agent_target, default_max_output_tokens
-from langchain_perplexity_strict._request._parameter_row import place
+from langchain_perplexity_strict._request._input import BodyInput, PartTable, content_parts, tool_arguments
+from langchain_perplexity_strict._request._model_names import SONAR_TO_AGENT, AgentTarget
+from langchain_perplexity_strict._request._parameter_row import WS, place
 from langchain_perplexity_strict._request._parameter_table import CLIENT, PARAMETERS
-from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict._request._structured_output import agent_response_format
 from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
+from langchain_perplexity_strict.data._profiles import MODEL_FACTS
 from langchain_perplexity_strict.normalize._agent_content import AGENT_CONTENT
 from langchain_perplexity_strict.normalize._approvals import approval_requests, approval_responses
 from langchain_perplexity_strict.normalize._content import canonical_text, data_url
@@ -37,24 +37,24 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     elif plan is not None and plan.items is not None:
         body = {"input": plan.items}
     else:
-        body = {"input": agent_input(request.messages)}
+        body = {"input": [item for items in agent_items(request.messages) for item in items]}
     body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("effort") or body.get("preset")
-    search: dict[str, Any] = {"type": "web_search"}
+    search: dict[str, Any] = {}  # the web_search tool's options
     names: dict[str, str] = {}  # search tool field -> its parameter, for errors
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
         if value is None or parameter is None or parameter.agent in (None, CLIENT) or name in _MODEL_CHOICE:
             continue
-        if parameter.agent.startswith("web_search."):
-            names[parameter.agent.removeprefix("web_search.")] = name
-            place(search, parameter.agent.removeprefix("web_search."), value)
+        if parameter.agent.startswith(WS):
+            names[parameter.agent.removeprefix(WS)] = name
+            place(search, parameter.agent.removeprefix(WS), value)
         else:
             place(body, parameter.agent, value)
     if "max_output_tokens" not in body:  # some models (or fallbacks) require it
         limit = request.profile.get("max_output_tokens")  # the named model's only
         models = [body.get("model"), *(body.get("models") or [])]
-        needed = [default_max_output_tokens(m, limit if i == 0 else None) for i, m in enumerate(models) if m]
+        needed = [_max_output_tokens(m, limit if i == 0 else None) for i, m in enumerate(models) if m]
         if any(needed):
             body["max_output_tokens"] = min(n for n in needed if n)
     tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call.get("tools") or [])]
@@ -84,6 +84,17 @@ def search_off(settings: Mapping[str, Any], call: Mapping[str, Any]) -> str:
     return ""
 
 
+ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
+
+
+def _max_output_tokens(model: str, limit: int | None = None) -> int | None:
+    """`max_output_tokens` to send when none is set: Perplexity requires it for `anthropic/*` models."""
+    if not model.startswith("anthropic/"):
+        return None
+    limit = limit or MODEL_FACTS.get(model, {}).get("max_output_tokens")
+    return int(limit) if limit else ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS
+
+
 _MODEL_CHOICE = ("effort", "preset")
 """Placed by `model_and_preset`, not the loop."""
 
@@ -94,7 +105,7 @@ def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[
     An effort level picks its own model unless the caller chose one. With both, only `effort`
     is sent: the published schema gives it precedence.
     """
-    target = agent_target(settings["model"])
+    target = SONAR_TO_AGENT.get(settings["model"]) or AgentTarget(settings["model"], None)
     effort, preset = settings.get("effort"), settings.get("preset")
     if not effort and not preset:
         effort = target.preset
@@ -106,11 +117,6 @@ def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[
     elif preset:
         fields["preset"] = preset
     return fields
-
-
-def agent_input(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
-    """The `input` items."""
-    return [item for items in agent_items(messages) for item in items]
 
 
 def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
@@ -125,7 +131,7 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             item: dict[str, Any] = {
                 "type": "function_call_output",
                 "call_id": message.tool_call_id,
-                "output": _tool_output(message.content),
+                "output": content_parts(message.content, TOOL_OUTPUT_PARTS, text_as_string=True),
             }
             name = message.name or call_names.get(message.tool_call_id)
             if name:
@@ -202,7 +208,3 @@ AGENT_RULES = AGENT_CONTENT
 
 def _parts(content: Any) -> str | list[dict[str, Any]]:
     return content_parts(content, PARTS, text_as_string=False)
-
-
-def _tool_output(content: Any) -> str | list[dict[str, Any]]:
-    return content_parts(content, TOOL_OUTPUT_PARTS, text_as_string=True)

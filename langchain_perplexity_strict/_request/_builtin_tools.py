@@ -6,7 +6,7 @@ Docs: docs.perplexity.ai, Agent API "Tools" and "Skills".
 
 # No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import with_config
 from typing_extensions import NotRequired, TypedDict
@@ -165,16 +165,7 @@ BuiltinTool = (
 )
 """Any built-in tool, as `bind_tools` takes it."""
 
-TOOL_SHAPES: dict[str, Any] = {
-    "web_search": WebSearchTool,
-    "fetch_url": FetchUrlTool,
-    "image_search": ImageSearchTool,
-    "people_search": PeopleSearchTool,
-    "finance_search": FinanceSearchTool,
-    "sandbox": SandboxTool,
-    "mcp": McpTool,
-    "connector": ConnectorTool,
-}
+TOOL_SHAPES: dict[str, Any] = {get_args(shape.__annotations__["type"])[0]: shape for shape in get_args(BuiltinTool)}
 """Built-in tool type → its published shape (`ToolInput`)."""
 
 

@@ -9,11 +9,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict._request._input import BodyInput
+from langchain_perplexity_strict._request._input import BodyInput, PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict._request._model_names import chat_model_name
 from langchain_perplexity_strict._request._parameter_row import place
 from langchain_perplexity_strict._request._parameter_table import CLIENT, PARAMETERS
-from langchain_perplexity_strict._request._parts import PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict.normalize._content import canonical_text
 
 

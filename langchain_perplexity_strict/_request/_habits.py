@@ -27,11 +27,12 @@ class Rename:
 class Convert:
     """A value converted into this package's arguments."""
 
-    convert: Callable[[Any, Where], dict[str, Any]]
     means: str
     """What it becomes, for the migration page and errors."""
     keys: Mapping[str, str] | None = None
-    """For a dict value: each key the user may write -> the argument it becomes (for errors)."""
+    """For a dict value: each key the user may write -> the argument it becomes (for errors, and the conversion)."""
+    convert: Callable[[Any, Where], dict[str, Any]] | None = None
+    """The conversion, when it is not renaming a dict's `keys`."""
 
 
 @dataclass(frozen=True)
@@ -72,23 +73,6 @@ WEB_SEARCH_OPTIONS = {
     "image_results_enhanced_relevance": "image_results_enhanced_relevance",
     "image_search_relevance_enhanced": "image_results_enhanced_relevance",
 }
-
-
-def _web_search_options(value: Any, where: Where) -> dict[str, Any]:
-    return _sub_keys("web_search_options", value, WEB_SEARCH_OPTIONS)
-
-
-REASONING = {"effort": "reasoning_effort"}
-STREAM_OPTIONS = {"include_usage": "stream_usage"}
-
-
-def _reasoning(value: Any, where: Where) -> dict[str, Any]:
-    # `ReasoningConfigInput` has only `effort`.
-    return _sub_keys("reasoning", value, REASONING)
-
-
-def _stream_options(value: Any, where: Where) -> dict[str, Any]:
-    return _sub_keys("stream_options", value, STREAM_OPTIONS)
 
 
 def _use_responses_api(value: Any, where: Where) -> dict[str, Any]:
@@ -146,18 +130,18 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
     "openai_api_base": Rename("base_url"),
     "request_timeout": Rename("timeout"),
     "web_search_options": Convert(
-        _web_search_options,
         "search_context_size, user_location, search_type and image_results_enhanced_relevance "
         "(on the Agent API, the web_search tool's fields)",
         WEB_SEARCH_OPTIONS,
     ),
-    "reasoning": Convert(_reasoning, "reasoning_effort (the Agent API's reasoning.effort)", REASONING),
-    "stream_options": Convert(_stream_options, "stream_usage", STREAM_OPTIONS),
-    "use_responses_api": Convert(_use_responses_api, "api='agent' (True) or api='chat_completions' (False)"),
+    # `ReasoningConfigInput` has only `effort`.
+    "reasoning": Convert("reasoning_effort (the Agent API's reasoning.effort)", {"effort": "reasoning_effort"}),
+    "stream_options": Convert("stream_usage", {"include_usage": "stream_usage"}),
+    "use_responses_api": Convert("api='agent' (True) or api='chat_completions' (False)", convert=_use_responses_api),
     "parallel_tool_calls": Convert(
-        _parallel_tool_calls,
         "bind_tools(tools, parallel_tool_calls=True or None), not sent; False is refused (Perplexity's model "
         "may call several tools in one turn)",
+        convert=_parallel_tool_calls,
     ),
     "client": Refuse(_HTTP),
     "async_client": Refuse(_HTTP),
@@ -296,7 +280,10 @@ class _Translation:
             raise refusal(name, value, given_as)
 
     def convert(self, name: str, value: Any, given_as: str, habit: Convert) -> None:
-        converted = habit.convert(value, self.where)
+        if habit.convert is not None:
+            converted = habit.convert(value, self.where)
+        else:
+            converted = _sub_keys(name, value, habit.keys or {})
         if self.check_converted is not None:
             self.check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted)
         for key, item in converted.items():

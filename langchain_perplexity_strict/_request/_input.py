@@ -1,14 +1,19 @@
-"""What a request body is built from: one value both surfaces' builders take."""
+"""What both surfaces' body builders share: the value they build from, content parts, tool-call arguments.
+
+Each surface gives only its table of parts: canonical kind -> the part it sends.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import BaseMessage
 
 from langchain_perplexity_strict._continuation import Context
+from langchain_perplexity_strict.normalize._content import canonical_blocks, text_of
 
 
 @dataclass(frozen=True)
@@ -27,3 +32,25 @@ class BodyInput:
     """The continuation plan (Agent API)."""
     profile: Mapping[str, Any] = field(default_factory=dict)
     """The named model's profile (`_profile.call_profile`)."""
+
+
+PartTable = Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]
+"""A surface's part for each canonical block kind."""
+
+
+def content_parts(content: Any, parts: PartTable, *, text_as_string: bool) -> str | list[dict[str, Any]]:
+    """`content` as a string, or as the surface's parts.
+
+    With `text_as_string`, all-text content is sent as one string.
+    """
+    if isinstance(content, str):
+        return content
+    blocks = canonical_blocks(content)
+    if text_as_string and all(b["type"] == "text" for b in blocks):
+        return text_of(blocks)
+    return [parts[block["type"]](block) for block in blocks]
+
+
+def tool_arguments(call: Mapping[str, Any]) -> str:
+    """A tool call's arguments as a JSON string."""
+    return json.dumps(call.get("args") or {}, ensure_ascii=False)

@@ -47,11 +47,6 @@ SONAR_TO_AGENT: dict[str, AgentTarget] = {
 }
 
 
-def agent_target(model: str) -> AgentTarget:
-    """The Agent API model (or preset) for `model`."""
-    return SONAR_TO_AGENT.get(model) or AgentTarget(model, None)
-
-
 def sonar_notice(model: str) -> str | None:
     """The warning for a Sonar name `model` (None: not one)."""
     target = SONAR_TO_AGENT.get(model)
@@ -112,16 +107,3 @@ def agent_name_notice(model: str) -> str | None:
         f"model {model!r} is an Agent API name; on api='chat_completions' it is sent as "
         f"{AGENT_TO_SONAR[model]!r}, its Sonar name. Pass that directly to silence this warning."
     )
-
-
-ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
-
-
-def default_max_output_tokens(model: str, limit: int | None = None) -> int | None:
-    """`max_output_tokens` to send when none is set: Perplexity requires it for `anthropic/*` models."""
-    if not model.startswith("anthropic/"):
-        return None
-    from langchain_perplexity_strict.data._profiles import MODEL_FACTS
-
-    limit = limit or MODEL_FACTS.get(model, {}).get("max_output_tokens")
-    return int(limit) if limit else ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS

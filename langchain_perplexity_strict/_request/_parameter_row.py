@@ -30,17 +30,18 @@ DATE_FILTERS = (
     "last_updated_after_filter",
     "last_updated_before_filter",
 )
-LOCATION_FIELDS = ("city", "country", "region", "latitude", "longitude")  # ToolUserLocationInput
-EFFORT_LEVELS = EFFORT_NAMES
-"""docs.perplexity.ai/docs/agent-api/effort; not `reasoning.effort`'s."""
 
 
-def _number(low: float, high: float) -> Any:
+def number(low: float, high: float) -> Any:
     return Annotated[float, Strict(), Field(ge=low, le=high)]
 
 
-def _integer(low: int, high: int | None = None) -> Any:
+def integer(low: int, high: int | None = None) -> Any:
     return Annotated[int, Strict(), Field(ge=low, le=high)]
+
+
+def one_of(*values: str) -> Any:
+    return Literal[values]
 
 
 TEXT = Annotated[str, Strict(), StringConstraints(min_length=1)]
@@ -49,7 +50,7 @@ STRING = StrictStr
 SECONDS = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
 """A finite number of seconds >= 0 (0: off)."""
 STALL = "a number of seconds >= 0 (0 or None: no stall detection)"
-TEMPERATURE = _number(0, 2)
+TEMPERATURE = number(0, 2)
 # Perplexity's chat-completions reference: [0, 2).
 CHAT_TEMPERATURE = Annotated[float, Strict(), Field(ge=0, lt=2)]
 DOMAINS = ruled(domains_problem)
@@ -59,15 +60,15 @@ MODELS = Annotated[list[StrictStr], Field(min_length=1, max_length=5)]
 FREQUENCY_PENALTY = Annotated[float, Strict(), Field(gt=0)]
 # An effort level, optionally pinned to a version (the effort page's example); the version format is unpublished.
 EFFORT = Annotated[
-    StrictStr, StringConstraints(pattern=r"^(" + "|".join(EFFORT_LEVELS) + r")(@[0-9A-Za-z][0-9A-Za-z._-]*)?$")
+    StrictStr, StringConstraints(pattern=r"^(" + "|".join(EFFORT_NAMES) + r")(@[0-9A-Za-z][0-9A-Za-z._-]*)?$")
 ]
-EFFORT_ACCEPTED = "one of " + ", ".join(EFFORT_LEVELS) + ", optionally pinned to a version (fast@2026-10-16.0)"
+EFFORT_ACCEPTED = "one of " + ", ".join(EFFORT_NAMES) + ", optionally pinned to a version (fast@2026-10-16.0)"
 NO_CONTINUATION = Annotated[StrictBool, holds(lambda v: v is False)]
 
 
 def _coordinate(name: str) -> Any:
     low, high, _ = RANGES[("web_search", f"user_location.{name}")]
-    return _number(low, high)
+    return number(low, high)
 
 
 class UserLocation(TypedDict, total=False):
@@ -85,18 +86,6 @@ class UserLocation(TypedDict, total=False):
 LOCATION = "a dict with some of city, country, region (strings), latitude in [-90, 90], longitude in [-180, 180]"
 SEARCH_TOKENS = RANGES[("web_search", "max_tokens")][1]
 """The `web_search` tool's token bound."""
-
-
-def one_of(*values: str) -> Any:
-    return Literal[values]
-
-
-def number(low: float, high: float) -> Any:
-    return _number(low, high)
-
-
-def integer(low: int, high: int | None = None) -> Any:
-    return _integer(low, high)
 
 
 SAME: Any = object()

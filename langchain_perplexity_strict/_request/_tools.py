@@ -139,47 +139,44 @@ def bound_tools(
 
 
 def with_search_tool(
-    tools: list[dict[str, Any]], search: dict[str, Any], names: dict[str, str], *, off: str, bare: bool
+    tools: list[dict[str, Any]], options: dict[str, Any], names: dict[str, str], *, off: str, bare: bool
 ) -> list[dict[str, Any]]:
-    """`tools` with the model's search tool: its options go to a bound `web_search`, or it is added.
+    """`tools` with the model's search tool: its `options` go to a bound `web_search`, or it is added.
 
     `names` maps each tool field to its parameter; `off` names the switch that turns search off
     ('' when on); `bare`: no preset. Search settings are never dropped: where nothing would
     carry them, the call is refused.
     """
-    options = {k: v for k, v in search.items() if k != "type"}
-    bound = next((i for i, t in enumerate(tools) if t.get("type") == "web_search"), None)
-    if bound is not None:
-        return [*tools[:bound], merged_search(tools[bound], options, f"tools[{bound}]"), *tools[bound + 1 :]]
-    builtins = [f"tools[{i}] ({t['type']})" for i, t in enumerate(tools) if t.get("type") in BUILTIN_TOOLS]
-    given = ", ".join(f"{names[path]}={value!r}" for path, value in _leaves(options))
+    for i, tool in enumerate(tools):
+        if tool.get("type") == "web_search":
+            return [*tools[:i], merged_search(tool, options, f"tools[{i}]"), *tools[i + 1 :]]
     if off and options:
         msg = (
-            f"{off} turns web search off, so {given} (search settings of the model or the call) would be "
-            f"dropped: nothing would carry them. Remove the search settings, or drop {off} to search with them"
-            + (" (or bind web_search_tool(), which takes them)." if off == "web_search=False" else ".")
+            f"{off} turns web search off, so {_given(options, names)} (search settings of the model or the call) "
+            f"would be dropped: nothing would carry them. Remove the search settings, or drop {off} to search "
+            "with them" + (" (or bind web_search_tool(), which takes them)." if off == "web_search=False" else ".")
         )
         raise ValueError(msg)
     if off:
         return tools
+    builtins = [f"tools[{i}] ({t['type']})" for i, t in enumerate(tools) if t.get("type") in BUILTIN_TOOLS]
     if builtins and options:
         msg = (
-            f"{given} (search settings of the model or the call) configure the web_search tool only; the bound "
-            f"built-in tools {', '.join(builtins)} would reach the web without them. Bind web_search too "
-            "(web_search_tool(), which takes the model's search settings), or remove the search settings "
-            "and pass web_search=False to the model to say it does not search."
+            f"{_given(options, names)} (search settings of the model or the call) configure the web_search tool "
+            f"only; the bound built-in tools {', '.join(builtins)} would reach the web without them. Bind "
+            "web_search too (web_search_tool(), which takes the model's search settings), or remove the search "
+            "settings and pass web_search=False to the model to say it does not search."
         )
         raise ValueError(msg)
     # A bare model keeps its search beside bound built-ins, or it would not search at all.
-    return [*tools, search] if options or bare else tools
+    return [*tools, {"type": "web_search", **options}] if options or bare else tools
 
 
-def _leaves(options: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    """The search options as (path in the tool, value)."""
-    out: list[tuple[str, Any]] = []
-    for key, value in options.items():
-        if key == "filters" and isinstance(value, dict):
-            out.extend(_leaves(value, "filters."))
-        else:
-            out.append((prefix + key, value))
-    return out
+def _given(options: dict[str, Any], names: dict[str, str], prefix: str = "") -> str:
+    """The search options as the settings that gave them (`search_type='fast', ...`)."""
+    return ", ".join(
+        _given(value, names, "filters.")
+        if key == "filters" and isinstance(value, dict)
+        else f"{names[prefix + key]}={value!r}"
+        for key, value in options.items()
+    )

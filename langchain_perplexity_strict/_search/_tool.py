@@ -18,6 +18,7 @@ from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._request._filters import Recency
 from langchain_perplexity_strict._search._request import (
     MAX_QUERIES,
+    OLD_NAMES,
     SEARCH_PATH,
     SearchFilters,
     check_field,
@@ -26,9 +27,6 @@ from langchain_perplexity_strict._search._request import (
     to_records,
     to_text,
 )
-
-CALL_ALIASES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
-"""langchain-perplexity's names for the date filters."""
 
 
 class SearchInput(BaseModel):
@@ -117,7 +115,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     def _parse_input(self, tool_input: str | dict[str, Any], tool_call_id: str | None) -> str | dict[str, Any]:
         """Rename langchain-perplexity's arguments before the schema would silently drop them."""
         if isinstance(tool_input, dict):
-            tool_input = {CALL_ALIASES.get(k, k): v for k, v in tool_input.items()}
+            tool_input = {OLD_NAMES.get(k, k): v for k, v in tool_input.items()}
         return super()._parse_input(tool_input, tool_call_id)
 
     @field_validator("max_results", mode="before")

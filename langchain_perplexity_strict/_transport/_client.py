@@ -13,8 +13,11 @@ names (a continuation whose stored response the server forgot).
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
+import json
+from collections.abc import AsyncGenerator, Callable, Generator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NoReturn, TypeVar
 
 import openai
@@ -29,7 +32,6 @@ from langchain_perplexity_strict._transport._http import HTTP_ERROR, trust_store
 from langchain_perplexity_strict._transport._kinds import http_error
 from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool, template_async_pool
 from langchain_perplexity_strict._transport._sse import SSEBatcher
-from langchain_perplexity_strict._transport._timeouts import client_timeout
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
     PerplexityStreamError,
@@ -38,6 +40,49 @@ from langchain_perplexity_strict.errors import (
 
 DEFAULT_BASE_URL = "https://api.perplexity.ai"
 """Perplexity's server root; each endpoint's path is relative to it."""
+MAX_BODY_BYTES = 32 * 1024 * 1024  # docs/perplexity-rules.md: Perplexity answers 413 payload_too_large above 32 MiB
+
+
+def encode_body(payload: Mapping[str, Any]) -> bytes:
+    """The body's bytes, exactly as sent; a body Perplexity would answer 413 is refused here.
+
+    Serialized once, with the openai client's own settings (compact, UTF-8, no
+    NaN), and posted as bytes: the size checked is the size sent, and the
+    client does not serialize the body a second time.
+    """
+    try:
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    except ValueError as error:
+        msg = f"request body: {error}; NaN and infinite numbers are not JSON (check model_kwargs)."
+        raise ValueError(msg) from error
+    if len(body) > MAX_BODY_BYTES:
+        msg = (
+            f"request body: {len(body):,} bytes is over Perplexity's limit of {MAX_BODY_BYTES:,} bytes (32 MiB); "
+            "shorten the conversation (max_input_tokens compacts it) or send smaller images."
+        )
+        raise ValueError(msg)
+    return body
+
+
+def client_timeout(value: Any) -> Any:
+    """A timeout in any form `ChatOpenAI` takes, as openai's client takes it: seconds or None unchanged, else
+    an `openai.Timeout` (the client's own HTTP library's, which refuses httpx's from openai 3 on)."""
+    if isinstance(value, tuple):
+        return openai.Timeout(value)
+    if value is None or isinstance(value, (int, float, openai.Timeout)):
+        return value
+    return openai.Timeout(connect=value.connect, read=value.read, write=value.write, pool=value.pool)
+
+
+def timeout_seconds(value: Any) -> float | None:
+    """The longest part of a timeout, in seconds: what bounds a background run's wait (None: unbounded)."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    value = client_timeout(value)
+    return max((p for p in (value.connect, value.read, value.write, value.pool) if p is not None), default=None)
+
 
 Hints = Mapping[str, str]
 """What to do about an error, by Perplexity's error `type`: a sentence the caller's surface adds to the message
@@ -116,9 +161,9 @@ class Transport:
     def __init__(self, chat_openai: ChatOpenAI, key: tuple[Any, ...] = (), hints: Hints | None = None) -> None:
         self.chat_openai = chat_openai
         self.key = key
+        """The settings this transport was built from (the chat model rebuilds it when they change)."""
         self.hints: Hints = dict(hints or {})
         """What to do about an error, by its type (`raise_perplexity_error`), as the caller handed it."""
-        """The settings this transport was built from (the chat model rebuilds it when they change)."""
         self._loop_clients = LoopClients(chat_openai.root_async_client)
         trust_store()  # made here, outside any event loop
 
@@ -172,7 +217,9 @@ class Transport:
         client = self.chat_openai.root_client
         with translated_errors(api, hints=self.hints):
             if run:
-                return create(lambda: client.post(path, content=body, cast_to=object, options=ONCE), client.max_retries)
+                return create(
+                    partial(client.post, path, content=body, cast_to=object, options=ONCE), client.max_retries
+                )
             return client.post(path, content=body, cast_to=object)
 
     async def apost(self, path: str, body: bytes, *, api: str | None = None, run: bool = False) -> dict[str, Any]:
@@ -180,7 +227,7 @@ class Transport:
         with translated_errors(api, hints=self.hints):
             if run:
                 return await acreate(
-                    lambda: client.post(path, content=body, cast_to=object, options=ONCE), client.max_retries
+                    partial(client.post, path, content=body, cast_to=object, options=ONCE), client.max_retries
                 )
             return await client.post(path, content=body, cast_to=object)
 
@@ -224,11 +271,11 @@ class Transport:
     def get(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         """GET `path` with query `params`; Perplexity's JSON answer."""
         with translated_errors(api, hints=self.hints):
-            return self.chat_openai.root_client.get(path, cast_to=object, options=_query(params))
+            return self.chat_openai.root_client.get(path, cast_to=object, options=_options(params))
 
     async def aget(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         with translated_errors(api, hints=self.hints):
-            return await self.async_client().get(path, cast_to=object, options=_query(params))
+            return await self.async_client().get(path, cast_to=object, options=_options(params))
 
     def stream(
         self,
@@ -245,28 +292,11 @@ class Transport:
         `read_timeout` bounds each read of the body (the stall detection); the head waits the client's
         timeout. `run` as in `post`.
         """
-        client, options = self.chat_openai.root_client, _options(params, run)
-        with translated_errors(api, hints=self.hints):
-            if body is None:
-                stream = client.get(
-                    path, cast_to=object, options=options, stream=True, stream_cls=openai.Stream[object]
-                )
-            elif run:
-                stream = create(
-                    lambda: client.post(
-                        path,
-                        content=body,
-                        cast_to=object,
-                        options=options,
-                        stream=True,
-                        stream_cls=openai.Stream[object],
-                    ),
-                    client.max_retries,
-                )
-            else:
-                stream = client.post(
-                    path, content=body, cast_to=object, options=options, stream=True, stream_cls=openai.Stream[object]
-                )
+        client = self.chat_openai.root_client
+        send = client.get if body is None else partial(client.post, content=body)
+        opened = partial(send, path, cast_to=object, options=_options(params, run), stream=True, stream_cls=_STREAM)
+        with translated_errors(api, self.hints):
+            stream = create(opened, client.max_retries) if run and body is not None else opened()
         return bound_body_reads(stream, read_timeout)
 
     async def astream(
@@ -279,33 +309,11 @@ class Transport:
         read_timeout: float | None = None,
         run: bool = False,
     ) -> openai.AsyncStream[Any]:
-        client, options = self.async_client(), _options(params, run)
-        with translated_errors(api, hints=self.hints):
-            if body is None:
-                stream = await client.get(
-                    path, cast_to=object, options=options, stream=True, stream_cls=openai.AsyncStream[object]
-                )
-            elif run:
-                stream = await acreate(
-                    lambda: client.post(
-                        path,
-                        content=body,
-                        cast_to=object,
-                        options=options,
-                        stream=True,
-                        stream_cls=openai.AsyncStream[object],
-                    ),
-                    client.max_retries,
-                )
-            else:
-                stream = await client.post(
-                    path,
-                    content=body,
-                    cast_to=object,
-                    options=options,
-                    stream=True,
-                    stream_cls=openai.AsyncStream[object],
-                )
+        client = self.async_client()
+        send = client.get if body is None else partial(client.post, content=body)
+        opened = partial(send, path, cast_to=object, options=_options(params, run), stream=True, stream_cls=_ASTREAM)
+        with translated_errors(api, self.hints):
+            stream = await (acreate(opened, client.max_retries) if run and body is not None else opened())
         return bound_body_reads(stream, read_timeout)
 
     # With a `fallback`, a refused first body is replaced by the fallback's, sent once.
@@ -314,7 +322,12 @@ class Transport:
     def send(
         self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None, run: bool = False
     ) -> tuple[dict[str, Any], bool]:
-        return _once_more(lambda data: self.post(path, data, api=api, run=run), body, fallback)
+        try:
+            return self.post(path, body, api=api, run=run), False
+        except Exception as error:
+            if fallback is None or not fallback.applies(error):
+                raise
+        return self.post(path, fallback.body(), api=api, run=run), True
 
     def open_stream(
         self,
@@ -326,14 +339,22 @@ class Transport:
         read_timeout: float | None = None,
         run: bool = False,
     ) -> tuple[openai.Stream[Any], bool]:
-        return _once_more(
-            lambda data: self.stream(path, data, api=api, read_timeout=read_timeout, run=run), body, fallback
-        )
+        try:
+            return self.stream(path, body, api=api, read_timeout=read_timeout, run=run), False
+        except Exception as error:
+            if fallback is None or not fallback.applies(error):
+                raise
+        return self.stream(path, fallback.body(), api=api, read_timeout=read_timeout, run=run), True
 
     async def asend(
         self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None, run: bool = False
     ) -> tuple[dict[str, Any], bool]:
-        return await _aonce_more(lambda data: self.apost(path, data, api=api, run=run), body, fallback)
+        try:
+            return await self.apost(path, body, api=api, run=run), False
+        except Exception as error:
+            if fallback is None or not fallback.applies(error):
+                raise
+        return await self.apost(path, fallback.body(), api=api, run=run), True
 
     async def aopen_stream(
         self,
@@ -345,24 +366,25 @@ class Transport:
         read_timeout: float | None = None,
         run: bool = False,
     ) -> tuple[openai.AsyncStream[Any], bool]:
-        return await _aonce_more(
-            lambda data: self.astream(path, data, api=api, read_timeout=read_timeout, run=run), body, fallback
-        )
+        try:
+            return await self.astream(path, body, api=api, read_timeout=read_timeout, run=run), False
+        except Exception as error:
+            if fallback is None or not fallback.applies(error):
+                raise
+        return await self.astream(path, fallback.body(), api=api, read_timeout=read_timeout, run=run), True
 
 
 Files = Mapping[str, tuple[str, bytes, str]]
 """A multipart form's files: `{field name: (filename, content, content type)}`."""
 _MULTIPART: Any = {"headers": {"Content-Type": "multipart/form-data"}}  # the client adds the boundary
 _OCTETS: Any = {"headers": {"Accept": "application/octet-stream"}}
+_STREAM, _ASTREAM = openai.Stream[object], openai.AsyncStream[object]
 """What a download asks for (the SDK's own `responses.files.content` sends this `Accept`)."""
 
 
-def _query(params: Params) -> Any:
-    return {"params": dict(params)} if params else {}
-
-
 def _options(params: Params, run: bool = False) -> Any:
-    return {**_query(params), **(ONCE if run else {})}
+    """Request options: the query `params`, and the client's retries off for a run's create (`_create`)."""
+    return {**({"params": dict(params)} if params else {}), **(ONCE if run else {})}
 
 
 def bound_body_reads(stream: S, seconds: float | None) -> S:
@@ -377,26 +399,6 @@ def bound_body_reads(stream: S, seconds: float | None) -> S:
     if isinstance(timeouts, dict):
         timeouts["read"] = seconds
     return stream
-
-
-def _once_more(post: Callable[[bytes], T], body: bytes, fallback: Fallback | None) -> tuple[T, bool]:
-    """`post(body)`; if that fails as the fallback applies to, `post` the fallback's body instead."""
-    try:
-        return post(body), False
-    except Exception as error:
-        if fallback is None or not fallback.applies(error):
-            raise
-    return post(fallback.body()), True
-
-
-async def _aonce_more(post: Callable[[bytes], Awaitable[T]], body: bytes, fallback: Fallback | None) -> tuple[T, bool]:
-    """Async twin of `_once_more`."""
-    try:
-        return await post(body), False
-    except Exception as error:
-        if fallback is None or not fallback.applies(error):
-            raise
-    return await post(fallback.body()), True
 
 
 DONE: dict[str, Any] = {"type": "[DONE]"}
@@ -440,7 +442,8 @@ async def aiterate_batches(
         yield batcher.close(), True
 
 
-class translated_errors:
+@dataclass(frozen=True)
+class translated_errors(AbstractContextManager):
     """Re-raise what the transport raises as this package's errors, for every call path.
 
     HTTP errors become langchain-openai's exceptions with Perplexity's message;
@@ -449,38 +452,23 @@ class translated_errors:
     `PerplexityStreamError`, because part of the answer already arrived.
     """
 
-    def __init__(
-        self,
-        api: str | None,
-        *,
-        hints: Hints | None = None,
-        mid_stream: bool = False,
-    ) -> None:
-        self.api = api
-        self.hints = hints
-        self.mid_stream = mid_stream
-        self.broken = (openai.APIConnectionError, HTTP_ERROR, ConnectionError)
-
-    def __enter__(self) -> None:
-        return None
+    api: str | None
+    hints: Hints | None = None
+    mid_stream: bool = False
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
         if error is None:
             return
-        if self.mid_stream and isinstance(error, self.broken):
-            raise _broken_stream(error) from error
+        if self.mid_stream and isinstance(error, _BROKEN):
+            cause = error.__cause__ or error
+            what = f"{type(cause).__name__}: {cause}"
+            msg = f"the connection to Perplexity broke mid-stream ({what}); the answer is incomplete"
+            raise PerplexityStreamError(msg) from error
         if isinstance(error, openai.APIError):
             raise_perplexity_error(error, self.api, self.hints)
         if isinstance(error, ValueError):
-            raise _malformed(error) from error
+            raise PerplexityResponseError(f"Perplexity sent a body that is not valid JSON ({error})") from error
 
 
-def _malformed(error: ValueError) -> PerplexityResponseError:
-    return PerplexityResponseError(f"Perplexity sent a body that is not valid JSON ({error})")
-
-
-def _broken_stream(error: BaseException) -> PerplexityStreamError:
-    cause = error.__cause__ or error
-    return PerplexityStreamError(
-        f"the connection to Perplexity broke mid-stream ({type(cause).__name__}: {cause}); the answer is incomplete"
-    )
+_BROKEN = (openai.APIConnectionError, HTTP_ERROR, ConnectionError)
+"""What a connection broken mid-stream raises."""

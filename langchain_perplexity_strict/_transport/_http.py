@@ -1,6 +1,6 @@
 """The HTTP library under openai's clients: httpx2 from openai 3, httpx before.
 
-What the package builds for the client (a TLS context, a timeout: `_timeouts`) or catches from it
+What the package builds for the client (a TLS context, a timeout: `_client.client_timeout`) or catches from it
 (a broken stream's error) is that library's, never whichever one the package happens to import.
 """
 

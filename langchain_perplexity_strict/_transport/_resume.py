@@ -120,10 +120,6 @@ class _Follower:
         self.early: list[Batch] = []
         """Batches read by `identify`, before the caller iterates."""
 
-    @property
-    def api(self) -> str:
-        return self.runs.api
-
     def read(self, batch: list[dict[str, Any]], ended: bool) -> tuple[Batch | None, str]:
         """One network read of the current connection: what goes to the caller (None: nothing new), then
         READ_ON, COMPLETE (the answer is complete) or RESUME (the connection ended before the answer did)."""
@@ -274,7 +270,9 @@ class StreamFollower(_Follower):
     def _follow(self) -> Generator[Batch, None, None]:
         while True:
             try:
-                with contextlib.closing(iterate_batches(self.stream, self.api, self.runs.transport.hints)) as reads:
+                with contextlib.closing(
+                    iterate_batches(self.stream, self.runs.api, self.runs.transport.hints)
+                ) as reads:
                     for batch, ended in reads:
                         out, then = self.read(batch, ended)
                         if out is not None:
@@ -352,7 +350,7 @@ class AsyncStreamFollower(_Follower):
             try:
                 # Closed here, not left to the garbage collector ("Task was destroyed but it is pending").
                 async with contextlib.aclosing(
-                    aiterate_batches(self.stream, self.api, self.runs.transport.hints)
+                    aiterate_batches(self.stream, self.runs.api, self.runs.transport.hints)
                 ) as reads:
                     async for batch, ended in reads:
                         out, then = self.read(batch, ended)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -61,18 +61,18 @@ class RunSettings:
     timeout: float | None
 
 
+@dataclass
 class Runs:
     """Retrieve, resume and cancel the runs of one endpoint (`path`), streams read with the stall timeout;
     `states` says what the runs' answers mean."""
 
-    def __init__(self, transport: Transport, path: str, api: str, stall: float | None, states: RunStates) -> None:
-        self.transport = transport
-        self.path = path
-        self.api = api
-        self.stall = stall
-        self.states = states
-        self.cancelled: set[str] = set()
-        """Runs a cancel was sent for: each is sent once, however many ways of leaving reach it (`_guard`)."""
+    transport: Transport
+    path: str
+    api: str
+    stall: float | None
+    states: RunStates
+    cancelled: set[str] = field(default_factory=set)
+    """Runs a cancel was sent for: each is sent once, however many ways of leaving reach it (`_guard`)."""
 
     def _path(self, response_id: str, suffix: str = "") -> str:
         return f"{self.path}/{quote(response_id, safe='')}{suffix}"
