@@ -165,23 +165,15 @@ def requesting() -> None:
         handler.check_budget()
 
 
-class RequestScope:
-    """Mixin for a chat model: budgets wait for `requesting()` during `generate`, where a cache may answer.
+@contextmanager
+def deferred_budgets() -> Iterator[None]:
+    """Budgets of `generate`'s runs wait for `requesting()`: a cache may answer without a request.
 
     A run's start comes before the cache lookup, and langchain-core's `stream` and `invoke`'s
     streaming path call `_stream` without the run's callbacks, so the scope says which calls wait.
     """
-
-    def generate(self, *args: Any, **kwargs: Any) -> Any:
-        token = _DEFERRED.set([])
-        try:
-            return super().generate(*args, **kwargs)  # type: ignore[misc]
-        finally:
-            _DEFERRED.reset(token)
-
-    async def agenerate(self, *args: Any, **kwargs: Any) -> Any:
-        token = _DEFERRED.set([])
-        try:
-            return await super().agenerate(*args, **kwargs)  # type: ignore[misc]
-        finally:
-            _DEFERRED.reset(token)
+    token = _DEFERRED.set([])
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)

@@ -17,7 +17,7 @@ from langchain_core.language_models.chat_models import (
     LangSmithParams,
 )
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import get_config_list
 from langchain_core.tools import BaseTool
@@ -33,7 +33,7 @@ from langchain_perplexity_strict._batches import get as get_batches
 from langchain_perplexity_strict._batches import line as batch_line
 from langchain_perplexity_strict._batches import submit as submit_batches
 from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
-from langchain_perplexity_strict._cost import RequestScope, requesting
+from langchain_perplexity_strict._cost import deferred_budgets, requesting
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile, structured_output_method
 from langchain_perplexity_strict._redact import redact, shown
@@ -111,7 +111,7 @@ def _bind_call_tools(call: dict[str, Any], surface: Surface, profile: dict[str, 
         call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
 
 
-class ChatPerplexityStrict(RequestScope, PerplexityParameters, BaseChatModel):
+class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
     """Perplexity chat model that normalizes every conversation before sending it.
 
     The normalizer's rules fix histories Perplexity would refuse with a 400. Requests go
@@ -432,6 +432,16 @@ class ChatPerplexityStrict(RequestScope, PerplexityParameters, BaseChatModel):
             token_usage = add_usage(token_usage, output.get("token_usage") or {})
             model_name = model_name or output.get("model_name")
         return {"token_usage": token_usage, "model_name": model_name or self.model}
+
+    def generate(self, *args: Any, **kwargs: Any) -> LLMResult:
+        """`BaseChatModel.generate`, each run's budget checked when its request is sent."""
+        with deferred_budgets():
+            return super().generate(*args, **kwargs)
+
+    async def agenerate(self, *args: Any, **kwargs: Any) -> LLMResult:
+        """Async `generate`."""
+        with deferred_budgets():
+            return await super().agenerate(*args, **kwargs)
 
     # -- sync --------------------------------------------------------------------------------------
 
