@@ -1,6 +1,6 @@
 """What the published shapes of the built-in tools leave open, checked before sending.
 
-Ranges, server labels and URLs, search filters, one tool per type, foreign tools and `tool_choice`.
+Server labels and URLs, search filters, one tool per type, foreign tools and `tool_choice`.
 Sources: docs/perplexity-rules.md ("Built-in tool ranges", "Built-in tools of one type once", "tool_choice").
 """
 
@@ -13,7 +13,6 @@ from urllib.parse import urlparse
 
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._parameter_table import check_parameters
-from langchain_perplexity_strict._request._ranges import RANGES
 
 BUILTIN_TYPES = (
     "web_search",
@@ -61,15 +60,11 @@ def foreign_tool_problem(tool: Any, path: str) -> str | None:
 
 
 def check_values(tool: Mapping[str, Any], path: str) -> None:
-    """Raise `ValueError` naming the field when a built-in tool's value is out of its documented range.
+    """Raise `ValueError` naming the field when a built-in tool's server or search filters are refused.
 
-    Runs after the shape check.
+    Runs after the shape check, which holds the ranges.
     """
     kind = tool.get("type")
-    for (owner, field), (low, high, what) in RANGES.items():
-        value = _at(tool, field) if owner == kind else None
-        if value is not None and not low <= value <= high:
-            raise ValueError(f"{path}.{field}: {value!r} is not accepted; expected {what} from {low} to {high}")
     if kind in ("mcp", "connector"):
         _check_server(tool, path)
     if kind == "web_search" and isinstance(tool.get("filters"), Mapping):
@@ -171,11 +166,3 @@ def _conflict(path: str, model: Any, tool: Any) -> str:
         f"{path}: the model's search settings give {model!r} and the bound web_search tool gives {tool!r}; "
         "set it in one place (the tool's options, or the model's), not both."
     )
-
-
-def _at(value: Any, dotted: str) -> Any:
-    for key in dotted.split("."):
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
