@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import ConfigDict, Field, StrictBool, field_validator
 from pydantic.fields import FieldInfo
 
-from langchain_perplexity_strict._accepts import TOKEN_BUDGET, Accepts, check, ruled
+from langchain_perplexity_strict._accepts import TOKEN_BUDGET, Accepts, check
 from langchain_perplexity_strict._connection_settings import PerplexitySettings
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter_row as rows
@@ -29,11 +29,8 @@ from langchain_perplexity_strict._request._parameter_row import (
     Api,
     Parameter,
 )
-from langchain_perplexity_strict._request._skills import skills_problem
+from langchain_perplexity_strict._request._skills import SKILLS
 from langchain_perplexity_strict.normalize import DEFAULT_RULES
-
-SKILLS = Accepts("a list of skills (builtin_skill, inline_skill, custom_skill)", ruled(skills_problem))
-"""`skills`, checked as a bound skill is."""
 
 NAME = "{name}"
 """In a path: the parameter's own name."""

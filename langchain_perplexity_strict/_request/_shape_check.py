@@ -68,7 +68,7 @@ def _located(value: Any, shape: Any, path: str, record: Any) -> tuple[list[tuple
             alike = [m for m in members if _same_kind(value, m)]
             if len(alike) != 1:
                 return order, _bad(path, value, describe(shape))
-            if _tag(alike[0]) != loc[0]:
+            if (alike[0].__name__ if is_typeddict(alike[0]) else "") != loc[0]:  # pydantic's name of the member
                 return None
             shape, loc = alike[0], loc[1:]
             continue
@@ -101,11 +101,6 @@ def _hints(shape: Any) -> dict[str, Any]:
     """A TypedDict's field types, with their `Annotated` ranges and without `NotRequired`."""
     hints = get_type_hints(shape, include_extras=True)
     return {k: typing.get_args(h)[0] if typing.get_origin(h) is NotRequired else h for k, h in hints.items()}
-
-
-def _tag(shape: Any) -> str:
-    """How pydantic names a union member in an error's `loc`."""
-    return shape.__name__ if is_typeddict(shape) else ""
 
 
 def _same_kind(value: Any, shape: Any) -> bool:
