@@ -166,20 +166,16 @@ def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
         msg = (
             f"api_key: no key given{to}, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY is set. "
             "Pass api_key=... (for offline tests, any key works against "
-            "langchain_perplexity_strict.testing.PerplexityEmulator)." + openai_environment_note()
+            "langchain_perplexity_strict.testing.PerplexityEmulator)."
         )
+        if os.environ.get("OPENAI_API_KEY"):  # why it is not read
+            msg += (
+                " OPENAI_API_KEY is set but not read (it may hold an OpenAI key, which must not reach another "
+                "server): put your Perplexity key in PPLX_API_KEY, and the server root, if not Perplexity's, in "
+                "PPLX_BASE_URL."
+            )
         raise ValueError(msg)
     check(name, value, CONNECTION[name])
-
-
-def openai_environment_note() -> str:
-    """For a missing key: why a set `OPENAI_API_KEY` is not read."""
-    if not os.environ.get("OPENAI_API_KEY"):
-        return ""
-    return (
-        " OPENAI_API_KEY is set but not read (it may hold an OpenAI key, which must not reach another server): "
-        "put your Perplexity key in PPLX_API_KEY, and the server root, if not Perplexity's, in PPLX_BASE_URL."
-    )
 
 
 def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:

@@ -1,6 +1,6 @@
 """What the published shapes of the built-in tools leave open, checked before sending.
 
-Ranges, server labels and URLs, search filters, one tool per type, foreign tools and `tool_choice`.
+Server labels and URLs, search filters, one tool per type, foreign tools and `tool_choice`.
 Sources: docs/perplexity-rules.md ("Built-in tool ranges", "Built-in tools of one type once", "tool_choice").
 """
 
@@ -13,7 +13,6 @@ from urllib.parse import urlparse
 
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._parameter_table import check_parameters
-from langchain_perplexity_strict._request._ranges import RANGES
 
 BUILTIN_TYPES = (
     "web_search",
@@ -61,17 +60,18 @@ def foreign_tool_problem(tool: Any, path: str) -> str | None:
 
 
 def check_values(tool: Mapping[str, Any], path: str) -> None:
-    """Raise `ValueError` naming the field when a built-in tool's value is out of its documented range.
+    """Raise `ValueError` naming the field when a built-in tool's server or search filters are refused.
 
-    Runs after the shape check.
+    Runs after the shape check, which holds the ranges.
     """
     kind = tool.get("type")
-    for (owner, field), (low, high, what) in RANGES.items():
-        value = _at(tool, field) if owner == kind else None
-        if value is not None and not low <= value <= high:
-            raise ValueError(f"{path}.{field}: {value!r} is not accepted; expected {what} from {low} to {high}")
-    if kind in ("mcp", "connector"):
-        _check_server(tool, path)
+    if kind in ("mcp", "connector") and not SERVER_LABEL.match(tool["server_label"]):
+        label = shown(tool["server_label"])
+        raise ValueError(f"{path}.server_label: {label} is not accepted; expected 1 to 64 letters, digits, '_' or '-'")
+    url = urlparse(tool["server_url"]) if kind == "mcp" else None
+    if url is not None and (url.scheme != "https" or not url.netloc):
+        url_shown = shown(tool["server_url"])
+        raise ValueError(f"{path}.server_url: {url_shown} is not accepted; expected an https:// URL of the MCP server")
     if kind == "web_search" and isinstance(tool.get("filters"), Mapping):
         check_search_filters(tool["filters"], f"{path}.filters")
 
@@ -82,16 +82,6 @@ def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
         check_parameters(dict(filters), "agent")
     except ValueError as error:
         raise ValueError(f"{path}.{error}") from None
-
-
-def _check_server(tool: Mapping[str, Any], path: str) -> None:
-    label = tool.get("server_label")
-    if isinstance(label, str) and not SERVER_LABEL.match(label):
-        msg = f"{path}.server_label: {shown(label)} is not accepted; expected 1 to 64 letters, digits, '_' or '-'"
-        raise ValueError(msg)
-    url = tool.get("server_url")
-    if isinstance(url, str) and (urlparse(url).scheme != "https" or not urlparse(url).netloc):
-        raise ValueError(f"{path}.server_url: {shown(url)} is not accepted; expected an https:// URL of the MCP server")
 
 
 def check_tool_set(tools: Sequence[Mapping[str, Any]], path: str = "tools") -> None:
@@ -154,7 +144,10 @@ def merged_search(tool: Mapping[str, Any], options: Mapping[str, Any], path: str
     if isinstance(model_filters, Mapping) and isinstance(own, Mapping):
         for key, value in model_filters.items():
             if key in own and own[key] != value:
-                raise ValueError(_conflict(f"{path}.filters.{key}", value, own[key]))
+                raise ValueError(
+                    f"{path}.filters.{key}: the model's search settings give {value!r} and the bound web_search "
+                    f"tool gives {own[key]!r}; set it in one place (the tool's options, or the model's), not both."
+                )
         merged["filters"] = {**model_filters, **own}
     if isinstance(merged.get("filters"), Mapping):
         try:
@@ -164,18 +157,3 @@ def merged_search(tool: Mapping[str, Any], options: Mapping[str, Any], path: str
                 f"{error} (the bound web_search tool's filters with the model's search settings)"
             ) from None
     return merged
-
-
-def _conflict(path: str, model: Any, tool: Any) -> str:
-    return (
-        f"{path}: the model's search settings give {model!r} and the bound web_search tool gives {tool!r}; "
-        "set it in one place (the tool's options, or the model's), not both."
-    )
-
-
-def _at(value: Any, dotted: str) -> Any:
-    for key in dotted.split("."):
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value

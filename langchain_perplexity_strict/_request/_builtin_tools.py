@@ -13,6 +13,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._request._builtin_checks import check_values
 from langchain_perplexity_strict._request._filters import Recency
+from langchain_perplexity_strict._request._ranges import MaxImages, MaxUrls, SearchTokens, UserLocation
 from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
 from langchain_perplexity_strict._request._skills import (
     BuiltinSkill,
@@ -38,24 +39,13 @@ class WebSearchFilters(TypedDict, total=False):
 
 
 @with_config(PUBLISHED)
-class UserLocation(TypedDict, total=False):
-    """`ToolUserLocationInput`: where the search is made from."""
-
-    city: str
-    country: str
-    region: str
-    latitude: float
-    longitude: float
-
-
-@with_config(PUBLISHED)
 class WebSearchTool(TypedDict):
     """`WebSearchToolInput`."""
 
     type: Literal["web_search"]
     filters: NotRequired[WebSearchFilters]
-    max_tokens: NotRequired[int]
-    max_tokens_per_page: NotRequired[int]
+    max_tokens: NotRequired[SearchTokens]
+    max_tokens_per_page: NotRequired[SearchTokens]
     search_context_size: NotRequired[ContextSize]
     search_type: NotRequired[Literal["web", "fast"]]
     user_location: NotRequired[UserLocation]
@@ -66,7 +56,7 @@ class FetchUrlTool(TypedDict):
     """`FetchUrlToolInput`: read the pages at URLs the question names."""
 
     type: Literal["fetch_url"]
-    max_urls: NotRequired[int]
+    max_urls: NotRequired[MaxUrls]
 
 
 @with_config(PUBLISHED)
@@ -84,7 +74,7 @@ class ImageSearchTool(TypedDict):
 
     type: Literal["image_search"]
     filters: NotRequired[ImageSearchFilters]
-    max_results: NotRequired[int]
+    max_results: NotRequired[MaxImages]
 
 
 @with_config(PUBLISHED)

@@ -20,14 +20,6 @@ RESERVED_FUNCTION_NAMES = frozenset(
 # The model each surface sends when none is given.
 DEFAULT_MODELS = {"agent": "perplexity/sonar", "chat_completions": "sonar"}
 
-SONAR_MODELS = (
-    "sonar",
-    "sonar-pro",
-    "sonar-reasoning",
-    "sonar-reasoning-pro",
-    "sonar-deep-research",
-)
-
 
 @dataclass(frozen=True)
 class AgentTarget:
@@ -92,7 +84,7 @@ def chat_model_name(model: str) -> str:
     if "/" in model:
         msg = (
             f"model={model!r} is an Agent API model slug, which Sonar chat completions do not serve; "
-            f"on api='chat_completions' pass a Sonar model ({', '.join(SONAR_MODELS)}), "
+            f"on api='chat_completions' pass a Sonar model ({', '.join(SONAR_TO_AGENT)}), "
             "or use api='agent' for this model."
         )
         raise ValueError(msg)

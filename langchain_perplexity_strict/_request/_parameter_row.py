@@ -9,14 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, StrictBool, StrictStr, StringConstraints
-from pydantic.types import Strict
-from typing_extensions import TypedDict
+from pydantic import Field, StrictBool, StrictStr, StringConstraints
 
 from langchain_perplexity_strict._accepts import Accepts, holds, ruled
-from langchain_perplexity_strict._request._filters import domains_problem, parse_date
+from langchain_perplexity_strict._request._filters import RECENCY, domains_problem, parse_date
 from langchain_perplexity_strict._request._model_names import EFFORT_NAMES
-from langchain_perplexity_strict._request._ranges import RANGES
+from langchain_perplexity_strict._request._ranges import MAX_SEARCH_TOKENS, UserLocation
 
 Api = Literal["agent", "chat_completions"]
 CLIENT = "client"
@@ -32,61 +30,57 @@ DATE_FILTERS = (
 )
 
 
-def number(low: float, high: float) -> Any:
-    return Annotated[float, Strict(), Field(ge=low, le=high)]
+def number(low: float, high: float) -> Accepts:
+    return Accepts(f"a number in [{low}, {high}]", Annotated[float, Field(ge=low, le=high)])
 
 
-def integer(low: int, high: int | None = None) -> Any:
-    return Annotated[int, Strict(), Field(ge=low, le=high)]
+def integer(low: int, high: int | None = None, note: str = "") -> Accepts:
+    words = f"an integer in [{low}, {high}]" if high is not None else f"an integer >= {low}"
+    return Accepts(words + (f" ({note})" if note else ""), Annotated[int, Field(ge=low, le=high)])
 
 
-def one_of(*values: str) -> Any:
-    return Literal[values]
+def one_of(*values: str) -> Accepts:
+    return Accepts("one of " + ", ".join(values), Literal[values])
 
 
-TEXT = Annotated[str, Strict(), StringConstraints(min_length=1)]
-FLAG = StrictBool
-STRING = StrictStr
-SECONDS = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
-"""A finite number of seconds >= 0 (0: off)."""
-STALL = "a number of seconds >= 0 (0 or None: no stall detection)"
-TEMPERATURE = number(0, 2)
-# Perplexity's chat-completions reference: [0, 2).
-CHAT_TEMPERATURE = Annotated[float, Strict(), Field(ge=0, lt=2)]
-DOMAINS = ruled(domains_problem)
-DATE = Annotated[StrictStr, holds(lambda v: parse_date(v) is not None)]
-STOP = StrictStr | list[TEXT]
-MODELS = Annotated[list[StrictStr], Field(min_length=1, max_length=5)]
-FREQUENCY_PENALTY = Annotated[float, Strict(), Field(gt=0)]
+TEXT = Annotated[str, StringConstraints(min_length=1)]
+FLAG = Accepts("True or False", StrictBool)
+STRING = Accepts("a string", StrictStr)
+STOP = Accepts("a string or a list of non-empty strings", StrictStr | list[TEXT])
+STALL = Accepts(
+    "a number of seconds >= 0 (0 or None: no stall detection)", Annotated[float, Field(ge=0, allow_inf_nan=False)]
+)
+TEMPERATURE = Accepts("a number in [0, 2] (agent) or [0, 2) (chat_completions)", Annotated[float, Field(ge=0, le=2)])
+CHAT_TEMPERATURE = Annotated[float, Field(ge=0, lt=2)]  # Perplexity's chat-completions reference: [0, 2).
+REASONING = Accepts(
+    f"one of {', '.join(REASONING_EFFORTS)} (agent) or {', '.join(CHAT_REASONING_EFFORTS)} (chat_completions)",
+    one_of(*REASONING_EFFORTS).type,
+)
+DOMAINS = Accepts(
+    "at most 20 domains without a scheme, all allowed or all denied with a '-' prefix", ruled(domains_problem)
+)
+RECENCY_RULE = one_of(*RECENCY)
+DATE = Accepts("a date as M/D/YYYY or MM/DD/YYYY", Annotated[StrictStr, holds(lambda v: parse_date(v) is not None)])
+LOCATION = Accepts(
+    "a dict with some of city, country, region (strings), latitude in [-90, 90], longitude in [-180, 180]",
+    UserLocation,
+)
+SEARCH_TYPE = Accepts("web or fast (agent); fast, pro or auto (chat_completions)", Literal["web", "fast"])
+SEARCH_TOKENS = integer(1, MAX_SEARCH_TOKENS)
+"""The `web_search` tool's token bounds, as its shape has them."""
+MODELS = Accepts("a list of 1 to 5 model slugs", Annotated[list[StrictStr], Field(min_length=1, max_length=5)])
+FREQUENCY_PENALTY = Accepts("a number > 0 (1.0 means no penalty)", Annotated[float, Field(gt=0)])
 # An effort level, optionally pinned to a version (the effort page's example); the version format is unpublished.
-EFFORT = Annotated[
-    StrictStr, StringConstraints(pattern=r"^(" + "|".join(EFFORT_NAMES) + r")(@[0-9A-Za-z][0-9A-Za-z._-]*)?$")
-]
-EFFORT_ACCEPTED = "one of " + ", ".join(EFFORT_NAMES) + ", optionally pinned to a version (fast@2026-10-16.0)"
+EFFORT = Accepts(
+    "one of " + ", ".join(EFFORT_NAMES) + ", optionally pinned to a version (fast@2026-10-16.0)",
+    Annotated[
+        StrictStr, StringConstraints(pattern=r"^(" + "|".join(EFFORT_NAMES) + r")(@[0-9A-Za-z][0-9A-Za-z._-]*)?$")
+    ],
+)
+CONTINUATION = Accepts(
+    "True or False (True only on api='agent': chat completions store nothing to continue from)", StrictBool
+)
 NO_CONTINUATION = Annotated[StrictBool, holds(lambda v: v is False)]
-
-
-def _coordinate(name: str) -> Any:
-    low, high, _ = RANGES[("web_search", f"user_location.{name}")]
-    return number(low, high)
-
-
-class UserLocation(TypedDict, total=False):
-    """`ToolUserLocationInput`, with coordinates in the documented ranges."""
-
-    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
-
-    city: StrictStr
-    country: StrictStr
-    region: StrictStr
-    latitude: _coordinate("latitude")  # type: ignore[valid-type]
-    longitude: _coordinate("longitude")  # type: ignore[valid-type]
-
-
-LOCATION = "a dict with some of city, country, region (strings), latitude in [-90, 90], longitude in [-180, 180]"
-SEARCH_TOKENS = RANGES[("web_search", "max_tokens")][1]
-"""The `web_search` tool's token bound."""
-
 
 SAME: Any = object()
 """`Parameter.chat_type`'s default: as the Agent API."""
@@ -94,15 +88,13 @@ SAME: Any = object()
 
 @dataclass(frozen=True)
 class Parameter:
-    """One parameter: what it accepts, and its path in each surface's body (None: not there)."""
+    """One parameter: its rule (the Agent API's), and its path in each surface's body (None: not there)."""
 
-    accepted: str
-    type: Any
-    """What the Agent API accepts, as a pydantic type."""
+    rule: Accepts
     agent: str | None
     chat: str | None
     chat_type: Any = SAME
-    """What chat completions accept, if different."""
+    """What chat completions accept, if different (in the rule's words)."""
     name: str = ""
     nullable: bool = True
     """Whether None is a value; from the field's type."""
@@ -110,9 +102,13 @@ class Parameter:
     _rules: dict[str, Accepts] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        chat = self.type if self.chat_type is SAME else self.chat_type
-        rules = {"agent": Accepts(self.accepted, self.type), "chat_completions": Accepts(self.accepted, chat)}
-        object.__setattr__(self, "_rules", rules)
+        chat = self.rule if self.chat_type is SAME else Accepts(self.rule.accepted, self.chat_type)
+        object.__setattr__(self, "_rules", {"agent": self.rule, "chat_completions": chat})
+
+    @property
+    def accepted(self) -> str:
+        """What the parameter accepts, in words."""
+        return self.rule.accepted
 
     def accepts(self, api: Api) -> Accepts:
         """This parameter's rule on `api`."""

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, StrictBool, field_validator
 from pydantic.fields import FieldInfo
 
-from langchain_perplexity_strict._accepts import TOKEN_BUDGET, check, ruled
+from langchain_perplexity_strict._accepts import TOKEN_BUDGET, Accepts, check
 from langchain_perplexity_strict._connection_settings import PerplexitySettings
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter_row as rows
@@ -24,22 +24,21 @@ from langchain_perplexity_strict._request._parameter_row import (
     CLIENT,
     DATE_FILTERS,
     FILTERS,
-    REASONING_EFFORTS,
     SERVICE_TIERS,
     WS,
     Api,
     Parameter,
 )
-from langchain_perplexity_strict._request._skills import skills_problem
+from langchain_perplexity_strict._request._skills import SKILLS
 from langchain_perplexity_strict.normalize import DEFAULT_RULES
-
-SKILLS = ruled(skills_problem)
-"""`skills`, checked as a bound skill is."""
 
 NAME = "{name}"
 """In a path: the parameter's own name."""
 
-DateFilter = Annotated[str | None, Parameter("a date as M/D/YYYY or MM/DD/YYYY", rows.DATE, FILTERS + NAME, NAME)]
+OPTIONS = "web_search_options."
+"""Chat completions' search options."""
+
+DateFilter = Annotated[str | None, Parameter(rows.DATE, FILTERS + NAME, NAME)]
 
 
 class PerplexityParameters(PerplexitySettings):
@@ -48,21 +47,19 @@ class PerplexityParameters(PerplexitySettings):
     Each field carries its `Parameter` as `Annotated` metadata; `PARAMETERS` is read from them.
     """
 
-    stop: Annotated[
-        list[str] | str | None, Parameter("a string or a list of non-empty strings", rows.STOP, CLIENT, CLIENT)
-    ] = None
+    stop: Annotated[list[str] | str | None, Parameter(rows.STOP, CLIENT, CLIENT)] = None
     """Stop sequences, applied on the client."""
-    n: Annotated[int, Parameter("an integer >= 1 (run as n requests)", rows.integer(1), CLIENT, CLIENT)] = 1
+    n: Annotated[int, Parameter(rows.integer(1, note="run as n requests"), CLIENT, CLIENT)] = 1
     """Answers per call, as `n` concurrent requests (Perplexity has no `n`)."""
     streaming: bool = False
     """Stream under `invoke` too (one answer only)."""
     raise_on_length: bool = False
     """Raise `PerplexityIncompleteError` for an answer cut at the output limit."""
-    stream_usage: Annotated[bool | None, Parameter("True, False or None", rows.FLAG, CLIENT, CLIENT)] = None
+    stream_usage: Annotated[bool | None, Parameter(Accepts("True, False or None", StrictBool), CLIENT, CLIENT)] = None
     """As `ChatOpenAI`'s: False leaves `usage_metadata` off a stream's chunks. Also per call."""
-    stream_chunk_timeout: Annotated[float | None, Parameter(rows.STALL, rows.SECONDS, CLIENT, CLIENT)] = 120.0
+    stream_chunk_timeout: Annotated[float | None, Parameter(rows.STALL, CLIENT, CLIENT)] = 120.0
     """Seconds without a byte before a stream is stalled and resumed (None or 0: off; docs/long-runs.md)."""
-    max_resumes: Annotated[int, Parameter("an integer >= 0 (0: off)", rows.integer(0), CLIENT, CLIENT)] = 5
+    max_resumes: Annotated[int, Parameter(rows.integer(0, note="0: off"), CLIENT, CLIENT)] = 5
     """Failed resumes in a row before `PerplexityResumeError`."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra body fields, sent as they are."""
@@ -70,16 +67,9 @@ class PerplexityParameters(PerplexitySettings):
     """Token budget: older turns are compacted to fit. Default: the profile's limit; 0: off."""
     token_counter: Any = Field(default=None, exclude=True)
     """Counts tokens for compaction and `get_num_tokens`: a callable or an object with `encode`."""
-    use_previous_response_id: Annotated[
-        bool,
-        Parameter(
-            "True or False (True only on api='agent': chat completions store nothing to continue from)",
-            rows.FLAG,
-            CLIENT,
-            CLIENT,
-            rows.NO_CONTINUATION,
-        ),
-    ] = False
+    use_previous_response_id: Annotated[bool, Parameter(rows.CONTINUATION, CLIENT, CLIENT, rows.NO_CONTINUATION)] = (
+        False
+    )
     """Agent API: send only what follows the latest stored answer (README, "Continuations")."""
     rules: Sequence[Any] = Field(default=DEFAULT_RULES, exclude=True)
     """The normalizer's rules, in order."""
@@ -95,60 +85,25 @@ class PerplexityParameters(PerplexitySettings):
         return value
 
     temperature: Annotated[
-        float | None,
-        Parameter(
-            "a number in [0, 2] (agent) or [0, 2) (chat_completions)",
-            rows.TEMPERATURE,
-            "temperature",
-            "temperature",
-            rows.CHAT_TEMPERATURE,
-        ),
+        float | None, Parameter(rows.TEMPERATURE, "temperature", "temperature", rows.CHAT_TEMPERATURE)
     ] = None
     """Sampling temperature."""
-    top_p: Annotated[float | None, Parameter("a number in [0, 1]", rows.number(0, 1), "top_p", "top_p")] = None
+    top_p: Annotated[float | None, Parameter(rows.number(0, 1), "top_p", "top_p")] = None
     """Nucleus sampling."""
-    max_tokens: Annotated[
-        int | None, Parameter("an integer >= 1", rows.integer(1), "max_output_tokens", "max_tokens")
-    ] = None
+    max_tokens: Annotated[int | None, Parameter(rows.integer(1), "max_output_tokens", "max_tokens")] = None
     """Answer length limit (`max_output_tokens` on the Agent API)."""
     reasoning_effort: Annotated[
         str | None,
-        Parameter(
-            "one of "
-            + ", ".join(REASONING_EFFORTS)
-            + " (agent) or "
-            + ", ".join(CHAT_REASONING_EFFORTS)
-            + " (chat_completions)",
-            rows.one_of(*REASONING_EFFORTS),
-            "reasoning.effort",
-            "reasoning_effort",
-            rows.one_of(*CHAT_REASONING_EFFORTS),
-        ),
+        Parameter(rows.REASONING, "reasoning.effort", "reasoning_effort", rows.one_of(*CHAT_REASONING_EFFORTS).type),
     ] = None
     """Reasoning effort (`reasoning.effort` on the Agent API)."""
-    language_preference: Annotated[
-        str | None, Parameter("a language name or code", rows.TEXT, "language_preference", "language_preference")
-    ] = None
+    language_preference: Annotated[str | None, Parameter(Accepts("a language name or code", rows.TEXT), NAME, NAME)] = (
+        None
+    )
     """Answer language."""
-    search_domain_filter: Annotated[
-        list[str] | None,
-        Parameter(
-            "at most 20 domains without a scheme, all allowed or all denied with a '-' prefix",
-            rows.DOMAINS,
-            FILTERS + "search_domain_filter",
-            "search_domain_filter",
-        ),
-    ] = None
+    search_domain_filter: Annotated[list[str] | None, Parameter(rows.DOMAINS, FILTERS + NAME, NAME)] = None
     """At most 20 domains to search (`-` prefix excludes)."""
-    search_recency_filter: Annotated[
-        str | None,
-        Parameter(
-            "one of " + ", ".join(RECENCY),
-            rows.one_of(*RECENCY),
-            FILTERS + "search_recency_filter",
-            "search_recency_filter",
-        ),
-    ] = None
+    search_recency_filter: Annotated[str | None, Parameter(rows.one_of(*RECENCY), FILTERS + NAME, NAME)] = None
     """hour, day, week, month or year."""
     search_after_date_filter: DateFilter = None
     """Published after, MM/DD/YYYY."""
@@ -159,124 +114,64 @@ class PerplexityParameters(PerplexitySettings):
     last_updated_before_filter: DateFilter = None
     """Updated before, MM/DD/YYYY."""
     search_context_size: Annotated[
-        str | None,
-        Parameter(
-            "one of low, medium, high",
-            rows.one_of("low", "medium", "high"),
-            WS + "search_context_size",
-            "web_search_options.search_context_size",
-        ),
+        str | None, Parameter(rows.one_of("low", "medium", "high"), WS + NAME, OPTIONS + NAME)
     ] = None
     """low, medium or high."""
-    user_location: Annotated[
-        dict[str, Any] | None,
-        Parameter(
-            rows.LOCATION,
-            rows.UserLocation,
-            WS + "user_location",
-            "web_search_options.user_location",
-        ),
-    ] = None
+    user_location: Annotated[dict[str, Any] | None, Parameter(rows.LOCATION, WS + NAME, OPTIONS + NAME)] = None
     """Where the user is."""
     search_type: Annotated[
-        str | None,
-        Parameter(
-            "web or fast (agent); fast, pro or auto (chat_completions)",
-            rows.one_of("web", "fast"),
-            WS + "search_type",
-            "web_search_options.search_type",
-            rows.one_of("fast", "pro", "auto"),
-        ),
+        str | None, Parameter(rows.SEARCH_TYPE, WS + NAME, OPTIONS + NAME, Literal["fast", "pro", "auto"])
     ] = None
     """Search type."""
-    search_max_tokens: Annotated[
-        int | None,
-        Parameter(
-            f"an integer in [1, {rows.SEARCH_TOKENS}]",
-            rows.integer(1, rows.SEARCH_TOKENS),
-            WS + "max_tokens",
-            None,
-        ),
-    ] = None
+    search_max_tokens: Annotated[int | None, Parameter(rows.SEARCH_TOKENS, WS + "max_tokens", None)] = None
     """The `web_search` tool's `max_tokens` (Agent API)."""
     search_max_tokens_per_page: Annotated[
-        int | None,
-        Parameter(
-            f"an integer in [1, {rows.SEARCH_TOKENS}]",
-            rows.integer(1, rows.SEARCH_TOKENS),
-            WS + "max_tokens_per_page",
-            None,
-        ),
+        int | None, Parameter(rows.SEARCH_TOKENS, WS + "max_tokens_per_page", None)
     ] = None
     """The `web_search` tool's `max_tokens_per_page` (Agent API)."""
-    web_search: Annotated[bool | None, Parameter("True or False", rows.FLAG, CLIENT, None)] = None
+    web_search: Annotated[bool | None, Parameter(rows.FLAG, CLIENT, None)] = None
     """Add the `web_search` tool (Agent API; default on)."""
-    effort: Annotated[str | None, Parameter(rows.EFFORT_ACCEPTED, rows.EFFORT, "effort", None)] = None
+    effort: Annotated[str | None, Parameter(rows.EFFORT, NAME, None)] = None
     """Agent API effort level: a Perplexity-managed configuration that picks the model unless given one.
 
     Not `reasoning_effort`. Replaces the deprecated `preset`."""
     preset: Annotated[
-        str | None, Parameter("a preset name such as fast, low, medium, high, xhigh", rows.TEXT, "preset", None)
+        str | None, Parameter(Accepts("a preset name such as fast, low, medium, high, xhigh", rows.TEXT), NAME, None)
     ] = None
     """Deprecated in favour of `effort`; not sent with it."""
-    models: Annotated[list[str] | None, Parameter("a list of 1 to 5 model slugs", rows.MODELS, "models", None)] = None
+    models: Annotated[list[str] | None, Parameter(rows.MODELS, NAME, None)] = None
     """Agent API fallback models (1 to 5)."""
-    max_steps: Annotated[int | None, Parameter("an integer in [1, 100]", rows.integer(1, 100), "max_steps", None)] = (
-        None
-    )
+    max_steps: Annotated[int | None, Parameter(rows.integer(1, 100), NAME, None)] = None
     """Agent API step limit (1 to 100)."""
-    instructions: Annotated[str | None, Parameter("a string", rows.STRING, "instructions", None)] = None
+    instructions: Annotated[str | None, Parameter(rows.STRING, NAME, None)] = None
     """Agent API `instructions` (replace a preset's prompt)."""
-    skills: Annotated[
-        list[Any] | None,
-        Parameter("a list of skills (builtin_skill, inline_skill, custom_skill)", SKILLS, "skills", None),
-    ] = None
+    skills: Annotated[list[Any] | None, Parameter(SKILLS, NAME, None)] = None
     """Agent API skills (a skill turns the sandbox on)."""
-    store: Annotated[bool | None, Parameter("True or False", rows.FLAG, "store", None)] = None
+    store: Annotated[bool | None, Parameter(rows.FLAG, NAME, None)] = None
     """Agent API `store`."""
-    background: Annotated[bool | None, Parameter("True or False", rows.FLAG, "background", None)] = None
+    background: Annotated[bool | None, Parameter(rows.FLAG, NAME, None)] = None
     """Agent API `background`: the run outlives its connection (docs/long-runs.md). Also per call."""
-    prompt_cache_key: Annotated[str | None, Parameter("a string", rows.TEXT, "prompt_cache_key", None)] = None
+    prompt_cache_key: Annotated[str | None, Parameter(Accepts("a string", rows.TEXT), NAME, None)] = None
     """Agent API `prompt_cache_key`."""
-    service_tier: Annotated[
-        str | None,
-        Parameter("one of " + ", ".join(SERVICE_TIERS), rows.one_of(*SERVICE_TIERS), "service_tier", None),
-    ] = None
+    service_tier: Annotated[str | None, Parameter(rows.one_of(*SERVICE_TIERS), NAME, None)] = None
     """Agent API `service_tier`."""
-    top_k: Annotated[
-        int | None, Parameter("an integer in [0, 2048] (0 disables)", rows.integer(0, 2048), None, "top_k")
-    ] = None
+    top_k: Annotated[int | None, Parameter(rows.integer(0, 2048, note="0 disables"), None, NAME)] = None
     """Chat completions only."""
-    presence_penalty: Annotated[
-        float | None, Parameter("a number in [-2, 2]", rows.number(-2, 2), None, "presence_penalty")
-    ] = None
+    presence_penalty: Annotated[float | None, Parameter(rows.number(-2, 2), None, NAME)] = None
     """Chat completions only."""
-    frequency_penalty: Annotated[
-        float | None,
-        Parameter("a number > 0 (1.0 means no penalty)", rows.FREQUENCY_PENALTY, None, "frequency_penalty"),
-    ] = None
+    frequency_penalty: Annotated[float | None, Parameter(rows.FREQUENCY_PENALTY, None, NAME)] = None
     """Chat completions only."""
-    search_mode: Annotated[
-        str | None,
-        Parameter("one of web, academic, sec", rows.one_of("web", "academic", "sec"), None, "search_mode"),
-    ] = None
+    search_mode: Annotated[str | None, Parameter(rows.one_of("web", "academic", "sec"), None, NAME)] = None
     """Chat completions only."""
-    return_images: Annotated[bool | None, Parameter("True or False", rows.FLAG, None, "return_images")] = None
+    return_images: Annotated[bool | None, Parameter(rows.FLAG, None, NAME)] = None
     """Chat completions only (False is accepted on the Agent API)."""
-    return_related_questions: Annotated[
-        bool | None, Parameter("True or False", rows.FLAG, None, "return_related_questions")
-    ] = None
+    return_related_questions: Annotated[bool | None, Parameter(rows.FLAG, None, NAME)] = None
     """Chat completions only (False is accepted on the Agent API)."""
-    disable_search: Annotated[bool | None, Parameter("True or False", rows.FLAG, CLIENT, "disable_search")] = None
+    disable_search: Annotated[bool | None, Parameter(rows.FLAG, CLIENT, NAME)] = None
     """Turn web search off (on the Agent API, as `web_search=False` does)."""
-    enable_search_classifier: Annotated[
-        bool | None, Parameter("True or False", rows.FLAG, None, "enable_search_classifier")
-    ] = None
+    enable_search_classifier: Annotated[bool | None, Parameter(rows.FLAG, None, NAME)] = None
     """Chat completions only: let Perplexity decide whether to search (False is accepted on the Agent API)."""
-    image_results_enhanced_relevance: Annotated[
-        bool | None,
-        Parameter("True or False", rows.FLAG, None, "web_search_options.image_results_enhanced_relevance"),
-    ] = None
+    image_results_enhanced_relevance: Annotated[bool | None, Parameter(rows.FLAG, None, OPTIONS + NAME)] = None
     """Chat completions only."""
 
 

@@ -10,11 +10,11 @@ import functools
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
-from typing_extensions import get_type_hints, is_typeddict
+from typing_extensions import NotRequired, get_type_hints, is_typeddict
 
 from langchain_perplexity_strict._redact import shown
 
@@ -68,13 +68,13 @@ def _located(value: Any, shape: Any, path: str, record: Any) -> tuple[list[tuple
             alike = [m for m in members if _same_kind(value, m)]
             if len(alike) != 1:
                 return order, _bad(path, value, describe(shape))
-            if _tag(alike[0]) != loc[0]:
+            if (alike[0].__name__ if is_typeddict(alike[0]) else "") != loc[0]:  # pydantic's name of the member
                 return None
             shape, loc = alike[0], loc[1:]
             continue
         step = loc.pop(0)
         if is_typeddict(shape) and isinstance(value, Mapping):
-            hints = get_type_hints(shape)
+            hints = _hints(shape)
             if not loc and record["type"] == "extra_forbidden":
                 order.append((0, list(value).index(step)))
                 return order, (
@@ -97,9 +97,10 @@ def _located(value: Any, shape: Any, path: str, record: Any) -> tuple[list[tuple
     return order, _bad(path, value, describe(shape))
 
 
-def _tag(shape: Any) -> str:
-    """How pydantic names a union member in an error's `loc`."""
-    return shape.__name__ if is_typeddict(shape) else ""
+def _hints(shape: Any) -> dict[str, Any]:
+    """A TypedDict's field types, with their `Annotated` ranges and without `NotRequired`."""
+    hints = get_type_hints(shape, include_extras=True)
+    return {k: typing.get_args(h)[0] if typing.get_origin(h) is NotRequired else h for k, h in hints.items()}
 
 
 def _same_kind(value: Any, shape: Any) -> bool:
@@ -116,6 +117,9 @@ def describe(shape: Any) -> str:
         name = typing.get_args(tag)[0] if typing.get_origin(tag) is Literal else None
         return f"a {name!r} object" if name else f"an object with {', '.join(sorted(get_type_hints(shape)))}"
     origin = typing.get_origin(shape)
+    if origin is Annotated:  # a documented range (`_ranges`)
+        inner, interval = typing.get_args(shape)
+        return f"{describe(inner)} from {interval.ge} to {interval.le}"
     if origin is Literal:
         return _options(typing.get_args(shape))
     if origin is list:

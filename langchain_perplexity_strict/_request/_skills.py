@@ -5,11 +5,12 @@ Docs: docs.perplexity.ai, Agent API "Skills".
 
 # No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import with_config
+from pydantic import AfterValidator, with_config
 from typing_extensions import NotRequired, TypedDict
 
+from langchain_perplexity_strict._accepts import Accepts
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
 
@@ -60,20 +61,15 @@ def check_skill(skill: Any, path: str = "skills") -> None:
     check_shape(skill, shape, path)
 
 
-def check_skills(skills: Any) -> list[dict[str, Any]]:
-    """The `skills` parameter, checked (a copy)."""
+def _check_skills(skills: Any) -> None:
     if not isinstance(skills, (list, tuple)):
         msg = f"skills: {shown(skills, 'skills')} is not accepted; expected a list of skills (builtin_skill(...), ...)"
         raise ValueError(msg)
     for i, skill in enumerate(skills):
         check_skill(skill, f"skills[{i}]")
-    return [dict(s) for s in skills]
 
 
-def skills_problem(skills: Any) -> str | None:
-    """The `skills` parameter's rule (None: accepted)."""
-    try:
-        check_skills(skills)
-    except ValueError as error:
-        return str(error)
-    return None
+SKILLS = Accepts(
+    "a list of skills (builtin_skill, inline_skill, custom_skill)", Annotated[Any, AfterValidator(_check_skills)]
+)
+"""The `skills` parameter's rule: each skill checked as a bound skill is."""
