@@ -28,25 +28,29 @@ from langchain_perplexity_strict._transport._guard import aguarded, guarded
 from langchain_perplexity_strict._transport._leaving import opened
 from langchain_perplexity_strict._transport._poll import aabandon, abandon, await_run, wait
 from langchain_perplexity_strict._transport._resume import AsyncStreamFollower, StreamFollower
-from langchain_perplexity_strict._transport._runs import Runs, RunSettings, RunStates
+from langchain_perplexity_strict._transport._runs import Call, Runs, RunSettings, RunStates, Steps, adrive, drive
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 
 __all__ = [
     "DEFAULT_BASE_URL",
     "MAX_BODY_BYTES",
     "AsyncStreamFollower",
+    "Call",
     "Fallback",
     "RunSettings",
     "RunStates",
     "Runs",
     "SSEBatcher",
+    "Steps",
     "StreamFollower",
     "Transport",
     "aabandon",
     "abandon",
+    "adrive",
     "aguarded",
     "aiterate_batches",
     "await_run",
+    "drive",
     "encode_body",
     "guarded",
     "iterate_batches",

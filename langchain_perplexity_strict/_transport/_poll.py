@@ -16,14 +16,13 @@ left to finish and the error names it.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
 import openai
 
 from langchain_perplexity_strict._transport._guard import pause
-from langchain_perplexity_strict._transport._runs import Runs, RunSettings
+from langchain_perplexity_strict._transport._runs import Runs, RunSettings, Steps, adrive, drive
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunTimeoutError
 
 FIRST_POLL = 0.2
@@ -84,7 +83,7 @@ class Poll:
 def leaving(error: BaseException) -> bool:
     """Whether the caller leaves the run (interrupt, cancelled task, the `timeout` bound), which cancels it;
     a poll that failed for good leaves the run to finish instead, and its error names it."""
-    return isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, Exception)
+    return isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, (Exception, GeneratorExit))
 
 
 def abandon(runs: Runs, response: dict[str, Any]) -> None:
@@ -99,37 +98,29 @@ async def aabandon(runs: Runs, response: dict[str, Any]) -> None:
         await runs.acancel(str(response.get("id")))
 
 
-def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
-    """The run `response` began, once its status is final."""
+def _wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> Steps[dict[str, Any]]:
     poll = Poll(runs, response, settings.timeout, settings.max_resumes)
     try:
         while poll.pending:
-            pause(poll.next_pause())  # cut short if the caller left by Ctrl-C (a worker thread of `batch`)
+            yield "sleep", (poll.next_pause(),), {}
             try:
-                poll.response = runs.retrieve(poll.response_id)
+                poll.response = yield "retrieve", (poll.response_id,), {}
                 poll.failures = 0
             except openai.APIError as error:
                 poll.failed(error)
     except BaseException as error:
         if poll.pending and leaving(error):
-            runs.cancel(poll.response_id)
+            yield "cancel", (poll.response_id,), {}
         raise
     return poll.response
+
+
+def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
+    """The run `response` began, once its status is final."""
+    # A pause is cut short if the caller left by Ctrl-C (a worker thread of `batch`).
+    return drive(runs, _wait(runs, response, settings), sleep=pause)
 
 
 async def await_run(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
     """Async twin of `wait`."""
-    poll = Poll(runs, response, settings.timeout, settings.max_resumes)
-    try:
-        while poll.pending:
-            await asyncio.sleep(poll.next_pause())
-            try:
-                poll.response = await runs.aretrieve(poll.response_id)
-                poll.failures = 0
-            except openai.APIError as error:
-                poll.failed(error)
-    except BaseException as error:
-        if poll.pending and leaving(error):
-            await runs.acancel(poll.response_id)
-        raise
-    return poll.response
+    return await adrive(runs, _wait(runs, response, settings))
