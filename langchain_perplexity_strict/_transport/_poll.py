@@ -1,17 +1,9 @@
 """`background=True`: poll `GET /v1/responses/{id}` with backoff until the run's status is final (`timeout`).
 
-Whether a run is still going is the reader's word (`Runs.states.pending`,
-from `_response._vocabulary`): while it is, polling goes on; once it is not,
-the answer is read from that response as from any other (a failure or a
-cancellation raises `PerplexityResponseError` there).
-
-The wait is bounded by `timeout` (none: unbounded). A poll that fails on the
-connection or with a 5xx, after the client's own retries, is tried again, up
-to `max_resumes` in a row. When the caller leaves before the run ends (the
-`timeout` bound, `KeyboardInterrupt`, a cancelled task), the run is cancelled
-on the server, so it bills no further (also when it left while the create's
-answer was on its way: `_guard`); when polling fails for good, the run is
-left to finish and the error names it.
+Whether a run is still going is the reader's word (`Runs.states.pending`). A
+failed poll (connection, 5xx) is tried again, up to `max_resumes` in a row;
+a caller who leaves before the end (the `timeout` bound, an interrupt, a
+cancelled task) cancels the run (docs/long-runs.md).
 """
 
 from __future__ import annotations

@@ -1,27 +1,10 @@
 """Resume a broken stream where it broke (`stream_chunk_timeout`, `max_resumes`), to the run's terminal event.
 
-Every Agent API stream event carries a `sequence_number`. When the stream
-breaks after the first event (a reset, an idle proxy's drop, a stall of
-`stream_chunk_timeout` seconds, an end before the terminal event), it is
-picked up again with `GET /v1/responses/{id}?stream=true&starting_after=N`,
-N being the last event received. Events at or below N are dropped should the
-server send them again, so the reader sees each event once: no text twice,
-none lost. The run itself is never posted again. Perplexity documents
-resuming for background runs (`background: true`, which outlive their
-connection); a plain stream is resumed too when the server allows it.
-
-A connection that brings nothing new before it ends (a long silent research
-step behind an idle-dropping proxy) is not a failure: the server is asked
-where the run stands (`GET /v1/responses/{id}`), and the stream is resumed
-while it is still going, with a backoff that grows while nothing arrives. A
-run found over is resumed once more for its last events, then read from the
-retrieved response. Resume requests that fail in a row (connection errors,
-5xx after the client's own retries) are bounded by `max_resumes`; past that,
-or when the server refuses the resume (a 404: it no longer knows the run),
-`PerplexityResumeError` says so and the run is left to finish. When the
-caller leaves before the terminal event (the generator closed,
-`KeyboardInterrupt`, a cancelled task, a matched stop sequence), a background
-run is cancelled on the server; a plain stream only closes its connection.
+A stream that breaks after its first event is picked up again with
+`GET /v1/responses/{id}?stream=true&starting_after=N`, N the last event's
+`sequence_number`; repeated events are dropped, so the reader sees each once,
+and the run is never posted again. A connection that brings nothing new asks
+where the run stands. The guarantees and each failure's outcome: docs/long-runs.md.
 """
 
 from __future__ import annotations
