@@ -6,7 +6,6 @@ Creates carry an `Idempotency-Key` (docs.perplexity.ai, "Create a batch"), so re
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -20,20 +19,24 @@ from langchain_perplexity_strict._batches._lines import ENDPOINT, FilePart, spli
 from langchain_perplexity_strict._batches._results import Outcome, Part, Reader, collect
 from langchain_perplexity_strict._batches._statuses import job_status, status_of
 from langchain_perplexity_strict._once import log
-from langchain_perplexity_strict._transport import Transport, encode_body
+from langchain_perplexity_strict._transport import Call, Steps, Transport, adrive, drive, encode_body
 from langchain_perplexity_strict.errors import PerplexityBatchTimeoutError
 
 logger = logging.getLogger("langchain_perplexity_strict")
 API = "batch"
 FILES = "/v1/files"
 BATCHES = "/v1/batches"
-COMPLETION_WINDOW = "24h"
 METADATA_KEYS = ("langchain_perplexity_strict", "first_input", "inputs", "lines_sha256", "stop")
 """Keys this package writes on each batch; callers may not reuse them."""
 FIRST_POLL, POLL_GROWTH, MAX_POLL = 0.2, 1.5, 30.0
 """Seconds between status checks."""
 
 Then = Callable[[Outcome], Outcome]
+
+
+def _call(name: str, *args: Any) -> Call:
+    """A Batch API request for `drive`: the transport's method `name` and its arguments."""
+    return name, args, {"api": API}
 
 
 def _batch_metadata(part: FilePart, metadata: Mapping[str, str], stops: Sequence[str]) -> dict[str, str]:
@@ -47,12 +50,6 @@ def _batch_metadata(part: FilePart, metadata: Mapping[str, str], stops: Sequence
     if stops:
         own["stop"] = json.dumps(list(stops), ensure_ascii=False)
     return {**metadata, **own}
-
-
-def _create_body(file_id: str, metadata: Mapping[str, str]) -> bytes:
-    return encode_body(
-        {"endpoint": ENDPOINT, "input_file_id": file_id, "completion_window": COMPLETION_WINDOW, "metadata": metadata}
-    )
 
 
 def _same_submission(batch: dict[str, Any], sent: Mapping[str, str], idempotency_key: str | None) -> None:
@@ -100,10 +97,6 @@ def recorded_stops(batch: Mapping[str, Any]) -> tuple[str, ...]:
     except ValueError:
         stops = []
     return tuple(s for s in stops if isinstance(s, str)) if isinstance(stops, list) else ()
-
-
-def _upload(part: FilePart, key: str, n: int) -> tuple[dict[str, str], dict[str, tuple[str, bytes, str]]]:
-    return {"purpose": "batch"}, {"file": (f"batch-{key}-{n}.jsonl", part.content, "application/jsonl")}
 
 
 def _part_of(batch: dict[str, Any]) -> Part:
@@ -195,94 +188,62 @@ class BatchJob:
             status,
         )
 
-    # -- sync ---------------------------------------------------------------------------------------------------
-
-    def _refresh(self, ids: Sequence[str]) -> None:
+    def _refresh(self, ids: Sequence[str]) -> Steps[str]:
         for batch_id in ids:
-            self.batches[batch_id] = self._transport.get(f"{BATCHES}/{batch_id}", api=API)
+            self.batches[batch_id] = yield _call("get", f"{BATCHES}/{batch_id}")
+        return self._status()
 
     def status(self) -> str:
         """The job's status, refreshed (`job_status`)."""
-        self._refresh(self._pending() or list(self.batches))
-        return self._status()
+        return drive(self._transport, self._refresh(self._pending() or list(self.batches)))
+
+    async def astatus(self) -> str:
+        return await adrive(self._transport, self._refresh(self._pending() or list(self.batches)))
+
+    def _results(self, timeout: float | None) -> Steps[list[Outcome]]:
+        check("timeout", timeout, RESULTS_TIMEOUT)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        wait = FIRST_POLL
+        while True:
+            yield from self._refresh(self._pending())
+            if not self._pending():
+                break
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise self._timeout(timeout or 0.0)
+            yield "sleep", (wait if left is None else min(wait, left),), {}
+            wait = min(wait * POLL_GROWTH, MAX_POLL)
+        for part in self._parts:
+            if part.id not in self._outcomes:
+                batch = self.batches[part.id]
+                files = []
+                for key in ("output_file_id", "error_file_id"):
+                    if batch.get(key):
+                        files.append((yield _call("get_bytes", f"{FILES}/{batch[key]}/content")))
+                self._outcomes[part.id] = collect(part, batch, files, self._read)
+        return self._finish()
 
     def results(self, timeout: float | None = None) -> list[Outcome]:
         """Wait up to `timeout` seconds (None: no limit); each input's `AIMessage` or `PerplexityBatchError`."""
-        check("timeout", timeout, RESULTS_TIMEOUT)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        wait = FIRST_POLL
-        while True:
-            self._refresh(self._pending())
-            if not self._pending():
-                break
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise self._timeout(timeout or 0.0)
-            time.sleep(wait if left is None else min(wait, left))
-            wait = min(wait * POLL_GROWTH, MAX_POLL)
-        for part in self._parts:
-            if part.id not in self._outcomes:
-                batch = self.batches[part.id]
-                files = [self._transport.get_bytes(f"{FILES}/{f}/content", api=API) for f in _files(batch)]
-                self._outcomes[part.id] = collect(part, batch, files, self._read)
-        return self._finish()
+        return drive(self._transport, self._results(timeout))
+
+    async def aresults(self, timeout: float | None = None) -> list[Outcome]:
+        return await adrive(self._transport, self._results(timeout))
+
+    def _cancel(self) -> Steps[str]:
+        for batch_id in self._pending():
+            self.batches[batch_id] = yield _call("post", f"{BATCHES}/{batch_id}/cancel", b"{}")
+        return self._status()
 
     def cancel(self) -> str:
         """Cancel the running batches; return the status. Finished answers stay in `results()`."""
-        for batch_id in self._pending():
-            self.batches[batch_id] = self._transport.post(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
-        return self._status()
-
-    # -- async --------------------------------------------------------------------------------------------------
-
-    async def _arefresh(self, ids: Sequence[str]) -> None:
-        for batch_id in ids:
-            self.batches[batch_id] = await self._transport.aget(f"{BATCHES}/{batch_id}", api=API)
-
-    async def astatus(self) -> str:
-        await self._arefresh(self._pending() or list(self.batches))
-        return self._status()
-
-    async def aresults(self, timeout: float | None = None) -> list[Outcome]:
-        check("timeout", timeout, RESULTS_TIMEOUT)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        wait = FIRST_POLL
-        while True:
-            await self._arefresh(self._pending())
-            if not self._pending():
-                break
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise self._timeout(timeout or 0.0)
-            await asyncio.sleep(wait if left is None else min(wait, left))
-            wait = min(wait * POLL_GROWTH, MAX_POLL)
-        for part in self._parts:
-            if part.id not in self._outcomes:
-                batch = self.batches[part.id]
-                files = [await self._transport.aget_bytes(f"{FILES}/{f}/content", api=API) for f in _files(batch)]
-                self._outcomes[part.id] = collect(part, batch, files, self._read)
-        return self._finish()
+        return drive(self._transport, self._cancel())
 
     async def acancel(self) -> str:
-        for batch_id in self._pending():
-            self.batches[batch_id] = await self._transport.apost(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
-        return self._status()
-
-
-def _files(batch: dict[str, Any]) -> list[str]:
-    return [str(batch[k]) for k in ("output_file_id", "error_file_id") if batch.get(k)]
+        return await adrive(self._transport, self._cancel())
 
 
 # -- submitting ----------------------------------------------------------------------------------------------------
-
-
-def _key(idempotency_key: str | None) -> str:
-    return idempotency_key if idempotency_key is not None else uuid.uuid4().hex
-
-
-def _to_cancel(created: list[dict[str, Any]], keyed: bool) -> list[str]:
-    """Batches to cancel after a failed create: keyless ones, which no resubmission can find."""
-    return [] if keyed else [str(b["id"]) for b in created]
 
 
 def _not_cancelled(error: BaseException, failed: list[tuple[str, Exception]]) -> None:
@@ -300,6 +261,43 @@ def _not_cancelled(error: BaseException, failed: list[tuple[str, Exception]]) ->
         error.add_note(note)
 
 
+def _submit(
+    transport: Transport,
+    lines: Sequence[bytes],
+    metadata: Mapping[str, str],
+    idempotency_key: str | None,
+    read: Reader,
+    stops: Sequence[str],
+) -> Steps[BatchJob]:
+    """Upload every file, then create a batch per file; a refused upload starts nothing."""
+    parts = split(lines)
+    key = idempotency_key if idempotency_key is not None else uuid.uuid4().hex
+    uploads = []
+    for n, part in enumerate(parts):
+        file = (f"batch-{key}-{n}.jsonl", part.content, "application/jsonl")
+        uploads.append((yield _call("post_form", FILES, {"purpose": "batch"}, {"file": file})))
+    batches: list[dict[str, Any]] = []
+    try:
+        for n, (part, upload) in enumerate(zip(parts, uploads, strict=True)):
+            sent = _batch_metadata(part, metadata, stops)
+            body = {"endpoint": ENDPOINT, "input_file_id": upload["id"], "completion_window": "24h", "metadata": sent}
+            headers = {"Idempotency-Key": f"{key}-{n}"}
+            batch = yield _call("post_with", BATCHES, encode_body(body), headers)
+            _same_submission(batch, sent, idempotency_key)
+            batches.append(batch)
+    except Exception as error:
+        failed: list[tuple[str, Exception]] = []
+        # Keyless batches are cancelled: no resubmission can find them.
+        for batch_id in [] if idempotency_key is not None else [str(b["id"]) for b in batches]:
+            try:
+                yield _call("post", f"{BATCHES}/{batch_id}/cancel", b"{}")
+            except Exception as why:  # best effort: raise the create's error
+                failed.append((batch_id, why))
+        _not_cancelled(error, failed)
+        raise
+    return BatchJob(transport, batches, read)
+
+
 def submit(
     transport: Transport,
     lines: Sequence[bytes],
@@ -308,27 +306,7 @@ def submit(
     read: Reader,
     stops: Sequence[str] = (),
 ) -> BatchJob:
-    """Upload every file, then create a batch per file; a refused upload starts nothing."""
-    parts, key = split(lines), _key(idempotency_key)
-    uploads = [transport.post_form(FILES, *_upload(p, key, n), api=API) for n, p in enumerate(parts)]
-    batches: list[dict[str, Any]] = []
-    try:
-        for n, (part, upload) in enumerate(zip(parts, uploads, strict=True)):
-            sent = _batch_metadata(part, metadata, stops)
-            headers = {"Idempotency-Key": f"{key}-{n}"}
-            batch = transport.post_with(BATCHES, _create_body(upload["id"], sent), headers, api=API)
-            _same_submission(batch, sent, idempotency_key)
-            batches.append(batch)
-    except Exception as error:
-        failed: list[tuple[str, Exception]] = []
-        for batch_id in _to_cancel(batches, idempotency_key is not None):
-            try:
-                transport.post(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
-            except Exception as why:  # best effort: raise the create's error
-                failed.append((batch_id, why))
-        _not_cancelled(error, failed)
-        raise
-    return BatchJob(transport, batches, read)
+    return drive(transport, _submit(transport, lines, metadata, idempotency_key, read, stops))
 
 
 async def asubmit(
@@ -339,31 +317,19 @@ async def asubmit(
     read: Reader,
     stops: Sequence[str] = (),
 ) -> BatchJob:
-    parts, key = split(lines), _key(idempotency_key)
-    uploads = [await transport.apost_form(FILES, *_upload(p, key, n), api=API) for n, p in enumerate(parts)]
-    batches: list[dict[str, Any]] = []
-    try:
-        for n, (part, upload) in enumerate(zip(parts, uploads, strict=True)):
-            sent = _batch_metadata(part, metadata, stops)
-            headers = {"Idempotency-Key": f"{key}-{n}"}
-            batch = await transport.apost_with(BATCHES, _create_body(upload["id"], sent), headers, api=API)
-            _same_submission(batch, sent, idempotency_key)
-            batches.append(batch)
-    except Exception as error:
-        failed: list[tuple[str, Exception]] = []
-        for batch_id in _to_cancel(batches, idempotency_key is not None):
-            try:
-                await transport.apost(f"{BATCHES}/{batch_id}/cancel", b"{}", api=API)
-            except Exception as why:  # best effort: raise the create's error
-                failed.append((batch_id, why))
-        _not_cancelled(error, failed)
-        raise
+    return await adrive(transport, _submit(transport, lines, metadata, idempotency_key, read, stops))
+
+
+def _get(transport: Transport, job_id: Any, read: Reader) -> Steps[BatchJob]:
+    batches = []
+    for batch_id in batch_ids(job_id):
+        batches.append((yield _call("get", f"{BATCHES}/{batch_id}")))
     return BatchJob(transport, batches, read)
 
 
 def get(transport: Transport, job_id: Any, read: Reader) -> BatchJob:
-    return BatchJob(transport, [transport.get(f"{BATCHES}/{i}", api=API) for i in batch_ids(job_id)], read)
+    return drive(transport, _get(transport, job_id, read))
 
 
 async def aget(transport: Transport, job_id: Any, read: Reader) -> BatchJob:
-    return BatchJob(transport, [await transport.aget(f"{BATCHES}/{i}", api=API) for i in batch_ids(job_id)], read)
+    return await adrive(transport, _get(transport, job_id, read))

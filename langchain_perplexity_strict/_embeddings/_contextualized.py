@@ -24,13 +24,11 @@ from langchain_perplexity_strict._embeddings._request import (
     MAX_REQUEST_TOKENS,
     EmbeddingSettings,
     EmbeddingsResult,
-    add_usage,
     arun_batches,
     batches,
     check_size,
     check_text,
     check_texts,
-    decode_items,
     min_tokens,
     ordered,
     run_batches,
@@ -39,7 +37,7 @@ from langchain_perplexity_strict._embeddings._request import (
 )
 from langchain_perplexity_strict._once import warn
 
-CONTEXTUALIZED_PATH = "/v1/contextualizedembeddings"
+PATH = "/v1/contextualizedembeddings"
 _LOCK = threading.Lock()
 """Guards the prepared vectors of every object."""
 
@@ -181,31 +179,20 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         fields = self.request_fields()
         return [{**fields, "input": chunks[group.start : group.stop]} for group in groups]
 
-    def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
-        result = EmbeddingsResult([], {}, self.model, len(answers))
-        for body, answer in zip(bodies, answers, strict=True):
-            documents = ordered(
-                answer.get("data") if isinstance(answer, dict) else None, len(body["input"]), "documents"
-            )
-            for chunks, document in zip(body["input"], documents, strict=True):
-                items = ordered(document.get("data"), len(chunks), "chunk embeddings")
-                result.vectors.append(decode_items(items, self))
-            add_usage(result.usage, answer.get("usage"))
-            result.model = answer.get("model") or result.model
-        return result
+    def _vectors(self, inputs: list[Any], items: list[dict[str, Any]]) -> list[Any]:
+        """Per document, the vectors of its chunks."""
+        pairs = zip(inputs, items, strict=True)
+        return [self._decode(ordered(item.get("data"), len(chunks), "chunk embeddings")) for chunks, item in pairs]
 
     def embed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
         """Per document, one vector per chunk, with usage and cost."""
         bodies = self._bodies(documents)
-        answers = run_batches(lambda data: self._post(CONTEXTUALIZED_PATH, data), bodies, self.max_concurrency)
-        return self._result(bodies, answers)
+        return self._result(bodies, run_batches(self._post, PATH, bodies, self.max_concurrency), "documents")
 
     async def aembed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
         """Async `embed_contexts`."""
         bodies = self._bodies(documents)
-        post = self._apost
-        answers = await arun_batches(lambda data: post(CONTEXTUALIZED_PATH, data), bodies, self.max_concurrency)
-        return self._result(bodies, answers)
+        return self._result(bodies, await arun_batches(self._apost, PATH, bodies, self.max_concurrency), "documents")
 
     def embed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
         """Per document, one vector per chunk."""
@@ -243,11 +230,13 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     # -- Embeddings -------------------------------------------------------------------------------
 
-    def _take(self, texts: list[str]) -> tuple[list[list[float] | None], list[int]]:
-        """The prepared vectors of `texts` (None if none), and the positions without one.
+    def _take(self, texts: list[str]) -> tuple[list[list[float] | None], dict[int, list[str]]]:
+        """The prepared vectors of `texts` (None if none), and each text without one, by position, as a document.
 
         The longest matching run wins. Ambiguous texts get no vector rather than another document's.
         """
+        texts = text_list(texts, "texts")
+        check_texts(texts, "texts")
         found: list[list[float] | None] = [None] * len(texts)
         ambiguous = 0
         with _LOCK:
@@ -274,27 +263,17 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
                 "call, with different vectors, and nothing around them tells which; they were embedded as "
                 "one-chunk documents. Give each store the chunks as split_documents returned them."
             )
-        return found, [n for n, vector in enumerate(found) if vector is None]
+        return found, {n: [texts[n]] for n, vector in enumerate(found) if vector is None}
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Prepared vectors for these texts; others as one-chunk documents."""
-        texts = text_list(texts, "texts")
-        check_texts(texts, "texts")
         found, missing = self._take(texts)
-        if missing:
-            for n, vectors in zip(missing, self.embed_in_context([[texts[n]] for n in missing]), strict=True):
-                found[n] = vectors[0]
-        return [vector for vector in found if vector is not None]
+        return _filled(found, missing, self.embed_in_context(list(missing.values())))
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Async `embed_documents`."""
-        texts = text_list(texts, "texts")
-        check_texts(texts, "texts")
         found, missing = self._take(texts)
-        if missing:
-            for n, vectors in zip(missing, await self.aembed_in_context([[texts[n]] for n in missing]), strict=True):
-                found[n] = vectors[0]
-        return [vector for vector in found if vector is not None]
+        return _filled(found, missing, await self.aembed_in_context(list(missing.values())))
 
     def embed_query(self, text: str) -> list[float]:
         """The query as a one-chunk document."""
@@ -305,3 +284,12 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         """Async `embed_query`."""
         check_text(text, "text")
         return (await self.aembed_in_context([[text]]))[0][0]
+
+
+def _filled(
+    found: list[list[float] | None], missing: dict[int, list[str]], vectors: list[list[list[float]]]
+) -> list[list[float]]:
+    """`found` with the vectors of the `missing` texts put in their places."""
+    for n, document in zip(missing, vectors, strict=True):
+        found[n] = document[0]
+    return [vector for vector in found if vector is not None]

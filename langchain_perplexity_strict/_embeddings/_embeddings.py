@@ -14,19 +14,16 @@ from langchain_perplexity_strict._embeddings._request import (
     MAX_REQUEST_TOKENS,
     EmbeddingSettings,
     EmbeddingsResult,
-    add_usage,
     arun_batches,
     batches,
     check_text,
     check_texts,
-    decode_items,
-    ordered,
     run_batches,
     text_cost,
     text_list,
 )
 
-EMBEDDINGS_PATH = "/v1/embeddings"
+PATH = "/v1/embeddings"
 
 
 class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
@@ -62,27 +59,16 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
         groups = batches([text_cost(t) for t in texts], self.chunk_size, MAX_REQUEST_TOKENS)
         return [{**fields, "input": texts[group.start : group.stop]} for group in groups]
 
-    def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
-        result = EmbeddingsResult([], {}, self.model, len(answers))
-        for body, answer in zip(bodies, answers, strict=True):
-            items = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]), "embeddings")
-            result.vectors.extend(decode_items(items, self))
-            add_usage(result.usage, answer.get("usage"))
-            result.model = answer.get("model") or result.model
-        return result
-
     def embed(self, texts: list[str]) -> EmbeddingsResult:
         """The vectors of `texts`, in order, with usage and cost."""
         bodies = self._bodies(text_list(texts, "texts"))
-        answers = run_batches(lambda data: self._post(EMBEDDINGS_PATH, data), bodies, self.max_concurrency)
-        return self._result(bodies, answers)
+        return self._result(bodies, run_batches(self._post, PATH, bodies, self.max_concurrency), "embeddings")
 
     async def aembed(self, texts: list[str]) -> EmbeddingsResult:
         """Async `embed`."""
         bodies = self._bodies(text_list(texts, "texts"))
-        post = self._apost
-        answers = await arun_batches(lambda data: post(EMBEDDINGS_PATH, data), bodies, self.max_concurrency)
-        return self._result(bodies, answers)
+        answers = await arun_batches(self._apost, PATH, bodies, self.max_concurrency)
+        return self._result(bodies, answers, "embeddings")
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order."""

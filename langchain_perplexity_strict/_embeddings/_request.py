@@ -83,6 +83,24 @@ class EmbeddingSettings(BaseModel):
             raise ValueError(msg)
         return self
 
+    def _decode(self, items: list[dict[str, Any]]) -> list[list[float]]:
+        """The vectors of ordered embedding objects."""
+        return [decode(item.get("embedding"), self.encoding_format, self.dimensions) for item in items]
+
+    def _vectors(self, inputs: list[Any], items: list[dict[str, Any]]) -> list[Any]:
+        """The vectors of one answer's ordered items."""
+        return self._decode(items)
+
+    def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]], what: str) -> EmbeddingsResult:
+        """The answers' vectors in input order, with their usage summed."""
+        result = EmbeddingsResult([], {}, getattr(self, "model", None), len(answers))
+        for body, answer in zip(bodies, answers, strict=True):
+            items = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]), what)
+            result.vectors.extend(self._vectors(body["input"], items))
+            add_usage(result.usage, answer.get("usage"))
+            result.model = answer.get("model") or result.model
+        return result
+
     def request_fields(self) -> dict[str, Any]:
         """The settings as sent."""
         fields: dict[str, Any] = {"model": getattr(self, "model", None), "encoding_format": self.encoding_format}
@@ -210,38 +228,30 @@ def ordered(items: Any, expected: int, what: str) -> list[dict[str, Any]]:
     return indexed
 
 
-def decode_items(items: list[dict[str, Any]], settings: EmbeddingSettings) -> list[list[float]]:
-    """The vectors of ordered embedding objects."""
-    return [decode(item.get("embedding"), settings.encoding_format, settings.dimensions) for item in items]
-
-
 def run_batches(
-    post: Callable[[bytes], dict[str, Any]], bodies: list[dict[str, Any]], concurrency: int = 1
+    post: Callable[[str, bytes], dict[str, Any]], path: str, bodies: list[dict[str, Any]], concurrency: int = 1
 ) -> list[dict[str, Any]]:
-    """Post the bodies, `concurrency` at a time in threads; answers in order.
+    """Post the bodies to `path`, `concurrency` at a time in threads; answers in order.
 
-    The first failure cancels unsent requests.
+    The first failure cancels unsent requests (`Executor.map`).
     """
     if concurrency <= 1 or len(bodies) <= 1:
-        return [post(encode_body(body)) for body in bodies]
+        return [post(path, encode_body(body)) for body in bodies]
     with ThreadPoolExecutor(max_workers=min(concurrency, len(bodies)), thread_name_prefix="perplexity-embed") as pool:
-        futures = [pool.submit(post, encode_body(body)) for body in bodies]
-        try:
-            return [future.result() for future in futures]
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+        return list(pool.map(lambda body: post(path, encode_body(body)), bodies))
 
 
 async def arun_batches(
-    post: Callable[[bytes], Awaitable[dict[str, Any]]], bodies: list[dict[str, Any]], concurrency: int = 1
+    post: Callable[[str, bytes], Awaitable[dict[str, Any]]],
+    path: str,
+    bodies: list[dict[str, Any]],
+    concurrency: int = 1,
 ) -> list[dict[str, Any]]:
-    """Post the bodies, `concurrency` at a time; answers in order."""
+    """Post the bodies to `path`, `concurrency` at a time; answers in order."""
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(body: dict[str, Any]) -> dict[str, Any]:
         async with gate:
-            return await post(encode_body(body))
+            return await post(path, encode_body(body))
 
     return list(await asyncio.gather(*(one(body) for body in bodies)))

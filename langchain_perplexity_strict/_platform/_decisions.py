@@ -66,23 +66,20 @@ class ScoreQuestion(TypedDict):
 
 Question = Annotated[NoulQuestion | ChoiceQuestion | ScoreQuestion, Field(discriminator="type")]
 
+_SHAPES = (
+    "(the published DecisionQuestionInput: {'type': 'noul', 'instructions': ..., 'criteria': {'true': ..., "
+    "'false': ...}}, {'type': 'choice', 'criteria': {option: description}}, {'type': 'score', 'criteria': "
+    "[lowest, ..., highest]})"
+)
 ACCEPTS = {
     "model": Accepts("a decision model name, such as pplx-decider-v1-27b", StrictStr),
     "questions": Accepts(
-        "a dict of question names to noul, choice or score questions (the published DecisionQuestionInput: "
-        "{'type': 'noul', 'instructions': ..., 'criteria': {'true': ..., 'false': ...}}, "
-        "{'type': 'choice', 'criteria': {option: description}}, {'type': 'score', 'criteria': [lowest, ..., highest]})",
-        dict[StrictStr, Question],
+        f"a dict of question names to noul, choice or score questions {_SHAPES}", dict[StrictStr, Question]
     ),
     "state": Accepts("a string, a dict or a list (or a message, document or prompt value, sent as its text)", Json),
 }
 """Each setting's rule, per `DecisionsRequestInput`."""
-_QUESTION = Accepts(
-    "a noul, choice or score question (the published DecisionQuestionInput: "
-    "{'type': 'noul', 'instructions': ..., 'criteria': {'true': ..., 'false': ...}}, "
-    "{'type': 'choice', 'criteria': {option: description}}, {'type': 'score', 'criteria': [lowest, ..., highest]})",
-    Question,
-)
+_QUESTION = Accepts(f"a noul, choice or score question {_SHAPES}", Question)
 
 
 def check_setting(name: str, value: Any) -> None:

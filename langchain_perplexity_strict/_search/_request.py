@@ -18,7 +18,6 @@ from langchain_perplexity_strict._accepts import Accepts, holds, ruled
 from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
-    RECENCY,
     Recency,
     domains_problem,
     is_country,
@@ -31,11 +30,8 @@ from langchain_perplexity_strict.errors import PerplexityResponseError
 SEARCH_PATH = "/search"
 MAX_QUERIES = 5
 SearchMode = Literal["web", "academic", "sec"]
-SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 ContextSize = Literal["low", "medium", "high"]
-CONTEXT_SIZES: tuple[str, ...] = get_args(ContextSize)
 SearchType = Literal["web", "fast", "people"]
-SEARCH_TYPES: tuple[str, ...] = get_args(SearchType)
 DATE_PAIRS = (
     ("search_after_date_filter", "search_before_date_filter"),
     ("last_updated_after_filter", "last_updated_before_filter"),
@@ -57,8 +53,9 @@ QUERY = Accepts(f"a non-empty string, or a list of 1 to {MAX_QUERIES} non-empty 
 MAX_RESULTS = Accepts("an integer from 1 to 20", Annotated[int, Strict(), Field(ge=1, le=20)])
 
 
-def _one_of(values: tuple[str, ...]) -> Accepts:
-    return Accepts("one of " + ", ".join(values), Literal[values])
+def _one_of(values: Any) -> Accepts:
+    """The rule of a `Literal` type."""
+    return Accepts("one of " + ", ".join(get_args(values)), values)
 
 
 OLD_NAMES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
@@ -137,7 +134,7 @@ class SearchFilters(BaseModel):
         ),
     ] = None
     """Language codes, such as `["en", "fr"]`."""
-    search_recency_filter: Annotated[Recency | None, _one_of(RECENCY)] = None
+    search_recency_filter: Annotated[Recency | None, _one_of(Recency)] = None
     """Only recent pages."""
     search_after_date_filter: Annotated[str | None, DATE] = Field(
         default=None, validation_alias=AliasChoices("search_after_date_filter", "search_after_date")
@@ -151,11 +148,11 @@ class SearchFilters(BaseModel):
     """Updated after this date, M/D/YYYY."""
     last_updated_before_filter: Annotated[str | None, DATE] = None
     """Updated before this date, M/D/YYYY."""
-    search_mode: Annotated[SearchMode | None, _one_of(SEARCH_MODES)] = None
+    search_mode: Annotated[SearchMode | None, _one_of(SearchMode)] = None
     """Which index to search."""
-    search_context_size: Annotated[ContextSize | None, _one_of(CONTEXT_SIZES)] = None
+    search_context_size: Annotated[ContextSize | None, _one_of(ContextSize)] = None
     """Content extracted per page."""
-    search_type: Annotated[SearchType | None, _one_of(SEARCH_TYPES)] = None
+    search_type: Annotated[SearchType | None, _one_of(SearchType)] = None
     """The kind of search."""
     display_server_time: Annotated[bool | None, Accepts("True or False", StrictBool)] = None
     """Ask for the server's time."""

@@ -1,21 +1,12 @@
 """Create a run that may outlive its request: sent again only when the server surely did not start it.
 
-A background create, or an Agent API stream the package would resume, starts a
-run that bills whether or not its answer arrives. The openai client retries a
-request on any connection error, a read timeout and a 5xx (`_base_client.py`:
-`request` and `_should_retry`), which would start and bill such a run twice, and
-Perplexity's `POST /v1/responses` takes no idempotency key. So the create is sent
-with the client's own retries off (`max_retries=0` in the request's options) and
-retried here, up to the client's `max_retries`, only when no run was started:
-
-- the connection was never made (`ConnectError`, `ConnectTimeout`, `PoolTimeout`: nothing was sent);
-- a 4xx refusal the client would retry (408, 409, 429) or one carrying `Retry-After`;
-- any status with `x-should-retry: true` (the server says retrying is safe).
-
-Anything else after the request was sent (a read timeout, a reset, a 5xx, which a
-gateway may return while the run goes on) may have started the run, and no
-response id came back to follow it by: `PerplexityRunUnknownError` says so, and
-the run is not posted again. Other 4xx are raised as usual.
+A background create, or an Agent API stream the package would resume, bills
+whether or not its answer arrives, and `POST /v1/responses` takes no
+idempotency key. So the openai client's own retries are off for it
+(`max_retries=0` in the request's options), and it is retried here only when
+no run was started: the connection was never made, a 408, 409 or 429 (or a 4xx
+with `Retry-After`), or `x-should-retry: true`. Anything else after sending
+raises `PerplexityRunUnknownError` (docs/long-runs.md).
 """
 
 from __future__ import annotations

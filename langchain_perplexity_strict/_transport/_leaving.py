@@ -1,13 +1,9 @@
 """Close an async call's stream when its caller closes the model's `astream`, not when the loop gets to it.
 
-langchain-core's `BaseChatModel.astream` iterates `_astream` with `async for` and does not close it when its
-own caller calls `aclose()`: the inner generator is closed later by the event loop's async-generator
-finalizer, in a task of its own. A background run's cancel then goes out only once that task runs, and
-never when `asyncio.run` ends first (it cancels every task before it closes async generators). So the chat
-model's `astream` opens a scope here; the first stream opened within it is recorded and closed (its run
-cancelled) as the scope ends. Closing twice is harmless: a follower cancels once. Then langchain-core's
-`astream` is closed too, so its callbacks end the run at once (`on_llm_error` with the chunks received,
-which a cost callback counts when they carry the run's cost), as they do when a sync stream is closed.
+langchain-core's `astream` does not close `_astream` when its caller calls `aclose()`: the loop's finalizer
+does, later, and never when `asyncio.run` ends first, so a background run's cancel would not go out. The
+chat model's `astream` opens a scope here; the first stream opened in it is closed (its run cancelled) as
+the scope ends, then langchain-core's `astream`, so its callbacks end the run at once.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
 """An async client per event loop, so that `asyncio.run(model.ainvoke(...))` works every time.
 
-`ChatOpenAI`'s async HTTP client is cached process-wide (`lru_cache` on base URL and
-timeout in langchain-openai), but an `httpx.AsyncClient`'s pooled connections belong
-to the event loop that opened them. A second `asyncio.run`, a thread with its own
-loop, or a task queue worker then reuses a connection of a closed loop and fails with
-`RuntimeError: Event loop is closed` (langchain-ai/langchain#35783, open). Here the
-async requests go through a client of the running loop: one connection pool per loop
-and connection settings, shared by every model on that loop with the same settings,
-dropped with the loop.
-
-A pool is keyed by its owner's connection settings, never by the server alone: the
-server, the timeout, and the account (`owner_tag`: the API key, custom headers and
-query, kept as a one-way tag). A pool holds more than connections (httpx keeps the
-cookies a server sets), so two keys on one server, or one loop, never share one. The
-same holds for the sync pool (`sync_pool`), which langchain-openai would otherwise
-share process-wide by server and timeout alone (`_get_default_httpx_client`).
-
-`asyncio.run` closes a loop's pools when it ends (`_closed_at_shutdown`); the sync pools close at exit. The TLS context
-is made once per process, outside any loop (`_http.trust_store`), so a new loop's client
-loads no certificates inside the loop (a blocking read).
+langchain-openai caches one async HTTP client per process, but its pooled
+connections belong to the loop that opened them: a second `asyncio.run` then
+fails with `Event loop is closed` (langchain-ai/langchain#35783). Here each
+loop gets its own pool per connection settings (server, timeout, and a one-way
+tag of the account: a pool keeps cookies too), closed with the loop; the sync
+pools are keyed alike and closed at exit. The TLS context is made once, outside
+any loop (`_http.trust_store`).
 """
 
 from __future__ import annotations

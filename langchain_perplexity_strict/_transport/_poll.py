@@ -1,29 +1,20 @@
 """`background=True`: poll `GET /v1/responses/{id}` with backoff until the run's status is final (`timeout`).
 
-Whether a run is still going is the reader's word (`Runs.states.pending`,
-from `_response._vocabulary`): while it is, polling goes on; once it is not,
-the answer is read from that response as from any other (a failure or a
-cancellation raises `PerplexityResponseError` there).
-
-The wait is bounded by `timeout` (none: unbounded). A poll that fails on the
-connection or with a 5xx, after the client's own retries, is tried again, up
-to `max_resumes` in a row. When the caller leaves before the run ends (the
-`timeout` bound, `KeyboardInterrupt`, a cancelled task), the run is cancelled
-on the server, so it bills no further (also when it left while the create's
-answer was on its way: `_guard`); when polling fails for good, the run is
-left to finish and the error names it.
+Whether a run is still going is the reader's word (`Runs.states.pending`). A
+failed poll (connection, 5xx) is tried again, up to `max_resumes` in a row;
+a caller who leaves before the end (the `timeout` bound, an interrupt, a
+cancelled task) cancels the run (docs/long-runs.md).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
 import openai
 
 from langchain_perplexity_strict._transport._guard import pause
-from langchain_perplexity_strict._transport._runs import Runs, RunSettings
+from langchain_perplexity_strict._transport._runs import Runs, RunSettings, Steps, adrive, drive
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunTimeoutError
 
 FIRST_POLL = 0.2
@@ -84,7 +75,7 @@ class Poll:
 def leaving(error: BaseException) -> bool:
     """Whether the caller leaves the run (interrupt, cancelled task, the `timeout` bound), which cancels it;
     a poll that failed for good leaves the run to finish instead, and its error names it."""
-    return isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, Exception)
+    return isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, (Exception, GeneratorExit))
 
 
 def abandon(runs: Runs, response: dict[str, Any]) -> None:
@@ -99,37 +90,29 @@ async def aabandon(runs: Runs, response: dict[str, Any]) -> None:
         await runs.acancel(str(response.get("id")))
 
 
-def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
-    """The run `response` began, once its status is final."""
+def _wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> Steps[dict[str, Any]]:
     poll = Poll(runs, response, settings.timeout, settings.max_resumes)
     try:
         while poll.pending:
-            pause(poll.next_pause())  # cut short if the caller left by Ctrl-C (a worker thread of `batch`)
+            yield "sleep", (poll.next_pause(),), {}
             try:
-                poll.response = runs.retrieve(poll.response_id)
+                poll.response = yield "retrieve", (poll.response_id,), {}
                 poll.failures = 0
             except openai.APIError as error:
                 poll.failed(error)
     except BaseException as error:
         if poll.pending and leaving(error):
-            runs.cancel(poll.response_id)
+            yield "cancel", (poll.response_id,), {}
         raise
     return poll.response
+
+
+def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
+    """The run `response` began, once its status is final."""
+    # A pause is cut short if the caller left by Ctrl-C (a worker thread of `batch`).
+    return drive(runs, _wait(runs, response, settings), sleep=pause)
 
 
 async def await_run(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
     """Async twin of `wait`."""
-    poll = Poll(runs, response, settings.timeout, settings.max_resumes)
-    try:
-        while poll.pending:
-            await asyncio.sleep(poll.next_pause())
-            try:
-                poll.response = await runs.aretrieve(poll.response_id)
-                poll.failures = 0
-            except openai.APIError as error:
-                poll.failed(error)
-    except BaseException as error:
-        if poll.pending and leaving(error):
-            await runs.acancel(poll.response_id)
-        raise
-    return poll.response
+    return await adrive(runs, _wait(runs, response, settings))

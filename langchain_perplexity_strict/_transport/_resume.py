@@ -1,34 +1,15 @@
 """Resume a broken stream where it broke (`stream_chunk_timeout`, `max_resumes`), to the run's terminal event.
 
-Every Agent API stream event carries a `sequence_number`. When the stream
-breaks after the first event (a reset, an idle proxy's drop, a stall of
-`stream_chunk_timeout` seconds, an end before the terminal event), it is
-picked up again with `GET /v1/responses/{id}?stream=true&starting_after=N`,
-N being the last event received. Events at or below N are dropped should the
-server send them again, so the reader sees each event once: no text twice,
-none lost. The run itself is never posted again. Perplexity documents
-resuming for background runs (`background: true`, which outlive their
-connection); a plain stream is resumed too when the server allows it.
-
-A connection that brings nothing new before it ends (a long silent research
-step behind an idle-dropping proxy) is not a failure: the server is asked
-where the run stands (`GET /v1/responses/{id}`), and the stream is resumed
-while it is still going, with a backoff that grows while nothing arrives. A
-run found over is resumed once more for its last events, then read from the
-retrieved response. Resume requests that fail in a row (connection errors,
-5xx after the client's own retries) are bounded by `max_resumes`; past that,
-or when the server refuses the resume (a 404: it no longer knows the run),
-`PerplexityResumeError` says so and the run is left to finish. When the
-caller leaves before the terminal event (the generator closed,
-`KeyboardInterrupt`, a cancelled task, a matched stop sequence), a background
-run is cancelled on the server; a plain stream only closes its connection.
+A stream that breaks after its first event is picked up again with
+`GET /v1/responses/{id}?stream=true&starting_after=N`, N the last event's
+`sequence_number`; repeated events are dropped, so the reader sees each once,
+and the run is never posted again. A connection that brings nothing new asks
+where the run stands. The guarantees and each failure's outcome: docs/long-runs.md.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +18,7 @@ import openai
 
 from langchain_perplexity_strict._transport._client import aiterate_batches, iterate_batches
 from langchain_perplexity_strict._transport._guard import caller_left
-from langchain_perplexity_strict._transport._runs import Runs
+from langchain_perplexity_strict._transport._runs import Runs, Steps, adrive, drive
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunUnknownError, PerplexityStreamError
 
 RESUME_BACKOFF = 0.25
@@ -182,20 +163,16 @@ class _Follower:
     def note(self, reason: str) -> float:
         """Count one resume (raising once `max_resumes` requests in a row failed); the backoff before it."""
         cursor = self.cursor
-        if not self.max_resumes:
-            msg = (
-                f"the stream of Perplexity run {cursor.response_id} broke ({reason}) after event {cursor.after}, "
-                "and resuming is off (max_resumes=0). The run was not posted again; it may still finish on the "
-                f"server (GET /v1/responses/{cursor.response_id})."
-            )
-            self.gave_up = True
-            raise PerplexityResumeError(msg, cursor.response_id, cursor.after)
         if self.failures >= self.max_resumes:
+            how = (
+                f"({reason}) after event {cursor.after}, and resuming is off (max_resumes=0)"
+                if not self.max_resumes
+                else f"and {self.failures} resume requests in a row failed ({reason}; max_resumes={self.max_resumes}); "
+                f"the last event received was number {cursor.after}"
+            )
             msg = (
-                f"the stream of Perplexity run {cursor.response_id} broke and {self.failures} resume requests "
-                f"in a row failed ({reason}; max_resumes={self.max_resumes}); the last event received was number "
-                f"{cursor.after}. The run was not posted again; it may still finish on the server "
-                f"(GET /v1/responses/{cursor.response_id})."
+                f"the stream of Perplexity run {cursor.response_id} broke {how}. The run was not posted again; it may "
+                f"still finish on the server (GET /v1/responses/{cursor.response_id})."
             )
             self.gave_up = True
             raise PerplexityResumeError(msg, cursor.response_id, cursor.after)
@@ -227,6 +204,20 @@ class _Follower:
             return f"resume answered HTTP {error.status_code}"
         self.failures += 1
         return f"resume failed ({type(error).__name__})"
+
+    def reopening(self, reason: str) -> Steps[Any]:
+        """Resume the stream, after the backoff `note` gives, until a resume request succeeds."""
+        while True:
+            delay = self.note(reason)
+            if delay:
+                yield "sleep", (delay,), {}
+            try:
+                stream = yield "resume", (str(self.cursor.response_id), int(self.cursor.after or 0)), {}
+            except openai.APIError as error:
+                reason = self.failed(error)
+                continue
+            self.failures = 0
+            return stream
 
     def must_cancel(self) -> str | None:
         """The id of a background run the caller leaves before its end, which should be cancelled.
@@ -300,17 +291,7 @@ class StreamFollower(_Follower):
             self.stream = self._reopen(reason)
 
     def _reopen(self, reason: str) -> Any:
-        while True:
-            delay = self.note(reason)
-            if delay:
-                time.sleep(delay)
-            try:
-                stream = self.runs.resume(str(self.cursor.response_id), int(self.cursor.after or 0))
-            except openai.APIError as error:
-                reason = self.failed(error)
-                continue
-            self.failures = 0
-            return stream
+        return drive(self.runs, self.reopening(reason))
 
     def close(self) -> None:
         """Close the connection; cancel the run on the server if the caller leaves a background run early."""
@@ -379,17 +360,7 @@ class AsyncStreamFollower(_Follower):
             self.stream = await self._reopen(reason)
 
     async def _reopen(self, reason: str) -> Any:
-        while True:
-            delay = self.note(reason)
-            if delay:
-                await asyncio.sleep(delay)
-            try:
-                stream = await self.runs.aresume(str(self.cursor.response_id), int(self.cursor.after or 0))
-            except openai.APIError as error:
-                reason = self.failed(error)
-                continue
-            self.failures = 0
-            return stream
+        return await adrive(self.runs, self.reopening(reason))
 
     async def close(self) -> None:
         """Async twin of `StreamFollower.close` (the cancel request waits a moment at most)."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import openai
@@ -23,6 +24,11 @@ from langchain_perplexity_strict._transport._client import Transport
 from langchain_perplexity_strict._transport._loops import hold_open
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Call = tuple[str, tuple[Any, ...], dict[str, Any]]
+"""A request a step generator asks for: the sync method's name on the target, its arguments; `sleep` waits."""
+Steps = Generator[Call, Any, T]
 
 CANCEL_WAIT = 2.0
 """Seconds a cancelled call waits, at most, for the server to acknowledge the cancel request."""
@@ -35,6 +41,38 @@ def body_read_timeout(client_timeout: Any, stall: float | None) -> float | None:
         return None
     read = getattr(client_timeout, "read", client_timeout)  # seconds, an httpx.Timeout, or None
     return min(read, stall) if isinstance(read, (int, float)) and read else stall
+
+
+def drive(target: Any, steps: Steps[T], sleep: Callable[[float], None] = time.sleep) -> T:
+    """Run `steps` with `target`'s sync methods: the one sequence of requests both `drive` and `adrive` send,
+    each answer (or error) handed back to it."""
+    answer: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            name, args, kwargs = steps.throw(error) if error else steps.send(answer)
+        except StopIteration as done:
+            return done.value
+        try:
+            answer, error = (sleep if name == "sleep" else getattr(target, name))(*args, **kwargs), None
+        except BaseException as failed:  # handed to the steps, which may clean up (cancel a run) and raise it
+            answer, error = None, failed
+
+
+async def adrive(target: Any, steps: Steps[T]) -> T:
+    """`drive` with `target`'s async twins (the method's name with an `a` before it)."""
+    answer: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            name, args, kwargs = steps.throw(error) if error else steps.send(answer)
+        except StopIteration as done:
+            return done.value
+        try:
+            method = asyncio.sleep if name == "sleep" else getattr(target, "a" + name)
+            answer, error = await method(*args, **kwargs), None
+        except BaseException as failed:
+            answer, error = None, failed
 
 
 @dataclass(frozen=True)
