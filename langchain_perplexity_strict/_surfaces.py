@@ -191,11 +191,8 @@ class PreparedCall:
     """The Pydantic class to parse the answer into."""
     stream_usage: bool = True
     """Whether a stream's last chunk carries `usage_metadata`."""
-
-    @property
-    def background(self) -> bool:
-        """Whether the run is created with `background: true`."""
-        return self.body.get("background") is True
+    background: bool = False
+    """Whether the body creates a background run (`background: true`)."""
 
     def runs(self, transport: Transport, settings: RunSettings) -> Runs:
         return Runs(transport, self.surface.path, self.surface.name, settings.stall, RUN_STATES)
