@@ -227,8 +227,8 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         """langchain-core's, under Perplexity's name and with the model's own stop sequences."""
-        stop = stop if stop is not None else self.stop
-        params = super()._get_ls_params(stop=stop_list(stop) if stop is not None else None, **kwargs)
+        stops = stop if stop is not None else self.stop
+        params = super()._get_ls_params(stop=stop_list(stops) if stops is not None else None, **kwargs)
         params["ls_provider"] = "perplexity"
         return params
 
@@ -303,9 +303,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         if kwargs:  # the model's own were checked at construction
             check_parameters(settings, self.api)
         surface, profile = SURFACES[self.api], self.call_profile(**kwargs)
-        budget = (
-            (self.max_input_tokens or None) if self.max_input_tokens is not None else profile.get("max_input_tokens")
-        )
+        budget = profile.get("max_input_tokens") if self.max_input_tokens is None else self.max_input_tokens or None
         state = _CallState(
             key,
             settings,
