@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessageChunk
@@ -103,9 +103,13 @@ class Surface:
     served: Callable[[Mapping[str, Any], bool], str | None] = lambda settings, explicit: settings["model"]
     """The model the body names (None: an effort picks it); `ValueError` if not served."""
 
-    def notices(self, settings: Mapping[str, Any]) -> list[str]:
-        """The notices for the call's settings on this surface."""
-        return list(_notices(self, settings["model"], settings.get("preset"), settings.get("effort")))
+    def notices(self, settings: Mapping[str, Any]) -> tuple[str, ...]:
+        """The notices for the call's settings on this surface (a model keeps its own: `_CallState`)."""
+        said = (
+            self.model_notice(settings["model"]),
+            self.settings_notice(settings.get("preset"), settings.get("effort")),
+        )
+        return tuple(notice for notice in said if notice is not None)
 
     def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
         """What a continuation record names as the model."""
@@ -150,13 +154,6 @@ SURFACES: dict[str, Surface] = {
         served=lambda settings, explicit: chat_model_name(settings["model"]),
     ),
 }
-
-
-@lru_cache(maxsize=256)
-def _notices(surface: Surface, model: str, preset: str | None, effort: str | None) -> tuple[str, ...]:
-    """A surface's notices for a model and its effort or preset, worded once per model."""
-    said = (surface.model_notice(model), surface.settings_notice(preset, effort))
-    return tuple(notice for notice in said if notice is not None)
 
 
 ERROR_HINTS: dict[str, str] = {

@@ -61,8 +61,7 @@ from langchain_perplexity_strict._request._unset import over
 from langchain_perplexity_strict._response._answer import Answer, add_usage, aemit, emit
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._switched import MOVED
-from langchain_perplexity_strict._transport import Fallback, RunSettings, encode_body
-from langchain_perplexity_strict._transport._client import timeout_seconds
+from langchain_perplexity_strict._transport import Fallback, RunSettings, encode_body, timeout_seconds
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
@@ -102,8 +101,7 @@ _STATE_FIELDS = itemgetter(
 class _CallState(NamedTuple):
     """What a call derives from the model's fields and its settings, before any message."""
 
-    key: tuple[Any, ...]
-    """The fields it was derived from."""
+    key: tuple[Any, ...]  # the fields it was derived from
     settings: dict[str, Any]
     """Parameters by name, plus `model` and `model_kwargs`; never changed once built."""
     surface: Surface
@@ -313,7 +311,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             call_rules(surface, self.rules, profile),
             budget,
             self.counter,
-            tuple(surface.notices(settings)),
+            surface.notices(settings),
             tuple(stop_list(settings.get("stop"))),
             int(settings.get("n", 1)),
             RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], timeout_seconds(self.timeout)),
@@ -391,8 +389,9 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             fallback = None
             if context is not None and context.continuation is not None:
                 # The whole conversation, built only if the server forgot the response.
-                whole = lambda: encode_body(surface.build_body(replace(request, plan=context.whole())))  # noqa: E731
-                fallback = Fallback(forgot_the_response, whole)
+                fallback = Fallback(
+                    forgot_the_response, lambda: encode_body(surface.build_body(replace(request, plan=context.whole())))
+                )
             requesting()  # the call is sent next: check the cost budget
             data = encode_body(body)
         except (ValueError, TypeError) as error:
