@@ -162,10 +162,6 @@ ERROR_HINTS: dict[str, str] = {
 """Every surface's error hints, for the one transport."""
 
 
-FOLLOW_NOTHING = RunSettings(stall=None, max_resumes=0, timeout=None)
-"""No stall detection, no resuming, no bound on polling."""
-
-
 @dataclass(frozen=True)
 class PreparedCall:
     """A checked, normalized call, ready to send: the body as JSON and as the bytes posted."""
@@ -176,15 +172,15 @@ class PreparedCall:
     stops: tuple[str, ...]
     n: int
     output_version: str
-    compaction: dict[str, Any] | None = None
+    compaction: dict[str, Any] | None
     """What compaction kept and dropped, if it dropped anything."""
-    context: Context | None = None
+    context: Context | None
     """The conversation the server will hold, for the answer's record."""
-    fallback: Fallback | None = None
+    fallback: Fallback | None
     """A continuation's `Fallback`: the whole conversation."""
-    run: RunSettings = FOLLOW_NOTHING
+    run: RunSettings
     """How the call follows its run (docs/long-runs.md)."""
-    parse_as: type | None = None
+    parse_as: type | None
     """The Pydantic class to parse the answer into."""
     stream_usage: bool = True
     """Whether a stream's last chunk carries `usage_metadata`."""

@@ -6,6 +6,7 @@ import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from contextlib import aclosing, closing
+from copy import deepcopy
 from dataclasses import replace
 from operator import itemgetter
 from types import SimpleNamespace
@@ -302,6 +303,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             check_parameters(settings, self.api)
         surface, profile = SURFACES[self.api], self.call_profile(**kwargs)
         budget = profile.get("max_input_tokens") if self.max_input_tokens is None else self.max_input_tokens or None
+        identifying = {"model": self.model, "api": self.api, "base_url": self.base_url, **settings}
         state = _CallState(
             key,
             settings,
@@ -315,7 +317,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             tuple(stop_list(settings.get("stop"))),
             int(settings.get("n", 1)),
             RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], timeout_seconds(self.timeout)),
-            {} if kwargs else redact({"model": self.model, "api": self.api, "base_url": self.base_url, **settings}),
+            {} if kwargs else deepcopy(redact(identifying)),  # copied: no later change in place reaches traces
         )
         if not kwargs:
             fields["_call_state"] = state
