@@ -53,11 +53,6 @@ def without_userinfo(text: str) -> str:
     return _QUERY_SECRET.sub(rf"\1{HIDDEN}", _USERINFO.sub(rf"\1{HIDDEN}@", text))
 
 
-def has_userinfo(text: Any) -> bool:
-    """Whether `text` holds a URL's user info or a credential in a URL's query."""
-    return isinstance(text, str) and (_USERINFO.search(text) or _QUERY_SECRET.search(text)) is not None
-
-
 _KEY_IN_TEXT = re.compile(r"(?i)\b(?:bearer\s+|basic\s+)?(?:pplx-|sk-|xai-|gsk_|ghp_)[\w.-]+")
 _NAMED = r"[\w-]*(?:key|secret|passw|auth|token(?!s))[\w-]*"
 _QUERY_SECRET = re.compile(rf"([?&]{_NAMED}=)[^&#\s'\"]+", re.IGNORECASE)
@@ -77,10 +72,6 @@ def redact_text(text: str, *secrets: str) -> str:
     return _SECRET_SETTING.sub(rf"\1\2{HIDDEN}", text)
 
 
-def _secret_string(text: str) -> bool:
-    return _KEY_SHAPED.match(text) is not None
-
-
 _PLAIN = (bool, int, float)
 _PLAIN_TYPES = frozenset(_PLAIN)
 
@@ -92,7 +83,7 @@ def redact(value: Any, name: Any = None) -> Any:
     if name is not None and secret_name(name):
         return HIDDEN
     if isinstance(value, str):
-        return HIDDEN if _secret_string(value) else without_userinfo(value)
+        return HIDDEN if _KEY_SHAPED.match(value) else without_userinfo(value)
     if isinstance(value, _PLAIN):
         return value
     if isinstance(value, Mapping):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any, Protocol
 
 from langchain_core.messages import AIMessageChunk
@@ -103,9 +103,13 @@ class Surface:
     served: Callable[[Mapping[str, Any], bool], str | None] = lambda settings, explicit: settings["model"]
     """The model the body names (None: an effort picks it); `ValueError` if not served."""
 
-    def notices(self, settings: Mapping[str, Any]) -> list[str]:
-        """The notices for the call's settings on this surface."""
-        return list(_notices(self, settings["model"], settings.get("preset"), settings.get("effort")))
+    def notices(self, settings: Mapping[str, Any]) -> tuple[str, ...]:
+        """The notices for the call's settings on this surface (a model keeps its own: `_CallState`)."""
+        said = (
+            self.model_notice(settings["model"]),
+            self.settings_notice(settings.get("preset"), settings.get("effort")),
+        )
+        return tuple(notice for notice in said if notice is not None)
 
     def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
         """What a continuation record names as the model."""
@@ -152,21 +156,10 @@ SURFACES: dict[str, Surface] = {
 }
 
 
-@lru_cache(maxsize=256)
-def _notices(surface: Surface, model: str, preset: str | None, effort: str | None) -> tuple[str, ...]:
-    """A surface's notices for a model and its effort or preset, worded once per model."""
-    said = (surface.model_notice(model), surface.settings_notice(preset, effort))
-    return tuple(notice for notice in said if notice is not None)
-
-
 ERROR_HINTS: dict[str, str] = {
     kind: hint for surface in SURFACES.values() for kind, hint in surface.error_hints.items()
 }
 """Every surface's error hints, for the one transport."""
-
-
-FOLLOW_NOTHING = RunSettings(stall=None, max_resumes=0, timeout=None)
-"""No stall detection, no resuming, no bound on polling."""
 
 
 @dataclass(frozen=True)
@@ -179,23 +172,20 @@ class PreparedCall:
     stops: tuple[str, ...]
     n: int
     output_version: str
-    compaction: dict[str, Any] | None = None
+    compaction: dict[str, Any] | None
     """What compaction kept and dropped, if it dropped anything."""
-    context: Context | None = None
+    context: Context | None
     """The conversation the server will hold, for the answer's record."""
-    fallback: Fallback | None = None
+    fallback: Fallback | None
     """A continuation's `Fallback`: the whole conversation."""
-    run: RunSettings = FOLLOW_NOTHING
+    run: RunSettings
     """How the call follows its run (docs/long-runs.md)."""
-    parse_as: type | None = None
+    parse_as: type | None
     """The Pydantic class to parse the answer into."""
     stream_usage: bool = True
     """Whether a stream's last chunk carries `usage_metadata`."""
-
-    @property
-    def background(self) -> bool:
-        """Whether the run is created with `background: true`."""
-        return self.body.get("background") is True
+    background: bool = False
+    """Whether the body creates a background run (`background: true`)."""
 
     def runs(self, transport: Transport, settings: RunSettings) -> Runs:
         return Runs(transport, self.surface.path, self.surface.name, settings.stall, RUN_STATES)

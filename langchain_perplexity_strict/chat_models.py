@@ -6,9 +6,11 @@ import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from contextlib import aclosing, closing
+from copy import deepcopy
 from dataclasses import replace
+from operator import itemgetter
 from types import SimpleNamespace
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
@@ -32,7 +34,7 @@ from langchain_perplexity_strict._batches import check_key as check_batch_key
 from langchain_perplexity_strict._batches import get as get_batches
 from langchain_perplexity_strict._batches import line as batch_line
 from langchain_perplexity_strict._batches import submit as submit_batches
-from langchain_perplexity_strict._continuation import Context, Planner, account_tag, forgot_the_response
+from langchain_perplexity_strict._continuation import Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._cost import deferred_budgets, requesting
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile, structured_output_method
@@ -60,8 +62,7 @@ from langchain_perplexity_strict._request._unset import over
 from langchain_perplexity_strict._response._answer import Answer, add_usage, aemit, emit
 from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
 from langchain_perplexity_strict._switched import MOVED
-from langchain_perplexity_strict._transport import Fallback, RunSettings, encode_body
-from langchain_perplexity_strict._transport._client import timeout_seconds
+from langchain_perplexity_strict._transport import Fallback, RunSettings, encode_body, timeout_seconds
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
@@ -69,7 +70,7 @@ from langchain_perplexity_strict._transport._resume import Batch, StreamFollower
 from langchain_perplexity_strict.errors import refused_before_sending
 from langchain_perplexity_strict.normalize._compaction import compaction_warning, count_tokens
 from langchain_perplexity_strict.normalize._normalizer import NormalizationResult
-from langchain_perplexity_strict.normalize._prepare import Prepared, prepare
+from langchain_perplexity_strict.normalize._prepare import prepare
 
 _SETTING_NAMES = tuple(PARAMETERS)
 _WARNINGS = OncePerOwner()
@@ -90,6 +91,35 @@ _NOT_IN_THE_CACHE_KEY = frozenset(
 """Fields that change neither the request nor how its answer is read."""
 
 
+_STATE_FIELDS = itemgetter(
+    *_SETTING_NAMES,
+    *("model", "model_kwargs", "api", "base_url", "timeout", "rules", "profile", "max_input_tokens"),
+    *("token_counter", "custom_get_token_ids"),
+)
+"""The fields a call's state (`_CallState`) is derived from."""
+
+
+class _CallState(NamedTuple):
+    """What a call derives from the model's fields and its settings, before any message."""
+
+    key: tuple[Any, ...]  # the fields it was derived from
+    settings: dict[str, Any]
+    """Parameters by name, plus `model` and `model_kwargs`; never changed once built."""
+    surface: Surface
+    explicit: bool
+    """Whether the caller chose the model."""
+    profile: dict[str, Any]
+    rules: Sequence[Any]
+    budget: int | None
+    counter: Any
+    notices: tuple[str, ...]
+    stops: tuple[str, ...]
+    n: int
+    run: RunSettings
+    shown: dict[str, Any]
+    """The model's identifying parameters, redacted for traces."""
+
+
 def _key_part(value: Any) -> Any:
     """A cache-key part JSON cannot write: a Pydantic class by its schema, else its repr."""
     if isinstance(value, type) and hasattr(value, "model_json_schema"):
@@ -101,14 +131,6 @@ def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
     """A stream's events one by one: chunks follow events, not network reads."""
     for events, _ in batches:
         yield from events
-
-
-def _bind_call_tools(call: dict[str, Any], surface: Surface, profile: dict[str, Any]) -> None:
-    """Tools given to the call, converted as `bind_tools` converts them."""
-    if "tools" in call or "tool_choice" in call:
-        refusal = tools_refusal(surface.function_tools, profile)
-        tools, choice = bound_tools(call.pop("tools", None), call.pop("tool_choice", None), refusal=refusal)
-        call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
 
 
 class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
@@ -188,7 +210,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return redact({"model": self.model, "api": self.api, "base_url": self.base_url, **self._settings()})
+        return dict(self._state().shown)
 
     def _get_llm_string(self, stop: list[str] | None = None, **kwargs: Any) -> str:
         """The cache key from the fields as they are now; langchain-core's skips excluded fields."""
@@ -199,11 +221,13 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
     def _get_invocation_params(self, stop: list[str] | None = None, **kwargs: Any) -> dict[str, Any]:
         """What traces see of a call: langchain-core's, with the call's credentials (a bound MCP tool's) hidden."""
-        return redact(super()._get_invocation_params(stop=stop, **kwargs))
+        params = super()._get_invocation_params(stop=stop, **kwargs)
+        return redact(params) if kwargs or stop is not None else params  # the model's are redacted already
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         """langchain-core's, under Perplexity's name and with the model's own stop sequences."""
-        params = super()._get_ls_params(stop=stop_list(stop if stop is not None else self.stop), **kwargs)
+        stops = stop if stop is not None else self.stop
+        params = super()._get_ls_params(stop=stop_list(stops) if stops is not None else None, **kwargs)
         params["ls_provider"] = "perplexity"
         return params
 
@@ -256,17 +280,48 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
     @property
     def supports_function_tools(self) -> bool:
         """Whether this model sends function tools (surface and profile allow them)."""
-        return tools_refusal(self.surface.function_tools, self.call_profile()) is None
+        return tools_refusal(self.surface.function_tools, self._state().profile) is None
 
     @property
     def input_budget(self) -> int | None:
         """The compaction budget: `max_input_tokens`, else the profile's."""
-        return self._budget(self.call_profile())
+        return self._state().budget
 
-    def _budget(self, profile: dict[str, Any]) -> int | None:
-        if self.max_input_tokens is not None:
-            return self.max_input_tokens or None
-        return profile.get("max_input_tokens")
+    def _state(self, kwargs: dict[str, Any] | None = None) -> _CallState:
+        """What a call derives from the fields and its settings `kwargs` (checked here); kept for calls without.
+
+        Fields change only by assignment or `model_copy`: the kept state serves while they are the same.
+        """
+        fields = self.__dict__
+        key = (*_STATE_FIELDS(fields), len(self.__pydantic_fields_set__))
+        kept = fields.get("_call_state")
+        if not kwargs and kept is not None and kept.key == key:
+            return kept
+        kwargs = kwargs or {}
+        settings = {**self._settings(), **kwargs}
+        if kwargs:  # the model's own were checked at construction
+            check_parameters(settings, self.api)
+        surface, profile = SURFACES[self.api], self.call_profile(**kwargs)
+        budget = profile.get("max_input_tokens") if self.max_input_tokens is None else self.max_input_tokens or None
+        identifying = {"model": self.model, "api": self.api, "base_url": self.base_url, **settings}
+        state = _CallState(
+            key,
+            settings,
+            surface,
+            "model" in self.model_fields_set or "model" in kwargs,
+            profile,
+            call_rules(surface, self.rules, profile),
+            budget,
+            self.counter,
+            surface.notices(settings),
+            tuple(stop_list(settings.get("stop"))),
+            int(settings.get("n", 1)),
+            RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], timeout_seconds(self.timeout)),
+            {} if kwargs else deepcopy(redact(identifying)),  # copied: no later change in place reaches traces
+        )
+        if not kwargs:
+            fields["_call_state"] = state
+        return state
 
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
         """What this model would send for `messages`, and what the rules changed."""
@@ -274,9 +329,8 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             history = messages
         else:
             history = self._convert_input(messages).to_messages()
-        profile = self.call_profile()
-        rules = call_rules(self.surface, self.rules, profile)
-        return prepare(history, rules=rules, budget=self._budget(profile), counter=self.counter).result
+        state = self._state()
+        return prepare(history, rules=state.rules, budget=state.budget, counter=state.counter).result
 
     def response_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
         """The files an Agent API run shared (`GET /v1/responses/{id}/files`).
@@ -309,66 +363,61 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         return self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream).body
 
     def _prepare(self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool) -> PreparedCall:
-        """`_build_call`, its refusals marked not retryable."""
-        with refused_before_sending():
-            return self._build_call(messages, stop, kwargs, stream=stream)
-
-    def _build_call(
-        self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool
-    ) -> PreparedCall:
-        """Check the arguments, normalize, plan and build the body; nothing is sent."""
-        call, kwargs, parse_as = self._call_arguments(stop, kwargs)
-        settings = {**self._settings(), **kwargs}
-        if kwargs:  # the model's own were checked at construction
-            check_parameters(settings, self.api)
-        surface = self.surface
-        explicit = "model" in self.model_fields_set or "model" in kwargs
-        profile = self.call_profile(**kwargs)
-        budget = self._budget(profile)
-        _bind_call_tools(call, surface, profile)
-        stops = tuple(stop_list(settings.pop("stop", None)))
-        n = int(settings.pop("n", 1))
-        if stream and n > 1:
-            msg = f"n={n} cannot be streamed: stream returns one answer; use invoke or batch."
-            raise ValueError(msg)
-        planner = self._planner(settings, explicit, budget)
-        conversation = prepare(
-            messages,
-            rules=call_rules(surface, self.rules, profile),
-            budget=budget,
-            counter=self.counter,
-            keep_whole=planner.keep_whole if planner else None,
-        )
-        self._warn_once(conversation, surface.notices(settings))
-        context = planner.context(conversation) if planner else None
-
-        def build(plan: Context | None) -> dict[str, Any]:
-            return surface.build_body(BodyInput(conversation.messages, settings, call, stream, explicit, plan, profile))
-
-        body = build(context)
-        fallback = None
-        if context is not None and context.continuation is not None:
-            # The whole conversation, built only if the server forgot the response.
-            fallback = Fallback(forgot_the_response, lambda: encode_body(build(context.whole())))
-        run = RunSettings(settings.get("stream_chunk_timeout"), settings["max_resumes"], timeout_seconds(self.timeout))
-        requesting()  # the call is sent next: check the cost budget
+        """Check the arguments, normalize, plan and build the body; nothing is sent. Refusals are not retried."""
+        try:
+            if kwargs or stop is not None:
+                call, state, parse_as = self._call_arguments(stop, kwargs)
+            else:  # nothing to sort or check: the model's settings were checked when it was built
+                call, state, parse_as = {}, self._state(), None
+            if stream and state.n > 1:
+                msg = f"n={state.n} cannot be streamed: stream returns one answer; use invoke or batch."
+                raise ValueError(msg)
+            settings, surface = state.settings, state.surface
+            planner = self._planner(state) if settings.get("use_previous_response_id") else None
+            conversation = prepare(
+                messages,
+                rules=state.rules,
+                budget=state.budget,
+                counter=state.counter,
+                keep_whole=planner.keep_whole if planner else None,
+            )
+            if conversation.compaction is not None:  # warned once per model, as each notice
+                _WARNINGS.warn(self, "compaction", compaction_warning(conversation.compaction))
+            for notice in state.notices:
+                _WARNINGS.warn(self, notice, notice)
+            context = planner.context(conversation) if planner else None
+            request = BodyInput(conversation.messages, settings, call, stream, state.explicit, context, state.profile)
+            body = surface.build_body(request)
+            fallback = None
+            if context is not None and context.continuation is not None:
+                # The whole conversation, built only if the server forgot the response.
+                fallback = Fallback(
+                    forgot_the_response, lambda: encode_body(surface.build_body(replace(request, plan=context.whole())))
+                )
+            requesting()  # the call is sent next: check the cost budget
+            data = encode_body(body)
+        except (ValueError, TypeError) as error:
+            if type(error) not in (ValueError, TypeError):
+                raise
+            raise refused_before_sending(error) from None
         return PreparedCall(
             surface,
             body,
-            encode_body(body),
-            stops,
-            n,
+            data,
+            state.stops,
+            state.n,
             self.output_version or "v0",
             conversation.compaction,
             context,
             fallback,
-            run,
+            state.run,
             parse_as,
             stream_usage=settings.get("stream_usage") is not False,
+            background=body.get("background") is True,
         )
 
-    def _call_arguments(self, stop: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], Any]:
-        """The call's request arguments, its settings, and the class to parse into."""
+    def _call_arguments(self, stop: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], _CallState, Any]:
+        """The call's tools, tool choice and response format, its state, and the class to parse into."""
         call, kwargs = call_arguments(kwargs, self.api)
         parse_as = pydantic_class(call.get("response_format"))
         if call.get("response_format") is not None:
@@ -377,22 +426,20 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             kwargs["model_kwargs"] = {**self.model_kwargs, **kwargs["model_kwargs"]}
         if stop is not None:
             kwargs["stop"] = stop
-        return call, over(held(self), kwargs, "the model"), parse_as
+        state = self._state(over(held(self), kwargs, "the model"))
+        if "tools" in call or "tool_choice" in call:  # converted as `bind_tools` converts them
+            refusal = tools_refusal(state.surface.function_tools, state.profile)
+            tools, choice = bound_tools(call.pop("tools", None), call.pop("tool_choice", None), refusal=refusal)
+            call.update({k: v for k, v in (("tools", tools), ("tool_choice", choice)) if v is not None})
+        return call, state, parse_as
 
-    def _planner(self, settings: dict[str, Any], explicit: bool, budget: int | None) -> Planner | None:
-        """A continuation planner, when asked for and the surface can continue."""
-        if settings.pop("use_previous_response_id", None) and self.surface.encode_items is not None:
-            target = self.surface.target(settings, explicit)
-            owner = (target, self.base_url, account_tag(self.api_key))
-            return Planner(*owner, self.surface.encode_items, budget, self.counter)
-        return None
-
-    def _warn_once(self, conversation: Prepared, notices: list[str]) -> None:
-        """Warn once per model of compaction and of each notice."""
-        if conversation.compaction is not None:
-            _WARNINGS.warn(self, "compaction", compaction_warning(conversation.compaction))
-        for notice in notices:
-            _WARNINGS.warn(self, notice, notice)
+    def _planner(self, state: _CallState) -> Planner | None:
+        """A continuation planner, when the surface can continue."""
+        surface = state.surface
+        if surface.encode_items is None:
+            return None
+        owner = (surface.target(state.settings, state.explicit), self.base_url, account_tag(self.api_key))
+        return Planner(*owner, surface.encode_items, state.budget, state.counter)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
         answer = Answer(
@@ -453,12 +500,12 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         prepared = self._prepare(messages, stop, kwargs, stream=False)
-        n = prepared.n
 
-        def one(_: int) -> ChatGeneration:
+        def one(_: int = 0) -> ChatGeneration:
             return self._read(prepared, *prepared.send(self.transport, prepared.run))
 
-        return self._result(together(one, n))  # n answers: n concurrent requests
+        # n answers: n concurrent requests
+        return self._result([one()] if prepared.n == 1 else together(one, prepared.n))
 
     def _stream(
         self,
@@ -716,7 +763,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}; it takes tools= besides its own."
             raise ValueError(msg)
         if method is None:
-            method = cast(Method, structured_output_method(self.call_profile()))
+            method = cast(Method, structured_output_method(self._state().profile))
         return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict, tools=tools)
 
 

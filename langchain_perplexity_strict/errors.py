@@ -6,10 +6,9 @@ Middleware reads the kind and `is_retryable`; `kind_of` below picks the kind.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import openai
@@ -316,13 +315,7 @@ def reported_error(message: str, detail: Mapping[str, Any], partial: Any = None)
     return REPORTED.get(kind_of(detail), PerplexityResponseError)(message, partial)
 
 
-@contextlib.contextmanager
-def refused_before_sending() -> Iterator[None]:
-    """Raise a plain `ValueError`/`TypeError` as `PerplexityRequestError`, so retries skip it."""
-    try:
-        yield
-    except (ValueError, TypeError) as error:
-        if type(error) not in (ValueError, TypeError):
-            raise
-        kind = PerplexityRequestTypeError if type(error) is TypeError else PerplexityRequestError
-        raise kind(*error.args).with_traceback(error.__traceback__) from None
+def refused_before_sending(error: ValueError | TypeError) -> PerplexityRequestError:
+    """A plain `ValueError`/`TypeError` raised before sending, as `PerplexityRequestError`, so retries skip it."""
+    kind = PerplexityRequestTypeError if type(error) is TypeError else PerplexityRequestError
+    return kind(*error.args).with_traceback(error.__traceback__)

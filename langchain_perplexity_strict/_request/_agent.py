@@ -139,7 +139,7 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
             items.append(item)
         elif isinstance(message, SystemMessage):
             role = "developer" if is_developer(message) else "system"
-            items.append({"role": role, "content": _parts(message.content)})
+            items.append({"role": role, "content": content_parts(message.content, PARTS, text_as_string=False)})
         else:
             _user_items(message, items)
         out.append(items)
@@ -149,7 +149,7 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
 def _user_items(message: BaseMessage, items: list[dict[str, Any]]) -> None:
     """A user turn: its message, or the MCP approval responses it holds (a turn in itself)."""
     responses = approval_responses(message.content)
-    parts = _parts(message.content)
+    parts = content_parts(message.content, PARTS, text_as_string=False)
     if responses and parts:
         msg = (
             "a user message that answers MCP approval requests (mcp_approval_response blocks) holds other "
@@ -204,7 +204,3 @@ TOOL_OUTPUT_PARTS: PartTable = {"text": PARTS["text"], "image": PARTS["image"]}
 
 AGENT_RULES = AGENT_CONTENT
 """The normalizer's rules this body needs first (`normalize._agent_content`)."""
-
-
-def _parts(content: Any) -> str | list[dict[str, Any]]:
-    return content_parts(content, PARTS, text_as_string=False)

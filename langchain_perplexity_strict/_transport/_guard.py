@@ -93,9 +93,7 @@ def leaving_together() -> Iterator[None]:
 
 
 def together(one: Callable[[int], T], n: int) -> list[T]:
-    """`[one(i) for i in range(n)]`, concurrently when n > 1, leaving together on Ctrl-C."""
-    if n == 1:
-        return [one(0)]
+    """`[one(i) for i in range(n)]`, concurrently, leaving together on Ctrl-C."""
     with leaving_together(), ThreadPoolExecutor(max_workers=min(n, 16)) as pool:
         context = copy_context()
         return list(pool.map(lambda i: context.copy().run(one, i), range(n)))
