@@ -3,7 +3,7 @@
 Each read yields the complete events it carried, a batch the follower
 (`_resume`) notes at once: the newest `sequence_number` to resume after, a
 terminal event. The batches are a transport detail: the chat model makes its
-chunks event by event (`_surfaces.read_event`), so how the network splits a
+chunks event by event (each reader's `feed`), so how the network splits a
 stream never shows in its chunks. Events end with a blank line; `data:`
 lines carry the JSON; `[DONE]` ends a chat-completions stream.
 
