@@ -258,7 +258,7 @@ class Answer:
         A v1 answer's content is its v0 message's `content_blocks`. The record is made for a whole,
         completed answer only.
         """
-        tool_calls, invalid = _parse_tool_calls(self.tool_calls)
+        tool_calls, invalid = _parse_tool_calls(self.tool_calls) if self.tool_calls else ([], [])
         message = AIMessage(
             content=self.text,
             additional_kwargs={**self._kwargs(v0=True), **v0_kwargs(self.server.items)},
@@ -285,10 +285,9 @@ class Answer:
         self._pending = ("", "")
         news = (len(self.citations), len(self.search_results), len(self.server.items)) != self._sent
         kwargs = self._stream_kwargs(reasoning) if news or reasoning else {}
-        server_blocks = self.server.take_blocks() if self.v1 else []
-        if not (reasoning or text or server_blocks or kwargs):
+        content = self._content(reasoning, text) if self.v1 else text
+        if not (content or kwargs):
             return []
-        content = self._content(reasoning, text, server_blocks=server_blocks) if self.v1 else text
         return [AIMessageChunk(content=content, additional_kwargs=kwargs, response_metadata=dict(self._provider))]
 
     def final_chunk(self) -> AIMessageChunk:
@@ -299,53 +298,41 @@ class Answer:
             tool_call_chunk(name=c["name"], args=c["arguments"], id=c["id"], index=i)
             for i, c in enumerate(self.tool_calls)
         ]
-        v1 = self.output_version == "v1"
         metadata = {**self.metadata, **self._provider}
         if self.context is not None and CONTEXT_KEY in (whole := self.message().response_metadata):
             metadata[CONTEXT_KEY] = whole[CONTEXT_KEY]
-        streamed = ("reasoning_content", "citations", "search_results")  # only unsent sources follow
-        kwargs = {k: v for k, v in self._kwargs().items() if k not in streamed}
-        valid = {c["id"]: c for c in _parse_tool_calls(self.tool_calls)[0]}
-        # Parsed calls as blocks, so their stream index cannot collide with the text's; the rest stay chunks.
-        tool_blocks = [
-            chunk if chunk["id"] not in valid else {"type": "tool_call", **{k: valid[chunk["id"]][k] for k in _CALL}}
-            for chunk in chunks
-        ]
-        content = self._content(
-            reasoning,
-            text,
-            annotations=citations_in(self.text, self.annotations, self.citations, self.search_results) if v1 else (),
-            server_blocks=self.server.take_blocks(),
-            tool_blocks=tool_blocks,
-        )
         return AIMessageChunk(
-            content=content,
-            additional_kwargs={**kwargs, **self._stream_kwargs(reasoning)},
+            content=self._content(reasoning, text, chunks) if self.v1 else text,
+            additional_kwargs={**self._kwargs(v0=not self.v1, whole=False), **self._stream_kwargs(reasoning)},
             response_metadata=metadata,
             tool_call_chunks=chunks,
             usage_metadata=self.usage if self.stream_usage else None,
             chunk_position="last",
         )
 
-    def _content(
-        self,
-        reasoning: str,
-        text: str,
-        *,
-        annotations: Sequence[dict[str, Any]] = (),
-        server_blocks: Sequence[dict[str, Any]] = (),
-        tool_blocks: Sequence[Any] = (),
-    ) -> Any:
-        """A stream chunk's content: the text (v0), or v1 blocks, each with its `index` so chunks merge by block."""
-        if self.output_version != "v1":
-            return text
+    def _content(self, reasoning: str, text: str, tool_chunks: Sequence[Any] | None = None) -> list[Any]:
+        """A v1 stream chunk's blocks, each with its `index` so chunks merge by block; the last (`tool_chunks`
+        given) has the annotations and tool calls.
+
+        Parsed tool calls are blocks, so their stream index cannot collide with the text's; the rest stay chunks.
+        """
         blocks: list[dict[str, Any]] = []
         if reasoning:
             blocks.append({"type": "reasoning", "reasoning": reasoning, "index": REASONING_INDEX})
-        blocks.extend(server_blocks)
+        blocks.extend(self.server.take_blocks())
+        last = tool_chunks is not None
+        annotations = citations_in(self.text, self.annotations, self.citations, self.search_results) if last else []
         if text or annotations:
-            blocks.append(text_block(text, list(annotations), TEXT_INDEX))
-        blocks.extend({**b, "index": FIRST_TOOL_CALL_INDEX + i} for i, b in enumerate(tool_blocks))
+            blocks.append(text_block(text, annotations, TEXT_INDEX))
+        valid = {c["id"]: c for c in _parse_tool_calls(self.tool_calls)[0]} if tool_chunks else {}
+        for i, chunk in enumerate(tool_chunks or ()):
+            call = valid.get(chunk["id"])
+            block = (
+                chunk
+                if call is None
+                else {"type": "tool_call", "id": call["id"], "name": call["name"], "args": call["args"]}
+            )
+            blocks.append({**block, "index": FIRST_TOOL_CALL_INDEX + i})
         return blocks
 
     def _stream_kwargs(self, reasoning: str) -> dict[str, Any]:
@@ -361,15 +348,17 @@ class Answer:
             kwargs.update(v0_kwargs(self.server.items[items:]))
         return kwargs
 
-    def _kwargs(self, *, v0: bool | None = None) -> dict[str, Any]:
-        """Sources, v0 reasoning, thought signatures, fields with no standard place, and the parsed text."""
-        v0 = self.output_version != "v1" if v0 is None else v0
+    def _kwargs(self, *, v0: bool, whole: bool = True) -> dict[str, Any]:
+        """Sources, v0 reasoning, thought signatures, fields with no standard place, and the parsed text.
+
+        Not `whole`: for the last stream chunk, without what streamed before it (sources, reasoning).
+        """
         kwargs: dict[str, Any] = {}
-        if self.citations:
+        if self.citations and whole:
             kwargs["citations"] = list(self.citations)
-        if self.search_results:
+        if self.search_results and whole:
             kwargs["search_results"] = list(self.search_results)
-        if v0 and self.reasoning:
+        if v0 and self.reasoning and whole:
             kwargs["reasoning_content"] = self.reasoning
         if v0 and self.annotations:
             kwargs[ANNOTATIONS] = list(self.annotations)
@@ -381,9 +370,6 @@ class Answer:
             unparsed = self.tool_calls or not self.text.strip()
             kwargs["parsed"] = None if unparsed else self.parse_as.model_validate_json(self.text)  # type: ignore[attr-defined]
         return kwargs
-
-
-_CALL = ("id", "name", "args")
 
 
 def emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
