@@ -1,4 +1,4 @@
-"""The two surfaces, each one object (path, body builder, readers); `read_event` makes a stream's chunks.
+"""The two surfaces, each one object: path, body builder, readers.
 
 `SURFACES` is the only place a surface is chosen by name.
 """
@@ -257,11 +257,3 @@ class PreparedCall:
 
         follower, fell_back = await aguarded(start, left) if background else await start()
         return opened(follower), fell_back
-
-
-def read_event(reader: StreamReader, event: dict[str, Any]) -> list[Any]:
-    """The chunks one event completes: what it produced, then its text and sources as one chunk.
-
-    Chunks depend on events alone, never on how the network split them.
-    """
-    return [*reader.feed(event), *reader.answer.take_text()]

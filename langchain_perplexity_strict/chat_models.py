@@ -60,7 +60,7 @@ from langchain_perplexity_strict._request._structured_output import (
 from langchain_perplexity_strict._request._tools import bound_tools, tools_refusal
 from langchain_perplexity_strict._request._unset import over
 from langchain_perplexity_strict._response._answer import Answer, add_usage, aemit, emit
-from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface, read_event
+from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, PreparedCall, Surface
 from langchain_perplexity_strict._switched import MOVED
 from langchain_perplexity_strict._transport import Fallback, RunSettings, encode_body, timeout_seconds
 from langchain_perplexity_strict._transport._guard import leaving_together, together
@@ -523,7 +523,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             mapper = prepared.surface.stream_reader(answer)
             with closing(cast(Generator[Batch, None, None], events.batches())) as batches:
                 for event in _events(batches):
-                    for chunk in read_event(mapper, event):
+                    for chunk in mapper.feed(event):
                         yield emit(chunk, run_manager)
                     # A stop ends the text, not the reading (usage and sources follow);
                     # a background run is cancelled instead.
@@ -590,7 +590,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             async with aclosing(cast(AsyncGenerator[Batch, None], events.batches())) as batches:
                 async for read, _ in batches:
                     for event in read:  # as `_events` does
-                        for chunk in read_event(mapper, event):
+                        for chunk in mapper.feed(event):
                             yield await aemit(chunk, run_manager)
                         if answer.stopped and prepared.background:
                             break

@@ -7,7 +7,7 @@ Shapes: `ResponsesResponseOutput`, `ResponseStreamEventOutput` (`perplexity.gene
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk
@@ -46,9 +46,7 @@ def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
 
 
 def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
-    """Raise for a run that did not complete; `requires_action` is an answer."""
-    if status is None or status in ANSWERED_STATUSES or answer.waits_for_the_app:
-        return
+    """Raise for a run that did not complete (its status is neither None nor an answer's)."""
     if answer.stopped and status != "failed":  # ended at its stop sequence
         return
     if status == "incomplete" or error.get("code") == "max_output_tokens":
@@ -71,33 +69,34 @@ def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None
     raise reported_error(msg, error, answer.partial())  # a failed run is billed: keep its usage
 
 
+@dataclass
 class AgentStreamReader:
     """Agent API stream events → message chunks."""
 
-    def __init__(self, answer: Answer) -> None:
-        self.answer = answer
-        self._offsets: dict[tuple[int, int], int] = {}
-        self._items: dict[int, dict[str, Any]] = {}  # for a terminal event without output
-        self._received: dict[tuple[int, int], str] = {}
-        self._stopped_at: int | None = None  # the item where a stop matched
-        self._done: dict[str, int] = {}
-        self._thought: str | None = None  # a repeat is no new step
+    answer: Answer
+    _offsets: dict[tuple[int, int], int] = field(default_factory=dict)
+    _items: dict[int, dict[str, Any]] = field(default_factory=dict)  # for a terminal event without output
+    _received: dict[tuple[int, int], str] = field(default_factory=dict)
+    _stopped_at: int | None = None  # the item where a stop matched
+    _done: dict[str, int] = field(default_factory=dict)
+    _thought: str | None = None  # a repeat is no new step
 
     def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]:
-        """Read one event; return the chunks it completes (its text follows, `_surfaces.read_event`)."""
+        """Read one event; return the chunks it completes: what it brought as one chunk, or the last.
+
+        Chunks depend on events alone, never on how the network split them.
+        """
         kind = event.get("type", "")
         answer = self.answer
         index = int(event.get("output_index") or 0)
-        if kind == "response.output_text.delta":
+        if kind == "response.output_text.delta":  # the common event: text in, one chunk out
             key = (index, int(event.get("content_index") or 0))
             self._add(key, self._received.get(key, "") + str(event.get("delta") or ""))
-            return []
-        if kind == "response.output_text.done":  # whole text: add what deltas missed
+        elif kind == "response.output_text.done":  # whole text: add what deltas missed
             self._add((index, int(event.get("content_index") or 0)), str(event.get("text") or ""))
-            return []
-        if kind.startswith("response.reasoning."):
-            return self._reasoning(kind, event)
-        if kind == "response.output_item.done":
+        elif kind.startswith("response.reasoning."):
+            self._reasoning(kind, event)
+        elif kind == "response.output_item.done":
             item = event.get("item") or {}
             self._items[int(event.get("output_index") or len(self._items))] = item
             self._catch_up(int(event.get("output_index") or len(self._items) - 1), item)
@@ -106,17 +105,16 @@ class AgentStreamReader:
             elif item.get("type") == "image_search_results":
                 answer.add_items("images", item.get("results") or [])
             answer.server.add(item, self._done)
-        elif kind == "response.skill.loaded":
+        elif kind == "response.skill.loaded" and answer.v1:
             answer.server.skill_loaded(str(event.get("name")))
-        elif kind == "response.completed":
-            return self._terminal(event.get("response") or {})
+        elif kind in ("response.completed", "response.incomplete", "response.cancelled"):  # the last two: OpenAI's
+            self.end(event.get("response") or {})
+            return [answer.final_chunk()]
         elif kind == "response.failed":
             answer.fail()
             raise_for_status(answer, "failed", event.get("error") or (event.get("response") or {}).get("error") or {})
             answer.metadata["status"] = "failed"
             return [answer.final_chunk()]  # cut at the output limit
-        elif kind in ("response.incomplete", "response.cancelled"):  # OpenAI's terminals
-            return self._terminal(event.get("response") or {})
         elif kind == "error":  # fields on the event (OpenAI) or nested in `error`
             error = event["error"] if isinstance(event.get("error"), dict) else event
             code = " ".join(
@@ -125,9 +123,9 @@ class AgentStreamReader:
             msg = f"Perplexity stream error: {error.get('message') or event.get('error') or event}"
             answer.fail()  # what came before the error is kept on the error's .partial
             raise reported_error(f"{msg} ({code})" if code else msg, error, answer.partial())
-        return []
+        return answer.take_text()
 
-    def _reasoning(self, kind: str, event: dict[str, Any]) -> list[AIMessageChunk]:
+    def _reasoning(self, kind: str, event: dict[str, Any]) -> None:
         answer = self.answer
         thought = event.get("thought")
         if isinstance(thought, str) and thought and thought != self._thought:
@@ -135,21 +133,19 @@ class AgentStreamReader:
             piece = "\n\n" + thought if answer.reasoning else thought
             self._thought = thought
             answer.add_reasoning(piece)
-            answer.pend(piece, "")
         if kind == "response.reasoning.search_queries":
             answer.add_items("search_queries", event.get("queries") or [])
         elif kind == "response.reasoning.search_results":
             answer.add_search_results(event.get("results") or [])
         elif kind == "response.reasoning.image_search_results":
             answer.add_items("images", event.get("results") or [])
-        if kind in TOOL_EVENTS:
-            item_type, starts, field = TOOL_EVENTS[kind]
-            value = {field: event.get(field) or []}
+        if kind in TOOL_EVENTS and answer.v1:
+            item_type, starts, name = TOOL_EVENTS[kind]
+            value = {name: event.get(name) or []}
             if starts:
                 answer.server.started(item_type, value)
             else:
                 answer.server.finished(item_type, value)
-        return []
 
     def _add(self, key: tuple[int, int], text: str) -> None:
         """Part `key`'s text is now `text`; add what extends what was read.
@@ -163,10 +159,10 @@ class AgentStreamReader:
         answer = self.answer
         if key not in self._offsets:  # a new part: its own paragraph
             if answer.text:
-                answer.pend(*answer.add_text(PART_SEPARATOR))
+                answer.add_text(PART_SEPARATOR)
             self._offsets[key] = len(answer.text)
         self._received[key] = text
-        answer.pend(*answer.add_text(text[len(received) :]))
+        answer.add_text(text[len(received) :])
         if answer.stopped and self._stopped_at is None:
             self._stopped_at = key[0]
 
@@ -178,33 +174,18 @@ class AgentStreamReader:
             if part.get("type") == "output_text":
                 self._add((index, part_index), str(part.get("text") or ""))
 
-    def _terminal(self, response: dict[str, Any]) -> list[AIMessageChunk]:
-        self.end(response)
-        return [self.answer.final_chunk()]
-
     def end(self, response: dict[str, Any]) -> None:
-        """The terminal response: text the events missed, then sources, server items, calls and status."""
+        """The terminal response: text the events missed, then sources, server items, calls and status.
+
+        Messages and calls after the item where a stop matched are skipped.
+        """
         answer = self.answer
         output = response.get("output") or [self._items[i] for i in sorted(self._items)]
-        for index, item in enumerate(output):
-            self._catch_up(index, item)
-        answer.pend(*answer.flush_text())
-        self._read_output(output)
-        # On the Agent API `status`, not HTTP 200, means success.
-        status = response.get("status")
-        envelope = {key: response[key] for key in ENVELOPE_KEYS if response.get(key) is not None}
-        answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status, **envelope)
-        raise_for_status(answer, status, response.get("error") or {})
-
-    def _read_output(self, output: Sequence[dict[str, Any]]) -> None:
-        """Fill the answer from `output` items but their text; messages and calls after the stop's item are skipped."""
-        answer, stopped_at = self.answer, self._stopped_at
         ordinals: dict[str, int] = {}
         for index, item in enumerate(output):
+            self._catch_up(index, item)
             kind = item.get("type")
-            if stopped_at is None and answer.stopped:
-                stopped_at = index - 1
-            if kind in ("message", "function_call") and stopped_at is not None and index > stopped_at:
+            if kind in ("message", "function_call") and self._stopped_at is not None and index > self._stopped_at:
                 continue
             answer.server.add(item, ordinals)
             if kind == "message":  # annotation offsets are per part
@@ -220,6 +201,13 @@ class AgentStreamReader:
                 answer.add_tool_call(
                     item.get("call_id"), item.get("name"), item.get("arguments"), item.get("thought_signature")
                 )
+        answer.flush_text()
+        # On the Agent API `status`, not HTTP 200, means success.
+        status = response.get("status")
+        envelope = {key: response[key] for key in ENVELOPE_KEYS if response.get(key) is not None}
+        answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status, **envelope)
+        if status is not None and status not in ANSWERED_STATUSES:
+            raise_for_status(answer, status, response.get("error") or {})
 
     def finish(self) -> list[AIMessageChunk]:
         """The stream ended: complete only after a terminal event or a matched stop."""

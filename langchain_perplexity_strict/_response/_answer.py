@@ -87,9 +87,11 @@ class Answer:
     server: ServerItems = field(default_factory=ServerItems)
 
     def __post_init__(self) -> None:
-        self._think = ThinkSplitter()
-        self._stop = StopFilter(self.stops)
-        self._pending: tuple[list[str], list[str]] = ([], [])  # reasoning, answer
+        self._stop = StopFilter(self.stops) if self.stops else None
+        self._think: ThinkSplitter | None = None
+        self._started = False  # whether the text's start was seen (a `<think>` block can only lead it)
+        self._pending = ("", "")  # reasoning, answer: the next stream chunk's text
+        self._news = False  # sources or server items the next stream chunk carries
         self._cited: set[str] = set()  # Sonar repeats URLs in every chunk
         self._results_kept: set[tuple[Any, Any]] = set()  # by URL and `id` (`[n]` markers cite ids)
         self._call_ids: set[str] = set()
@@ -97,52 +99,52 @@ class Answer:
             "model_provider": PROVIDER,
             **({"output_version": "v1"} if self.output_version == "v1" else {}),
         }
-        self._sent_citations = 0
-        self._sent_results = 0
+        self._sent = (0, 0, 0)  # citations, search results and server items streamed
+        self.stopped = False
+        """Whether a stop sequence matched."""
+        self.v1 = self.output_version == "v1"
+        self.server.blocks = self.v1
 
     # -- text, piece by piece ---------------------------------------------------------
 
-    def add_text(self, piece: str) -> tuple[str, str]:
-        """Add raw content; return the `(reasoning, answer)` text safe to emit."""
-        return self._take(*self._think.feed(piece))
+    def add_text(self, piece: str) -> None:
+        """Add raw content; what is safe to emit goes to the next stream chunk.
 
-    def flush_text(self) -> tuple[str, str]:
-        """At the end: what the splitter and filter hold."""
-        reasoning, answer = self._take(*self._think.flush())
-        if not self._stop.stopped:
+        The `<think>` splitter and the stop filter run only where they can change the text: a think block
+        leads the text, so it is split only when the text opens with `<` or blanks.
+        """
+        if not self._started:
+            self._started = True
+            if piece.lstrip()[:1] in ("", "<"):
+                self._think = ThinkSplitter()
+        reasoning = ""
+        if self._think is not None:
+            reasoning, piece = self._think.feed(piece)
+            self.reasoning += reasoning
+        if self._stop is not None and piece:
+            piece = self._stop.feed(piece)
+            if self._stop.stopped:
+                self.stopped = True
+                self.metadata["stop_sequence"] = self._stop.matched
+        self.text += piece
+        self._pending = (self._pending[0] + reasoning, self._pending[1] + piece)
+
+    def flush_text(self) -> None:
+        """At the end: what the splitter and filter hold goes to the next chunk."""
+        if self._think is not None:
+            reasoning, held = self._think.flush()
+            self._think = None
+            self.add_reasoning(reasoning)
+            self.add_text(held)
+        if self._stop is not None and not self.stopped:
             held = self._stop.flush()
             self.text += held
-            answer += held
-        return reasoning, answer
-
-    def _take(self, reasoning: str, answer: str) -> tuple[str, str]:
-        self.reasoning += reasoning
-        answer = self._stop.feed(answer) if answer else ""
-        if self._stop.stopped:
-            self.metadata["stop_sequence"] = self._stop.matched
-        self.text += answer
-        return reasoning, answer
+            self._pending = (self._pending[0], self._pending[1] + held)
 
     def add_reasoning(self, piece: str) -> None:
-        """Reasoning from its own events (Agent API)."""
+        """Reasoning from its own events (Agent API), for the next chunk too."""
         self.reasoning += piece
-
-    @property
-    def stopped(self) -> bool:
-        """Whether a stop sequence matched."""
-        return self._stop.stopped
-
-    def pend(self, reasoning: str, answer: str) -> None:
-        """Keep text for the next stream chunk."""
-        if reasoning:
-            self._pending[0].append(reasoning)
-        if answer:
-            self._pending[1].append(answer)
-
-    def _take_pending(self) -> tuple[str, str]:
-        reasoning, text = map("".join, self._pending)
-        self._pending = ([], [])
-        return reasoning, text
+        self._pending = (self._pending[0] + piece, self._pending[1])
 
     # -- sources, tool calls, extras ------------------------------------------------------
 
@@ -153,7 +155,9 @@ class Answer:
             if key not in self._results_kept:
                 self.search_results.append(SearchResult(record))
                 self._results_kept.add(key)
-        self.add_citations(r["url"] for r in results if r.get("url"))
+            if record.get("url") and record["url"] not in self._cited:
+                self.citations.append(record["url"])
+                self._cited.add(record["url"])
 
     def add_citations(self, urls: Iterable[str]) -> None:
         """Keep each URL once."""
@@ -168,17 +172,6 @@ class Answer:
             self.annotations.append(annotation)
             if annotation.get("url"):
                 self.add_citations([annotation["url"]])
-
-    def _unsent_sources(self) -> dict[str, Any]:
-        """Take the citations and search results not streamed yet."""
-        kwargs: dict[str, Any] = {}
-        if len(self.citations) > self._sent_citations:
-            kwargs["citations"] = self.citations[self._sent_citations :]
-            self._sent_citations = len(self.citations)
-        if len(self.search_results) > self._sent_results:
-            kwargs["search_results"] = self.search_results[self._sent_results :]
-            self._sent_results = len(self.search_results)
-        return kwargs
 
     def add_tool_call(self, call_id: Any, name: Any, arguments: Any, thought_signature: Any = None) -> None:
         """A function call, once per id; `thought_signature` is kept to echo back.
@@ -220,7 +213,7 @@ class Answer:
 
     def fail(self) -> None:
         """The run failed: the answer so far is final."""
-        self.pend(*self.flush_text())
+        self.flush_text()
         self.finished = True
 
     def partial(self) -> AIMessage | None:
@@ -265,7 +258,7 @@ class Answer:
         A v1 answer's content is its v0 message's `content_blocks`. The record is made for a whole,
         completed answer only.
         """
-        tool_calls, invalid = _parse_tool_calls(self.tool_calls)
+        tool_calls, invalid = _parse_tool_calls(self.tool_calls) if self.tool_calls else ([], [])
         message = AIMessage(
             content=self.text,
             additional_kwargs={**self._kwargs(v0=True), **v0_kwargs(self.server.items)},
@@ -288,86 +281,84 @@ class Answer:
 
         Each chunk names the provider, so its `content_blocks` use this package's translator.
         """
-        reasoning, text = self._take_pending()
-        server_blocks = self.server.take_blocks() if self.output_version == "v1" else []
-        kwargs = self._stream_kwargs(reasoning)
-        if not (reasoning or text or server_blocks or kwargs):
+        reasoning, text = self._pending
+        self._pending = ("", "")
+        news = (len(self.citations), len(self.search_results), len(self.server.items)) != self._sent
+        kwargs = self._stream_kwargs(reasoning) if news or reasoning else {}
+        content = self._content(reasoning, text) if self.v1 else text
+        if not (content or kwargs):
             return []
-        content = self._content(reasoning, text, server_blocks=server_blocks)
         return [AIMessageChunk(content=content, additional_kwargs=kwargs, response_metadata=dict(self._provider))]
 
     def final_chunk(self) -> AIMessageChunk:
         """The last stream chunk: pending text, sources, usage (once), metadata, tool calls."""
-        reasoning, text = self._take_pending()
+        reasoning, text = self._pending
+        self._pending = ("", "")
         chunks = [
             tool_call_chunk(name=c["name"], args=c["arguments"], id=c["id"], index=i)
             for i, c in enumerate(self.tool_calls)
         ]
-        v1 = self.output_version == "v1"
         metadata = {**self.metadata, **self._provider}
         if self.context is not None and CONTEXT_KEY in (whole := self.message().response_metadata):
             metadata[CONTEXT_KEY] = whole[CONTEXT_KEY]
-        streamed = ("reasoning_content", "citations", "search_results")  # only unsent sources follow
-        kwargs = {k: v for k, v in self._kwargs().items() if k not in streamed}
-        valid = {c["id"]: c for c in _parse_tool_calls(self.tool_calls)[0]}
-        # Parsed calls as blocks, so their stream index cannot collide with the text's; the rest stay chunks.
-        tool_blocks = [
-            chunk if chunk["id"] not in valid else {"type": "tool_call", **{k: valid[chunk["id"]][k] for k in _CALL}}
-            for chunk in chunks
-        ]
-        content = self._content(
-            reasoning,
-            text,
-            annotations=citations_in(self.text, self.annotations, self.citations, self.search_results) if v1 else (),
-            server_blocks=self.server.take_blocks() if v1 else [],
-            tool_blocks=tool_blocks,
-        )
         return AIMessageChunk(
-            content=content,
-            additional_kwargs={**kwargs, **self._stream_kwargs(reasoning)},
+            content=self._content(reasoning, text, chunks) if self.v1 else text,
+            additional_kwargs={**self._kwargs(v0=not self.v1, whole=False), **self._stream_kwargs(reasoning)},
             response_metadata=metadata,
             tool_call_chunks=chunks,
             usage_metadata=self.usage if self.stream_usage else None,
             chunk_position="last",
         )
 
-    def _content(
-        self,
-        reasoning: str,
-        text: str,
-        *,
-        annotations: Sequence[dict[str, Any]] = (),
-        server_blocks: Sequence[dict[str, Any]] = (),
-        tool_blocks: Sequence[Any] = (),
-    ) -> Any:
-        """A stream chunk's content: the text (v0), or v1 blocks, each with its `index` so chunks merge by block."""
-        if self.output_version != "v1":
-            return text
+    def _content(self, reasoning: str, text: str, tool_chunks: Sequence[Any] | None = None) -> list[Any]:
+        """A v1 stream chunk's blocks, each with its `index` so chunks merge by block; the last (`tool_chunks`
+        given) has the annotations and tool calls.
+
+        Parsed tool calls are blocks, so their stream index cannot collide with the text's; the rest stay chunks.
+        """
         blocks: list[dict[str, Any]] = []
         if reasoning:
             blocks.append({"type": "reasoning", "reasoning": reasoning, "index": REASONING_INDEX})
-        blocks.extend(server_blocks)
+        blocks.extend(self.server.take_blocks())
+        last = tool_chunks is not None
+        annotations = citations_in(self.text, self.annotations, self.citations, self.search_results) if last else []
         if text or annotations:
-            blocks.append(text_block(text, list(annotations), TEXT_INDEX))
-        blocks.extend({**b, "index": FIRST_TOOL_CALL_INDEX + i} for i, b in enumerate(tool_blocks))
+            blocks.append(text_block(text, annotations, TEXT_INDEX))
+        valid = {c["id"]: c for c in _parse_tool_calls(self.tool_calls)[0]} if tool_chunks else {}
+        for i, chunk in enumerate(tool_chunks or ()):
+            call = valid.get(chunk["id"])
+            block = (
+                chunk
+                if call is None
+                else {"type": "tool_call", "id": call["id"], "name": call["name"], "args": call["args"]}
+            )
+            blocks.append({**block, "index": FIRST_TOOL_CALL_INDEX + i})
         return blocks
 
     def _stream_kwargs(self, reasoning: str) -> dict[str, Any]:
-        """A chunk's v0 reasoning and server items, and the sources not streamed yet."""
-        if self.output_version == "v1":
-            return self._unsent_sources()
-        kwargs = {"reasoning_content": reasoning} if reasoning else {}
-        return {**kwargs, **self._unsent_sources(), **self.server.take_v0()}
+        """A chunk's v0 reasoning and server items, and the sources not streamed yet: each source streams once."""
+        citations, results, items = self._sent
+        self._sent = (len(self.citations), len(self.search_results), len(self.server.items))
+        kwargs: dict[str, Any] = {"reasoning_content": reasoning} if reasoning and not self.v1 else {}
+        if len(self.citations) > citations:
+            kwargs["citations"] = self.citations[citations:]
+        if len(self.search_results) > results:
+            kwargs["search_results"] = self.search_results[results:]
+        if len(self.server.items) > items and not self.v1:
+            kwargs.update(v0_kwargs(self.server.items[items:]))
+        return kwargs
 
-    def _kwargs(self, *, v0: bool | None = None) -> dict[str, Any]:
-        """Sources, v0 reasoning, thought signatures, fields with no standard place, and the parsed text."""
-        v0 = self.output_version != "v1" if v0 is None else v0
+    def _kwargs(self, *, v0: bool, whole: bool = True) -> dict[str, Any]:
+        """Sources, v0 reasoning, thought signatures, fields with no standard place, and the parsed text.
+
+        Not `whole`: for the last stream chunk, without what streamed before it (sources, reasoning).
+        """
         kwargs: dict[str, Any] = {}
-        if self.citations:
+        if self.citations and whole:
             kwargs["citations"] = list(self.citations)
-        if self.search_results:
+        if self.search_results and whole:
             kwargs["search_results"] = list(self.search_results)
-        if v0 and self.reasoning:
+        if v0 and self.reasoning and whole:
             kwargs["reasoning_content"] = self.reasoning
         if v0 and self.annotations:
             kwargs[ANNOTATIONS] = list(self.annotations)
@@ -379,9 +370,6 @@ class Answer:
             unparsed = self.tool_calls or not self.text.strip()
             kwargs["parsed"] = None if unparsed else self.parse_as.model_validate_json(self.text)  # type: ignore[attr-defined]
         return kwargs
-
-
-_CALL = ("id", "name", "args")
 
 
 def emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:

@@ -56,6 +56,7 @@ class ChatStreamReader:
         self._done = False
 
     def feed(self, data: dict[str, Any]) -> list[AIMessageChunk]:
+        """Read one chunk; return the stream chunk it makes, if any."""
         answer = self.answer
         if data.get("type") == "[DONE]":  # `_transport`'s end mark
             self._done = True
@@ -66,7 +67,7 @@ class ChatStreamReader:
         for choice in data.get("choices") or []:
             delta = choice.get("delta") or {}
             if delta.get("content"):
-                answer.pend(*answer.add_text(content_text(delta["content"])))
+                answer.add_text(content_text(delta["content"]))
             for call in delta.get("tool_calls") or [] if not answer.stopped else []:
                 part = self._tool_parts.setdefault(self._index(call), {"id": None, "name": "", "arguments": ""})
                 function = call.get("function") or {}
@@ -75,7 +76,7 @@ class ChatStreamReader:
                 part["arguments"] += function.get("arguments") or ""
             if choice.get("finish_reason"):
                 self._finish_reason = choice["finish_reason"]
-        return []
+        return answer.take_text()
 
     def _index(self, call: dict[str, Any]) -> int:
         """The call a piece belongs to: its `index`, else a new call (`ToolCallOutput` is whole)."""
@@ -95,7 +96,7 @@ class ChatStreamReader:
         answer = self.answer
         if answer.stopped and self._last:  # cut by a stop: no tool calls
             self._finish_reason, self._tool_parts = "stop", {}
-        answer.pend(*answer.flush_text())
+        answer.flush_text()
         for index in sorted(self._tool_parts):
             part = self._tool_parts[index]
             answer.add_tool_call(part["id"], part["name"], part["arguments"])

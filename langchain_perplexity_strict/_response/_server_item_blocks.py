@@ -180,14 +180,15 @@ def v0_items(kwargs: Mapping[str, Any]) -> list[tuple[dict[str, Any], str]]:
 
 @dataclass
 class ServerItems:
-    """Server items in arrival order, and the stream blocks and v0 entries not yet sent."""
+    """Server items in arrival order, and the v1 stream blocks not yet sent."""
 
     items: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    blocks: bool = True
+    """Whether stream blocks are made (v1); else only the items are kept."""
     _stored: dict[str, int] = field(default_factory=dict)
     _calls: dict[str, int] = field(default_factory=dict)  # calls streamed, per type
     _results: dict[str, int] = field(default_factory=dict)
     _pending: list[dict[str, Any]] = field(default_factory=list)
-    _sent_items: int = 0
 
     # -- what arrives -------------------------------------------------------------------------
 
@@ -226,6 +227,8 @@ class ServerItems:
         if ordinal >= self._stored.get(kind, 0):
             self._stored[kind] = ordinal + 1
             self.items.append((dict(item), block_id))
+        if not self.blocks:
+            return
         calls, results = self._calls.get(kind, 0), self._results.get(kind, 0)
         if kind not in ITEM_SPECS:
             if ordinal >= calls:
@@ -254,11 +257,6 @@ class ServerItems:
         """The v1 stream blocks not sent yet."""
         blocks, self._pending = self._pending, []
         return blocks
-
-    def take_v0(self) -> dict[str, Any]:
-        """The v0 `additional_kwargs` for the items not sent yet."""
-        unsent, self._sent_items = self.items[self._sent_items :], len(self.items)
-        return v0_kwargs(unsent)
 
 
 def v0_kwargs(items: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 Each read yields the complete events it carried, a batch the follower
 (`_resume`) notes at once: the newest `sequence_number` to resume after, a
 terminal event. The batches are a transport detail: the chat model makes its
-chunks event by event (`_surfaces.read_event`), so how the network splits a
+chunks event by event (each reader's `feed`), so how the network splits a
 stream never shows in its chunks. Events end with a blank line; `data:`
 lines carry the JSON; `[DONE]` ends a chat-completions stream.
 
@@ -68,7 +68,13 @@ class SSEBatcher:
             if data.startswith(b"[DONE]"):
                 self.done = True
                 break
-            event = _decode(data)
+            try:  # the common case: one JSON value in UTF-8, no whitespace around it
+                text = data.decode()
+                event, end = _raw_decode(text)
+            except ValueError:
+                text, end = "", -1
+            if end != len(text):
+                event = _decode(data)
             # An OpenAI-style error event ({"error": {...}} with no type) ends the stream; the Agent
             # API's response.failed carries an error too, and its reader raises with the details.
             if isinstance(event, dict) and isinstance(event.get("error"), dict) and "type" not in event:
@@ -80,13 +86,6 @@ class SSEBatcher:
 
 
 def _decode(data: bytes) -> Any:
-    try:
-        text = data.decode()
-        value, end = _raw_decode(text)
-        if end == len(text):
-            return value
-    except ValueError:
-        pass
     try:  # whitespace around the value, or not JSON: json.loads accepts the one and explains the other
         return json.loads(data)
     except ValueError as error:

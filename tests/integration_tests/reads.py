@@ -1,6 +1,6 @@
 """Streams whose bytes arrive in network reads a test chooses.
 
-Chunks follow events, not reads (`_surfaces.read_event`), so no chunking test needs a scripted split; the
+Chunks follow events, not reads (a reader's `feed`), so no chunking test needs a scripted split; the
 chunking property (tests/unit_tests/test_stream_chunking.py) uses these to serve drawn splits and show it.
 What still follows the reads is whether a run is over when the caller leaves: the
 follower notes a terminal event as soon as a read brings it, and a run whose end has arrived is not cancelled.

@@ -16,7 +16,6 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._server_item_blocks import READ_ELSEWHERE, item_blocks, numbered
-from langchain_perplexity_strict._surfaces import read_event
 from tests import published_schema
 from tests.published_examples import example, output_item_models
 
@@ -86,7 +85,7 @@ def invoked(body: dict[str, Any], version: str) -> AIMessage:
 def streamed(stream: list[dict[str, Any]], version: str) -> AIMessageChunk:
     answer = Answer(output_version=version)
     reader = AgentStreamReader(answer)
-    chunks = [c for event in stream for c in read_event(reader, event)] + reader.finish()
+    chunks = [c for event in stream for c in reader.feed(event)] + reader.finish()
     merged = chunks[0]
     for chunk in chunks[1:]:
         merged += chunk
@@ -139,7 +138,7 @@ def test_blocks_go_out_with_the_event_that_brings_them() -> None:
     body = response([example(MODELS["search_results"])])
     answer = Answer(output_version="v1")
     reader = AgentStreamReader(answer)
-    per_event = [read_event(reader, event) for event in events(body, reasoning_events=True)]
+    per_event = [reader.feed(event) for event in events(body, reasoning_events=True)]
     kinds = [[b["type"] for chunk in chunks for b in chunk.content] for chunks in per_event]
     assert kinds[1] == ["reasoning", "server_tool_call"]  # response.reasoning.search_queries (with a thought)
     assert kinds[2] == ["server_tool_result"]  # response.reasoning.search_results

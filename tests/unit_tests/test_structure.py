@@ -305,7 +305,6 @@ PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
     ("unit_tests/test_imports.py", "cli"): "the emulator command imports no client module",
     ("unit_tests/test_search_embeddings_strict.py", "_accepts"): "the connection checks every class shares",
     ("unit_tests/test_search_embeddings_strict.py", "_request"): "the search-filter rules shared with the chat model",
-    ("unit_tests/test_response_output_items.py", "_surfaces"): "read_event feeds the reader event by event",
     ("integration_tests/conftest.py", "_transport"): "quick_client_waits: the poll and resume pauses, cut",
     ("integration_tests/conftest.py", "_batches"): "quick_client_waits: a batch's poll pause, cut",
     ("integration_tests/test_side_effects_never_raise.py", "_batches"): "MAX_LINES cut, so one batch is made first",
