@@ -42,17 +42,9 @@ ROLE_BY_CLASS: dict[type, Role] = {
 
 def role_of(message: BaseMessage, *, index: int | None = None) -> Role:
     """Return the Perplexity role of `message`; `ValueError` when it has none."""
-    role = ROLE_BY_CLASS.get(type(message))
+    role = next((r for cls, r in ROLE_BY_CLASS.items() if isinstance(message, cls)), None)
     if role is not None:
         return role
-    if isinstance(message, HumanMessage):
-        return "user"
-    if isinstance(message, AIMessage):
-        return "assistant"
-    if isinstance(message, SystemMessage):
-        return "system"
-    if isinstance(message, ToolMessage):
-        return "tool"
     where = f"messages[{index}]" if index is not None else "message"
     if isinstance(message, ChatMessage):
         role = _CHAT_MESSAGE_ROLES.get(message.role.lower())

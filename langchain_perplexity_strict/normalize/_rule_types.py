@@ -1,4 +1,4 @@
-"""The records the normalizer's rules exchange: `Entry`, `Change` and the `Rule` protocol."""
+"""The records the normalizer's rules exchange (`Entry`, `Change`, the `Rule` protocol), and their shared words."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import NamedTuple, Protocol
 
 from langchain_core.messages import BaseMessage
 
+from langchain_perplexity_strict._once import warn
 from langchain_perplexity_strict.normalize._roles import Role
 
 
@@ -53,3 +54,19 @@ class Rule(Protocol):
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         """Return the rewritten entries and what changed."""
         ...
+
+
+def listed(names: list[str]) -> str:
+    """Names once each, quoted, in order."""
+    return ", ".join(repr(n) for n in dict.fromkeys(names))
+
+
+def newest_turn_lost(kinds: list[str], why: str, *, nothing_left: bool, send: str) -> None:
+    """Warn that the newest user turn lost blocks of `kinds`; raise, saying what to `send`, if nothing is left."""
+    if nothing_left:
+        msg = (
+            f"messages: content block(s) {listed(kinds)} left out of the newest user message ({why}), and nothing "
+            f"is left to answer. {send}"
+        )
+        raise ValueError(msg)
+    warn(f"The newest user message lost content block(s) {listed(kinds)}: {why}; the rest of the message is sent.")
