@@ -20,7 +20,7 @@ from langchain_perplexity_strict.normalize._normalizer import (
     StartWithUserTurn,
     normalize_messages,
 )
-from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rule
+from langchain_perplexity_strict.normalize._roles import Change, Entry, Rule
 
 __all__ = [
     "DEFAULT_RULES",

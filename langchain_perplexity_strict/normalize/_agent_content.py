@@ -17,7 +17,7 @@ from langchain_perplexity_strict.normalize._content import (
     TOOL_CALL_TYPES,
     canonical_content,
 )
-from langchain_perplexity_strict.normalize._rule_types import Change, Entry, listed, newest_turn_lost
+from langchain_perplexity_strict.normalize._roles import Change, Entry, listed, newest_turn_lost
 
 NOT_SENT = "a file the tool returned is not sent"
 _NEITHER = frozenset({*TEXT_TYPES, *REASONING_TYPES, *TOOL_CALL_TYPES})

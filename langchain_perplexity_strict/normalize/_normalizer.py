@@ -44,8 +44,16 @@ from langchain_perplexity_strict.normalize._content import (
     standard_view,
     text_of,
 )
-from langchain_perplexity_strict.normalize._roles import ROLE_BY_CLASS, is_developer, role_of
-from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rule, listed, newest_turn_lost
+from langchain_perplexity_strict.normalize._roles import (
+    ROLE_BY_CLASS,
+    Change,
+    Entry,
+    Rule,
+    is_developer,
+    listed,
+    newest_turn_lost,
+    role_of,
+)
 
 _MESSAGE, _ROLE, _SOURCES = itemgetter(0), itemgetter(1), itemgetter(2)
 _ID, _ID_KEY = itemgetter("id"), repeat("id")
