@@ -92,10 +92,10 @@ def _pages(data: Any) -> int:
 
 def without_media(message: BaseMessage) -> tuple[BaseMessage, int]:
     """`message` without its media blocks, and their estimate."""
-    content = message.content
-    if isinstance(content, str) or not any(isinstance(b, dict) and b.get("type") in MEDIA_TYPES for b in content):
-        return message, 0
+    content = message.content if isinstance(message.content, list) else []
     media = [b for b in content if isinstance(b, dict) and b.get("type") in MEDIA_TYPES]
+    if not media:
+        return message, 0
     rest = [b for b in content if not (isinstance(b, dict) and b.get("type") in MEDIA_TYPES)]
     return message.model_copy(update={"content": rest}), sum(media_tokens(b) for b in media)
 
