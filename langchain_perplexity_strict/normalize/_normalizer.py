@@ -369,17 +369,17 @@ class DemoteLateSystemMessages:
     name: str = "demote_late_system_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        roles = list(map(_ROLE, entries))
-        n = len(roles)
+        n = len(entries)
+        roles = [*map(_ROLE, entries), "system"]  # a last "system" ends each search
         start = next((i for i, role in enumerate(roles) if role != "system"), n)
-        late = _index(roles, "system", start)
+        late = roles.index("system", start)
         if late == n:
             return _as_list(entries), []
         out: list[Entry] = list(entries[:late])
         changes: list[Change] = []
         while late < n:
             entry = entries[late]
-            following = _index(roles, "system", late + 1)
+            following = roles.index("system", late + 1)
             kind = "developer" if is_developer(entry.message) else "system"
             why = (
                 f"a {kind} message after the conversation started is sent as a user message "
@@ -393,14 +393,6 @@ class DemoteLateSystemMessages:
             out.extend(entries[late + 1 : following])
             late = following
         return out, changes
-
-
-def _index(roles: list[str], role: str, start: int) -> int:
-    """The first index of `role` from `start`, else `len(roles)`."""
-    try:
-        return roles.index(role, start)
-    except ValueError:
-        return len(roles)
 
 
 @dataclass(frozen=True)
