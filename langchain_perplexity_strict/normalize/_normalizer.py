@@ -542,7 +542,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
 
 _KNOWN_RULES = frozenset({*map(type, DEFAULT_RULES), ContentLimits})
 """The package's rule classes: each passes a history in `_IN_ORDER` of plain text messages as it is."""
-_LETTER: dict[Any, str] = {"system": "s", "user": "u", "assistant": "a", "tool": "t"}
+_LETTER = {cls: role[0] for cls, role in ROLE_BY_CLASS.items()}
+"""A plain class's role as one letter: s, u, a or t."""
 _IN_ORDER = re.compile(r"s*(?=[ut])(?:(?!uu|aa)[uat])+(?<!a)")
 """System first, then alternating turns that open and end with user or tool."""
 
@@ -624,9 +625,9 @@ def _as_is(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult | 
     """
     if not _KNOWN_RULES.issuperset(map(type, rules)):
         return None
-    roles = list(map(ROLE_BY_CLASS.get, map(type, messages)))
-    if not _IN_ORDER.fullmatch("".join(map(_LETTER.get, roles, repeat("-")))):
+    if not _IN_ORDER.fullmatch("".join(map(_LETTER.get, map(type, messages), repeat("-")))):
         return None
+    roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
     sources: list[tuple[int, ...]] = list(zip(range(len(messages))))
     entries = list(map(tuple.__new__, repeat(Entry), zip(messages, roles, sources, strict=True)))
     if first_to_convert(entries) is None and first_broken_turn(entries) is None:
