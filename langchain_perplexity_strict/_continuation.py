@@ -19,8 +19,7 @@ from langchain_perplexity_strict._message_keys import CONTEXT_KEY, MCP_APPROVAL_
 from langchain_perplexity_strict.normalize._approvals import approval_requests
 from langchain_perplexity_strict.normalize._compaction import TokenCounter, count_tokens
 from langchain_perplexity_strict.normalize._content import canonical_text
-from langchain_perplexity_strict.normalize._normalizer import NormalizationResult
-from langchain_perplexity_strict.normalize._prepare import Prepared
+from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, Prepared
 
 
 def account_tag(api_key: Any) -> str:

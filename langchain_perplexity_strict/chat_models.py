@@ -69,8 +69,7 @@ from langchain_perplexity_strict._transport._response_files import PerplexityRes
 from langchain_perplexity_strict._transport._resume import Batch, StreamFollower
 from langchain_perplexity_strict.errors import refused_before_sending
 from langchain_perplexity_strict.normalize._compaction import compaction_warning, count_tokens
-from langchain_perplexity_strict.normalize._normalizer import NormalizationResult
-from langchain_perplexity_strict.normalize._prepare import prepare
+from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, prepare
 
 _SETTING_NAMES = tuple(PARAMETERS)
 _WARNINGS = OncePerOwner()

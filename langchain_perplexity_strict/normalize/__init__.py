@@ -1,7 +1,7 @@
 """Stage 1 of a call: turn any LangChain conversation into one Perplexity accepts.
 
 Pure functions from messages to messages, with a report; nothing here knows of requests or HTTP.
-The chat model calls `_prepare.prepare`; `normalize_messages` and `compact_messages` are public.
+The chat model calls `_normalizer.prepare`; `normalize_messages` and `compact_messages` are public.
 """
 
 from __future__ import annotations
@@ -10,19 +10,17 @@ from importlib import import_module
 
 from langchain_perplexity_strict._once import warn_deprecated_name
 from langchain_perplexity_strict.normalize._compaction import compact_messages
-from langchain_perplexity_strict.normalize._normalizer import normalize_messages
-from langchain_perplexity_strict.normalize._rules import (
+from langchain_perplexity_strict.normalize._normalizer import (
     DEFAULT_RULES,
     CanonicalMessages,
-    Change,
     DemoteLateSystemMessages,
     DropTrailingAssistantMessages,
-    Entry,
     MergeAdjacentTurns,
     RepairToolProtocol,
-    Rule,
     StartWithUserTurn,
+    normalize_messages,
 )
+from langchain_perplexity_strict.normalize._roles import Change, Entry, Rule
 
 __all__ = [
     "DEFAULT_RULES",
@@ -46,8 +44,8 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
     "CompactionResult": ("_compaction", "use what compact_messages(...) returns (no import needed)"),
     "AGENT_CONTENT": ("_agent_content", _INTERNAL),
     "NOT_SENT": ("_agent_content", _INTERNAL),
-    "Prepared": ("_prepare", _INTERNAL),
-    "prepare": ("_prepare", _INTERNAL),
+    "Prepared": ("_normalizer", _INTERNAL),
+    "prepare": ("_normalizer", _INTERNAL),
     "TokenCounter": ("_compaction", _INTERNAL),
     "compaction_warning": ("_compaction", _INTERNAL),
     "count_tokens": ("_compaction", _INTERNAL),

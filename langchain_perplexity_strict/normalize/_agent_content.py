@@ -17,7 +17,7 @@ from langchain_perplexity_strict.normalize._content import (
     TOOL_CALL_TYPES,
     canonical_content,
 )
-from langchain_perplexity_strict.normalize._rule_types import Change, Entry
+from langchain_perplexity_strict.normalize._roles import Change, Entry, listed, newest_turn_lost
 
 NOT_SENT = "a file the tool returned is not sent"
 _NEITHER = frozenset({*TEXT_TYPES, *REASONING_TYPES, *TOOL_CALL_TYPES})
@@ -54,15 +54,14 @@ class ContentLimits:
                 continue
             for kind, names in left_out.items():
                 if index == newest:
-                    _newest_turn_lost(_listed(names), self.turns[kind], nothing_left=not kept)
-                what = f"{_LABELS[kind]} {_listed(names)} left out ({self.turns[kind]})"
+                    send = "Send text, or content this model's profile takes."
+                    newest_turn_lost(names, self.turns[kind], nothing_left=not kept, send=send)
+                what = f"{_LABELS[kind]} {listed(names)} left out ({self.turns[kind]})"
                 changes.append(Change(self.name, entry.sources, what))
             for kind, names in named.items():
                 if index > answered and index > newest:  # the result the model answers now
                     _newest_result_lost(kind, self.tool_results[kind])
-                what = (
-                    f"{_LABELS[kind]} {_listed(names)} in a tool result named in its text ({self.tool_results[kind]})"
-                )
+                what = f"{_LABELS[kind]} {listed(names)} in a tool result named in its text ({self.tool_results[kind]})"
                 changes.append(Change(self.name, entry.sources, what))
             message = entry.message.model_copy(update={"content": kept})
             out.append(Entry(message, entry.role, entry.sources))
@@ -114,20 +113,6 @@ def _kind(block: dict[str, Any], canonical: Any) -> tuple[str, str]:
         return "file", str(converted.get("filename") or converted.get("url") or "a file")
     by_url = not str(converted["url"]).startswith("data:")
     return ("image_url" if by_url else "image"), str(block.get("type"))
-
-
-def _listed(names: list[str]) -> str:
-    return ", ".join(repr(n) for n in dict.fromkeys(names))
-
-
-def _newest_turn_lost(kinds: str, why: str, *, nothing_left: bool) -> None:
-    if nothing_left:
-        msg = (
-            f"messages: content block(s) {kinds} left out of the newest user message ({why}), and nothing is "
-            "left to answer. Send text, or content this model's profile takes."
-        )
-        raise ValueError(msg)
-    warn(f"The newest user message lost content block(s) {kinds}: {why}.")
 
 
 def _newest_result_lost(kind: str, why: str) -> None:

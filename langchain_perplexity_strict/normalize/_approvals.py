@@ -67,29 +67,19 @@ def approval_responses(content: Any) -> list[dict[str, Any]]:
 
 
 def approval_requests(message: BaseMessage) -> list[dict[str, Any]]:
-    """An answer's approval requests, once each, published fields only."""
-    found: list[Any] = list(message.additional_kwargs.get(MCP_APPROVAL_REQUESTS) or [])
+    """An answer's approval requests, once each (the first by id), published fields only."""
+    found = [*(message.additional_kwargs.get(MCP_APPROVAL_REQUESTS) or [])]
     if isinstance(message.content, list):
-        found.extend(_unwrapped(b) for b in message.content)
-    return _once(_fields(r, REQUEST_FIELDS) for r in found if isinstance(r, dict) and _is_request(r))
-
-
-def _is_request(item: dict[str, Any]) -> bool:
-    return item.get("type") == "mcp_approval_request" and isinstance(item.get("id"), str)
+        found.extend(map(_unwrapped, message.content))
+    once: dict[str, dict[str, Any]] = {}
+    for item in found:
+        if isinstance(item, dict) and item.get("type") == "mcp_approval_request" and isinstance(item.get("id"), str):
+            once.setdefault(item["id"], _fields(item, REQUEST_FIELDS))
+    return list(once.values())
 
 
 def _fields(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
     return {k: item[k] for k in fields if item.get(k) is not None}
-
-
-def _once(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    seen: set[str] = set()
-    out = []
-    for item in items:
-        if item["id"] not in seen:
-            seen.add(item["id"])
-            out.append(item)
-    return out
 
 
 def check_approval_history(messages: Iterable[BaseMessage]) -> None:

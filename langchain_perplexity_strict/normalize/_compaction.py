@@ -2,10 +2,16 @@
 
 System messages and the newest user turn stay whole; the oldest content goes first, a tool call with its
 results. Not `trim_messages`: it recounts every prefix and splits tool calls from results.
+
+Images and files are counted by a documented estimate, not the length of their base64: per image and per
+PDF page (one page if uncountable). Perplexity publishes no figures; these are the upper ends of
+Anthropic's vision and PDF-support guides.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import inspect
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -15,11 +21,14 @@ from typing import Any, get_origin
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
 
-from langchain_perplexity_strict.normalize._media_tokens import without_media
-from langchain_perplexity_strict.normalize._roles import role_of
-from langchain_perplexity_strict.normalize._rule_types import Change
+from langchain_perplexity_strict.normalize._roles import Change, role_of
 
 RULE_NAME = "compact_to_context_window"
+
+IMAGE_TOKENS = 1_600
+PDF_PAGE_TOKENS = 3_000
+MEDIA_TYPES = frozenset({"image", "file"})
+_PAGE = re.compile(rb"/Type\s*/Page(?!s)")
 
 TokenCounter = Callable[[str], int] | Callable[[list[BaseMessage]], int] | Any
 """A text or message-list counter, a tiktoken-like `encode`, or a LangChain model."""
@@ -62,6 +71,33 @@ class MessageCounter:
         self.calls += 1
         text, media = without_media(message)
         return int(self._count(text)) + media
+
+
+def media_tokens(block: dict[str, Any]) -> int:
+    """The estimate for one canonical image or file block."""
+    if block.get("type") == "image":
+        return IMAGE_TOKENS
+    return PDF_PAGE_TOKENS * max(1, _pages(block.get("base64")))
+
+
+def _pages(data: Any) -> int:
+    if not isinstance(data, str):
+        return 0
+    try:
+        raw = base64.b64decode(data, validate=False)
+    except (binascii.Error, ValueError):
+        return 0
+    return len(_PAGE.findall(raw))
+
+
+def without_media(message: BaseMessage) -> tuple[BaseMessage, int]:
+    """`message` without its media blocks, and their estimate."""
+    content = message.content if isinstance(message.content, list) else []
+    media = [b for b in content if isinstance(b, dict) and b.get("type") in MEDIA_TYPES]
+    if not media:
+        return message, 0
+    rest = [b for b in content if not (isinstance(b, dict) and b.get("type") in MEDIA_TYPES)]
+    return message.model_copy(update={"content": rest}), sum(media_tokens(b) for b in media)
 
 
 def _adapt(counter: Callable[..., int]) -> Callable[[BaseMessage], int]:

@@ -1,31 +1,549 @@
-"""Turn any LangChain conversation into one Perplexity accepts.
+"""Turn any LangChain conversation into one Perplexity accepts: the rules, and the functions that run them.
 
-Pure: no I/O, and the caller's messages are never mutated.
+A rule is a small named step fixing one thing Perplexity rejects: it maps `Entry`s to new entries plus
+`Change` records, never mutates, and passes untouched messages as the caller's objects. Sources:
+docs/perplexity-rules.md. Pass your own list as `normalize_messages(rules=...)`. The chat model calls `prepare`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
-from langchain_core.messages import BaseMessage, convert_to_messages
-from langchain_core.messages.utils import MessageLikeRepresentation
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    convert_to_messages,
+    merge_message_runs,
+)
+from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
 
+from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
 from langchain_perplexity_strict.normalize._agent_content import ContentLimits
-from langchain_perplexity_strict.normalize._canonical import first_to_convert
-from langchain_perplexity_strict.normalize._roles import ROLE_BY_CLASS, role_of
-from langchain_perplexity_strict.normalize._rule_types import Change, Entry, Rule
-from langchain_perplexity_strict.normalize._rules import DEFAULT_RULES
-from langchain_perplexity_strict.normalize._tool_protocol import first_broken_turn
+from langchain_perplexity_strict.normalize._approvals import (
+    approval_requests,
+    approval_responses,
+    check_approval_history,
+)
+from langchain_perplexity_strict.normalize._compaction import RULE_NAME, TokenCounter, compact_messages
+from langchain_perplexity_strict.normalize._content import (
+    VIEW_KWARGS,
+    CanonicalContent,
+    canonical_content,
+    is_own,
+    kwarg_sources,
+    standard_view,
+    text_of,
+)
+from langchain_perplexity_strict.normalize._roles import (
+    ROLE_BY_CLASS,
+    Change,
+    Entry,
+    Rule,
+    is_developer,
+    listed,
+    newest_turn_lost,
+    role_of,
+)
 
 _MESSAGE, _ROLE, _SOURCES = itemgetter(0), itemgetter(1), itemgetter(2)
+_ID, _ID_KEY = itemgetter("id"), repeat("id")
+
+# -- the rules, in the order DEFAULT_RULES runs them ------------------------------------------------
+
+_PLAIN = frozenset({HumanMessage, AIMessage, SystemMessage, ToolMessage})
+_CLASS_OF: dict[str, type[BaseMessage]] = {"user": HumanMessage, "assistant": AIMessage, "tool": ToolMessage}
+"""The class `_rebuild` copies per role; system is built (developer marker)."""
+_WHY = "Perplexity takes text, and images and files by URL or inline data"
+
+
+@dataclass(frozen=True)
+class CanonicalMessages:
+    """Plain message classes and canonical content; messages left empty are dropped.
+
+    Later rules see only System, Human, AI and Tool messages with canonical content. An id-less tool call
+    gets a stable id.
+    """
+
+    name: str = "canonical_messages"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        first = first_to_convert(entries)
+        if first is None:
+            return _as_list(entries), []
+        out: list[Entry] = list(entries[:first])
+        changes: list[Change] = []
+        unanswered: list[str] = []  # generated ids, for id-less tool messages
+        newest = max((i for i, entry in enumerate(entries) if entry.role == "user"), default=-1)
+        for index, entry in enumerate(entries[first:], start=first):
+            if first_to_convert([entry]) is None:  # plain class, string content
+                out.append(entry)
+                if entry.role == "assistant":
+                    unanswered = []
+                continue
+            converted = self._convert(entry, changes, unanswered, newest=index == newest)
+            if converted is not None:
+                out.append(converted)
+        return out, changes
+
+    def _convert(self, entry: Entry, changes: list[Change], unanswered: list[str], *, newest: bool) -> Entry | None:
+        message, role = entry.message, entry.role
+        assistant = role == "assistant"
+        canonical = canonical_content(
+            standard_view(message) if assistant else message.content, assistant=assistant, own=is_own(message)
+        )
+        lost = [*canonical.dropped, *canonical.reasoning]
+        if newest and lost and not approval_responses(message.content):
+            send = "Send it as text, or an image or a file by URL or inline data."
+            newest_turn_lost(lost, _WHY, nothing_left=canonical.empty, send=send)
+        notes = _notes(canonical, entry)
+        tool_calls: list[Any] = []
+        if assistant:
+            if invalid := getattr(message, "invalid_tool_calls", None):
+                names = ", ".join(repr(c.get("name") or c.get("id")) for c in invalid)
+                notes.append(f"invalid tool call(s) {names} left out (their arguments are not JSON)")
+            tool_calls = _with_ids(getattr(message, "tool_calls", None) or [], entry.sources, unanswered)
+        tool_call_id = getattr(message, "tool_call_id", "") if role == "tool" else ""
+        if role == "tool" and not tool_call_id and unanswered:
+            tool_call_id = unanswered.pop(0)
+        approvals = (
+            approval_requests(message) if assistant else approval_responses(message.content) if role == "user" else []
+        )
+        if canonical.empty and role != "tool" and not tool_calls and not approvals:
+            reason = "; ".join(notes) or "the message has no content"
+            changes.append(Change(self.name, entry.sources, f"{reason}; nothing is left, so the message is not sent"))
+            return None
+        if notes:
+            changes.append(Change(self.name, entry.sources, "; ".join(notes)))
+        rebuilt = _rebuild(message, role, canonical.content, tool_calls, tool_call_id)
+        if approvals and assistant:
+            rebuilt.additional_kwargs[MCP_APPROVAL_REQUESTS] = approvals
+        elif approvals:
+            rebuilt.content = [*rebuilt.content, *approvals]
+        return Entry(rebuilt, role, entry.sources)
+
+
+def _notes(canonical: CanonicalContent, entry: Entry) -> list[str]:
+    """What converting the content flattened, left out or moved, one note each."""
+    assistant = entry.role == "assistant"
+    notes = []
+    if canonical.flattened:
+        notes.append(f"{listed(canonical.flattened)} sent as text")
+    if canonical.reasoning:
+        notes.append(f"reasoning block(s) {listed(canonical.reasoning)} left out (reasoning is not sent back)")
+    if canonical.dropped:
+        notes.append(
+            f"content block(s) {listed(canonical.dropped)} left out (Perplexity takes text, and images and files "
+            "by URL or inline data" + (", and an assistant turn only text)" if assistant else ")")
+        )
+    sources = [*canonical.citations, *(kwarg_sources(entry.message.additional_kwargs) if assistant else ())]
+    if sources:
+        notes.append(
+            f"citation(s) {listed(sources)} left out (a request carries no citations; the text is sent as written)"
+        )
+    if canonical.videos:
+        notes.append(
+            f"video block(s) {listed(canonical.videos)} sent as video_url on chat completions; the Agent "
+            "API takes no video, so there each is left out (and a newest turn of videos alone is refused)"
+        )
+    content = canonical.content if entry.role == "tool" and isinstance(canonical.content, list) else []
+    if files := [str(b.get("filename") or b.get("url") or "a file") for b in content if b.get("type") == "file"]:
+        names = listed(files)
+        notes.append(
+            f"file(s) {names} in a tool result named in its text on the Agent API (a function output takes "
+            "text and images only) and sent as file_url on chat completions"
+        )
+    return notes
+
+
+def first_to_convert(entries: Sequence[Entry]) -> int | None:
+    """The index of the first message that is not a plain class with string content (and ids), or None."""
+    for index, (message, role, _) in enumerate(entries):
+        content = message.content
+        if type(content) is not str or type(message) not in _PLAIN:
+            return index
+        if role == "assistant":
+            calls = message.tool_calls  # type: ignore[attr-defined]
+            if not (content or calls) or message.invalid_tool_calls or not all(map(dict.get, calls, _ID_KEY)):  # type: ignore[attr-defined]
+                return index
+            if message.additional_kwargs and not VIEW_KWARGS.isdisjoint(message.additional_kwargs):
+                return index
+        elif role == "tool" and not getattr(message, "tool_call_id", None):
+            return index
+    return None
+
+
+def _with_ids(calls: list[Any], sources: tuple[int, ...], generated: list[str]) -> list[Any]:
+    """`calls` with ids; a missing one is a hash of place, name and arguments, added to `generated`."""
+    generated.clear()
+    out = []
+    for index, call in enumerate(calls):
+        if not call.get("id"):
+            key = json.dumps([list(sources), index, call.get("name"), call.get("args")], sort_keys=True, default=str)
+            call = {**call, "id": "call_" + hashlib.sha256(key.encode()).hexdigest()[:24]}
+            generated.append(call["id"])
+        out.append(call)
+    return out
+
+
+def _rebuild(
+    message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str = ""
+) -> BaseMessage:
+    """The message as its role's plain class, keeping id, name and provider metadata; copied when possible."""
+    kwargs = message.additional_kwargs
+    if role == "assistant":  # the view has read these
+        kwargs = {k: v for k, v in kwargs.items() if k not in VIEW_KWARGS}
+    metadata = {
+        "additional_kwargs": dict(kwargs),
+        "response_metadata": dict(message.response_metadata),
+    }
+    if type(message) is _CLASS_OF.get(role):
+        update: dict[str, Any] = {"content": content, **metadata}
+        if role == "assistant":  # as built below
+            update |= {"tool_calls": [dict(c) for c in tool_calls], "invalid_tool_calls": [], "usage_metadata": None}
+        elif role == "tool":
+            update["tool_call_id"] = tool_call_id
+        return message.model_copy(update=update)
+    common: dict[str, Any] = {"content": content, "id": message.id, "name": message.name, **metadata}
+    if role == "assistant":
+        return AIMessage(**common, tool_calls=[dict(c) for c in tool_calls])
+    if role == "tool":
+        return ToolMessage(
+            **common,
+            tool_call_id=tool_call_id,
+            artifact=getattr(message, "artifact", None),
+            status=getattr(message, "status", "success"),
+        )
+    if role == "system":
+        if is_developer(message):
+            common["additional_kwargs"]["__openai_role__"] = "developer"
+        return SystemMessage(**common)
+    return HumanMessage(**common)
+
+
+@dataclass(frozen=True)
+class RepairToolProtocol:
+    """Results follow their calls; unanswered calls get a placeholder; orphaned results become user text.
+
+    Perplexity, like OpenAI, wants each call's result right after its assistant turn. Middleware,
+    `trim_messages` and unanswered calls break that. Each fix depends only on the turn and what follows
+    up to the next assistant turn, so it is stable across later calls.
+    """
+
+    missing_result: str = "(no result: this tool call was not answered)"
+    name: str = "repair_tool_protocol"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        start = first_broken_turn(entries)
+        if start is None:
+            return _as_list(entries), []
+        out: list[Entry] = list(entries[:start])
+        changes: list[Change] = []
+        i, n = start, len(entries)
+        while i < n:
+            if entries[i].role != "assistant":
+                entry = entries[i]
+                out.append(self._orphan(entry, changes) if entry.role == "tool" else entry)
+                i += 1
+                continue
+            j = i
+            while j < n and entries[j].role == "assistant":
+                j += 1
+            k = j
+            while k < n and entries[k].role != "assistant":
+                k += 1
+            out.extend(entries[i:j])
+            window = entries[j:k]
+            if j - i == 1 and _answered_in_order(entries[i], window):
+                out.extend(window)
+            else:
+                out.extend(self._answer_turn(entries[i:j], window, k < n, changes))
+            i = k
+        return out, changes
+
+    def _answer_turn(
+        self, turn: Sequence[Entry], window: Sequence[Entry], more: bool, changes: list[Change]
+    ) -> list[Entry]:
+        calls = [c for e in turn if isinstance(e.message, AIMessage) for c in e.message.tool_calls]
+        pending = {c["id"]: c for c in calls}
+        results: list[Entry] = []
+        others: list[Entry] = []
+        out_of_place = False
+        for entry in window:
+            call_id = getattr(entry.message, "tool_call_id", None) if entry.role == "tool" else None
+            if call_id in pending:
+                del pending[call_id]
+                results.append(entry)
+                out_of_place = out_of_place or bool(others)
+            elif entry.role == "tool":
+                others.append(self._orphan(entry, changes))
+            else:
+                others.append(entry)
+        if out_of_place:
+            moved = tuple(s for e in others for s in e.sources)
+            why = (
+                "sent after the tool results of the assistant turn before it "
+                "(Perplexity wants results right after their calls)"
+            )
+            changes.append(Change(self.name, moved, why))
+        if pending and (window or more):
+            sources = tuple(s for e in turn for s in e.sources)
+            names = ", ".join(f"{c.get('name')!r} ({c['id']})" for c in pending.values())
+            changes.append(
+                Change(self.name, sources, f"tool call(s) {names} had no result; a placeholder result is sent")
+            )
+            results += [
+                Entry(ToolMessage(self.missing_result, tool_call_id=c["id"], name=c.get("name")), "tool", ())
+                for c in pending.values()
+            ]
+        return results + others
+
+    def _orphan(self, entry: Entry, changes: list[Change]) -> Entry:
+        message = entry.message
+        call_id = getattr(message, "tool_call_id", "")
+        why = f"a tool result for call {call_id!r} with no matching call before it is sent as a user message"
+        changes.append(Change(self.name, entry.sources, why))
+        name = f" {message.name!r}" if message.name else ""
+        prefix = f"Result of tool call{name} ({call_id}):\n"
+        content: Any = message.content
+        if isinstance(content, str):
+            content = prefix + text_of(content)
+        else:
+            content = [{"type": "text", "text": prefix}, *content]
+        return Entry(HumanMessage(content, id=message.id), "user", entry.sources)
+
+
+def first_broken_turn(entries: Sequence[Entry]) -> int | None:
+    """The start of the first turn whose results are out of place, or None.
+
+    Unanswered calls at the end count as in place: a later rule drops them.
+    """
+    pending: set[Any] = set()
+    turn_start = 0
+    previous = ""
+    for index, (message, role, _) in enumerate(entries):
+        if role == "tool":
+            call_id = getattr(message, "tool_call_id", None)
+            if call_id not in pending:
+                return turn_start
+            pending.discard(call_id)
+        elif pending:
+            return turn_start
+        elif role == "assistant":
+            if previous != "assistant":
+                turn_start = index
+            calls = getattr(message, "tool_calls", None)
+            if calls:
+                pending = set(map(_ID, calls))
+        previous = role
+    return None
+
+
+def _answered_in_order(turn: Entry, window: Sequence[Entry]) -> bool:
+    """Whether the turn's calls are answered right after it, in order, with no stray result."""
+    calls = getattr(turn.message, "tool_calls", None) or []
+    if len(window) < len(calls):
+        return False
+    for call, entry in zip(calls, window, strict=False):
+        if entry.role != "tool" or getattr(entry.message, "tool_call_id", None) != call["id"]:
+            return False
+    return all(entry.role != "tool" for entry in window[len(calls) :])
+
+
+@dataclass(frozen=True)
+class DemoteLateSystemMessages:
+    """Send a system (or developer) message that follows any other message as user.
+
+    Perplexity: "only the initial message can have the system role". A role depends only on what precedes it.
+    """
+
+    name: str = "demote_late_system_messages"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        n = len(entries)
+        roles = [*map(_ROLE, entries), "system"]  # a last "system" ends each search
+        start = next((i for i, role in enumerate(roles) if role != "system"), n)
+        late = roles.index("system", start)
+        if late == n:
+            return _as_list(entries), []
+        out: list[Entry] = list(entries[:late])
+        changes: list[Change] = []
+        while late < n:
+            entry = entries[late]
+            following = roles.index("system", late + 1)
+            kind = "developer" if is_developer(entry.message) else "system"
+            why = (
+                f"a {kind} message after the conversation started is sent as a user message "
+                "(Perplexity accepts system messages only at the start)"
+            )
+            changes.append(Change(self.name, entry.sources, why))
+            message = entry.message
+            out.append(
+                Entry(HumanMessage(content=message.content, name=message.name, id=message.id), "user", entry.sources)
+            )
+            out.extend(entries[late + 1 : following])
+            late = following
+        return out, changes
+
+
+@dataclass(frozen=True)
+class MergeAdjacentTurns:
+    """Merge adjacent user messages, and adjacent assistant messages, into one.
+
+    Perplexity wants user/tool and assistant turns to alternate. Other fields merge by
+    `merge_message_runs`; its content merge is not used: it drops separators and leaves bare strings in lists.
+    Tool messages are never merged: each answers its own call.
+    """
+
+    separator: str = "\n\n"
+    name: str = "merge_adjacent_turns"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        # One letter per role; a doubled letter starts a run.
+        letters = "".join(map(_MERGED.get, map(_ROLE, entries), repeat("-")))
+        i = min((found for found in (letters.find("uu"), letters.find("aa")) if found >= 0), default=None)
+        if i is None:
+            return _as_list(entries), []
+        out: list[Entry] = list(entries[:i])
+        changes: list[Change] = []
+        n = len(entries)
+        while i < n:
+            entry = entries[i]
+            j = i + 1
+            if entry.role in ("user", "assistant"):
+                while j < n and entries[j].role == entry.role:
+                    j += 1
+            if j - i == 1:
+                out.append(entry)
+                i = j
+                continue
+            run = entries[i:j]
+            sources = tuple(s for e in run for s in e.sources)
+            out.append(Entry(self._merge(run), entry.role, sources))
+            why = (
+                f"{len(run)} adjacent {entry.role} messages are sent as one "
+                "(Perplexity requires user/tool and assistant turns to alternate)"
+            )
+            changes.append(Change(self.name, sources, why))
+            i = j
+        return out, changes
+
+    def _merge(self, run: Sequence[Entry]) -> BaseMessage:
+        messages = [e.message for e in run]
+        content = merge_contents([m.content for m in messages], self.separator)
+        names = {m.name for m in messages}
+        name = names.pop() if len(names) == 1 else None
+        if all(type(m) is HumanMessage and not m.additional_kwargs and not m.response_metadata for m in messages):
+            # Plain user run: what `merge_message_runs` would give.
+            return HumanMessage(
+                content=content, additional_kwargs={}, response_metadata={}, name=name, id=messages[0].id
+            )
+        # As the class of their role, so `merge_message_runs` merges them.
+        wanted = AIMessage if run[0].role == "assistant" else HumanMessage
+        canonical = [
+            m
+            if isinstance(m, wanted)
+            else wanted(m.content, name=m.name, id=m.id, additional_kwargs=m.additional_kwargs)
+            for m in messages
+        ]
+        # Blank content, so chunk addition cannot fold blocks sharing an "index".
+        (merged,) = merge_message_runs([m.model_copy(update={"content": ""}) for m in canonical])
+        return merged.model_copy(update={"content": content, "name": name, "id": messages[0].id})
+
+
+_MERGED = {"user": "u", "assistant": "a"}
+"""The roles `MergeAdjacentTurns` merges, one letter each."""
+
+
+def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
+    """Join message contents: strings with `separator`, else one block list; empty strings are skipped."""
+    if all(isinstance(c, str) for c in contents):
+        return separator.join(c for c in contents if isinstance(c, str) and c)
+    blocks: list[Any] = []
+    for content in contents:
+        for block in [content] if isinstance(content, str) else content:
+            if not isinstance(block, str):
+                blocks.append(block)
+            elif block:
+                blocks.append({"type": "text", "text": block})
+    return blocks
+
+
+@dataclass(frozen=True)
+class DropTrailingAssistantMessages:
+    """Drop assistant messages at the end of the conversation.
+
+    Perplexity requires a user or tool message last; OpenAI ignores a trailing one (docs/perplexity-rules.md).
+    """
+
+    name: str = "drop_trailing_assistant_messages"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        end = len(entries)
+        while end and entries[end - 1].role == "assistant":
+            end -= 1
+        if end == len(entries):
+            return _as_list(entries), []
+        dropped = tuple(s for e in entries[end:] for s in e.sources)
+        why = (
+            "a trailing assistant message is not sent (Perplexity requires the "
+            "last message to be user or tool; OpenAI ignores it server-side)"
+        )
+        return list(entries[:end]), [Change(self.name, dropped, why)]
+
+
+@dataclass(frozen=True)
+class StartWithUserTurn:
+    """Open the conversation with a user turn when an assistant message comes first.
+
+    Perplexity wants "user then assistant" (docs/perplexity-rules.md); `opening` goes before the greeting.
+    """
+
+    opening: str = "(conversation start)"
+    name: str = "start_with_user_turn"
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        first = next((i for i, e in enumerate(entries) if e.role != "system"), None)
+        if first is None or entries[first].role != "assistant":
+            return _as_list(entries), []
+        opening = Entry(HumanMessage(content=self.opening), "user", ())
+        why = (
+            f"the first turn is an assistant message; a user message {self.opening!r} is inserted "
+            "before it (Perplexity expects user then assistant)"
+        )
+        return [*entries[:first], opening, *entries[first:]], [Change(self.name, entries[first].sources, why)]
+
+
+def _as_list(entries: Sequence[Entry]) -> list[Entry]:
+    """`entries` as a list, not copying a list."""
+    return entries if isinstance(entries, list) else list(entries)
+
+
+DEFAULT_RULES: tuple[Rule, ...] = (
+    CanonicalMessages(),
+    RepairToolProtocol(),
+    DemoteLateSystemMessages(),
+    MergeAdjacentTurns(),
+    DropTrailingAssistantMessages(),
+    StartWithUserTurn(),
+)
+"""The rules `normalize_messages` applies, in order."""
+
+# -- running them ---------------------------------------------------------------------------------
+
 _KNOWN_RULES = frozenset({*map(type, DEFAULT_RULES), ContentLimits})
 """The package's rule classes: each passes a history in `_IN_ORDER` of plain text messages as it is."""
-_LETTER = {"system": "s", "user": "u", "assistant": "a", "tool": "t"}
+_LETTER = {cls: role[0] for cls, role in ROLE_BY_CLASS.items()}
+"""A plain class's role as one letter: s, u, a or t."""
 _IN_ORDER = re.compile(r"s*(?=[ut])(?:(?!uu|aa)[uat])+(?<!a)")
 """System first, then alternating turns that open and end with user or tool."""
 
@@ -61,21 +579,25 @@ def normalize_messages(
     """
     if isinstance(messages, (str, BaseMessage, dict, tuple)):
         messages = [messages]
-    entries = _entries(messages if isinstance(messages, list) else list(messages))
+    messages = messages if isinstance(messages, list) else list(messages)
+    as_is = _as_is(messages, rules)
+    return as_is if as_is is not None else _normalized(messages, rules)
+
+
+def _normalized(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult:
+    """`normalize_messages` past the quick check."""
+    entries = _entries(messages)
     if not entries:
         msg = "messages: the conversation is empty; Perplexity needs at least one user message."
         raise ValueError(msg)
-    given = len(entries)
     changes: list[Change] = []
-    if _untouched(entries, rules):
-        return NormalizationResult(list(map(_MESSAGE, entries)), changes, list(map(_SOURCES, entries)))
     for rule in rules:
         entries, rule_changes = rule(entries)
         changes.extend(rule_changes)
     if all(e.role == "system" for e in entries):
         msg = (
             "messages: the conversation has no user, assistant or tool message "
-            f"({given} message(s) given, none left after normalization "
+            f"({len(messages)} message(s) given, none left after normalization "
             "but system messages); Perplexity refuses a conversation of nothing "
             "but system messages. Add the user's message."
         )
@@ -95,9 +617,106 @@ def _entries(messages: list[Any]) -> list[Entry]:
         return [Entry(m, role_of(m, index=i), (i,)) for i, m in enumerate(converted)]
 
 
-def _untouched(entries: list[Entry], rules: Sequence[Rule]) -> bool:
-    """Whether the rules, all the package's, would pass `entries` as they are: one check, not each rule."""
+def _as_is(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult | None:
+    """`messages` unchanged when the rules, all the package's, would pass them as they are; else None.
+
+    Every check that decides "nothing to fix", in one pass each: the order of roles, plain content, the
+    tool protocol. A history that passes holds only text, so no MCP approval either.
+    """
     if not _KNOWN_RULES.issuperset(map(type, rules)):
-        return False
-    order = "".join(map(_LETTER.__getitem__, map(_ROLE, entries)))
-    return bool(_IN_ORDER.fullmatch(order)) and first_to_convert(entries) is None and first_broken_turn(entries) is None
+        return None
+    if not _IN_ORDER.fullmatch("".join(map(_LETTER.get, map(type, messages), repeat("-")))):
+        return None
+    roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
+    sources: list[tuple[int, ...]] = list(zip(range(len(messages))))
+    entries = list(map(tuple.__new__, repeat(Entry), zip(messages, roles, sources, strict=True)))
+    if first_to_convert(entries) is None and first_broken_turn(entries) is None:
+        return NormalizationResult(list(messages), [], sources)
+    return None
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A conversation ready to send, with its report and compaction summary."""
+
+    result: NormalizationResult
+    compaction: dict[str, Any] | None = None
+    """`response_metadata["compaction"]`, when anything was dropped."""
+    kept_whole: bool = False
+    """Whether compaction was skipped by `keep_whole`."""
+
+    @property
+    def messages(self) -> list[BaseMessage]:
+        """The messages to send."""
+        return self.result.messages
+
+
+def prepare(
+    messages: list[BaseMessage],
+    *,
+    rules: Sequence[Rule] = DEFAULT_RULES,
+    budget: int | None = None,
+    counter: TokenCounter | None = None,
+    keep_whole: Callable[[NormalizationResult], bool] | None = None,
+) -> Prepared:
+    """Normalize the whole history, then compact it to `budget` tokens, then normalize what is left.
+
+    Normalizing first fixes roles before a cut can change them. A true `keep_whole(normalized)` skips
+    compaction (a continuation sends only its tail). Approvals are checked on the caller's messages,
+    before merging would blur the error.
+    """
+    whole = _as_is(messages, rules)
+    if whole is None:
+        check_approval_history(messages)
+        whole = _normalized(messages, rules)
+    if keep_whole is not None and keep_whole(whole):
+        return Prepared(whole, kept_whole=True)
+    result = compact_normalized(whole, rules, budget, counter)
+    return Prepared(result, None if result is whole else compaction_summary(result, len(messages), budget))
+
+
+def compact_normalized(
+    normalized: NormalizationResult, rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
+) -> NormalizationResult:
+    """Compact a normalized history to `budget` tokens, and normalize what is left.
+
+    Text alone under the default counter is counted in one call: the count is a sum over messages.
+    """
+    messages = normalized.messages
+    if not budget or (
+        counter is None
+        and all(type(m.content) is str for m in messages)
+        and count_tokens_approximately(messages) <= budget
+    ):
+        return normalized
+    compacted = compact_messages(messages, budget, token_counter=counter)
+    if not compacted.changes:
+        return normalized
+    origin = normalized.sources
+
+    def caller(positions: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(s for p in positions for s in origin[p])
+
+    again = normalize_messages(compacted.messages, rules=rules)
+    kept = compacted.kept
+    changes = [
+        *normalized.changes,
+        *(Change(c.rule, caller(c.sources), c.reason) for c in compacted.changes),
+        *(Change(c.rule, caller(tuple(kept[i] for i in c.sources)), c.reason) for c in again.changes),
+    ]
+    sources = [caller(tuple(kept[i] for i in s)) for s in again.sources]
+    return NormalizationResult(again.messages, changes, sources)
+
+
+def compaction_summary(result: NormalizationResult, given: int, budget: int | None) -> dict[str, Any] | None:
+    """What compaction did, for `response_metadata["compaction"]`; None when it dropped nothing."""
+    cuts = [c for c in result.changes if c.rule == RULE_NAME]
+    if not cuts:
+        return None
+    return {
+        "max_input_tokens": budget,
+        "messages_in": given,
+        "messages_sent": len(result.messages),
+        "dropped": sorted({s for c in cuts for s in c.sources}),
+        "changes": [str(c) for c in cuts],
+    }

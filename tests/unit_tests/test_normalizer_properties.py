@@ -28,8 +28,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMe
 from langchain_perplexity_strict import ChatPerplexityStrict, normalize_messages
 from langchain_perplexity_strict.normalize import DEFAULT_RULES
 from langchain_perplexity_strict.normalize._content import canonical_content
-from langchain_perplexity_strict.normalize._normalizer import NormalizationResult
-from langchain_perplexity_strict.normalize._prepare import compact_normalized
+from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, compact_normalized
 from langchain_perplexity_strict.testing.agent_schema import check_schema
 from langchain_perplexity_strict.testing.conversation import (
     ConversationRules,
