@@ -167,12 +167,11 @@ def output_parser(schema: Any, method: str, name: str) -> Runnable:
 def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
     """`llm | parser`, or LangChain's `{"raw", "parsed", "parsing_error"}` form."""
     if not include_raw:
-        return StructuredOutput(llm, parser)
+        return StructuredOutput(first=llm, last=parser)
     parser_assign = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
     parser_none = RunnablePassthrough.assign(parsed=lambda _: None)
-    return StructuredOutput(
-        RunnableParallel(raw=llm), parser_assign.with_fallbacks([parser_none], exception_key="parsing_error")
-    )
+    parse = parser_assign.with_fallbacks([parser_none], exception_key="parsing_error")
+    return StructuredOutput(first=RunnableParallel(raw=llm), last=parse)
 
 
 class StructuredOutput(RunnableSequence):
