@@ -85,34 +85,20 @@ __all__ = [
 
 # Where each name lives (the module, under this package), imported on first use.
 _LAZY: dict[str, str] = {
-    "PerplexityCostCallbackHandler": "_cost",
-    "get_perplexity_cost_callback": "_cost",
-    "PerplexityDecision": "_platform",
-    "PerplexityDecisionResult": "_platform",
-    "EmbeddingsResult": "_embeddings",
-    "PerplexityContextualizedEmbeddings": "_embeddings",
-    "PerplexityEmbeddings": "_embeddings",
-    "PerplexityModelInfo": "_platform",
-    "alist_models": "_platform",
-    "list_models": "_platform",
-    "builtin_skill": "_request._builtin_tools",
-    "connector_tool": "_request._builtin_tools",
-    "custom_skill": "_request._builtin_tools",
-    "fetch_url_tool": "_request._builtin_tools",
-    "finance_search_tool": "_request._builtin_tools",
-    "image_search_tool": "_request._builtin_tools",
-    "inline_skill": "_request._builtin_tools",
-    "mcp_tool": "_request._builtin_tools",
-    "people_search_tool": "_request._builtin_tools",
-    "sandbox_tool": "_request._builtin_tools",
-    "web_search_tool": "_request._builtin_tools",
-    "PerplexitySearchResults": "_search",
-    "PerplexitySearchRetriever": "_search",
-    "PerplexityResponseFile": "_transport._response_files",
-    "ChatPerplexityStrict": "chat_models",
-    "PerplexityBatchError": "errors",
-    "PerplexityBatchTimeoutError": "errors",
-    "normalize_messages": "normalize",
+    name: module
+    for module, names in {
+        "_cost": "PerplexityCostCallbackHandler get_perplexity_cost_callback",
+        "_platform": "PerplexityDecision PerplexityDecisionResult PerplexityModelInfo alist_models list_models",
+        "_embeddings": "EmbeddingsResult PerplexityContextualizedEmbeddings PerplexityEmbeddings",
+        "_request._builtin_tools": "builtin_skill connector_tool custom_skill fetch_url_tool finance_search_tool "
+        "image_search_tool inline_skill mcp_tool people_search_tool sandbox_tool web_search_tool",
+        "_search": "PerplexitySearchResults PerplexitySearchRetriever",
+        "_transport._response_files": "PerplexityResponseFile",
+        "chat_models": "ChatPerplexityStrict",
+        "errors": "PerplexityBatchError PerplexityBatchTimeoutError",
+        "normalize": "normalize_messages",
+    }.items()
+    for name in names.split()
 }
 
 

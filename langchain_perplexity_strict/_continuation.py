@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -69,16 +69,12 @@ class Continuation:
 
     def note(self, *, fell_back: bool) -> dict[str, Any]:
         """What `response_metadata["continuation"]` says of this call."""
+        note: dict[str, Any] = {"previous_response_id": self.previous_response_id}
         if fell_back:
-            return {
-                "previous_response_id": self.previous_response_id,
-                "fallback": "the server no longer knew the stored response; the whole conversation was sent",
-            }
-        return {
-            "previous_response_id": self.previous_response_id,
-            "items_sent": len(self.items),
-            "items_in_conversation": self.total_items,
-        }
+            note["fallback"] = "the server no longer knew the stored response; the whole conversation was sent"
+        else:
+            note.update(items_sent=len(self.items), items_in_conversation=self.total_items)
+        return note
 
 
 @dataclass
@@ -160,25 +156,21 @@ def _anchor(messages: Sequence[BaseMessage], owner: dict[str, Any]) -> tuple[int
     return None
 
 
+@dataclass
 class Planner:
     """Plans a call with `use_previous_response_id`: hands `normalize.prepare` its `keep_whole`.
 
     Continues when safe and within budget; else compacts and sends the whole conversation.
     """
 
-    def __init__(
-        self,
-        target: dict[str, Any],
-        server: str,
-        account: str,
-        encode: ItemEncoder,
-        budget: int | None,
-        counter: TokenCounter,
-    ) -> None:
-        self.target, self.server, self.account, self.encode = target, server, account, encode
-        self.budget, self.counter = budget, counter
-        self._context: Context | None = None
-        self._held = 0
+    target: dict[str, Any]
+    server: str
+    account: str
+    encode: ItemEncoder
+    budget: int | None
+    counter: TokenCounter
+    _context: Context | None = field(default=None, init=False)
+    _held: int = field(default=0, init=False)
 
     def keep_whole(self, whole: NormalizationResult) -> bool:
         """Whether the call goes out uncompacted, as a continuation within the budget."""

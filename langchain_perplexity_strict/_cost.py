@@ -22,24 +22,22 @@ from langchain_core.tracers.context import register_configure_hook
 from langchain_perplexity_strict.errors import PerplexityBudgetExceededError
 
 
-class _BudgetRefusalFilter(logging.Filter):
+def _not_the_budget_refusal(record: logging.LogRecord) -> bool:
     """Drops langchain-core's log line for the budget's refusal: the app gets the error itself.
 
     It compares text only: a record's arguments may be anything.
     """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args if isinstance(record.args, tuple) else ()
-        name, _, error = args if len(args) == 3 else (None, None, None)
-        return not (
-            isinstance(name, str)
-            and isinstance(error, str)
-            and name == "PerplexityCostCallbackHandler"
-            and error.startswith(PerplexityBudgetExceededError.__name__ + "(")
-        )
+    args = record.args if isinstance(record.args, tuple) else ()
+    name, _, error = args if len(args) == 3 else (None, None, None)
+    return not (
+        isinstance(name, str)
+        and isinstance(error, str)
+        and name == "PerplexityCostCallbackHandler"
+        and error.startswith(PerplexityBudgetExceededError.__name__ + "(")
+    )
 
 
-logging.getLogger("langchain_core.callbacks.manager").addFilter(_BudgetRefusalFilter())
+logging.getLogger("langchain_core.callbacks.manager").addFilter(_not_the_budget_refusal)
 
 COST_FIELDS = ("input_cost", "output_cost", "cache_creation_cost", "cache_read_cost", "tool_calls_cost", "total_cost")
 """The amounts of `ResponsesCostOutput` (USD)."""
@@ -102,12 +100,8 @@ class PerplexityCostCallbackHandler(BaseCallbackHandler):
         partial = getattr(error, "partial", None)
         if isinstance(partial, AIMessage) and isinstance(partial.response_metadata.get("cost"), Mapping):
             self._add(partial.response_metadata)
-            return
-        response = kwargs.get("response")
-        for generations in response.generations if isinstance(response, LLMResult) else []:
-            for generation in generations:
-                if isinstance(generation, ChatGeneration) and not _cached(generation):
-                    self._add(generation.message.response_metadata)
+        elif isinstance(kwargs.get("response"), LLMResult):
+            self.on_llm_end(kwargs["response"])
 
     def _add(self, metadata: Mapping[str, Any]) -> None:
         cost = metadata.get("cost")

@@ -324,11 +324,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
     def normalize(self, messages: LanguageModelInput) -> NormalizationResult:
         """What this model would send for `messages`, and what the rules changed."""
-        if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages):
-            history = messages
-        else:
-            history = self._convert_input(messages).to_messages()
-        state = self._state()
+        history, state = self._convert_input(messages).to_messages(), self._state()
         return prepare(history, rules=state.rules, budget=state.budget, counter=state.counter).result
 
     def response_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
@@ -626,16 +622,15 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
     def _check_batchable(self, kwargs: dict[str, Any]) -> None:
         """Refuse what a batch line cannot carry."""
-        settings = {**self._settings(), **kwargs}
+        settings = {"n": 1, **self._settings(), **kwargs, "api": self.api}
         refused = {
-            "api": self.api != "agent",
+            "api": settings["api"] != "agent",
             "background": bool(settings.get("background")),
             "use_previous_response_id": bool(settings.get("use_previous_response_id")),
-            "n": settings.get("n", 1) != 1,
+            "n": settings["n"] != 1,
         }
         for name in (name for name, hit in refused.items() if hit):
-            value = self.api if name == "api" else settings.get(name)
-            raise ValueError(f"submit_batch: {name}={value!r}: {_NOT_IN_A_BATCH[name]}")
+            raise ValueError(f"submit_batch: {name}={settings[name]!r}: {_NOT_IN_A_BATCH[name]}")
 
     def _batch_reader(self, kwargs: dict[str, Any]) -> tuple[BatchReader, tuple[str, ...]]:
         """A batch line's reader, as `invoke` reads, and the stop sequences to record."""
@@ -676,8 +671,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         `AIMessage` or `PerplexityBatchError`, in order. `idempotency_key` makes a resubmission
         return the batches already created.
         """
-        kwargs = {"metadata": metadata, "idempotency_key": idempotency_key, **kwargs}
-        return self._submit_batch(inputs, config, kwargs)
+        return self._submit_batch(inputs, config, {"metadata": metadata, "idempotency_key": idempotency_key, **kwargs})
 
     def _submit_batch(
         self, inputs: Sequence[Any], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None = None
@@ -694,8 +688,9 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         **kwargs: Any,
     ) -> BatchJob:
         """Async twin of `submit_batch`."""
-        kwargs = {"metadata": metadata, "idempotency_key": idempotency_key, **kwargs}
-        return await self._asubmit_batch(inputs, config, kwargs)
+        return await self._asubmit_batch(
+            inputs, config, {"metadata": metadata, "idempotency_key": idempotency_key, **kwargs}
+        )
 
     async def _asubmit_batch(
         self, inputs: Sequence[Any], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None = None

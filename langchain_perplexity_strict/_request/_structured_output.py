@@ -17,7 +17,13 @@ from langchain_core.output_parsers import (
     PydanticOutputParser,
     PydanticToolsParser,
 )
-from langchain_core.runnables import Runnable, RunnableConfig, RunnableMap, RunnablePassthrough, RunnableSequence
+from langchain_core.runnables import (
+    Runnable,
+    RunnableConfig,
+    RunnableParallel,
+    RunnablePassthrough,
+    RunnableSequence,
+)
 from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
 from langchain_openai.chat_models.base import _convert_to_openai_response_format
@@ -158,35 +164,31 @@ def output_parser(schema: Any, method: str, name: str) -> Runnable:
     return JsonOutputParser()
 
 
-def _chain(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
-    if not include_raw:
-        return llm | parser
-    parser_assign = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
-    parser_none = RunnablePassthrough.assign(parsed=lambda _: None)
-    return RunnableMap(raw=llm) | parser_assign.with_fallbacks([parser_none], exception_key="parsing_error")
-
-
 def with_raw(llm: Runnable, parser: Runnable, include_raw: bool) -> Runnable:
     """`llm | parser`, or LangChain's `{"raw", "parsed", "parsing_error"}` form."""
-    chain = cast(RunnableSequence, _chain(llm, parser, include_raw))
-    structured = StructuredOutput(*chain.steps, name=chain.name)  # type: ignore[call-arg]
-    structured._llm, structured._parse = llm, _chain(RunnablePassthrough(), parser, include_raw)
-    return structured
+    if not include_raw:
+        return StructuredOutput(first=llm, last=parser)
+    parser_assign = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
+    parser_none = RunnablePassthrough.assign(parsed=lambda _: None)
+    parse = parser_assign.with_fallbacks([parser_none], exception_key="parsing_error")
+    return StructuredOutput(first=RunnableParallel(raw=llm), last=parse)
 
 
 class StructuredOutput(RunnableSequence):
     """What `with_structured_output` returns: langchain-core's sequence, with batches parsed as `invoke` is."""
 
-    _llm: Any = pydantic.PrivateAttr(default=None)
-    _parse: Any = pydantic.PrivateAttr(default=None)
-
     @classmethod
     def lc_id(cls) -> list[str]:
         return [*cls.get_lc_namespace(), "RunnableSequence"]
 
+    @property
+    def _llm(self) -> Any:
+        first = self.first
+        return first.steps__["raw"] if isinstance(first, RunnableParallel) else first
+
     def _parsed(self, message: Any) -> Any:
         try:
-            return self._parse.invoke(message)
+            return self.last.invoke({"raw": message} if isinstance(self.first, RunnableParallel) else message)
         except Exception as error:  # the input's outcome
             return error
 
@@ -211,36 +213,31 @@ def structured_runnable(
     model: Any, schema: Any, method: str, *, include_raw: bool, strict: bool | None, tools: list[Any] | None = None
 ) -> Runnable:
     """`model.with_structured_output(schema, method=...)`: a response format or a forced tool, and its parser."""
-    function_tools = model.supports_function_tools
     if method not in METHODS:
         msg = f"method={method!r} is not supported; use 'json_schema' (default), 'function_calling' or 'json_mode'."
         raise ValueError(msg)
     if schema is None and method != "json_mode":
         msg = f"with_structured_output(method={method!r}) needs a schema; only json_mode works without one."
         raise ValueError(msg)
-    if method == "function_calling" and function_tools:
-        return _forced_tool(model, schema, strict, tools, include_raw)
-    if method == "function_calling":
-        warn(
-            "with_structured_output(method='function_calling'): the Sonar chat-completions "
-            "models have no function tools, so the schema is sent as a json_schema "
-            "response_format instead (the parsed result is the same)."
-        )
-        # As function calling would send it.
-        tool_spec = _spec_of(as_function_tool(schema, strict)["function"])
-        fmt = json_schema_format({"type": "json_schema", "json_schema": tool_spec}, strict)
+    if method == "function_calling" and model.supports_function_tools:  # the schema as a tool the model must call
+        tool = as_function_tool(schema, strict)
+        name, parse, traced = tool["function"]["name"], method, tool
+        llm = model.bind_tools([*(tools or []), tool], tool_choice=name, strict=strict)
     else:
-        fmt = json_schema_format(schema, strict)
-    name = fmt["json_schema"]["name"]
-    base = model.bind_tools(tools, strict=strict) if tools else model
-    llm = base.bind(
-        response_format=fmt,
-        ls_structured_output_format={
-            "kwargs": {"method": method, "strict": strict},
-            "schema": _traced_schema(schema, fmt),
-        },
-    )
-    return with_raw(llm, output_parser(schema, "json_schema", name), include_raw)
+        sent = schema
+        if method == "function_calling":
+            warn(
+                "with_structured_output(method='function_calling'): the Sonar chat-completions "
+                "models have no function tools, so the schema is sent as a json_schema "
+                "response_format instead (the parsed result is the same)."
+            )
+            # As function calling would send it.
+            sent = {"type": "json_schema", "json_schema": _spec_of(as_function_tool(schema, strict)["function"])}
+        fmt = json_schema_format(sent, strict)
+        name, parse, traced = fmt["json_schema"]["name"], "json_schema", _traced_schema(schema, fmt)
+        llm = (model.bind_tools(tools, strict=strict) if tools else model).bind(response_format=fmt)
+    llm = llm.bind(ls_structured_output_format={"kwargs": {"method": method, "strict": strict}, "schema": traced})
+    return with_raw(llm, output_parser(schema, parse, name), include_raw)
 
 
 def _traced_schema(schema: Any, fmt: dict[str, Any]) -> dict[str, Any]:
@@ -249,13 +246,3 @@ def _traced_schema(schema: Any, fmt: dict[str, Any]) -> dict[str, Any]:
         return convert_to_json_schema(schema)
     except (ValueError, TypeError):
         return fmt["json_schema"]["schema"]
-
-
-def _forced_tool(model: Any, schema: Any, strict: bool | None, tools: list[Any] | None, include_raw: bool) -> Runnable:
-    """`function_calling`: the schema as a tool the model must call."""
-    tool = as_function_tool(schema, strict)
-    name = tool["function"]["name"]
-    llm = model.bind_tools([*(tools or []), tool], tool_choice=name, strict=strict).bind(
-        ls_structured_output_format={"kwargs": {"method": "function_calling", "strict": strict}, "schema": tool},
-    )
-    return with_raw(llm, output_parser(schema, "function_calling", name), include_raw)
