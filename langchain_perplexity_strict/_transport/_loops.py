@@ -38,11 +38,6 @@ def owner_tag(api_key: str, headers: Any = None, query: Any = None) -> str:
     return hashlib.sha256(owned.encode()).hexdigest()
 
 
-def _settings(client: openai.AsyncOpenAI) -> tuple[str, str, str]:
-    owner = owner_tag(client.api_key, client._custom_headers, client._custom_query)
-    return str(client.base_url), repr(client.timeout), owner
-
-
 @atexit.register
 def _close_sync_pools() -> None:
     """Close the sync pools as the process exits: their kept-alive connections, left to the collector, would
@@ -74,7 +69,8 @@ def template_async_pool() -> Any:
 
 def _pool(client: openai.AsyncOpenAI, loop: asyncio.AbstractEventLoop) -> Any:
     """The running loop's connection pool for `client`'s server, timeout and owner, made on first use."""
-    key = _settings(client)
+    owner = owner_tag(client.api_key, client._custom_headers, client._custom_query)
+    key = (str(client.base_url), repr(client.timeout), owner)
     with _LOCK:
         if loop not in _POOLS:
             _drop_closed(_POOLS)
