@@ -17,7 +17,7 @@ import json
 from collections.abc import AsyncGenerator, Callable, Generator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from functools import partial
+from functools import partial, partialmethod
 from typing import Any, NoReturn, TypeVar
 
 import openai
@@ -303,41 +303,32 @@ class Transport:
         return bound_body_reads(stream, read_timeout)
 
     # With a `fallback`, a refused first body is replaced by the fallback's, sent once; the second value says
-    # whether it was. `options` are `post`'s (`send`) or `stream`'s (`open_stream`).
+    # whether it was. `options` are `post`'s, or `stream`'s with `stream=True` (`open_stream`).
 
-    def send(self, path: str, body: bytes, fallback: Fallback | None = None, **options: Any) -> tuple[Any, bool]:
-        try:
-            return self.post(path, body, **options), False
-        except Exception as error:
-            if fallback is None or not fallback.applies(error):
-                raise
-        return self.post(path, fallback.body(), **options), True
-
-    def open_stream(self, path: str, body: bytes, fallback: Fallback | None = None, **options: Any) -> tuple[Any, bool]:
-        try:
-            return self.stream(path, body, **options), False
-        except Exception as error:
-            if fallback is None or not fallback.applies(error):
-                raise
-        return self.stream(path, fallback.body(), **options), True
-
-    async def asend(self, path: str, body: bytes, fallback: Fallback | None = None, **options: Any) -> tuple[Any, bool]:
-        try:
-            return await self.apost(path, body, **options), False
-        except Exception as error:
-            if fallback is None or not fallback.applies(error):
-                raise
-        return await self.apost(path, fallback.body(), **options), True
-
-    async def aopen_stream(
-        self, path: str, body: bytes, fallback: Fallback | None = None, **options: Any
+    def send(
+        self, path: str, body: bytes, fallback: Fallback | None = None, *, stream: bool = False, **options: Any
     ) -> tuple[Any, bool]:
+        request = self.stream if stream else self.post
         try:
-            return await self.astream(path, body, **options), False
+            return request(path, body, **options), False
         except Exception as error:
             if fallback is None or not fallback.applies(error):
                 raise
-        return await self.astream(path, fallback.body(), **options), True
+        return request(path, fallback.body(), **options), True
+
+    async def asend(
+        self, path: str, body: bytes, fallback: Fallback | None = None, *, stream: bool = False, **options: Any
+    ) -> tuple[Any, bool]:
+        request = self.astream if stream else self.apost
+        try:
+            return await request(path, body, **options), False
+        except Exception as error:
+            if fallback is None or not fallback.applies(error):
+                raise
+        return await request(path, fallback.body(), **options), True
+
+    open_stream = partialmethod(send, stream=True)
+    aopen_stream = partialmethod(asend, stream=True)
 
 
 Files = Mapping[str, tuple[str, bytes, str]]

@@ -59,7 +59,7 @@ OPENAI_KINDS: dict[str, type[openai.APIStatusError]] = {
 """langchain-openai's HTTP error class of each kind (`_kinds`): an `openai` error and a langchain-core one."""
 
 
-def langchain_openai_error(error: openai.APIError) -> BaseException:
+def langchain_openai_error(error: openai.APIError) -> Exception:
     """The exception langchain-openai raises for `error` (its 400 reading for a `BadRequestError`), else `error`.
 
     Its helpers end in a bare `raise` for errors they do not map (a 409 or 422, say), which re-raises whatever

@@ -70,10 +70,8 @@ def _ours(handler: Any) -> bool:
 @contextlib.contextmanager
 def leaving_together() -> Iterator[None]:
     """Within: a Ctrl-C in the main thread is also seen by the threads started with this context."""
-    if _LEFT.get() is not None or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if not _ours(signal.getsignal(signal.SIGINT)):
+    nested = _LEFT.get() is not None or threading.current_thread() is not threading.main_thread()
+    if nested or not _ours(signal.getsignal(signal.SIGINT)):
         yield
         return
     left = threading.Event()
