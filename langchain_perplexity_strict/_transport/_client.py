@@ -137,12 +137,6 @@ class Fallback:
     body: Callable[[], bytes]
 
 
-def server_root(base_url: str) -> str:
-    """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
-    guide gives (`https://api.perplexity.ai/v1`); every path (`/v1/responses`, ...) starts from the root."""
-    return base_url.rstrip("/").removesuffix("/v1")
-
-
 class _ChatOpenAI(ChatOpenAI):
     """`ChatOpenAI`, whose repr hides a `base_url`'s user info as this package's classes do (`_redact`)."""
 
@@ -173,16 +167,18 @@ class Transport:
     def build(
         cls, base_url: str, key: tuple[Any, ...], *, model: str, hints: Hints | None = None, owner: str = ""
     ) -> Transport:
-        """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (`server_root`; key,
-        retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`; `hints` as in
-        `raise_perplexity_error`; `owner`: the class holding the settings, as a missing key's refusal names it)."""
+        """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (key, retries and timeout
+        from `key`: `(base_url, api_key, timeout, max_retries)`; `hints` as in `raise_perplexity_error`; `owner`:
+        the class holding the settings, as a missing key's refusal names it)."""
         _, api_key, timeout, max_retries = key
         # The class that holds the settings checked them when given; a setting assigned after construction
         # (`model.base_url = ...`) reaches only this rebuild: the same rules (`_accepts.CONNECTION`) hold it.
         for name, value in zip(("base_url", "api_key", "timeout", "max_retries"), key, strict=True):
             check_connection_setting(name, value, owner)
         timeout = client_timeout(timeout)  # the one conversion, to the client's library's Timeout
-        root = server_root(base_url)
+        # Every path (`/v1/responses`, ...) starts from the root: `base_url` without the trailing `/v1` that
+        # Perplexity's OpenAI-compatibility guide gives (`https://api.perplexity.ai/v1`).
+        root = base_url.rstrip("/").removesuffix("/v1")
         # The sync pool is this key's own (`_loops.sync_pool`): langchain-openai's default is shared by
         # every client of the server and timeout, cookies included, whatever their key.
         secret = api_key.get_secret_value() if hasattr(api_key, "get_secret_value") else str(api_key or "")
@@ -195,10 +191,8 @@ class Transport:
             timeout=timeout,
             http_client=pool,
             http_async_client=template_async_pool(),
-            # Socket options shape only the default clients langchain-openai builds when given none, and it is
-            # given both: with none, it skips its check that they hide a proxy from the environment (a warning
-            # that would be wrong here, as these clients read the proxy variables; a scan of the environment
-            # on every model built).
+            # Socket options shape only the default clients, and both are given: with none, langchain-openai skips
+            # its check that they hide the environment's proxy (wrong here, and a scan on every model built).
             http_socket_options=(),
         )
         return cls(chat_openai, key, hints)

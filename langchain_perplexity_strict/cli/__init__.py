@@ -9,7 +9,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -233,26 +233,19 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo()
 
 
-def _port(text: str) -> int:
-    """A TCP port for argparse: 0 (any free port) to 65535."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port: use 0 to 65535 (0: any free port)")
-    return port
+def _from_zero(kind: Callable[[str], float], top: float, what: str) -> Callable[[str], Any]:
+    """An argparse type: a `kind` from 0 to `top`; anything else is refused as not `what`."""
 
+    def read(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = -1
+        if not 0 <= value <= top:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
 
-def _seconds(text: str) -> float:
-    """A non-negative number of seconds for argparse."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds: use 0 or more")
-    return seconds
+    return read
 
 
 class _Parser(argparse.ArgumentParser):
@@ -267,6 +260,10 @@ def _without_keys(text: str) -> str:
     from langchain_perplexity_strict._redact import redact_text
 
     return redact_text(text, *(os.environ.get(name, "") for name in ("PPLX_API_KEY", "PERPLEXITY_API_KEY")))
+
+
+_PORT = _from_zero(int, 65535, "a port: use 0 to 65535 (0: any free port)")
+_SECONDS = _from_zero(float, sys.float_info.max, "a number of seconds: use 0 or more")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -316,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_emulator(emulator: argparse.ArgumentParser) -> None:
     emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    emulator.add_argument("--port", type=_port, default=8765, help="port to listen on (default: 8765; 0: any free)")
+    emulator.add_argument("--port", type=_PORT, default=8765, help="port to listen on (default: 8765; 0: any free)")
     emulator.add_argument(
         "--background",
         action="store_true",
@@ -333,7 +330,7 @@ def _add_emulator(emulator: argparse.ArgumentParser) -> None:
         help="stop the background emulator this shell points at (PPLX_BASE_URL), else the one on --port",
     )
     emulator.add_argument("--sonar-retired", action="store_true", help="answer chat completions with 403")
-    emulator.add_argument("--event-delay", type=_seconds, default=0.0, help="seconds between stream events")
+    emulator.add_argument("--event-delay", type=_SECONDS, default=0.0, help="seconds between stream events")
     emulator.add_argument(
         "--dialect",
         choices=("live", "schema"),
@@ -355,14 +352,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except CommandError as error:
-        print(f"perplexity-strict {args.command}: {_one_line(error)}", file=sys.stderr)
-        return error.status
     except KeyboardInterrupt:
         return 130
-    except Exception as error:  # an API or a setting error: the message is what the user needs
+    except Exception as error:  # the command's, an API or a setting error: the message is what the user needs
         print(f"perplexity-strict {args.command}: {_one_line(error)}", file=sys.stderr)
-        return 1
+        return error.status if isinstance(error, CommandError) else 1
 
 
 def _one_line_warning(command: str) -> Any:
