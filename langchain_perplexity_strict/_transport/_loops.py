@@ -60,10 +60,9 @@ def sync_pool(base_url: str, timeout: Any, api_key: str) -> Any:
 
 @cache
 def template_async_pool() -> Any:
-    """The async HTTP client a `ChatOpenAI` is built with, never used to send: `LoopClients` rebinds every
-    request to its running loop's pool (`_pool`). Given so that langchain-openai does not build its default
-    one per server and timeout, each with a TLS context of its own that loads the CA bundle (~25 ms of CPU
-    per model of a new server or timeout, thrown away)."""
+    """The async HTTP client a `ChatOpenAI` is built with, never used to send (`LoopClients` rebinds every request
+    to its running loop's pool): else langchain-openai builds one per server and timeout, each loading the CA
+    bundle into a TLS context of its own."""
     return openai.DefaultAsyncHttpxClient(verify=trust_store())
 
 
@@ -97,10 +96,9 @@ def hold_open(request: asyncio.Future[Any]) -> None:
 def _closed_at_shutdown(pool: Any, loop: asyncio.AbstractEventLoop) -> AsyncGenerator[None, None]:
     """An async generator, started on `loop`, that closes `pool` when the loop shuts its generators down.
 
-    `asyncio.run` (and any runner calling `loop.shutdown_asyncgens()`) closes every async generator
-    still suspended before it closes the loop: this is the one hook it offers, so the pool's
-    connections are closed on their own loop, not left to the garbage collector (a `ResourceWarning`
-    each). The caller keeps the generator: the loop holds it only weakly.
+    `loop.shutdown_asyncgens()` (`asyncio.run`'s end) is the one hook a loop offers before it closes: the
+    connections close on their own loop, not in the collector (a `ResourceWarning` each). The caller keeps
+    the generator: the loop holds it only weakly.
     """
 
     async def closer() -> AsyncGenerator[None, None]:
