@@ -282,7 +282,7 @@ def _submit(
             sent = _batch_metadata(part, metadata, stops)
             body = {"endpoint": ENDPOINT, "input_file_id": upload["id"], "completion_window": "24h", "metadata": sent}
             headers = {"Idempotency-Key": f"{key}-{n}"}
-            batch = yield _call("post_with", BATCHES, encode_body(body), headers)
+            batch = yield _call("post", BATCHES, encode_body(body), headers)
             _same_submission(batch, sent, idempotency_key)
             batches.append(batch)
     except Exception as error:

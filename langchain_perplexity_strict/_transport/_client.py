@@ -17,7 +17,7 @@ import json
 from collections.abc import AsyncGenerator, Callable, Generator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from functools import partial
+from functools import partial, partialmethod
 from typing import Any, NoReturn, TypeVar
 
 import openai
@@ -25,8 +25,7 @@ from langchain_openai import ChatOpenAI
 
 from langchain_perplexity_strict._accepts import check_connection_setting
 from langchain_perplexity_strict._redact import redact, redact_text
-from langchain_perplexity_strict._transport._compat import BINARY
-from langchain_perplexity_strict._transport._compat import handle_openai_api_error as _handle_openai_api_error
+from langchain_perplexity_strict._transport._compat import BINARY, langchain_openai_error
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create, not_sent
 from langchain_perplexity_strict._transport._http import HTTP_ERROR, trust_store
 from langchain_perplexity_strict._transport._kinds import http_error
@@ -117,8 +116,7 @@ def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints
         said = f"Could not connect to {where}" if not_sent(error) else f"The connection to {where} broke after sending"
         message = f"{said}{cause}"
         error = openai.APIConnectionError(message=message, request=error.request)
-    _handle_openai_api_error(error)
-    raise error  # _handle_openai_api_error re-raises everything; this satisfies type checkers
+    raise langchain_openai_error(error)
 
 
 def _sent_key(request: Any) -> str:
@@ -126,9 +124,9 @@ def _sent_key(request: Any) -> str:
     return request.headers.get("authorization", "").removeprefix("Bearer ").strip()
 
 
-T = TypeVar("T")
 S = TypeVar("S", openai.Stream[Any], openai.AsyncStream[Any])
 Params = Mapping[str, Any] | None
+Headers = Mapping[str, str] | None
 
 
 @dataclass(frozen=True)
@@ -137,12 +135,6 @@ class Fallback:
 
     applies: Callable[[BaseException], bool]
     body: Callable[[], bytes]
-
-
-def server_root(base_url: str) -> str:
-    """The server root: `base_url` without a trailing `/v1`, the form Perplexity's OpenAI-compatibility
-    guide gives (`https://api.perplexity.ai/v1`); every path (`/v1/responses`, ...) starts from the root."""
-    return base_url.rstrip("/").removesuffix("/v1")
 
 
 class _ChatOpenAI(ChatOpenAI):
@@ -175,16 +167,18 @@ class Transport:
     def build(
         cls, base_url: str, key: tuple[Any, ...], *, model: str, hints: Hints | None = None, owner: str = ""
     ) -> Transport:
-        """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (`server_root`; key,
-        retries and timeout from `key`: `(base_url, api_key, timeout, max_retries)`; `hints` as in
-        `raise_perplexity_error`; `owner`: the class holding the settings, as a missing key's refusal names it)."""
+        """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (key, retries and timeout
+        from `key`: `(base_url, api_key, timeout, max_retries)`; `hints` as in `raise_perplexity_error`; `owner`:
+        the class holding the settings, as a missing key's refusal names it)."""
         _, api_key, timeout, max_retries = key
         # The class that holds the settings checked them when given; a setting assigned after construction
         # (`model.base_url = ...`) reaches only this rebuild: the same rules (`_accepts.CONNECTION`) hold it.
         for name, value in zip(("base_url", "api_key", "timeout", "max_retries"), key, strict=True):
             check_connection_setting(name, value, owner)
         timeout = client_timeout(timeout)  # the one conversion, to the client's library's Timeout
-        root = server_root(base_url)
+        # Every path (`/v1/responses`, ...) starts from the root: `base_url` without the trailing `/v1` that
+        # Perplexity's OpenAI-compatibility guide gives (`https://api.perplexity.ai/v1`).
+        root = base_url.rstrip("/").removesuffix("/v1")
         # The sync pool is this key's own (`_loops.sync_pool`): langchain-openai's default is shared by
         # every client of the server and timeout, cookies included, whatever their key.
         secret = api_key.get_secret_value() if hasattr(api_key, "get_secret_value") else str(api_key or "")
@@ -197,54 +191,40 @@ class Transport:
             timeout=timeout,
             http_client=pool,
             http_async_client=template_async_pool(),
-            # Socket options shape only the default clients langchain-openai builds when given none, and it is
-            # given both: with none, it skips its check that they hide a proxy from the environment (a warning
-            # that would be wrong here, as these clients read the proxy variables; a scan of the environment
-            # on every model built).
+            # Socket options shape only the default clients, and both are given: with none, langchain-openai skips
+            # its check that they hide the environment's proxy (wrong here, and a scan on every model built).
             http_socket_options=(),
         )
         return cls(chat_openai, key, hints)
 
-    # A body is JSON already serialized (`encode_body`); the client posts `content` as it is,
-    # with its JSON content type.
+    # A body is JSON already serialized (`encode_body`); the client posts `content` as it is, with its JSON
+    # content type. `headers` (the Batch API's `Idempotency-Key`) are re-sent by the client's retries.
 
-    def post(self, path: str, body: bytes, *, api: str | None = None, run: bool = False) -> dict[str, Any]:
+    def post(
+        self, path: str, body: bytes, headers: Headers = None, *, api: str | None = None, run: bool = False
+    ) -> dict[str, Any]:
         """POST `body` to `path`; Perplexity's JSON answer.
 
         `run`: the body creates a run that may outlive the request, so it is re-sent only when
         no run was started (`_create`); otherwise the client's retries apply.
         """
         client = self.chat_openai.root_client
+        options: Any = {"headers": dict(headers or {}), **(ONCE if run else {})}
+        request = partial(client.post, path, content=body, cast_to=object, options=options)
         with translated_errors(api, hints=self.hints):
-            if run:
-                return create(
-                    partial(client.post, path, content=body, cast_to=object, options=ONCE), client.max_retries
-                )
-            return client.post(path, content=body, cast_to=object)
+            return create(request, client.max_retries) if run else request()
 
-    async def apost(self, path: str, body: bytes, *, api: str | None = None, run: bool = False) -> dict[str, Any]:
+    async def apost(
+        self, path: str, body: bytes, headers: Headers = None, *, api: str | None = None, run: bool = False
+    ) -> dict[str, Any]:
         client = self.async_client()
+        options: Any = {"headers": dict(headers or {}), **(ONCE if run else {})}
+        request = partial(client.post, path, content=body, cast_to=object, options=options)
         with translated_errors(api, hints=self.hints):
-            if run:
-                return await acreate(
-                    partial(client.post, path, content=body, cast_to=object, options=ONCE), client.max_retries
-                )
-            return await client.post(path, content=body, cast_to=object)
+            return await (acreate(request, client.max_retries) if run else request())
 
-    # A JSON body with headers of its own (an `Idempotency-Key`, which the client's retries then repeat),
-    # a multipart form (a file upload), and a GET of raw bytes (a file's content): the Batch API's needs,
-    # kept generic. The openai client builds the multipart body (its boundary) as its own `files.create` does.
-
-    def post_with(self, path: str, body: bytes, headers: Mapping[str, str], *, api: str | None = None) -> Any:
-        """POST `body` to `path` with `headers`; the client's retries re-send the same headers."""
-        options: Any = {"headers": dict(headers)}
-        with translated_errors(api, hints=self.hints):
-            return self.chat_openai.root_client.post(path, content=body, cast_to=object, options=options)
-
-    async def apost_with(self, path: str, body: bytes, headers: Mapping[str, str], *, api: str | None = None) -> Any:
-        options: Any = {"headers": dict(headers)}
-        with translated_errors(api, hints=self.hints):
-            return await self.async_client().post(path, content=body, cast_to=object, options=options)
+    # A multipart form (a file upload) and a GET of raw bytes (a file's content): the Batch API's needs, kept
+    # generic. The openai client builds the multipart body (its boundary) as its own `files.create` does.
 
     def post_form(self, path: str, fields: Mapping[str, str], files: Files, *, api: str | None = None) -> Any:
         """POST a multipart form: `fields` as text parts, `files` as `{name: (filename, bytes, content type)}`."""
@@ -316,70 +296,40 @@ class Transport:
             stream = await (acreate(opened, client.max_retries) if run and body is not None else opened())
         return bound_body_reads(stream, read_timeout)
 
-    # With a `fallback`, a refused first body is replaced by the fallback's, sent once.
-    # The second value says whether it was.
+    # With a `fallback`, a refused first body is replaced by the fallback's, sent once; the second value says
+    # whether it was. `options` are `post`'s, or `stream`'s with `stream=True` (`open_stream`).
 
     def send(
-        self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None, run: bool = False
-    ) -> tuple[dict[str, Any], bool]:
+        self, path: str, body: bytes, fallback: Fallback | None = None, *, stream: bool = False, **options: Any
+    ) -> tuple[Any, bool]:
+        request = self.stream if stream else self.post
         try:
-            return self.post(path, body, api=api, run=run), False
+            return request(path, body, **options), False
         except Exception as error:
             if fallback is None or not fallback.applies(error):
                 raise
-        return self.post(path, fallback.body(), api=api, run=run), True
-
-    def open_stream(
-        self,
-        path: str,
-        body: bytes,
-        fallback: Fallback | None = None,
-        *,
-        api: str | None = None,
-        read_timeout: float | None = None,
-        run: bool = False,
-    ) -> tuple[openai.Stream[Any], bool]:
-        try:
-            return self.stream(path, body, api=api, read_timeout=read_timeout, run=run), False
-        except Exception as error:
-            if fallback is None or not fallback.applies(error):
-                raise
-        return self.stream(path, fallback.body(), api=api, read_timeout=read_timeout, run=run), True
+        return request(path, fallback.body(), **options), True
 
     async def asend(
-        self, path: str, body: bytes, fallback: Fallback | None = None, *, api: str | None = None, run: bool = False
-    ) -> tuple[dict[str, Any], bool]:
+        self, path: str, body: bytes, fallback: Fallback | None = None, *, stream: bool = False, **options: Any
+    ) -> tuple[Any, bool]:
+        request = self.astream if stream else self.apost
         try:
-            return await self.apost(path, body, api=api, run=run), False
+            return await request(path, body, **options), False
         except Exception as error:
             if fallback is None or not fallback.applies(error):
                 raise
-        return await self.apost(path, fallback.body(), api=api, run=run), True
+        return await request(path, fallback.body(), **options), True
 
-    async def aopen_stream(
-        self,
-        path: str,
-        body: bytes,
-        fallback: Fallback | None = None,
-        *,
-        api: str | None = None,
-        read_timeout: float | None = None,
-        run: bool = False,
-    ) -> tuple[openai.AsyncStream[Any], bool]:
-        try:
-            return await self.astream(path, body, api=api, read_timeout=read_timeout, run=run), False
-        except Exception as error:
-            if fallback is None or not fallback.applies(error):
-                raise
-        return await self.astream(path, fallback.body(), api=api, read_timeout=read_timeout, run=run), True
+    open_stream = partialmethod(send, stream=True)
+    aopen_stream = partialmethod(asend, stream=True)
 
 
 Files = Mapping[str, tuple[str, bytes, str]]
 """A multipart form's files: `{field name: (filename, content, content type)}`."""
 _MULTIPART: Any = {"headers": {"Content-Type": "multipart/form-data"}}  # the client adds the boundary
-_OCTETS: Any = {"headers": {"Accept": "application/octet-stream"}}
+_OCTETS: Any = {"headers": {"Accept": "application/octet-stream"}}  # as the SDK's `responses.files.content`
 _STREAM, _ASTREAM = openai.Stream[object], openai.AsyncStream[object]
-"""What a download asks for (the SDK's own `responses.files.content` sends this `Accept`)."""
 
 
 def _options(params: Params, run: bool = False) -> Any:

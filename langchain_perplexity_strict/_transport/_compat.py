@@ -14,7 +14,6 @@ read from the installed openai so they cannot drift from the client's other retr
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -60,28 +59,21 @@ OPENAI_KINDS: dict[str, type[openai.APIStatusError]] = {
 """langchain-openai's HTTP error class of each kind (`_kinds`): an `openai` error and a langchain-core one."""
 
 
-def _through(helper: Callable[[openai.APIError], None], error: openai.APIError) -> None:
-    """Run `helper` with `error` as the exception being handled.
+def langchain_openai_error(error: openai.APIError) -> Exception:
+    """The exception langchain-openai raises for `error` (its 400 reading for a `BadRequestError`), else `error`.
 
-    `_handle_openai_api_error` ends in a bare `raise` for errors it does not map
-    (a 409 or 422, say), which re-raises whatever is being handled, perhaps the
-    original error without Perplexity's message: raising `error` first makes that
-    `error` itself, on every version.
+    Its helpers end in a bare `raise` for errors they do not map (a 409 or 422, say), which re-raises whatever
+    is being handled: raised within an `except` for `error`, that is `error` itself, on every version.
     """
+    helper = _handle_openai_bad_request if isinstance(error, openai.BadRequestError) else _handle_openai_api_error
     try:
-        raise error
-    except openai.APIError:
-        helper(error)
-
-
-def handle_openai_bad_request(error: openai.BadRequestError) -> None:
-    """Raise langchain-openai's exception for a 400 (context overflow, invalid request), else `error`."""
-    _through(_handle_openai_bad_request, error)  # type: ignore[arg-type]
-
-
-def handle_openai_api_error(error: openai.APIError) -> None:
-    """Raise langchain-openai's exception for an API error (auth, rate limit, timeout...), else `error`."""
-    _through(_handle_openai_api_error, error)
+        try:
+            raise error
+        except openai.APIError:
+            helper(error)  # type: ignore[arg-type]
+    except Exception as raised:
+        return raised
+    return error
 
 
 INITIAL_RETRY_DELAY: float = _constants.INITIAL_RETRY_DELAY

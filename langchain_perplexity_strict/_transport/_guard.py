@@ -70,10 +70,8 @@ def _ours(handler: Any) -> bool:
 @contextlib.contextmanager
 def leaving_together() -> Iterator[None]:
     """Within: a Ctrl-C in the main thread is also seen by the threads started with this context."""
-    if _LEFT.get() is not None or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if not _ours(signal.getsignal(signal.SIGINT)):
+    nested = _LEFT.get() is not None or threading.current_thread() is not threading.main_thread()
+    if nested or not _ours(signal.getsignal(signal.SIGINT)):
         yield
         return
     left = threading.Event()
@@ -107,13 +105,8 @@ def guarded(step: Callable[[], T], left: Callable[[T], None], then: Callable[[T]
     cancel the run on leaving; a `KeyboardInterrupt` out of `then` therefore also gets `left(result)`
     (which, like `then`'s own cancel, sends one cancel per run: `Runs.cancel`, `StreamFollower.close`).
     """
-    if threading.current_thread() is not threading.main_thread():
-        result = step()  # Python runs signal handlers in the main thread only: no Ctrl-C interrupts this one
-        if caller_left():  # ... but the main thread's caller may have left meanwhile (`leaving_together`)
-            left(result)
-            raise KeyboardInterrupt
-        return _handed_over(result, left, then)
-    if not _ours(signal.getsignal(signal.SIGINT)):
+    worker = threading.current_thread() is not threading.main_thread()
+    if not worker and not _ours(signal.getsignal(signal.SIGINT)):
         return then(step())  # the application's own handler (or SIGINT ignored): its choice
     pressed: list[int] = []
     caller = _LEFT.get()
@@ -130,27 +123,22 @@ def guarded(step: Callable[[], T], left: Callable[[T], None], then: Callable[[T]
             "Ctrl-C: waiting for the answer naming the Perplexity run, to cancel it (Ctrl-C again: leave now)",
         )
 
-    previous = signal.signal(signal.SIGINT, hold)
+    # Python runs signal handlers in the main thread only: no Ctrl-C interrupts a worker's step, but the main
+    # thread's caller may leave meanwhile (`leaving_together`), and a poll's pause then raises.
+    previous = None if worker else signal.signal(signal.SIGINT, hold)
     try:
         result = step()
     except BaseException as error:
-        signal.signal(signal.SIGINT, previous)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
         if pressed and not isinstance(error, KeyboardInterrupt):
             raise KeyboardInterrupt from error  # the step failed (no run to cancel); the caller still leaves
         raise
     try:
-        signal.signal(signal.SIGINT, previous)  # within the `try`: a Ctrl-C from here on reaches `except`
-        if pressed:  # pressed while held (up to the line above)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)  # within the `try`: a Ctrl-C from here on reaches `except`
+        if pressed or (worker and caller_left()):  # pressed while held (up to the line above), or left
             raise KeyboardInterrupt
-        return then(result)
-    except KeyboardInterrupt:
-        left(result)
-        raise
-
-
-def _handed_over(result: T, left: Callable[[T], None], then: Callable[[T], R]) -> R:
-    """`then(result)` in a worker thread; its caller leaving meanwhile (a poll's pause raises): `left(result)`."""
-    try:
         return then(result)
     except KeyboardInterrupt:
         left(result)

@@ -10,7 +10,7 @@ from typing import Any
 
 import openai
 
-from langchain_perplexity_strict._transport._compat import OPENAI_KINDS, handle_openai_bad_request
+from langchain_perplexity_strict._transport._compat import OPENAI_KINDS, langchain_openai_error
 from langchain_perplexity_strict.errors import (
     PerplexityInvalidRequestError,
     PerplexityServerError,
@@ -25,10 +25,8 @@ def http_error(error: openai.APIStatusError, message: str) -> Exception:
     kind = kind_of(error_detail(error.body), error.status_code)
     fields: Any = {"message": message, "response": error.response, "body": error.body}
     if kind == "invalid_request" and isinstance(error, openai.BadRequestError):
-        try:  # langchain-openai's own reading (an overflow by its wording, a structured-output hint)
-            handle_openai_bad_request(openai.BadRequestError(**fields))
-        except Exception as raised:
-            return raised
+        # langchain-openai's own reading (an overflow by its wording, a structured-output hint)
+        return langchain_openai_error(openai.BadRequestError(**fields))
     if kind == "invalid_request":
         unprocessable = isinstance(error, openai.UnprocessableEntityError)
         return (PerplexityUnprocessableEntityError if unprocessable else PerplexityInvalidRequestError)(**fields)

@@ -38,11 +38,6 @@ def owner_tag(api_key: str, headers: Any = None, query: Any = None) -> str:
     return hashlib.sha256(owned.encode()).hexdigest()
 
 
-def _settings(client: openai.AsyncOpenAI) -> tuple[str, str, str]:
-    owner = owner_tag(client.api_key, client._custom_headers, client._custom_query)
-    return str(client.base_url), repr(client.timeout), owner
-
-
 @atexit.register
 def _close_sync_pools() -> None:
     """Close the sync pools as the process exits: their kept-alive connections, left to the collector, would
@@ -65,16 +60,16 @@ def sync_pool(base_url: str, timeout: Any, api_key: str) -> Any:
 
 @cache
 def template_async_pool() -> Any:
-    """The async HTTP client a `ChatOpenAI` is built with, never used to send: `LoopClients` rebinds every
-    request to its running loop's pool (`_pool`). Given so that langchain-openai does not build its default
-    one per server and timeout, each with a TLS context of its own that loads the CA bundle (~25 ms of CPU
-    per model of a new server or timeout, thrown away)."""
+    """The async HTTP client a `ChatOpenAI` is built with, never used to send (`LoopClients` rebinds every request
+    to its running loop's pool): else langchain-openai builds one per server and timeout, each loading the CA
+    bundle into a TLS context of its own."""
     return openai.DefaultAsyncHttpxClient(verify=trust_store())
 
 
 def _pool(client: openai.AsyncOpenAI, loop: asyncio.AbstractEventLoop) -> Any:
     """The running loop's connection pool for `client`'s server, timeout and owner, made on first use."""
-    key = _settings(client)
+    owner = owner_tag(client.api_key, client._custom_headers, client._custom_query)
+    key = (str(client.base_url), repr(client.timeout), owner)
     with _LOCK:
         if loop not in _POOLS:
             _drop_closed(_POOLS)
@@ -101,10 +96,9 @@ def hold_open(request: asyncio.Future[Any]) -> None:
 def _closed_at_shutdown(pool: Any, loop: asyncio.AbstractEventLoop) -> AsyncGenerator[None, None]:
     """An async generator, started on `loop`, that closes `pool` when the loop shuts its generators down.
 
-    `asyncio.run` (and any runner calling `loop.shutdown_asyncgens()`) closes every async generator
-    still suspended before it closes the loop: this is the one hook it offers, so the pool's
-    connections are closed on their own loop, not left to the garbage collector (a `ResourceWarning`
-    each). The caller keeps the generator: the loop holds it only weakly.
+    `loop.shutdown_asyncgens()` (`asyncio.run`'s end) is the one hook a loop offers before it closes: the
+    connections close on their own loop, not in the collector (a `ResourceWarning` each). The caller keeps
+    the generator: the loop holds it only weakly.
     """
 
     async def closer() -> AsyncGenerator[None, None]:

@@ -72,12 +72,6 @@ class Poll:
         raise PerplexityResumeError(msg, self.response_id) from error
 
 
-def leaving(error: BaseException) -> bool:
-    """Whether the caller leaves the run (interrupt, cancelled task, the `timeout` bound), which cancels it;
-    a poll that failed for good leaves the run to finish instead, and its error names it."""
-    return isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, (Exception, GeneratorExit))
-
-
 def abandon(runs: Runs, response: dict[str, Any]) -> None:
     """The caller left as the create's answer arrived (`_guard`): cancel the run it started, unless it is over."""
     if runs.states.pending(response):
@@ -101,7 +95,10 @@ def _wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> Steps[
             except openai.APIError as error:
                 poll.failed(error)
     except BaseException as error:
-        if poll.pending and leaving(error):
+        # The caller left (interrupt, cancelled task, the `timeout` bound): cancel the run. A poll that failed
+        # for good leaves the run to finish instead, and its error names it.
+        leaving = isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, (Exception, GeneratorExit))
+        if poll.pending and leaving:
             yield "cancel", (poll.response_id,), {}
         raise
     return poll.response

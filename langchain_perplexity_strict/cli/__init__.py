@@ -9,7 +9,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,18 +45,28 @@ class CommandError(Exception):
         self.status = status
 
 
+@contextlib.contextmanager
+def _connected(args: argparse.Namespace, label_to: Any = None) -> Iterator[dict[str, Any]]:
+    """A model's settings: the key's server, or `--emulator`'s; an emulator's answers are labelled (on `label_to`)."""
+    from langchain_perplexity_strict.cli._which_server import configured_base_url, is_perplexity_url, says_emulator
+
+    if not has_key() and not args.emulator:
+        raise CommandError(NO_KEY, status=2)
+    with model_settings(args, emulator=args.emulator) as settings:
+        base_url = configured_base_url()  # an emulator's when the README's offline step exported it with a key
+        if args.emulator or (not is_perplexity_url(base_url) and says_emulator(base_url)):
+            print(EMULATOR_LABEL, file=label_to)
+        yield settings
+
+
 def _chat(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict import ChatPerplexityStrict
 
     if not args.question.strip():
         raise CommandError('the question is empty: ask something, for example: chat "What is new in Python 3.13?"', 2)
-    if not has_key() and not args.emulator:
-        raise CommandError(NO_KEY, status=2)
     messages: list[tuple[str, str]] = [("system", args.system)] if args.system else []
     messages.append(("human", args.question))
-    with model_settings(args, emulator=args.emulator) as settings:
-        if args.emulator or _exported_emulator():
-            print(EMULATOR_LABEL)
+    with _connected(args) as settings:
         llm = ChatPerplexityStrict(**settings)
         full: Any = None
         try:
@@ -74,27 +84,14 @@ def _models(args: argparse.Namespace) -> int:
     """`models`: the models Perplexity serves (`GET /v1/models`), one per line, or the published JSON."""
     from langchain_perplexity_strict._platform import list_models
 
-    if not has_key() and not args.emulator:
-        raise CommandError(NO_KEY, status=2)
-    with model_settings(args, emulator=args.emulator) as settings:
-        if args.emulator or _exported_emulator():
-            print(EMULATOR_LABEL, file=sys.stderr)  # stdout stays the list, for pipes
-        connection = {k: v for k, v in settings.items() if k in ("api_key", "base_url")}
-        listed = list_models(**connection)
+    with _connected(args, label_to=sys.stderr) as settings:  # stdout stays the list, for pipes
+        listed = list_models(**{k: v for k, v in settings.items() if k in ("api_key", "base_url")})
     if args.json:
         print(json.dumps({"object": "list", "data": [m.model_dump() for m in listed]}, indent=2))
     else:
         for info in listed:
             print(f"{info.id}\t{info.owned_by}")
     return 0
-
-
-def _exported_emulator() -> bool:
-    """Whether PPLX_BASE_URL points at an emulator (the README's offline step exports it with a key)."""
-    from langchain_perplexity_strict.cli._which_server import configured_base_url, is_perplexity_url, says_emulator
-
-    base_url = configured_base_url()
-    return not is_perplexity_url(base_url) and says_emulator(base_url)
 
 
 def _with_cli_hint(error: Exception, *, emulator: bool) -> Exception:
@@ -189,7 +186,7 @@ def _emulator(args: argparse.Namespace) -> int:
 
 def _emulator_in_background(args: argparse.Namespace) -> int:
     """Reuse the emulator already serving the port, or start one and wait until it serves; then say which."""
-    running = _emulator_process.running_emulator(args.host, args.port)
+    running = _emulator_process.running_emulator_at(f"http://{args.host}:{args.port}") if args.port else None
     if running is None:
         command = [sys.executable, "-m", "langchain_perplexity_strict", "emulator", "--host", args.host]
         command += ["--port", str(args.port), "--event-delay", str(args.event_delay), "--dialect", args.dialect]
@@ -212,12 +209,8 @@ def _stop_emulator(args: argparse.Namespace) -> int:
     if args.background:
         raise CommandError("--stop and --background cannot go together", status=2)
     pointed = os.environ.get("PPLX_BASE_URL") if "PERPLEXITY_EMULATOR_PID" in os.environ else None
-    running = (
-        _emulator_process.running_emulator_at(pointed)
-        if pointed
-        else _emulator_process.running_emulator(args.host, args.port)
-    )
     where = pointed or f"http://{args.host}:{args.port}"
+    running = _emulator_process.running_emulator_at(where) if pointed or args.port else None  # port 0: none
     if running is None:
         print(f"# no Perplexity emulator serves {where}", file=sys.stderr if args.env else sys.stdout, flush=True)
     elif pointed and "PERPLEXITY_EMULATOR_REUSED" in os.environ:
@@ -240,26 +233,19 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo()
 
 
-def _port(text: str) -> int:
-    """A TCP port for argparse: 0 (any free port) to 65535."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port: use 0 to 65535 (0: any free port)")
-    return port
+def _from_zero(kind: Callable[[str], float], top: float, what: str) -> Callable[[str], Any]:
+    """An argparse type: a `kind` from 0 to `top`; anything else is refused as not `what`."""
 
+    def read(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = -1
+        if not 0 <= value <= top:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
 
-def _seconds(text: str) -> float:
-    """A non-negative number of seconds for argparse."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds: use 0 or more")
-    return seconds
+    return read
 
 
 class _Parser(argparse.ArgumentParser):
@@ -276,65 +262,58 @@ def _without_keys(text: str) -> str:
     return redact_text(text, *(os.environ.get(name, "") for name in ("PPLX_API_KEY", "PERPLEXITY_API_KEY")))
 
 
+_PORT = _from_zero(int, 65535, "a port: use 0 to 65535 (0: any free port)")
+_SECONDS = _from_zero(float, sys.float_info.max, "a number of seconds: use 0 or more")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser."""
+    """The argument parser; `chat` and `check` share the model's flags."""
     parser = _Parser(prog="perplexity-strict", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    _add_chat_and_check(sub)
-    _add_models(sub)
-    _add_emulator(sub)
-    demo = sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)")
-    demo.set_defaults(func=_demo)
-    return parser
-
-
-def _model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--model",
-        default=None,
-        help=f"model slug (default: {DEFAULT_MODELS['agent']}; {DEFAULT_MODELS['chat_completions']} with --api "
-        "chat_completions)",
-    )
-    p.add_argument(
+    model = _Parser(add_help=False)
+    defaults = f"{DEFAULT_MODELS['agent']}; {DEFAULT_MODELS['chat_completions']} with --api chat_completions"
+    model.add_argument("--model", default=None, help=f"model slug (default: {defaults})")
+    model.add_argument(
         "--effort",
         default=None,
         help="an Agent API effort level (fast, low, medium, high, xhigh; fast@VERSION pins one): picks the model",
     )
-    p.add_argument("--preset", default=None, help="deprecated by Perplexity: use --effort")
-    p.add_argument(
+    model.add_argument("--preset", default=None, help="deprecated by Perplexity: use --effort")
+    model.add_argument(
         "--api",
         choices=list(DEFAULT_MODELS),  # one default model per surface (_surfaces.SURFACES)
         default="agent",
         help="Perplexity surface (default: agent; chat_completions is Sonar's, which Perplexity retired)",
     )
 
-
-def _add_chat_and_check(sub: Any) -> None:
-    chat = sub.add_parser("chat", help="ask Perplexity a question and stream the answer with its numbered sources")
+    chat = sub.add_parser(
+        "chat", parents=[model], help="ask Perplexity a question and stream the answer with its numbered sources"
+    )
     chat.add_argument("question", help="what to ask (quote it)")
     chat.add_argument("--system", default=None, help="a system message")
     chat.add_argument("--emulator", action="store_true", help="answer from the local emulator instead (no key needed)")
-    _model_options(chat)
     chat.set_defaults(func=_chat)
 
-    check = sub.add_parser("check", help="show what the rules change in a conversation and the body it would send")
+    check = sub.add_parser(
+        "check", parents=[model], help="show what the rules change in a conversation and the body it would send"
+    )
     check.add_argument("file", help="a JSON conversation (LangChain or OpenAI message dicts); - reads standard input")
-    _model_options(check)
     check.set_defaults(func=_check)
 
-
-def _add_models(sub: Any) -> None:
     listing = sub.add_parser("models", help="list the models Perplexity serves (GET /v1/models): id and owner")
     listing.add_argument("--json", action="store_true", help="print Perplexity's list as JSON (ModelListOutput)")
     listing.add_argument("--emulator", action="store_true", help="list the local emulator's models (no key needed)")
     listing.set_defaults(func=_models, api="agent")
 
+    _add_emulator(sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine"))
+    sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)").set_defaults(func=_demo)
+    return parser
 
-def _add_emulator(sub: Any) -> None:
-    emulator = sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine")
+
+def _add_emulator(emulator: argparse.ArgumentParser) -> None:
     emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    emulator.add_argument("--port", type=_port, default=8765, help="port to listen on (default: 8765; 0: any free)")
+    emulator.add_argument("--port", type=_PORT, default=8765, help="port to listen on (default: 8765; 0: any free)")
     emulator.add_argument(
         "--background",
         action="store_true",
@@ -351,7 +330,7 @@ def _add_emulator(sub: Any) -> None:
         help="stop the background emulator this shell points at (PPLX_BASE_URL), else the one on --port",
     )
     emulator.add_argument("--sonar-retired", action="store_true", help="answer chat completions with 403")
-    emulator.add_argument("--event-delay", type=_seconds, default=0.0, help="seconds between stream events")
+    emulator.add_argument("--event-delay", type=_SECONDS, default=0.0, help="seconds between stream events")
     emulator.add_argument(
         "--dialect",
         choices=("live", "schema"),
@@ -373,14 +352,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except CommandError as error:
-        print(f"perplexity-strict {args.command}: {_one_line(error)}", file=sys.stderr)
-        return error.status
     except KeyboardInterrupt:
         return 130
-    except Exception as error:  # an API or a setting error: the message is what the user needs
+    except Exception as error:  # the command's, an API or a setting error: the message is what the user needs
         print(f"perplexity-strict {args.command}: {_one_line(error)}", file=sys.stderr)
-        return 1
+        return error.status if isinstance(error, CommandError) else 1
 
 
 def _one_line_warning(command: str) -> Any:

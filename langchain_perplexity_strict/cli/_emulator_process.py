@@ -62,11 +62,6 @@ def check_can_listen(host: str, port: int) -> None:
         raise StartError(listen_error(host, port, error)) from error
 
 
-def running_emulator(host: str, port: int) -> Running | None:
-    """The emulator already serving host:port, if any."""
-    return None if port == 0 else running_emulator_at(f"http://{host}:{port}")
-
-
 def running_emulator_at(base_url: str) -> Running | None:
     """The emulator serving `base_url`, if its headers say so."""
     try:
