@@ -4,21 +4,22 @@ Perplexity takes text, images and files (`InputContentPartInput`; chat completio
 `file_url`). `canonical_content` maps any content to those and reports what it flattened or dropped.
 langchain-core's parsing runs first; this reads what it leaves in a provider's shape.
 Assistant content is a string: the Agent API's input message has no `output_text` part.
+MCP approvals are kept in `ChatOpenAI`'s form: requests in an answer's `additional_kwargs`, `non_standard`
+blocks or bare content; responses in user content. The Agent API takes both as input items.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.messages.block_translators import get_translator
 
-from langchain_perplexity_strict._message_keys import MODEL_PROVIDER
-from langchain_perplexity_strict.normalize._approvals import is_approval_response, is_server_output
+from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS, MODEL_PROVIDER
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
 # Sent from `AIMessage.tool_calls`: dropped silently.
@@ -69,17 +70,12 @@ def standard_view(message: BaseMessage) -> Any:
     except (NotImplementedError, KeyError, TypeError, ValueError, AttributeError):
         outside = AIMessage(content=[], additional_kwargs=message.additional_kwargs).content_blocks
         blocks = [*content, *outside]
-    blocks = [_unwrapped(b) for b in blocks]
+    # langchain-core < 1.8 shows a refusal wrapped as `non_standard`.
+    blocks = [_unwrapped(b) if _kind(_unwrapped(b)) == "refusal" else b for b in blocks]
     refusal = message.additional_kwargs.get("refusal")
     if isinstance(refusal, str) and refusal and not any(_kind(b) == "refusal" for b in blocks):
         blocks.append({"type": "refusal", "refusal": refusal})
     return blocks
-
-
-def _unwrapped(block: Any) -> Any:
-    """A refusal langchain-core < 1.8 shows wrapped as `non_standard`, as the refusal block it is."""
-    value = block.get("value") if isinstance(block, dict) and block.get("type") == "non_standard" else None
-    return value if isinstance(value, dict) and value.get("type") == "refusal" else block
 
 
 def is_own(message: BaseMessage) -> bool:
@@ -356,3 +352,104 @@ def data_url(block: dict[str, Any]) -> str | None:
     if "base64" not in block:
         return None
     return _data_url(block.get("mime_type"), block["base64"])
+
+
+REQUEST_FIELDS = ("type", "id", "name", "arguments", "server_label", "connector_id", "thought_signature")
+RESPONSE_FIELDS = ("type", "approval_request_id", "approve", "reason", "id")
+SERVER_ITEM_TYPES = frozenset(
+    {
+        "search_results",
+        "fetch_url_results",
+        "image_search_results",
+        "mcp_list_tools",
+        "mcp_call",
+        "mcp_approval_request",
+        "tool_search_output",
+        "skill_loaded",
+        "sandbox_results",
+        "sandbox_write_file",
+        "sandbox_read_file",
+        "sandbox_edit_file",
+        "sandbox_grep",
+        "sandbox_glob",
+        "sandbox_apply_patch",
+        "share_file",
+        "unknown",
+    }
+)
+"""Server tool and skill items of `OutputItemOutput`."""
+SERVER_BLOCK_TYPES = frozenset({"server_tool_call", "server_tool_call_chunk", "server_tool_result"})
+
+
+def _unwrapped(block: Any) -> Any:
+    if isinstance(block, dict) and block.get("type") == "non_standard" and isinstance(block.get("value"), dict):
+        return block["value"]
+    return block
+
+
+def is_server_output(block: Any) -> bool:
+    """Whether `block` is a server tool's work in an earlier answer; it is not sent back."""
+    if not isinstance(block, dict):
+        return False
+    return block.get("type") in SERVER_BLOCK_TYPES or _unwrapped(block).get("type") in SERVER_ITEM_TYPES
+
+
+def is_approval_response(block: Any) -> bool:
+    """Whether `block` is an `mcp_approval_response`."""
+    value = _unwrapped(block)
+    return isinstance(value, dict) and value.get("type") == "mcp_approval_response"
+
+
+def approval_responses(content: Any) -> list[dict[str, Any]]:
+    """User content's approval responses, published fields only."""
+    if not isinstance(content, list):
+        return []
+    return [_fields(_unwrapped(b), RESPONSE_FIELDS) for b in content if is_approval_response(b)]
+
+
+def approval_requests(message: BaseMessage) -> list[dict[str, Any]]:
+    """An answer's approval requests, once each (the first by id), published fields only."""
+    found = [*(message.additional_kwargs.get(MCP_APPROVAL_REQUESTS) or [])]
+    if isinstance(message.content, list):
+        found.extend(map(_unwrapped, message.content))
+    once: dict[str, dict[str, Any]] = {}
+    for item in found:
+        if isinstance(item, dict) and item.get("type") == "mcp_approval_request" and isinstance(item.get("id"), str):
+            once.setdefault(item["id"], _fields(item, REQUEST_FIELDS))
+    return list(once.values())
+
+
+def _fields(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    return {k: item[k] for k in fields if item.get(k) is not None}
+
+
+def check_approval_history(messages: Iterable[BaseMessage]) -> None:
+    """Raise `ValueError` when an `mcp_approval_response` answers no pending `mcp_approval_request`.
+
+    Run on the caller's messages, before merging would blur the error.
+    """
+    pending: dict[str, None] = {}  # ordered, for the error
+    answered: set[str] = set()
+    for message in messages:
+        if type(message.content) is str and MCP_APPROVAL_REQUESTS not in message.additional_kwargs:
+            continue  # text alone holds neither requests nor responses
+        if isinstance(message, AIMessage):
+            pending.update(dict.fromkeys(r["id"] for r in approval_requests(message)))
+            continue
+        for response in approval_responses(message.content):
+            request_id = response.get("approval_request_id")
+            if request_id in pending:
+                del pending[request_id]
+                answered.add(request_id)
+                continue
+            if request_id in answered:
+                problem = "was answered already"
+            elif not pending and not answered:
+                problem = "has no mcp_approval_request before it in the history"
+            else:
+                problem = "names no pending mcp_approval_request; pending: " + (", ".join(pending) or "none")
+            msg = (
+                f"mcp_approval_response (approval_request_id={request_id!r}) {problem}. An approval answers "
+                "an mcp_approval_request of an earlier answer: keep that answer in the history and use its id."
+            )
+            raise ValueError(msg)

@@ -3,6 +3,7 @@
 A rule is a small named step fixing one thing Perplexity rejects: it maps `Entry`s to new entries plus
 `Change` records, never mutates, and passes untouched messages as the caller's objects. Sources:
 docs/perplexity-rules.md. Pass your own list as `normalize_messages(rules=...)`. The chat model calls `prepare`.
+`ContentLimits` leaves out what a surface or a model's profile does not take.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
@@ -28,17 +29,18 @@ from langchain_core.messages import (
 from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
 
 from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
-from langchain_perplexity_strict.normalize._agent_content import ContentLimits
-from langchain_perplexity_strict.normalize._approvals import (
-    approval_requests,
-    approval_responses,
-    check_approval_history,
-)
+from langchain_perplexity_strict._once import warn
 from langchain_perplexity_strict.normalize._compaction import RULE_NAME, TokenCounter, compact_messages
 from langchain_perplexity_strict.normalize._content import (
+    REASONING_TYPES,
+    TEXT_TYPES,
+    TOOL_CALL_TYPES,
     VIEW_KWARGS,
     CanonicalContent,
+    approval_requests,
+    approval_responses,
     canonical_content,
+    check_approval_history,
     is_own,
     kwarg_sources,
     standard_view,
@@ -537,6 +539,111 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     StartWithUserTurn(),
 )
 """The rules `normalize_messages` applies, in order."""
+
+# -- what a surface or a model's profile does not take, run before DEFAULT_RULES --------------------
+
+NOT_SENT = "a file the tool returned is not sent"
+_NEITHER = frozenset({*TEXT_TYPES, *REASONING_TYPES, *TOOL_CALL_TYPES})
+"""Block types that are never media."""
+_LABELS = {"video": "video block(s)", "file": "file(s)", "image": "image(s)", "image_url": "image URL(s)"}
+
+
+@dataclass(frozen=True)
+class ContentLimits:
+    """Leave out kinds in `turns`; name kinds in `tool_results` in the tool result's text.
+
+    Kinds: `"video"`, `"file"`, `"image"`, `"image_url"`; each maps to why it is not sent.
+    """
+
+    name: str = "agent_content"
+    turns: Mapping[str, str] = field(default_factory=dict)
+    tool_results: Mapping[str, str] = field(default_factory=dict)
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        roles = [e.role for e in entries]
+        newest = max((i for i, r in enumerate(roles) if r == "user"), default=-1)
+        answered = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)
+        out: list[Entry] = []
+        changes: list[Change] = []
+        for index, entry in enumerate(entries):
+            content = entry.message.content
+            if entry.role == "assistant" or isinstance(content, str):
+                out.append(entry)
+                continue
+            tool = entry.role == "tool"
+            kept, left_out, named = self._sorted(content, tool=tool)
+            if not left_out and not named:
+                out.append(entry)
+                continue
+            for kind, names in left_out.items():
+                if index == newest:
+                    send = "Send text, or content this model's profile takes."
+                    newest_turn_lost(names, self.turns[kind], nothing_left=not kept, send=send)
+                what = f"{_LABELS[kind]} {listed(names)} left out ({self.turns[kind]})"
+                changes.append(Change(self.name, entry.sources, what))
+            for kind, names in named.items():
+                if index > answered and index > newest:  # the result the model answers now
+                    _newest_result_lost(kind, self.tool_results[kind])
+                what = f"{_LABELS[kind]} {listed(names)} in a tool result named in its text ({self.tool_results[kind]})"
+                changes.append(Change(self.name, entry.sources, what))
+            message = entry.message.model_copy(update={"content": kept})
+            out.append(Entry(message, entry.role, entry.sources))
+        return out, changes
+
+    def _sorted(
+        self, content: list[Any], *, tool: bool
+    ) -> tuple[list[Any], dict[str, list[str]], dict[str, list[str]]]:
+        """(blocks kept, kinds left out, kinds named)."""
+        kept: list[Any] = []
+        left_out: dict[str, list[str]] = {}
+        named: dict[str, list[str]] = {}
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") in _NEITHER:
+                kept.append(block)
+                continue
+            canonical = canonical_content([block], assistant=False)
+            kind, name = _limit_kind(block, canonical)
+            if tool and kind in self.tool_results:
+                named.setdefault(kind, []).append(name)
+                kept.append({"type": "text", "text": f"({name}: {NOT_SENT})"})
+            elif kind in self.turns:
+                left_out.setdefault(kind, []).append(name)
+            else:
+                kept.append(block)
+        return kept, left_out, named
+
+
+AGENT_CONTENT: tuple[ContentLimits, ...] = (
+    ContentLimits(
+        turns={"video": "the Agent API takes no video; api='chat_completions' does"},
+        tool_results={
+            "file": "the Agent API's function output takes text and images only; api='chat_completions' takes file_url"
+        },
+    ),
+)
+"""The Agent API surface's limits, run before the model's rules."""
+
+
+def _limit_kind(block: dict[str, Any], canonical: Any) -> tuple[str, str]:
+    """A block's `ContentLimits` kind ("" if none) and its report name."""
+    blocks = canonical.content if isinstance(canonical.content, list) else []
+    if canonical.videos or (len(blocks) == 1 and blocks[0].get("type") == "video"):
+        return "video", (canonical.videos or [str(block.get("kind") or block.get("type"))])[0]
+    if len(blocks) != 1 or blocks[0].get("type") not in ("file", "image"):
+        return "", ""
+    converted = blocks[0]
+    if converted["type"] == "file":
+        return "file", str(converted.get("filename") or converted.get("url") or "a file")
+    by_url = not str(converted["url"]).startswith("data:")
+    return ("image_url" if by_url else "image"), str(block.get("type"))
+
+
+def _newest_result_lost(kind: str, why: str) -> None:
+    warn(
+        f"The newest tool result lost its {_LABELS[kind]}, named in its text instead: {why}. Return the "
+        "content's text, or use a model whose profile takes it."
+    )
+
 
 # -- running them ---------------------------------------------------------------------------------
 
