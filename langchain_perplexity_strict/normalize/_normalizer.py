@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import groupby, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -63,8 +63,6 @@ _ID, _ID_KEY = itemgetter("id"), repeat("id")
 # -- the rules, in the order DEFAULT_RULES runs them ------------------------------------------------
 
 _PLAIN = frozenset({HumanMessage, AIMessage, SystemMessage, ToolMessage})
-_CLASS_OF: dict[str, type[BaseMessage]] = {"user": HumanMessage, "assistant": AIMessage, "tool": ToolMessage}
-"""The class `_rebuild` copies per role; system is built (developer marker)."""
 _WHY = "Perplexity takes text, and images and files by URL or inline data"
 
 
@@ -200,22 +198,14 @@ def _with_ids(calls: list[Any], sources: tuple[int, ...], generated: list[str]) 
 def _rebuild(
     message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str = ""
 ) -> BaseMessage:
-    """The message as its role's plain class, keeping id, name and provider metadata; copied when possible."""
-    kwargs = message.additional_kwargs
+    """The message as its role's plain class, keeping id, name and provider metadata."""
+    kwargs = dict(message.additional_kwargs)
     if role == "assistant":  # the view has read these
         kwargs = {k: v for k, v in kwargs.items() if k not in VIEW_KWARGS}
-    metadata = {
-        "additional_kwargs": dict(kwargs),
-        "response_metadata": dict(message.response_metadata),
-    }
-    if type(message) is _CLASS_OF.get(role):
-        update: dict[str, Any] = {"content": content, **metadata}
-        if role == "assistant":  # as built below
-            update |= {"tool_calls": [dict(c) for c in tool_calls], "invalid_tool_calls": [], "usage_metadata": None}
-        elif role == "tool":
-            update["tool_call_id"] = tool_call_id
-        return message.model_copy(update=update)
-    common: dict[str, Any] = {"content": content, "id": message.id, "name": message.name, **metadata}
+    elif role == "system" and is_developer(message):
+        kwargs["__openai_role__"] = "developer"
+    common: dict[str, Any] = {"content": content, "id": message.id, "name": message.name}
+    common |= {"additional_kwargs": kwargs, "response_metadata": dict(message.response_metadata)}
     if role == "assistant":
         return AIMessage(**common, tool_calls=[dict(c) for c in tool_calls])
     if role == "tool":
@@ -225,11 +215,7 @@ def _rebuild(
             artifact=getattr(message, "artifact", None),
             status=getattr(message, "status", "success"),
         )
-    if role == "system":
-        if is_developer(message):
-            common["additional_kwargs"]["__openai_role__"] = "developer"
-        return SystemMessage(**common)
-    return HumanMessage(**common)
+    return SystemMessage(**common) if role == "system" else HumanMessage(**common)
 
 
 @dataclass(frozen=True)
@@ -250,31 +236,17 @@ class RepairToolProtocol:
             return _as_list(entries), []
         out: list[Entry] = list(entries[:start])
         changes: list[Change] = []
-        i, n = start, len(entries)
-        while i < n:
-            if entries[i].role != "assistant":
-                entry = entries[i]
-                out.append(self._orphan(entry, changes) if entry.role == "tool" else entry)
-                i += 1
-                continue
-            j = i
-            while j < n and entries[j].role == "assistant":
-                j += 1
-            k = j
-            while k < n and entries[k].role != "assistant":
-                k += 1
-            out.extend(entries[i:j])
-            window = entries[j:k]
-            if j - i == 1 and _answered_in_order(entries[i], window):
-                out.extend(window)
+        turn: list[Entry] = []  # the assistant turn the entries after it answer
+        for assistant, run in groupby(entries[start:], key=lambda entry: entry.role == "assistant"):
+            if assistant:
+                turn = list(run)
+                out.extend(turn)
             else:
-                out.extend(self._answer_turn(entries[i:j], window, k < n, changes))
-            i = k
+                out.extend(self._answer_turn(turn, list(run), changes))
         return out, changes
 
-    def _answer_turn(
-        self, turn: Sequence[Entry], window: Sequence[Entry], more: bool, changes: list[Change]
-    ) -> list[Entry]:
+    def _answer_turn(self, turn: list[Entry], window: list[Entry], changes: list[Change]) -> list[Entry]:
+        """The entries up to the next assistant turn: its results first, in order, then the rest."""
         calls = [c for e in turn if isinstance(e.message, AIMessage) for c in e.message.tool_calls]
         pending = {c["id"]: c for c in calls}
         results: list[Entry] = []
@@ -297,7 +269,7 @@ class RepairToolProtocol:
                 "(Perplexity wants results right after their calls)"
             )
             changes.append(Change(self.name, moved, why))
-        if pending and (window or more):
+        if pending:
             sources = tuple(s for e in turn for s in e.sources)
             names = ", ".join(f"{c.get('name')!r} ({c['id']})" for c in pending.values())
             changes.append(
@@ -350,17 +322,6 @@ def first_broken_turn(entries: Sequence[Entry]) -> int | None:
     return None
 
 
-def _answered_in_order(turn: Entry, window: Sequence[Entry]) -> bool:
-    """Whether the turn's calls are answered right after it, in order, with no stray result."""
-    calls = getattr(turn.message, "tool_calls", None) or []
-    if len(window) < len(calls):
-        return False
-    for call, entry in zip(calls, window, strict=False):
-        if entry.role != "tool" or getattr(entry.message, "tool_call_id", None) != call["id"]:
-            return False
-    return all(entry.role != "tool" for entry in window[len(calls) :])
-
-
 @dataclass(frozen=True)
 class DemoteLateSystemMessages:
     """Send a system (or developer) message that follows any other message as user.
@@ -371,29 +332,26 @@ class DemoteLateSystemMessages:
     name: str = "demote_late_system_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        n = len(entries)
-        roles = [*map(_ROLE, entries), "system"]  # a last "system" ends each search
-        start = next((i for i, role in enumerate(roles) if role != "system"), n)
-        late = roles.index("system", start)
-        if late == n:
+        roles = list(map(_ROLE, entries))
+        start = next((i for i, role in enumerate(roles) if role != "system"), len(roles))
+        if "system" not in roles[start:]:
             return _as_list(entries), []
-        out: list[Entry] = list(entries[:late])
+        out: list[Entry] = list(entries[:start])
         changes: list[Change] = []
-        while late < n:
-            entry = entries[late]
-            following = roles.index("system", late + 1)
-            kind = "developer" if is_developer(entry.message) else "system"
+        for entry in entries[start:]:
+            if entry.role != "system":
+                out.append(entry)
+                continue
+            message = entry.message
+            kind = "developer" if is_developer(message) else "system"
             why = (
                 f"a {kind} message after the conversation started is sent as a user message "
                 "(Perplexity accepts system messages only at the start)"
             )
             changes.append(Change(self.name, entry.sources, why))
-            message = entry.message
             out.append(
                 Entry(HumanMessage(content=message.content, name=message.name, id=message.id), "user", entry.sources)
             )
-            out.extend(entries[late + 1 : following])
-            late = following
         return out, changes
 
 
@@ -410,33 +368,23 @@ class MergeAdjacentTurns:
     name: str = "merge_adjacent_turns"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        # One letter per role; a doubled letter starts a run.
-        letters = "".join(map(_MERGED.get, map(_ROLE, entries), repeat("-")))
-        i = min((found for found in (letters.find("uu"), letters.find("aa")) if found >= 0), default=None)
-        if i is None:
+        roles = "".join(map(_LETTER_OF_ROLE.__getitem__, map(_ROLE, entries)))
+        if "uu" not in roles and "aa" not in roles:
             return _as_list(entries), []
-        out: list[Entry] = list(entries[:i])
+        out: list[Entry] = []
         changes: list[Change] = []
-        n = len(entries)
-        while i < n:
-            entry = entries[i]
-            j = i + 1
-            if entry.role in ("user", "assistant"):
-                while j < n and entries[j].role == entry.role:
-                    j += 1
-            if j - i == 1:
-                out.append(entry)
-                i = j
+        for role, group in groupby(entries, key=_ROLE):
+            run = list(group)
+            if len(run) == 1 or role == "system" or role == "tool":  # each result answers its own call
+                out.extend(run)
                 continue
-            run = entries[i:j]
             sources = tuple(s for e in run for s in e.sources)
-            out.append(Entry(self._merge(run), entry.role, sources))
+            out.append(Entry(self._merge(run), role, sources))
             why = (
-                f"{len(run)} adjacent {entry.role} messages are sent as one "
+                f"{len(run)} adjacent {role} messages are sent as one "
                 "(Perplexity requires user/tool and assistant turns to alternate)"
             )
             changes.append(Change(self.name, sources, why))
-            i = j
         return out, changes
 
     def _merge(self, run: Sequence[Entry]) -> BaseMessage:
@@ -444,11 +392,6 @@ class MergeAdjacentTurns:
         content = merge_contents([m.content for m in messages], self.separator)
         names = {m.name for m in messages}
         name = names.pop() if len(names) == 1 else None
-        if all(type(m) is HumanMessage and not m.additional_kwargs and not m.response_metadata for m in messages):
-            # Plain user run: what `merge_message_runs` would give.
-            return HumanMessage(
-                content=content, additional_kwargs={}, response_metadata={}, name=name, id=messages[0].id
-            )
         # As the class of their role, so `merge_message_runs` merges them.
         wanted = AIMessage if run[0].role == "assistant" else HumanMessage
         canonical = [
@@ -460,10 +403,6 @@ class MergeAdjacentTurns:
         # Blank content, so chunk addition cannot fold blocks sharing an "index".
         (merged,) = merge_message_runs([m.model_copy(update={"content": ""}) for m in canonical])
         return merged.model_copy(update={"content": content, "name": name, "id": messages[0].id})
-
-
-_MERGED = {"user": "u", "assistant": "a"}
-"""The roles `MergeAdjacentTurns` merges, one letter each."""
 
 
 def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
@@ -649,6 +588,7 @@ def _newest_result_lost(kind: str, why: str) -> None:
 
 _KNOWN_RULES = frozenset({*map(type, DEFAULT_RULES), ContentLimits})
 """The package's rule classes: each passes a history in `_IN_ORDER` of plain text messages as it is."""
+_LETTER_OF_ROLE = {role: role[0] for role in ROLE_BY_CLASS.values()}
 _LETTER = {cls: role[0] for cls, role in ROLE_BY_CLASS.items()}
 """A plain class's role as one letter: s, u, a or t."""
 _IN_ORDER = re.compile(r"s*(?=[ut])(?:(?!uu|aa)[uat])+(?<!a)")
