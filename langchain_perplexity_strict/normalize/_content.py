@@ -19,7 +19,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.messages.block_translators import get_translator
 
-from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS, MODEL_PROVIDER
+from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
 # Sent from `AIMessage.tool_calls`: dropped silently.
@@ -76,11 +76,6 @@ def standard_view(message: BaseMessage) -> Any:
     if isinstance(refusal, str) and refusal and not any(_kind(b) == "refusal" for b in blocks):
         blocks.append({"type": "refusal", "refusal": refusal})
     return blocks
-
-
-def is_own(message: BaseMessage) -> bool:
-    """Whether `message` is this package's answer or has no provider."""
-    return message.response_metadata.get("model_provider") in (None, MODEL_PROVIDER)
 
 
 def canonical_content(content: Any, *, assistant: bool, own: bool = True) -> CanonicalContent:
@@ -162,7 +157,9 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
         image = _image(block)
         if image is not None:
             return image
-    if kind in ("file", "input_file", "document", "file_url", "pdf_url") and _sendable_file(block):
+    # Audio and video files are not files Perplexity reads.
+    sendable = not str(block.get("mime_type") or "").startswith(("audio/", "video/"))
+    if kind in ("file", "input_file", "document", "file_url", "pdf_url") and sendable:
         file = _file(block)
         if file is not None:
             return file
@@ -183,7 +180,8 @@ def cited(block: dict[str, Any]) -> list[str]:
             names.append(note)
             continue
         inner = note.get("url_citation") if isinstance(note.get("url_citation"), dict) else {}
-        name = next((n for n in _names(note, inner) if isinstance(n, str) and n), None)
+        found = (note.get("url"), inner.get("url"), note.get("title"), note.get("document_title"), note.get("filename"))
+        name = next((n for n in found if isinstance(n, str) and n), None)
         names.append(name or str(note.get("type") or "citation"))
     return names
 
@@ -191,10 +189,6 @@ def cited(block: dict[str, Any]) -> list[str]:
 def _listed(value: Any) -> list[Any]:
     """A list's str and dict items; anything else (Anthropic's `{"enabled": true}` setting): none."""
     return [v for v in value if isinstance(v, (str, dict))] if isinstance(value, list) else []
-
-
-def _names(note: dict[str, Any], inner: dict[str, Any]) -> tuple[Any, ...]:
-    return (note.get("url"), inner.get("url"), note.get("title"), note.get("document_title"), note.get("filename"))
 
 
 def kwarg_sources(kwargs: dict[str, Any]) -> list[str]:
@@ -210,12 +204,6 @@ def _parsed(block: dict[str, Any]) -> dict[str, Any]:
     """`block` as langchain-core parses it, or as written when not standard."""
     (parsed,) = HumanMessage([block]).content_blocks
     return block if parsed.get("type") == "non_standard" else dict(parsed)
-
-
-def _sendable_file(block: dict[str, Any]) -> bool:
-    """Whether a file block is neither audio nor video."""
-    mime = str(block.get("mime_type") or "")
-    return not mime.startswith(("audio/", "video/"))
 
 
 def _joined(*parts: Any) -> str:
@@ -247,33 +235,15 @@ def _document_text(block: dict[str, Any]) -> str | None:
     return None
 
 
-def _search_result(block: dict[str, Any]) -> str:
-    """Anthropic's `search_result`: title, source and text."""
-    return _joined(block.get("title"), block.get("source"), _texts(block.get("content")))
-
-
-def _tool_result(block: dict[str, Any]) -> str:
-    """Anthropic's `tool_result` in a user turn, naming its call."""
-    return _joined(f"Result of tool call {block.get('tool_use_id')}:", _texts(block.get("content")))
-
-
-def _json_block(block: dict[str, Any]) -> str:
-    """A `json` block as JSON text."""
-    return json.dumps(block.get("json"), ensure_ascii=False, default=str)
-
-
-def _refusal(block: dict[str, Any]) -> str:
-    return str(block.get("refusal") or block.get("text") or "")
-
-
 # Blocks sent as text; None: not this shape.
 AS_TEXT: dict[str, Callable[[dict[str, Any]], str | None]] = {
-    "refusal": _refusal,
+    "refusal": lambda b: str(b.get("refusal") or b.get("text") or ""),
     "text-plain": _plain_text,
-    "document": _document_text,
-    "search_result": _search_result,
-    "tool_result": _tool_result,
-    "json": _json_block,
+    "document": _document_text,  # Anthropic's, with a content source
+    "search_result": lambda b: _joined(b.get("title"), b.get("source"), _texts(b.get("content"))),  # Anthropic's
+    # Anthropic's `tool_result` in a user turn, naming its call.
+    "tool_result": lambda b: _joined(f"Result of tool call {b.get('tool_use_id')}:", _texts(b.get("content"))),
+    "json": lambda b: json.dumps(b.get("json"), ensure_ascii=False, default=str),
 }
 
 

@@ -28,7 +28,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
 
-from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
+from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS, MODEL_PROVIDER
 from langchain_perplexity_strict._once import warn
 from langchain_perplexity_strict.normalize._compaction import RULE_NAME, TokenCounter, compact_messages
 from langchain_perplexity_strict.normalize._content import (
@@ -41,10 +41,8 @@ from langchain_perplexity_strict.normalize._content import (
     approval_responses,
     canonical_content,
     check_approval_history,
-    is_own,
     kwarg_sources,
     standard_view,
-    text_of,
 )
 from langchain_perplexity_strict.normalize._roles import (
     ROLE_BY_CLASS,
@@ -99,7 +97,9 @@ class CanonicalMessages:
         message, role = entry.message, entry.role
         assistant = role == "assistant"
         canonical = canonical_content(
-            standard_view(message) if assistant else message.content, assistant=assistant, own=is_own(message)
+            standard_view(message) if assistant else message.content,
+            assistant=assistant,
+            own=message.response_metadata.get("model_provider") in (None, MODEL_PROVIDER),
         )
         lost = [*canonical.dropped, *canonical.reasoning]
         if newest and lost and not approval_responses(message.content):
@@ -288,12 +288,9 @@ class RepairToolProtocol:
         changes.append(Change(self.name, entry.sources, why))
         name = f" {message.name!r}" if message.name else ""
         prefix = f"Result of tool call{name} ({call_id}):\n"
-        content: Any = message.content
-        if isinstance(content, str):
-            content = prefix + text_of(content)
-        else:
-            content = [{"type": "text", "text": prefix}, *content]
-        return Entry(HumanMessage(content, id=message.id), "user", entry.sources)
+        content = message.content
+        text = prefix + content if isinstance(content, str) else [{"type": "text", "text": prefix}, *content]
+        return Entry(HumanMessage(text, id=message.id), "user", entry.sources)
 
 
 def first_broken_turn(entries: Sequence[Entry]) -> int | None:
@@ -509,11 +506,7 @@ class ContentLimits:
             if entry.role == "assistant" or isinstance(content, str):
                 out.append(entry)
                 continue
-            tool = entry.role == "tool"
-            kept, left_out, named = self._sorted(content, tool=tool)
-            if not left_out and not named:
-                out.append(entry)
-                continue
+            kept, left_out, named = self._sorted(content, tool=entry.role == "tool")
             for kind, names in left_out.items():
                 if index == newest:
                     send = "Send text, or content this model's profile takes."
@@ -522,11 +515,15 @@ class ContentLimits:
                 changes.append(Change(self.name, entry.sources, what))
             for kind, names in named.items():
                 if index > answered and index > newest:  # the result the model answers now
-                    _newest_result_lost(kind, self.tool_results[kind])
+                    warn(
+                        f"The newest tool result lost its {_LABELS[kind]}, named in its text instead: "
+                        f"{self.tool_results[kind]}. Return the content's text, or use a model whose profile takes it."
+                    )
                 what = f"{_LABELS[kind]} {listed(names)} in a tool result named in its text ({self.tool_results[kind]})"
                 changes.append(Change(self.name, entry.sources, what))
-            message = entry.message.model_copy(update={"content": kept})
-            out.append(Entry(message, entry.role, entry.sources))
+            if left_out or named:
+                entry = Entry(entry.message.model_copy(update={"content": kept}), entry.role, entry.sources)
+            out.append(entry)
         return out, changes
 
     def _sorted(
@@ -575,13 +572,6 @@ def _limit_kind(block: dict[str, Any], canonical: Any) -> tuple[str, str]:
         return "file", str(converted.get("filename") or converted.get("url") or "a file")
     by_url = not str(converted["url"]).startswith("data:")
     return ("image_url" if by_url else "image"), str(block.get("type"))
-
-
-def _newest_result_lost(kind: str, why: str) -> None:
-    warn(
-        f"The newest tool result lost its {_LABELS[kind]}, named in its text instead: {why}. Return the "
-        "content's text, or use a model whose profile takes it."
-    )
 
 
 # -- running them ---------------------------------------------------------------------------------
@@ -688,7 +678,7 @@ class Prepared:
 
     result: NormalizationResult
     compaction: dict[str, Any] | None = None
-    """`response_metadata["compaction"]`, when anything was dropped."""
+    """What compaction dropped, for `response_metadata["compaction"]`; None when nothing."""
     kept_whole: bool = False
     """Whether compaction was skipped by `keep_whole`."""
 
@@ -719,7 +709,17 @@ def prepare(
     if keep_whole is not None and keep_whole(whole):
         return Prepared(whole, kept_whole=True)
     result = compact_normalized(whole, rules, budget, counter)
-    return Prepared(result, None if result is whole else compaction_summary(result, len(messages), budget))
+    cuts = [] if result is whole else [c for c in result.changes if c.rule == RULE_NAME]
+    if not cuts:
+        return Prepared(result)
+    summary = {
+        "max_input_tokens": budget,
+        "messages_in": len(messages),
+        "messages_sent": len(result.messages),
+        "dropped": sorted({s for c in cuts for s in c.sources}),
+        "changes": [str(c) for c in cuts],
+    }
+    return Prepared(result, summary)
 
 
 def compact_normalized(
@@ -753,17 +753,3 @@ def compact_normalized(
     ]
     sources = [caller(tuple(kept[i] for i in s)) for s in again.sources]
     return NormalizationResult(again.messages, changes, sources)
-
-
-def compaction_summary(result: NormalizationResult, given: int, budget: int | None) -> dict[str, Any] | None:
-    """What compaction did, for `response_metadata["compaction"]`; None when it dropped nothing."""
-    cuts = [c for c in result.changes if c.rule == RULE_NAME]
-    if not cuts:
-        return None
-    return {
-        "max_input_tokens": budget,
-        "messages_in": given,
-        "messages_sent": len(result.messages),
-        "dropped": sorted({s for c in cuts for s in c.sources}),
-        "changes": [str(c) for c in cuts],
-    }
