@@ -77,7 +77,7 @@ class CanonicalMessages:
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         first = first_to_convert(entries)
         if first is None:
-            return _as_list(entries), []
+            return list(entries), []
         out: list[Entry] = list(entries[:first])
         changes: list[Change] = []
         unanswered: list[str] = []  # generated ids, for id-less tool messages
@@ -233,7 +233,7 @@ class RepairToolProtocol:
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         start = first_broken_turn(entries)
         if start is None:
-            return _as_list(entries), []
+            return list(entries), []
         out: list[Entry] = list(entries[:start])
         changes: list[Change] = []
         turn: list[Entry] = []  # the assistant turn the entries after it answer
@@ -332,7 +332,7 @@ class DemoteLateSystemMessages:
         roles = list(map(_ROLE, entries))
         start = next((i for i, role in enumerate(roles) if role != "system"), len(roles))
         if "system" not in roles[start:]:
-            return _as_list(entries), []
+            return list(entries), []
         out: list[Entry] = list(entries[:start])
         changes: list[Change] = []
         for entry in entries[start:]:
@@ -367,7 +367,7 @@ class MergeAdjacentTurns:
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         roles = "".join(map(_LETTER_OF_ROLE.__getitem__, map(_ROLE, entries)))
         if "uu" not in roles and "aa" not in roles:
-            return _as_list(entries), []
+            return list(entries), []
         out: list[Entry] = []
         changes: list[Change] = []
         for role, group in groupby(entries, key=_ROLE):
@@ -430,7 +430,7 @@ class DropTrailingAssistantMessages:
         while end and entries[end - 1].role == "assistant":
             end -= 1
         if end == len(entries):
-            return _as_list(entries), []
+            return list(entries), []
         dropped = tuple(s for e in entries[end:] for s in e.sources)
         why = (
             "a trailing assistant message is not sent (Perplexity requires the "
@@ -452,18 +452,13 @@ class StartWithUserTurn:
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         first = next((i for i, e in enumerate(entries) if e.role != "system"), None)
         if first is None or entries[first].role != "assistant":
-            return _as_list(entries), []
+            return list(entries), []
         opening = Entry(HumanMessage(content=self.opening), "user", ())
         why = (
             f"the first turn is an assistant message; a user message {self.opening!r} is inserted "
             "before it (Perplexity expects user then assistant)"
         )
         return [*entries[:first], opening, *entries[first:]], [Change(self.name, entries[first].sources, why)]
-
-
-def _as_list(entries: Sequence[Entry]) -> list[Entry]:
-    """`entries` as a list, not copying a list."""
-    return entries if isinstance(entries, list) else list(entries)
 
 
 DEFAULT_RULES: tuple[Rule, ...] = (
@@ -537,8 +532,7 @@ class ContentLimits:
             if not isinstance(block, dict) or block.get("type") in _NEITHER:
                 kept.append(block)
                 continue
-            canonical = canonical_content([block], assistant=False)
-            kind, name = _limit_kind(block, canonical)
+            kind, name = _limit_kind(block)
             if tool and kind in self.tool_results:
                 named.setdefault(kind, []).append(name)
                 kept.append({"type": "text", "text": f"({name}: {NOT_SENT})"})
@@ -560,18 +554,18 @@ AGENT_CONTENT: tuple[ContentLimits, ...] = (
 """The Agent API surface's limits, run before the model's rules."""
 
 
-def _limit_kind(block: dict[str, Any], canonical: Any) -> tuple[str, str]:
+def _limit_kind(block: dict[str, Any]) -> tuple[str, str]:
     """A block's `ContentLimits` kind ("" if none) and its report name."""
+    canonical = canonical_content([block], assistant=False)
     blocks = canonical.content if isinstance(canonical.content, list) else []
-    if canonical.videos or (len(blocks) == 1 and blocks[0].get("type") == "video"):
+    converted = blocks[0] if len(blocks) == 1 else {}
+    if converted.get("type") == "video":
         return "video", (canonical.videos or [str(block.get("kind") or block.get("type"))])[0]
-    if len(blocks) != 1 or blocks[0].get("type") not in ("file", "image"):
-        return "", ""
-    converted = blocks[0]
-    if converted["type"] == "file":
+    if converted.get("type") == "file":
         return "file", str(converted.get("filename") or converted.get("url") or "a file")
-    by_url = not str(converted["url"]).startswith("data:")
-    return ("image_url" if by_url else "image"), str(block.get("type"))
+    if converted.get("type") == "image":
+        return ("image" if str(converted["url"]).startswith("data:") else "image_url"), str(block.get("type"))
+    return "", ""
 
 
 # -- running them ---------------------------------------------------------------------------------
