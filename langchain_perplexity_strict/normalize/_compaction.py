@@ -133,11 +133,7 @@ def compact_messages(
     if not isinstance(max_tokens, int) or max_tokens < 1:
         msg = f"max_tokens={max_tokens!r}: expected a positive integer token budget."
         raise ValueError(msg)
-    converted = (
-        messages
-        if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages)
-        else convert_to_messages(messages)
-    )
+    converted = convert_to_messages(messages)  # messages pass as they are
     count = MessageCounter(token_counter)
     sizes = [count(m) for m in converted]
     total = sum(sizes)

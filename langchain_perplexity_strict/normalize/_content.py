@@ -147,22 +147,11 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
         mime = str(block.get("mime_type", ""))
         kind = "image" if mime.startswith("image/") else "video" if mime.startswith("video/") else "file"
         block = {**block, "url": block.get("file_uri"), "base64": block.get("data")}
-    if kind in ("video", "video_url"):
-        video = _video(block)
-        if video is not None and "kind" not in block:  # not again on normalized output
-            result.videos.append(video["kind"])
-        if video is not None:
-            return video
-    if kind in ("image_url", "input_image", "image"):
-        image = _image(block)
-        if image is not None:
-            return image
-    # Audio and video files are not files Perplexity reads.
-    sendable = not str(block.get("mime_type") or "").startswith(("audio/", "video/"))
-    if kind in ("file", "input_file", "document", "file_url", "pdf_url") and sendable:
-        file = _file(block)
-        if file is not None:
-            return file
+    media = MEDIA[kind](block) if kind in MEDIA else None
+    if media is not None:
+        if media["type"] == "video" and "kind" not in block:  # not again on normalized output
+            result.videos.append(media["kind"])
+        return media
     if kind is None and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
     result.dropped.append(written)
@@ -273,7 +262,9 @@ def _image(block: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _file(block: dict[str, Any]) -> dict[str, Any] | None:
-    """A file with `url` or `base64` and `mime_type`, or None."""
+    """A file with `url` or `base64` and `mime_type`, or None (audio and video are not files Perplexity reads)."""
+    if str(block.get("mime_type") or "").startswith(("audio/", "video/")):
+        return None
     out: dict[str, Any] = {"type": "file"}
     nested: dict[str, Any] = block["file"] if isinstance(block.get("file"), dict) else {}
     extras: dict[str, Any] = block["extras"] if isinstance(block.get("extras"), dict) else {}
@@ -298,6 +289,14 @@ def _file(block: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
+MEDIA: dict[Any, Callable[[dict[str, Any]], dict[str, Any] | None]] = {
+    **dict.fromkeys(("video", "video_url"), _video),
+    **dict.fromkeys(("image_url", "input_image", "image"), _image),
+    **dict.fromkeys(("file", "input_file", "document", "file_url", "pdf_url"), _file),
+}
+"""Block types sent as a video, an image or a file, each with its reader."""
+
+
 def canonical_blocks(content: Any) -> list[dict[str, Any]]:
     """User, system or tool content as canonical blocks."""
     converted = canonical_content(content, assistant=False).content
@@ -306,8 +305,7 @@ def canonical_blocks(content: Any) -> list[dict[str, Any]]:
 
 def canonical_text(content: Any) -> str:
     """Assistant content as its text."""
-    converted = canonical_content(content, assistant=True).content
-    return converted if isinstance(converted, str) else text_of(converted)
+    return str(canonical_content(content, assistant=True).content)
 
 
 def text_of(blocks: str | Sequence[dict[str, Any]]) -> str:

@@ -616,8 +616,13 @@ def normalize_messages(
 
 
 def _normalized(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult:
-    """`normalize_messages` past the quick check."""
-    entries = _entries(messages)
+    """`normalize_messages` past the quick check; plain classes become entries in one C pass."""
+    try:
+        roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
+        entries = list(map(tuple.__new__, repeat(Entry), zip(messages, roles, zip(range(len(messages))), strict=True)))
+    except KeyError:
+        converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
+        entries = [Entry(m, role_of(m, index=i), (i,)) for i, m in enumerate(converted)]
     if not entries:
         msg = "messages: the conversation is empty; Perplexity needs at least one user message."
         raise ValueError(msg)
@@ -636,16 +641,6 @@ def _normalized(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResu
             msg += " What the rules did: " + "; ".join(str(c) for c in changes)
         raise ValueError(msg)
     return NormalizationResult(list(map(_MESSAGE, entries)), changes, list(map(_SOURCES, entries)))
-
-
-def _entries(messages: list[Any]) -> list[Entry]:
-    """One entry per message: its role, and its position in the caller's list; plain classes in one C pass."""
-    try:
-        roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
-        return list(map(tuple.__new__, repeat(Entry), zip(messages, roles, zip(range(len(messages))), strict=True)))
-    except KeyError:
-        converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
-        return [Entry(m, role_of(m, index=i), (i,)) for i, m in enumerate(converted)]
 
 
 def _as_is(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult | None:
