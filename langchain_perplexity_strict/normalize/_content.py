@@ -126,13 +126,11 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
     if kind in TOOL_CALL_TYPES or is_server_output(block) or is_approval_response(block):
         return None  # approvals are sent as their own input items
     if kind == "non_standard" and isinstance(block.get("value"), dict):
-        inner = CanonicalContent([])
-        converted = _block(block["value"], inner, own=own)
-        result.flattened += inner.flattened
-        result.videos += inner.videos
-        result.reasoning += inner.reasoning
-        result.citations += inner.citations
-        result.dropped += ["non_standard"] if converted is None and not inner.reasoning else []
+        dropped, reasoning = len(result.dropped), len(result.reasoning)
+        converted = _block(block["value"], result, own=own)
+        del result.dropped[dropped:]  # reported as the wrapper
+        if converted is None and len(result.reasoning) == reasoning:
+            result.dropped.append("non_standard")
         return converted
     written = str(kind)  # for reports
     if kind in PARSED_TYPES:

@@ -60,7 +60,6 @@ _ID, _ID_KEY = itemgetter("id"), repeat("id")
 
 # -- the rules, in the order DEFAULT_RULES runs them ------------------------------------------------
 
-_PLAIN = frozenset({HumanMessage, AIMessage, SystemMessage, ToolMessage})
 _WHY = "Perplexity takes text, and images and files by URL or inline data"
 
 
@@ -169,7 +168,7 @@ def first_to_convert(entries: Sequence[Entry]) -> int | None:
     """The index of the first message that is not a plain class with string content (and ids), or None."""
     for index, (message, role, _) in enumerate(entries):
         content = message.content
-        if type(content) is not str or type(message) not in _PLAIN:
+        if type(content) is not str or type(message) not in ROLE_BY_CLASS:
             return index
         if role == "assistant":
             calls = message.tool_calls  # type: ignore[attr-defined]
