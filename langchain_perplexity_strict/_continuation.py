@@ -16,9 +16,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage
 
 from langchain_perplexity_strict._message_keys import CONTEXT_KEY, MCP_APPROVAL_REQUESTS
-from langchain_perplexity_strict.normalize._approvals import approval_requests
 from langchain_perplexity_strict.normalize._compaction import TokenCounter, count_tokens
-from langchain_perplexity_strict.normalize._content import canonical_text
+from langchain_perplexity_strict.normalize._content import approval_requests, canonical_text
 from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, Prepared
 
 

@@ -15,8 +15,7 @@ from langchain_core.language_models.model_profile import ModelProfile
 
 from langchain_perplexity_strict._surfaces import SURFACES, Surface
 from langchain_perplexity_strict.data._profiles import MODEL_FACTS
-from langchain_perplexity_strict.normalize._agent_content import ContentLimits
-from langchain_perplexity_strict.normalize._normalizer import DemoteLateSystemMessages
+from langchain_perplexity_strict.normalize._normalizer import ContentLimits, DemoteLateSystemMessages
 
 _KINDS = {
     "image_inputs": (("image", "image_url"), "turns"),

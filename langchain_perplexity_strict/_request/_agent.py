@@ -19,9 +19,13 @@ from langchain_perplexity_strict._request._parameter_table import CLIENT, PARAME
 from langchain_perplexity_strict._request._structured_output import agent_response_format
 from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
 from langchain_perplexity_strict.data._profiles import MODEL_FACTS
-from langchain_perplexity_strict.normalize._agent_content import AGENT_CONTENT
-from langchain_perplexity_strict.normalize._approvals import approval_requests, approval_responses
-from langchain_perplexity_strict.normalize._content import canonical_text, data_url
+from langchain_perplexity_strict.normalize._content import (
+    approval_requests,
+    approval_responses,
+    canonical_text,
+    data_url,
+)
+from langchain_perplexity_strict.normalize._normalizer import AGENT_CONTENT
 from langchain_perplexity_strict.normalize._roles import is_developer
 
 
@@ -203,4 +207,4 @@ TOOL_OUTPUT_PARTS: PartTable = {"text": PARTS["text"], "image": PARTS["image"]}
 """A tool result's parts (`FunctionCallOutputInputInput.output`): no files."""
 
 AGENT_RULES = AGENT_CONTENT
-"""The normalizer's rules this body needs first (`normalize._agent_content`)."""
+"""The normalizer's rules this body needs first (`normalize._normalizer.AGENT_CONTENT`)."""

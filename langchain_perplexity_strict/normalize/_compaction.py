@@ -58,7 +58,8 @@ class MessageCounter:
         elif hasattr(counter, "get_num_tokens_from_messages"):  # a LangChain model
             self._count = lambda m: int(counter.get_num_tokens_from_messages([m]))
         elif callable(counter):
-            self._count = _adapt(counter)
+            count: Callable[..., int] = counter
+            self._count = (lambda m: count([m])) if counts_messages(count) else (lambda m: count(_text(m)))
         else:
             msg = (
                 f"token_counter={counter!r}: expected a callable (text or messages -> int) "
@@ -71,13 +72,6 @@ class MessageCounter:
         self.calls += 1
         text, media = without_media(message)
         return int(self._count(text)) + media
-
-
-def media_tokens(block: dict[str, Any]) -> int:
-    """The estimate for one canonical image or file block."""
-    if block.get("type") == "image":
-        return IMAGE_TOKENS
-    return PDF_PAGE_TOKENS * max(1, _pages(block.get("base64")))
 
 
 def _pages(data: Any) -> int:
@@ -97,17 +91,9 @@ def without_media(message: BaseMessage) -> tuple[BaseMessage, int]:
     if not media:
         return message, 0
     rest = [b for b in content if not (isinstance(b, dict) and b.get("type") in MEDIA_TYPES)]
-    return message.model_copy(update={"content": rest}), sum(media_tokens(b) for b in media)
-
-
-def _adapt(counter: Callable[..., int]) -> Callable[[BaseMessage], int]:
-    """A text or message-list counter, told apart by its first parameter's annotation, not by trying.
-
-    Trying fails: `len` takes a list as readily as a string.
-    """
-    if counts_messages(counter):
-        return lambda message: counter([message])
-    return lambda message: counter(_text(message))
+    images = sum(b["type"] == "image" for b in media)
+    pages = sum(max(1, _pages(b.get("base64"))) for b in media if b["type"] == "file")
+    return message.model_copy(update={"content": rest}), images * IMAGE_TOKENS + pages * PDF_PAGE_TOKENS
 
 
 _COLLECTIONS = (list, tuple, Sequence, Iterable, Collection)
@@ -115,7 +101,10 @@ _COLLECTION_NAMES = re.compile(r"^(typing\.|collections\.abc\.)?(list|List|tuple
 
 
 def counts_messages(counter: Callable[..., Any]) -> bool:
-    """Whether `counter`'s first positional parameter is annotated as a collection."""
+    """Whether `counter`'s first positional parameter is annotated as a collection (then it counts messages).
+
+    Told by the annotation, not by trying: `len` takes a list as readily as a string.
+    """
     try:
         parameters = list(inspect.signature(counter).parameters.values())
     except (TypeError, ValueError):  # no signature: a text counter
@@ -144,11 +133,7 @@ def compact_messages(
     if not isinstance(max_tokens, int) or max_tokens < 1:
         msg = f"max_tokens={max_tokens!r}: expected a positive integer token budget."
         raise ValueError(msg)
-    converted = (
-        messages
-        if isinstance(messages, list) and all(isinstance(m, BaseMessage) for m in messages)
-        else convert_to_messages(messages)
-    )
+    converted = convert_to_messages(messages)  # messages pass as they are
     count = MessageCounter(token_counter)
     sizes = [count(m) for m in converted]
     total = sum(sizes)

@@ -4,21 +4,22 @@ Perplexity takes text, images and files (`InputContentPartInput`; chat completio
 `file_url`). `canonical_content` maps any content to those and reports what it flattened or dropped.
 langchain-core's parsing runs first; this reads what it leaves in a provider's shape.
 Assistant content is a string: the Agent API's input message has no `output_text` part.
+MCP approvals are kept in `ChatOpenAI`'s form: requests in an answer's `additional_kwargs`, `non_standard`
+blocks or bare content; responses in user content. The Agent API takes both as input items.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.messages.block_translators import get_translator
 
-from langchain_perplexity_strict._message_keys import MODEL_PROVIDER
-from langchain_perplexity_strict.normalize._approvals import is_approval_response, is_server_output
+from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
 
 TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
 # Sent from `AIMessage.tool_calls`: dropped silently.
@@ -69,22 +70,12 @@ def standard_view(message: BaseMessage) -> Any:
     except (NotImplementedError, KeyError, TypeError, ValueError, AttributeError):
         outside = AIMessage(content=[], additional_kwargs=message.additional_kwargs).content_blocks
         blocks = [*content, *outside]
-    blocks = [_unwrapped(b) for b in blocks]
+    # langchain-core < 1.8 shows a refusal wrapped as `non_standard`.
+    blocks = [_unwrapped(b) if _kind(_unwrapped(b)) == "refusal" else b for b in blocks]
     refusal = message.additional_kwargs.get("refusal")
     if isinstance(refusal, str) and refusal and not any(_kind(b) == "refusal" for b in blocks):
         blocks.append({"type": "refusal", "refusal": refusal})
     return blocks
-
-
-def _unwrapped(block: Any) -> Any:
-    """A refusal langchain-core < 1.8 shows wrapped as `non_standard`, as the refusal block it is."""
-    value = block.get("value") if isinstance(block, dict) and block.get("type") == "non_standard" else None
-    return value if isinstance(value, dict) and value.get("type") == "refusal" else block
-
-
-def is_own(message: BaseMessage) -> bool:
-    """Whether `message` is this package's answer or has no provider."""
-    return message.response_metadata.get("model_provider") in (None, MODEL_PROVIDER)
 
 
 def canonical_content(content: Any, *, assistant: bool, own: bool = True) -> CanonicalContent:
@@ -135,13 +126,11 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
     if kind in TOOL_CALL_TYPES or is_server_output(block) or is_approval_response(block):
         return None  # approvals are sent as their own input items
     if kind == "non_standard" and isinstance(block.get("value"), dict):
-        inner = CanonicalContent([])
-        converted = _block(block["value"], inner, own=own)
-        result.flattened += inner.flattened
-        result.videos += inner.videos
-        result.reasoning += inner.reasoning
-        result.citations += inner.citations
-        result.dropped += ["non_standard"] if converted is None and not inner.reasoning else []
+        dropped, reasoning = len(result.dropped), len(result.reasoning)
+        converted = _block(block["value"], result, own=own)
+        del result.dropped[dropped:]  # reported as the wrapper
+        if converted is None and len(result.reasoning) == reasoning:
+            result.dropped.append("non_standard")
         return converted
     written = str(kind)  # for reports
     if kind in PARSED_TYPES:
@@ -156,20 +145,11 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
         mime = str(block.get("mime_type", ""))
         kind = "image" if mime.startswith("image/") else "video" if mime.startswith("video/") else "file"
         block = {**block, "url": block.get("file_uri"), "base64": block.get("data")}
-    if kind in ("video", "video_url"):
-        video = _video(block)
-        if video is not None and "kind" not in block:  # not again on normalized output
-            result.videos.append(video["kind"])
-        if video is not None:
-            return video
-    if kind in ("image_url", "input_image", "image"):
-        image = _image(block)
-        if image is not None:
-            return image
-    if kind in ("file", "input_file", "document", "file_url", "pdf_url") and _sendable_file(block):
-        file = _file(block)
-        if file is not None:
-            return file
+    media = MEDIA[kind](block) if kind in MEDIA else None
+    if media is not None:
+        if media["type"] == "video" and "kind" not in block:  # not again on normalized output
+            result.videos.append(media["kind"])
+        return media
     if kind is None and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
     result.dropped.append(written)
@@ -187,7 +167,8 @@ def cited(block: dict[str, Any]) -> list[str]:
             names.append(note)
             continue
         inner = note.get("url_citation") if isinstance(note.get("url_citation"), dict) else {}
-        name = next((n for n in _names(note, inner) if isinstance(n, str) and n), None)
+        found = (note.get("url"), inner.get("url"), note.get("title"), note.get("document_title"), note.get("filename"))
+        name = next((n for n in found if isinstance(n, str) and n), None)
         names.append(name or str(note.get("type") or "citation"))
     return names
 
@@ -195,10 +176,6 @@ def cited(block: dict[str, Any]) -> list[str]:
 def _listed(value: Any) -> list[Any]:
     """A list's str and dict items; anything else (Anthropic's `{"enabled": true}` setting): none."""
     return [v for v in value if isinstance(v, (str, dict))] if isinstance(value, list) else []
-
-
-def _names(note: dict[str, Any], inner: dict[str, Any]) -> tuple[Any, ...]:
-    return (note.get("url"), inner.get("url"), note.get("title"), note.get("document_title"), note.get("filename"))
 
 
 def kwarg_sources(kwargs: dict[str, Any]) -> list[str]:
@@ -214,12 +191,6 @@ def _parsed(block: dict[str, Any]) -> dict[str, Any]:
     """`block` as langchain-core parses it, or as written when not standard."""
     (parsed,) = HumanMessage([block]).content_blocks
     return block if parsed.get("type") == "non_standard" else dict(parsed)
-
-
-def _sendable_file(block: dict[str, Any]) -> bool:
-    """Whether a file block is neither audio nor video."""
-    mime = str(block.get("mime_type") or "")
-    return not mime.startswith(("audio/", "video/"))
 
 
 def _joined(*parts: Any) -> str:
@@ -251,33 +222,15 @@ def _document_text(block: dict[str, Any]) -> str | None:
     return None
 
 
-def _search_result(block: dict[str, Any]) -> str:
-    """Anthropic's `search_result`: title, source and text."""
-    return _joined(block.get("title"), block.get("source"), _texts(block.get("content")))
-
-
-def _tool_result(block: dict[str, Any]) -> str:
-    """Anthropic's `tool_result` in a user turn, naming its call."""
-    return _joined(f"Result of tool call {block.get('tool_use_id')}:", _texts(block.get("content")))
-
-
-def _json_block(block: dict[str, Any]) -> str:
-    """A `json` block as JSON text."""
-    return json.dumps(block.get("json"), ensure_ascii=False, default=str)
-
-
-def _refusal(block: dict[str, Any]) -> str:
-    return str(block.get("refusal") or block.get("text") or "")
-
-
 # Blocks sent as text; None: not this shape.
 AS_TEXT: dict[str, Callable[[dict[str, Any]], str | None]] = {
-    "refusal": _refusal,
+    "refusal": lambda b: str(b.get("refusal") or b.get("text") or ""),
     "text-plain": _plain_text,
-    "document": _document_text,
-    "search_result": _search_result,
-    "tool_result": _tool_result,
-    "json": _json_block,
+    "document": _document_text,  # Anthropic's, with a content source
+    "search_result": lambda b: _joined(b.get("title"), b.get("source"), _texts(b.get("content"))),  # Anthropic's
+    # Anthropic's `tool_result` in a user turn, naming its call.
+    "tool_result": lambda b: _joined(f"Result of tool call {b.get('tool_use_id')}:", _texts(b.get("content"))),
+    "json": lambda b: json.dumps(b.get("json"), ensure_ascii=False, default=str),
 }
 
 
@@ -307,7 +260,9 @@ def _image(block: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _file(block: dict[str, Any]) -> dict[str, Any] | None:
-    """A file with `url` or `base64` and `mime_type`, or None."""
+    """A file with `url` or `base64` and `mime_type`, or None (audio and video are not files Perplexity reads)."""
+    if str(block.get("mime_type") or "").startswith(("audio/", "video/")):
+        return None
     out: dict[str, Any] = {"type": "file"}
     nested: dict[str, Any] = block["file"] if isinstance(block.get("file"), dict) else {}
     extras: dict[str, Any] = block["extras"] if isinstance(block.get("extras"), dict) else {}
@@ -332,6 +287,14 @@ def _file(block: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
+MEDIA: dict[Any, Callable[[dict[str, Any]], dict[str, Any] | None]] = {
+    **dict.fromkeys(("video", "video_url"), _video),
+    **dict.fromkeys(("image_url", "input_image", "image"), _image),
+    **dict.fromkeys(("file", "input_file", "document", "file_url", "pdf_url"), _file),
+}
+"""Block types sent as a video, an image or a file, each with its reader."""
+
+
 def canonical_blocks(content: Any) -> list[dict[str, Any]]:
     """User, system or tool content as canonical blocks."""
     converted = canonical_content(content, assistant=False).content
@@ -340,8 +303,7 @@ def canonical_blocks(content: Any) -> list[dict[str, Any]]:
 
 def canonical_text(content: Any) -> str:
     """Assistant content as its text."""
-    converted = canonical_content(content, assistant=True).content
-    return converted if isinstance(converted, str) else text_of(converted)
+    return str(canonical_content(content, assistant=True).content)
 
 
 def text_of(blocks: str | Sequence[dict[str, Any]]) -> str:
@@ -356,3 +318,104 @@ def data_url(block: dict[str, Any]) -> str | None:
     if "base64" not in block:
         return None
     return _data_url(block.get("mime_type"), block["base64"])
+
+
+REQUEST_FIELDS = ("type", "id", "name", "arguments", "server_label", "connector_id", "thought_signature")
+RESPONSE_FIELDS = ("type", "approval_request_id", "approve", "reason", "id")
+SERVER_ITEM_TYPES = frozenset(
+    {
+        "search_results",
+        "fetch_url_results",
+        "image_search_results",
+        "mcp_list_tools",
+        "mcp_call",
+        "mcp_approval_request",
+        "tool_search_output",
+        "skill_loaded",
+        "sandbox_results",
+        "sandbox_write_file",
+        "sandbox_read_file",
+        "sandbox_edit_file",
+        "sandbox_grep",
+        "sandbox_glob",
+        "sandbox_apply_patch",
+        "share_file",
+        "unknown",
+    }
+)
+"""Server tool and skill items of `OutputItemOutput`."""
+SERVER_BLOCK_TYPES = frozenset({"server_tool_call", "server_tool_call_chunk", "server_tool_result"})
+
+
+def _unwrapped(block: Any) -> Any:
+    if isinstance(block, dict) and block.get("type") == "non_standard" and isinstance(block.get("value"), dict):
+        return block["value"]
+    return block
+
+
+def is_server_output(block: Any) -> bool:
+    """Whether `block` is a server tool's work in an earlier answer; it is not sent back."""
+    if not isinstance(block, dict):
+        return False
+    return block.get("type") in SERVER_BLOCK_TYPES or _unwrapped(block).get("type") in SERVER_ITEM_TYPES
+
+
+def is_approval_response(block: Any) -> bool:
+    """Whether `block` is an `mcp_approval_response`."""
+    value = _unwrapped(block)
+    return isinstance(value, dict) and value.get("type") == "mcp_approval_response"
+
+
+def approval_responses(content: Any) -> list[dict[str, Any]]:
+    """User content's approval responses, published fields only."""
+    if not isinstance(content, list):
+        return []
+    return [_fields(_unwrapped(b), RESPONSE_FIELDS) for b in content if is_approval_response(b)]
+
+
+def approval_requests(message: BaseMessage) -> list[dict[str, Any]]:
+    """An answer's approval requests, once each (the first by id), published fields only."""
+    found = [*(message.additional_kwargs.get(MCP_APPROVAL_REQUESTS) or [])]
+    if isinstance(message.content, list):
+        found.extend(map(_unwrapped, message.content))
+    once: dict[str, dict[str, Any]] = {}
+    for item in found:
+        if isinstance(item, dict) and item.get("type") == "mcp_approval_request" and isinstance(item.get("id"), str):
+            once.setdefault(item["id"], _fields(item, REQUEST_FIELDS))
+    return list(once.values())
+
+
+def _fields(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    return {k: item[k] for k in fields if item.get(k) is not None}
+
+
+def check_approval_history(messages: Iterable[BaseMessage]) -> None:
+    """Raise `ValueError` when an `mcp_approval_response` answers no pending `mcp_approval_request`.
+
+    Run on the caller's messages, before merging would blur the error.
+    """
+    pending: dict[str, None] = {}  # ordered, for the error
+    answered: set[str] = set()
+    for message in messages:
+        if type(message.content) is str and MCP_APPROVAL_REQUESTS not in message.additional_kwargs:
+            continue  # text alone holds neither requests nor responses
+        if isinstance(message, AIMessage):
+            pending.update(dict.fromkeys(r["id"] for r in approval_requests(message)))
+            continue
+        for response in approval_responses(message.content):
+            request_id = response.get("approval_request_id")
+            if request_id in pending:
+                del pending[request_id]
+                answered.add(request_id)
+                continue
+            if request_id in answered:
+                problem = "was answered already"
+            elif not pending and not answered:
+                problem = "has no mcp_approval_request before it in the history"
+            else:
+                problem = "names no pending mcp_approval_request; pending: " + (", ".join(pending) or "none")
+            msg = (
+                f"mcp_approval_response (approval_request_id={request_id!r}) {problem}. An approval answers "
+                "an mcp_approval_request of an earlier answer: keep that answer in the history and use its id."
+            )
+            raise ValueError(msg)

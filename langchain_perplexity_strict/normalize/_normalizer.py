@@ -3,6 +3,7 @@
 A rule is a small named step fixing one thing Perplexity rejects: it maps `Entry`s to new entries plus
 `Change` records, never mutates, and passes untouched messages as the caller's objects. Sources:
 docs/perplexity-rules.md. Pass your own list as `normalize_messages(rules=...)`. The chat model calls `prepare`.
+`ContentLimits` leaves out what a surface or a model's profile does not take.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import groupby, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -27,22 +28,21 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.utils import MessageLikeRepresentation, count_tokens_approximately
 
-from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS
-from langchain_perplexity_strict.normalize._agent_content import ContentLimits
-from langchain_perplexity_strict.normalize._approvals import (
-    approval_requests,
-    approval_responses,
-    check_approval_history,
-)
+from langchain_perplexity_strict._message_keys import MCP_APPROVAL_REQUESTS, MODEL_PROVIDER
+from langchain_perplexity_strict._once import warn
 from langchain_perplexity_strict.normalize._compaction import RULE_NAME, TokenCounter, compact_messages
 from langchain_perplexity_strict.normalize._content import (
+    REASONING_TYPES,
+    TEXT_TYPES,
+    TOOL_CALL_TYPES,
     VIEW_KWARGS,
     CanonicalContent,
+    approval_requests,
+    approval_responses,
     canonical_content,
-    is_own,
+    check_approval_history,
     kwarg_sources,
     standard_view,
-    text_of,
 )
 from langchain_perplexity_strict.normalize._roles import (
     ROLE_BY_CLASS,
@@ -60,9 +60,6 @@ _ID, _ID_KEY = itemgetter("id"), repeat("id")
 
 # -- the rules, in the order DEFAULT_RULES runs them ------------------------------------------------
 
-_PLAIN = frozenset({HumanMessage, AIMessage, SystemMessage, ToolMessage})
-_CLASS_OF: dict[str, type[BaseMessage]] = {"user": HumanMessage, "assistant": AIMessage, "tool": ToolMessage}
-"""The class `_rebuild` copies per role; system is built (developer marker)."""
 _WHY = "Perplexity takes text, and images and files by URL or inline data"
 
 
@@ -79,7 +76,7 @@ class CanonicalMessages:
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         first = first_to_convert(entries)
         if first is None:
-            return _as_list(entries), []
+            return list(entries), []
         out: list[Entry] = list(entries[:first])
         changes: list[Change] = []
         unanswered: list[str] = []  # generated ids, for id-less tool messages
@@ -99,7 +96,9 @@ class CanonicalMessages:
         message, role = entry.message, entry.role
         assistant = role == "assistant"
         canonical = canonical_content(
-            standard_view(message) if assistant else message.content, assistant=assistant, own=is_own(message)
+            standard_view(message) if assistant else message.content,
+            assistant=assistant,
+            own=message.response_metadata.get("model_provider") in (None, MODEL_PROVIDER),
         )
         lost = [*canonical.dropped, *canonical.reasoning]
         if newest and lost and not approval_responses(message.content):
@@ -169,7 +168,7 @@ def first_to_convert(entries: Sequence[Entry]) -> int | None:
     """The index of the first message that is not a plain class with string content (and ids), or None."""
     for index, (message, role, _) in enumerate(entries):
         content = message.content
-        if type(content) is not str or type(message) not in _PLAIN:
+        if type(content) is not str or type(message) not in ROLE_BY_CLASS:
             return index
         if role == "assistant":
             calls = message.tool_calls  # type: ignore[attr-defined]
@@ -198,22 +197,14 @@ def _with_ids(calls: list[Any], sources: tuple[int, ...], generated: list[str]) 
 def _rebuild(
     message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str = ""
 ) -> BaseMessage:
-    """The message as its role's plain class, keeping id, name and provider metadata; copied when possible."""
-    kwargs = message.additional_kwargs
+    """The message as its role's plain class, keeping id, name and provider metadata."""
+    kwargs = dict(message.additional_kwargs)
     if role == "assistant":  # the view has read these
         kwargs = {k: v for k, v in kwargs.items() if k not in VIEW_KWARGS}
-    metadata = {
-        "additional_kwargs": dict(kwargs),
-        "response_metadata": dict(message.response_metadata),
-    }
-    if type(message) is _CLASS_OF.get(role):
-        update: dict[str, Any] = {"content": content, **metadata}
-        if role == "assistant":  # as built below
-            update |= {"tool_calls": [dict(c) for c in tool_calls], "invalid_tool_calls": [], "usage_metadata": None}
-        elif role == "tool":
-            update["tool_call_id"] = tool_call_id
-        return message.model_copy(update=update)
-    common: dict[str, Any] = {"content": content, "id": message.id, "name": message.name, **metadata}
+    elif role == "system" and is_developer(message):
+        kwargs["__openai_role__"] = "developer"
+    common: dict[str, Any] = {"content": content, "id": message.id, "name": message.name}
+    common |= {"additional_kwargs": kwargs, "response_metadata": dict(message.response_metadata)}
     if role == "assistant":
         return AIMessage(**common, tool_calls=[dict(c) for c in tool_calls])
     if role == "tool":
@@ -223,11 +214,7 @@ def _rebuild(
             artifact=getattr(message, "artifact", None),
             status=getattr(message, "status", "success"),
         )
-    if role == "system":
-        if is_developer(message):
-            common["additional_kwargs"]["__openai_role__"] = "developer"
-        return SystemMessage(**common)
-    return HumanMessage(**common)
+    return SystemMessage(**common) if role == "system" else HumanMessage(**common)
 
 
 @dataclass(frozen=True)
@@ -245,34 +232,20 @@ class RepairToolProtocol:
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         start = first_broken_turn(entries)
         if start is None:
-            return _as_list(entries), []
+            return list(entries), []
         out: list[Entry] = list(entries[:start])
         changes: list[Change] = []
-        i, n = start, len(entries)
-        while i < n:
-            if entries[i].role != "assistant":
-                entry = entries[i]
-                out.append(self._orphan(entry, changes) if entry.role == "tool" else entry)
-                i += 1
-                continue
-            j = i
-            while j < n and entries[j].role == "assistant":
-                j += 1
-            k = j
-            while k < n and entries[k].role != "assistant":
-                k += 1
-            out.extend(entries[i:j])
-            window = entries[j:k]
-            if j - i == 1 and _answered_in_order(entries[i], window):
-                out.extend(window)
+        turn: list[Entry] = []  # the assistant turn the entries after it answer
+        for assistant, run in groupby(entries[start:], key=lambda entry: entry.role == "assistant"):
+            if assistant:
+                turn = list(run)
+                out.extend(turn)
             else:
-                out.extend(self._answer_turn(entries[i:j], window, k < n, changes))
-            i = k
+                out.extend(self._answer_turn(turn, list(run), changes))
         return out, changes
 
-    def _answer_turn(
-        self, turn: Sequence[Entry], window: Sequence[Entry], more: bool, changes: list[Change]
-    ) -> list[Entry]:
+    def _answer_turn(self, turn: list[Entry], window: list[Entry], changes: list[Change]) -> list[Entry]:
+        """The entries up to the next assistant turn: its results first, in order, then the rest."""
         calls = [c for e in turn if isinstance(e.message, AIMessage) for c in e.message.tool_calls]
         pending = {c["id"]: c for c in calls}
         results: list[Entry] = []
@@ -295,7 +268,7 @@ class RepairToolProtocol:
                 "(Perplexity wants results right after their calls)"
             )
             changes.append(Change(self.name, moved, why))
-        if pending and (window or more):
+        if pending:
             sources = tuple(s for e in turn for s in e.sources)
             names = ", ".join(f"{c.get('name')!r} ({c['id']})" for c in pending.values())
             changes.append(
@@ -314,12 +287,9 @@ class RepairToolProtocol:
         changes.append(Change(self.name, entry.sources, why))
         name = f" {message.name!r}" if message.name else ""
         prefix = f"Result of tool call{name} ({call_id}):\n"
-        content: Any = message.content
-        if isinstance(content, str):
-            content = prefix + text_of(content)
-        else:
-            content = [{"type": "text", "text": prefix}, *content]
-        return Entry(HumanMessage(content, id=message.id), "user", entry.sources)
+        content = message.content
+        text = prefix + content if isinstance(content, str) else [{"type": "text", "text": prefix}, *content]
+        return Entry(HumanMessage(text, id=message.id), "user", entry.sources)
 
 
 def first_broken_turn(entries: Sequence[Entry]) -> int | None:
@@ -348,17 +318,6 @@ def first_broken_turn(entries: Sequence[Entry]) -> int | None:
     return None
 
 
-def _answered_in_order(turn: Entry, window: Sequence[Entry]) -> bool:
-    """Whether the turn's calls are answered right after it, in order, with no stray result."""
-    calls = getattr(turn.message, "tool_calls", None) or []
-    if len(window) < len(calls):
-        return False
-    for call, entry in zip(calls, window, strict=False):
-        if entry.role != "tool" or getattr(entry.message, "tool_call_id", None) != call["id"]:
-            return False
-    return all(entry.role != "tool" for entry in window[len(calls) :])
-
-
 @dataclass(frozen=True)
 class DemoteLateSystemMessages:
     """Send a system (or developer) message that follows any other message as user.
@@ -369,29 +328,26 @@ class DemoteLateSystemMessages:
     name: str = "demote_late_system_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        n = len(entries)
-        roles = [*map(_ROLE, entries), "system"]  # a last "system" ends each search
-        start = next((i for i, role in enumerate(roles) if role != "system"), n)
-        late = roles.index("system", start)
-        if late == n:
-            return _as_list(entries), []
-        out: list[Entry] = list(entries[:late])
+        roles = list(map(_ROLE, entries))
+        start = next((i for i, role in enumerate(roles) if role != "system"), len(roles))
+        if "system" not in roles[start:]:
+            return list(entries), []
+        out: list[Entry] = list(entries[:start])
         changes: list[Change] = []
-        while late < n:
-            entry = entries[late]
-            following = roles.index("system", late + 1)
-            kind = "developer" if is_developer(entry.message) else "system"
+        for entry in entries[start:]:
+            if entry.role != "system":
+                out.append(entry)
+                continue
+            message = entry.message
+            kind = "developer" if is_developer(message) else "system"
             why = (
                 f"a {kind} message after the conversation started is sent as a user message "
                 "(Perplexity accepts system messages only at the start)"
             )
             changes.append(Change(self.name, entry.sources, why))
-            message = entry.message
             out.append(
                 Entry(HumanMessage(content=message.content, name=message.name, id=message.id), "user", entry.sources)
             )
-            out.extend(entries[late + 1 : following])
-            late = following
         return out, changes
 
 
@@ -408,33 +364,23 @@ class MergeAdjacentTurns:
     name: str = "merge_adjacent_turns"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        # One letter per role; a doubled letter starts a run.
-        letters = "".join(map(_MERGED.get, map(_ROLE, entries), repeat("-")))
-        i = min((found for found in (letters.find("uu"), letters.find("aa")) if found >= 0), default=None)
-        if i is None:
-            return _as_list(entries), []
-        out: list[Entry] = list(entries[:i])
+        roles = "".join(map(_LETTER_OF_ROLE.__getitem__, map(_ROLE, entries)))
+        if "uu" not in roles and "aa" not in roles:
+            return list(entries), []
+        out: list[Entry] = []
         changes: list[Change] = []
-        n = len(entries)
-        while i < n:
-            entry = entries[i]
-            j = i + 1
-            if entry.role in ("user", "assistant"):
-                while j < n and entries[j].role == entry.role:
-                    j += 1
-            if j - i == 1:
-                out.append(entry)
-                i = j
+        for role, group in groupby(entries, key=_ROLE):
+            run = list(group)
+            if len(run) == 1 or role == "system" or role == "tool":  # each result answers its own call
+                out.extend(run)
                 continue
-            run = entries[i:j]
             sources = tuple(s for e in run for s in e.sources)
-            out.append(Entry(self._merge(run), entry.role, sources))
+            out.append(Entry(self._merge(run), role, sources))
             why = (
-                f"{len(run)} adjacent {entry.role} messages are sent as one "
+                f"{len(run)} adjacent {role} messages are sent as one "
                 "(Perplexity requires user/tool and assistant turns to alternate)"
             )
             changes.append(Change(self.name, sources, why))
-            i = j
         return out, changes
 
     def _merge(self, run: Sequence[Entry]) -> BaseMessage:
@@ -442,11 +388,6 @@ class MergeAdjacentTurns:
         content = merge_contents([m.content for m in messages], self.separator)
         names = {m.name for m in messages}
         name = names.pop() if len(names) == 1 else None
-        if all(type(m) is HumanMessage and not m.additional_kwargs and not m.response_metadata for m in messages):
-            # Plain user run: what `merge_message_runs` would give.
-            return HumanMessage(
-                content=content, additional_kwargs={}, response_metadata={}, name=name, id=messages[0].id
-            )
         # As the class of their role, so `merge_message_runs` merges them.
         wanted = AIMessage if run[0].role == "assistant" else HumanMessage
         canonical = [
@@ -458,10 +399,6 @@ class MergeAdjacentTurns:
         # Blank content, so chunk addition cannot fold blocks sharing an "index".
         (merged,) = merge_message_runs([m.model_copy(update={"content": ""}) for m in canonical])
         return merged.model_copy(update={"content": content, "name": name, "id": messages[0].id})
-
-
-_MERGED = {"user": "u", "assistant": "a"}
-"""The roles `MergeAdjacentTurns` merges, one letter each."""
 
 
 def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
@@ -492,7 +429,7 @@ class DropTrailingAssistantMessages:
         while end and entries[end - 1].role == "assistant":
             end -= 1
         if end == len(entries):
-            return _as_list(entries), []
+            return list(entries), []
         dropped = tuple(s for e in entries[end:] for s in e.sources)
         why = (
             "a trailing assistant message is not sent (Perplexity requires the "
@@ -514,18 +451,13 @@ class StartWithUserTurn:
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         first = next((i for i, e in enumerate(entries) if e.role != "system"), None)
         if first is None or entries[first].role != "assistant":
-            return _as_list(entries), []
+            return list(entries), []
         opening = Entry(HumanMessage(content=self.opening), "user", ())
         why = (
             f"the first turn is an assistant message; a user message {self.opening!r} is inserted "
             "before it (Perplexity expects user then assistant)"
         )
         return [*entries[:first], opening, *entries[first:]], [Change(self.name, entries[first].sources, why)]
-
-
-def _as_list(entries: Sequence[Entry]) -> list[Entry]:
-    """`entries` as a list, not copying a list."""
-    return entries if isinstance(entries, list) else list(entries)
 
 
 DEFAULT_RULES: tuple[Rule, ...] = (
@@ -538,10 +470,108 @@ DEFAULT_RULES: tuple[Rule, ...] = (
 )
 """The rules `normalize_messages` applies, in order."""
 
+# -- what a surface or a model's profile does not take, run before DEFAULT_RULES --------------------
+
+NOT_SENT = "a file the tool returned is not sent"
+_NEITHER = frozenset({*TEXT_TYPES, *REASONING_TYPES, *TOOL_CALL_TYPES})
+"""Block types that are never media."""
+_LABELS = {"video": "video block(s)", "file": "file(s)", "image": "image(s)", "image_url": "image URL(s)"}
+
+
+@dataclass(frozen=True)
+class ContentLimits:
+    """Leave out kinds in `turns`; name kinds in `tool_results` in the tool result's text.
+
+    Kinds: `"video"`, `"file"`, `"image"`, `"image_url"`; each maps to why it is not sent.
+    """
+
+    name: str = "agent_content"
+    turns: Mapping[str, str] = field(default_factory=dict)
+    tool_results: Mapping[str, str] = field(default_factory=dict)
+
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
+        roles = [e.role for e in entries]
+        newest = max((i for i, r in enumerate(roles) if r == "user"), default=-1)
+        answered = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)
+        out: list[Entry] = []
+        changes: list[Change] = []
+        for index, entry in enumerate(entries):
+            content = entry.message.content
+            if entry.role == "assistant" or isinstance(content, str):
+                out.append(entry)
+                continue
+            kept, left_out, named = self._sorted(content, tool=entry.role == "tool")
+            for kind, names in left_out.items():
+                if index == newest:
+                    send = "Send text, or content this model's profile takes."
+                    newest_turn_lost(names, self.turns[kind], nothing_left=not kept, send=send)
+                what = f"{_LABELS[kind]} {listed(names)} left out ({self.turns[kind]})"
+                changes.append(Change(self.name, entry.sources, what))
+            for kind, names in named.items():
+                if index > answered and index > newest:  # the result the model answers now
+                    warn(
+                        f"The newest tool result lost its {_LABELS[kind]}, named in its text instead: "
+                        f"{self.tool_results[kind]}. Return the content's text, or use a model whose profile takes it."
+                    )
+                what = f"{_LABELS[kind]} {listed(names)} in a tool result named in its text ({self.tool_results[kind]})"
+                changes.append(Change(self.name, entry.sources, what))
+            if left_out or named:
+                entry = Entry(entry.message.model_copy(update={"content": kept}), entry.role, entry.sources)
+            out.append(entry)
+        return out, changes
+
+    def _sorted(
+        self, content: list[Any], *, tool: bool
+    ) -> tuple[list[Any], dict[str, list[str]], dict[str, list[str]]]:
+        """(blocks kept, kinds left out, kinds named)."""
+        kept: list[Any] = []
+        left_out: dict[str, list[str]] = {}
+        named: dict[str, list[str]] = {}
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") in _NEITHER:
+                kept.append(block)
+                continue
+            kind, name = _limit_kind(block)
+            if tool and kind in self.tool_results:
+                named.setdefault(kind, []).append(name)
+                kept.append({"type": "text", "text": f"({name}: {NOT_SENT})"})
+            elif kind in self.turns:
+                left_out.setdefault(kind, []).append(name)
+            else:
+                kept.append(block)
+        return kept, left_out, named
+
+
+AGENT_CONTENT: tuple[ContentLimits, ...] = (
+    ContentLimits(
+        turns={"video": "the Agent API takes no video; api='chat_completions' does"},
+        tool_results={
+            "file": "the Agent API's function output takes text and images only; api='chat_completions' takes file_url"
+        },
+    ),
+)
+"""The Agent API surface's limits, run before the model's rules."""
+
+
+def _limit_kind(block: dict[str, Any]) -> tuple[str, str]:
+    """A block's `ContentLimits` kind ("" if none) and its report name."""
+    canonical = canonical_content([block], assistant=False)
+    blocks = canonical.content if isinstance(canonical.content, list) else []
+    converted = blocks[0] if len(blocks) == 1 else {}
+    if converted.get("type") == "video":
+        return "video", (canonical.videos or [str(block.get("kind") or block.get("type"))])[0]
+    if converted.get("type") == "file":
+        return "file", str(converted.get("filename") or converted.get("url") or "a file")
+    if converted.get("type") == "image":
+        return ("image" if str(converted["url"]).startswith("data:") else "image_url"), str(block.get("type"))
+    return "", ""
+
+
 # -- running them ---------------------------------------------------------------------------------
 
 _KNOWN_RULES = frozenset({*map(type, DEFAULT_RULES), ContentLimits})
 """The package's rule classes: each passes a history in `_IN_ORDER` of plain text messages as it is."""
+_LETTER_OF_ROLE = {role: role[0] for role in ROLE_BY_CLASS.values()}
 _LETTER = {cls: role[0] for cls, role in ROLE_BY_CLASS.items()}
 """A plain class's role as one letter: s, u, a or t."""
 _IN_ORDER = re.compile(r"s*(?=[ut])(?:(?!uu|aa)[uat])+(?<!a)")
@@ -585,8 +615,13 @@ def normalize_messages(
 
 
 def _normalized(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult:
-    """`normalize_messages` past the quick check."""
-    entries = _entries(messages)
+    """`normalize_messages` past the quick check; plain classes become entries in one C pass."""
+    try:
+        roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
+        entries = list(map(tuple.__new__, repeat(Entry), zip(messages, roles, zip(range(len(messages))), strict=True)))
+    except KeyError:
+        converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
+        entries = [Entry(m, role_of(m, index=i), (i,)) for i, m in enumerate(converted)]
     if not entries:
         msg = "messages: the conversation is empty; Perplexity needs at least one user message."
         raise ValueError(msg)
@@ -605,16 +640,6 @@ def _normalized(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResu
             msg += " What the rules did: " + "; ".join(str(c) for c in changes)
         raise ValueError(msg)
     return NormalizationResult(list(map(_MESSAGE, entries)), changes, list(map(_SOURCES, entries)))
-
-
-def _entries(messages: list[Any]) -> list[Entry]:
-    """One entry per message: its role, and its position in the caller's list; plain classes in one C pass."""
-    try:
-        roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
-        return list(map(tuple.__new__, repeat(Entry), zip(messages, roles, zip(range(len(messages))), strict=True)))
-    except KeyError:
-        converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
-        return [Entry(m, role_of(m, index=i), (i,)) for i, m in enumerate(converted)]
 
 
 def _as_is(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult | None:
@@ -641,7 +666,7 @@ class Prepared:
 
     result: NormalizationResult
     compaction: dict[str, Any] | None = None
-    """`response_metadata["compaction"]`, when anything was dropped."""
+    """What compaction dropped, for `response_metadata["compaction"]`; None when nothing."""
     kept_whole: bool = False
     """Whether compaction was skipped by `keep_whole`."""
 
@@ -672,7 +697,17 @@ def prepare(
     if keep_whole is not None and keep_whole(whole):
         return Prepared(whole, kept_whole=True)
     result = compact_normalized(whole, rules, budget, counter)
-    return Prepared(result, None if result is whole else compaction_summary(result, len(messages), budget))
+    cuts = [] if result is whole else [c for c in result.changes if c.rule == RULE_NAME]
+    if not cuts:
+        return Prepared(result)
+    summary = {
+        "max_input_tokens": budget,
+        "messages_in": len(messages),
+        "messages_sent": len(result.messages),
+        "dropped": sorted({s for c in cuts for s in c.sources}),
+        "changes": [str(c) for c in cuts],
+    }
+    return Prepared(result, summary)
 
 
 def compact_normalized(
@@ -706,17 +741,3 @@ def compact_normalized(
     ]
     sources = [caller(tuple(kept[i] for i in s)) for s in again.sources]
     return NormalizationResult(again.messages, changes, sources)
-
-
-def compaction_summary(result: NormalizationResult, given: int, budget: int | None) -> dict[str, Any] | None:
-    """What compaction did, for `response_metadata["compaction"]`; None when it dropped nothing."""
-    cuts = [c for c in result.changes if c.rule == RULE_NAME]
-    if not cuts:
-        return None
-    return {
-        "max_input_tokens": budget,
-        "messages_in": given,
-        "messages_sent": len(result.messages),
-        "dropped": sorted({s for c in cuts for s in c.sources}),
-        "changes": [str(c) for c in cuts],
-    }

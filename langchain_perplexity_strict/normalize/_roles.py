@@ -110,16 +110,12 @@ def _positions(sources: tuple[int, ...]) -> str:
 
 
 class Rule(Protocol):
-    """A named rewrite of the conversation."""
+    """A rewrite of the conversation: the rewritten entries and what changed; `name` names it in the report."""
 
     @property
-    def name(self) -> str:
-        """The rule's name in the report."""
-        ...
+    def name(self) -> str: ...
 
-    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        """Return the rewritten entries and what changed."""
-        ...
+    def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]: ...
 
 
 def listed(names: list[str]) -> str:
