@@ -65,7 +65,6 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
         return self._result(bodies, run_batches(self._post, PATH, bodies, self.max_concurrency), "embeddings")
 
     async def aembed(self, texts: list[str]) -> EmbeddingsResult:
-        """Async `embed`."""
         bodies = self._bodies(text_list(texts, "texts"))
         answers = await arun_batches(self._apost, PATH, bodies, self.max_concurrency)
         return self._result(bodies, answers, "embeddings")
@@ -80,10 +79,8 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
         return self.embed([text]).vectors[0]
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Async `embed_documents`."""
         return (await self.aembed(texts)).vectors
 
     async def aembed_query(self, text: str) -> list[float]:
-        """Async `embed_query`."""
         check_text(text, "text")
         return (await self.aembed([text])).vectors[0]

@@ -8,13 +8,13 @@ A text is refused only when its word runs alone exceed the limit.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
 
+from langchain_core.runnables.utils import gather_with_concurrency
 from pydantic import BaseModel, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
 from typing_extensions import Self
 
@@ -248,10 +248,4 @@ async def arun_batches(
     concurrency: int = 1,
 ) -> list[dict[str, Any]]:
     """Post the bodies to `path`, `concurrency` at a time; answers in order."""
-    gate = asyncio.Semaphore(max(1, concurrency))
-
-    async def one(body: dict[str, Any]) -> dict[str, Any]:
-        async with gate:
-            return await post(path, encode_body(body))
-
-    return list(await asyncio.gather(*(one(body) for body in bodies)))
+    return await gather_with_concurrency(max(1, concurrency), *(post(path, encode_body(body)) for body in bodies))

@@ -55,5 +55,4 @@ def list_models(**connection: Any) -> list[PerplexityModelInfo]:
 
 
 async def alist_models(**connection: Any) -> list[PerplexityModelInfo]:
-    """Async `list_models`."""
     return _read(await _Models(**connection)._aget(MODELS_PATH))
