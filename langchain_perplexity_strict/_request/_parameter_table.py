@@ -203,12 +203,11 @@ _AGENT_INSTEAD = {
         "classifier did; remove it"
     ),
     "image_results_enhanced_relevance": _IMAGES,
-    "top_k": "it was removed from the Agent API",
-    "presence_penalty": "it was removed from the Agent API",
-    "frequency_penalty": "it was removed from the Agent API",
-    "search_mode": "it was removed from the Agent API",
+    **dict.fromkeys(
+        ("top_k", "presence_penalty", "frequency_penalty", "search_mode", "return_related_questions"),
+        "it was removed from the Agent API",
+    ),
     "return_images": f"it was removed from the Agent API; {_IMAGES}",
-    "return_related_questions": "it was removed from the Agent API",
 }
 
 _INSTEAD: dict[str, dict[str, str]] = {"agent": _AGENT_INSTEAD, "chat_completions": {}}
