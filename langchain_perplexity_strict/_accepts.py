@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import httpx
@@ -75,6 +75,11 @@ class Accepts:
             reason = next((r for r in reasons if r), "")
             return f"expected {self.accepted}" + (f" ({reason})" if reason else "")
         return None
+
+
+def one_of(*values: str) -> Accepts:
+    """The rule of a set of words."""
+    return Accepts("one of " + ", ".join(values), Literal[values])
 
 
 def check(name: str, value: Any, accepts: Accepts) -> None:

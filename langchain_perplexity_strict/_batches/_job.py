@@ -16,8 +16,7 @@ from typing import Any
 
 from langchain_perplexity_strict._accepts import IDEMPOTENCY_KEY, RESULTS_TIMEOUT, check
 from langchain_perplexity_strict._batches._lines import ENDPOINT, FilePart, split
-from langchain_perplexity_strict._batches._results import Outcome, Part, Reader, collect
-from langchain_perplexity_strict._batches._statuses import job_status, status_of
+from langchain_perplexity_strict._batches._results import Outcome, Part, Reader, collect, job_status, status_of
 from langchain_perplexity_strict._once import log
 from langchain_perplexity_strict._transport import Call, Steps, Transport, adrive, drive, encode_body
 from langchain_perplexity_strict.errors import PerplexityBatchTimeoutError

@@ -1,6 +1,6 @@
 """Perplexity's embeddings (`POST /v1/embeddings`, `/v1/contextualizedembeddings`) as LangChain `Embeddings`.
 
-`_request` holds what both classes share; `_vectors` decodes the vectors.
+`_request` holds what both classes share, the decoding of vectors included.
 """
 
 from langchain_perplexity_strict._embeddings._contextualized import PerplexityContextualizedEmbeddings

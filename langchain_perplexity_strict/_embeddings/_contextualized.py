@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import PrivateAttr
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
@@ -147,7 +147,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     allowed_models: ClassVar[tuple[str, ...]] = CONTEXT_MODELS
     _api_name: ClassVar[str] = "contextualized embeddings"
     _prepared: list[_PreparedRun] = PrivateAttr(default_factory=list)
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     def __copy__(self) -> Self:
         """A copy does not share prepared vectors."""

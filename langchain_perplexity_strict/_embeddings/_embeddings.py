@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, Field, StrictInt
+from pydantic import Field, StrictInt
 
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._embeddings._request import (
@@ -51,7 +51,6 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     allowed_models: ClassVar[tuple[str, ...]] = EMBED_MODELS
     _api_name: ClassVar[str] = "embeddings"
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     def _bodies(self, texts: list[str]) -> list[dict[str, Any]]:
         check_texts(texts, "texts")

@@ -2,24 +2,29 @@
 
 Limits: docs.perplexity.ai/api-reference/embeddings-post and .../contextualizedembeddings-post.
 Perplexity publishes no tokenizer, so token counts are bounds.
+Perplexity sends no floats: vectors come as base64 int8 (kept unscaled, as langchain-perplexity returns
+them) or binary, LSB first (docs.perplexity.ai/docs/embeddings/best-practices); byte tables replace numpy.
 Batches use an upper bound (UTF-8 bytes), so they never exceed the limit.
 A text is refused only when its word runs alone exceed the limit.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
 from typing import Annotated, Any, ClassVar, Literal
 
 from langchain_core.runnables.utils import gather_with_concurrency
-from pydantic import BaseModel, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import Accepts, check
-from langchain_perplexity_strict._embeddings._vectors import decode
+from langchain_perplexity_strict._accepts import Accepts, check, one_of
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
@@ -36,10 +41,49 @@ MAX_CONCURRENCY = 16
 FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
 
 
+INT8 = [float(b - 256 if b > 127 else b) for b in range(256)]
+"""Byte -> signed value, as a float."""
+BITS = [tuple(1.0 if b >> bit & 1 else -1.0 for bit in range(8)) for b in range(256)]
+"""Byte -> its 8 dimensions, LSB first."""
+
+
+def _bytes(encoded: object) -> bytes:
+    if not isinstance(encoded, str):
+        msg = f"Perplexity sent an embedding that is not a base64 string: {str(encoded)[:80]!r}"
+        raise PerplexityResponseError(msg)
+    try:
+        return base64.b64decode(encoded, validate=True)
+    except binascii.Error as error:
+        msg = f"Perplexity sent an embedding that is not valid base64 ({error})"
+        raise PerplexityResponseError(msg) from error
+
+
+def decode_int8(encoded: object) -> list[float]:
+    """A `base64_int8` embedding as floats from -128.0 to 127.0."""
+    raw = _bytes(encoded)
+    if len(raw) < 2:  # one index: itemgetter returns no tuple
+        return [INT8[b] for b in raw]
+    return list(itemgetter(*raw)(INT8))
+
+
+def decode_binary(encoded: object, dimensions: int | None = None) -> list[float]:
+    """A `base64_binary` embedding as +1.0 / -1.0; `dimensions` trims padding."""
+    raw = _bytes(encoded)
+    values = list(chain.from_iterable(BITS[b] for b in raw))
+    return values[:dimensions] if dimensions is not None else values
+
+
+def decode(encoded: object, encoding_format: str, dimensions: int | None = None) -> list[float]:
+    """One embedding in `encoding_format` as a vector."""
+    if encoding_format == "base64_binary":
+        return decode_binary(encoded, dimensions)
+    return decode_int8(encoded)
+
+
 _SETTINGS = {
     "dimensions": Accepts("an integer (128 up to the model's full size) or None", StrictInt),
     "model": Accepts("a string", StrictStr),
-    "encoding_format": Accepts("one of base64_int8, base64_binary", Literal["base64_int8", "base64_binary"]),
+    "encoding_format": one_of("base64_int8", "base64_binary"),
     "max_concurrency": Accepts(
         f"an integer from 1 to {MAX_CONCURRENCY}", Annotated[int, Strict(), Field(ge=1, le=MAX_CONCURRENCY)]
     ),
@@ -53,11 +97,12 @@ class EmbeddingSettings(BaseModel):
     dimensions: int | None = None
     """Matryoshka dimensions: 128 to 1024 (0.6b) or 2560 (4b); None: full size."""
     encoding_format: Literal["base64_int8", "base64_binary"] = "base64_int8"
-    """How vectors are sent (`_vectors`)."""
+    """How vectors are sent (`decode`)."""
     max_concurrency: int = CONCURRENT_REQUESTS
     """Requests in flight at once; not sent to the API."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     @field_validator("dimensions", "model", "encoding_format", "max_concurrency", mode="before", check_fields=False)
     @classmethod

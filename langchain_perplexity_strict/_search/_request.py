@@ -14,7 +14,7 @@ from langchain_core.documents import Document
 from pydantic import AliasChoices, BaseModel, Field, StrictBool, StrictStr, field_validator
 from pydantic.types import Strict
 
-from langchain_perplexity_strict._accepts import Accepts, holds, ruled
+from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled
 from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
@@ -51,11 +51,6 @@ TOKENS = Accepts("an integer from 1 to 1,000,000", Annotated[int, Strict(), Fiel
 DATE = Accepts(DATE_ACCEPTED, Annotated[StrictStr, holds(lambda v: parse_date(v) is not None)])
 QUERY = Accepts(f"a non-empty string, or a list of 1 to {MAX_QUERIES} non-empty strings", ruled(_query_problem))
 MAX_RESULTS = Accepts("an integer from 1 to 20", Annotated[int, Strict(), Field(ge=1, le=20)])
-
-
-def _one_of(values: Any) -> Accepts:
-    """The rule of a `Literal` type."""
-    return Accepts("one of " + ", ".join(get_args(values)), values)
 
 
 OLD_NAMES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
@@ -134,7 +129,7 @@ class SearchFilters(BaseModel):
         ),
     ] = None
     """Language codes, such as `["en", "fr"]`."""
-    search_recency_filter: Annotated[Recency | None, _one_of(Recency)] = None
+    search_recency_filter: Annotated[Recency | None, one_of(*get_args(Recency))] = None
     """Only recent pages."""
     search_after_date_filter: Annotated[str | None, DATE] = Field(
         default=None, validation_alias=AliasChoices("search_after_date_filter", "search_after_date")
@@ -148,11 +143,11 @@ class SearchFilters(BaseModel):
     """Updated after this date, M/D/YYYY."""
     last_updated_before_filter: Annotated[str | None, DATE] = None
     """Updated before this date, M/D/YYYY."""
-    search_mode: Annotated[SearchMode | None, _one_of(SearchMode)] = None
+    search_mode: Annotated[SearchMode | None, one_of(*get_args(SearchMode))] = None
     """Which index to search."""
-    search_context_size: Annotated[ContextSize | None, _one_of(ContextSize)] = None
+    search_context_size: Annotated[ContextSize | None, one_of(*get_args(ContextSize))] = None
     """Content extracted per page."""
-    search_type: Annotated[SearchType | None, _one_of(SearchType)] = None
+    search_type: Annotated[SearchType | None, one_of(*get_args(SearchType))] = None
     """The kind of search."""
     display_server_time: Annotated[bool | None, Accepts("True or False", StrictBool)] = None
     """Ask for the server's time."""
