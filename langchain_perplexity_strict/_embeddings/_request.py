@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import chain
@@ -287,7 +287,7 @@ def run_batches(
 
 
 async def arun_batches(
-    post: Callable[[str, bytes], Awaitable[dict[str, Any]]],
+    post: Callable[[str, bytes], Coroutine[Any, Any, dict[str, Any]]],
     path: str,
     bodies: list[dict[str, Any]],
     concurrency: int = 1,
