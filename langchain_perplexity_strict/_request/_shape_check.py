@@ -121,7 +121,8 @@ def describe(shape: Any) -> str:
         inner, interval = typing.get_args(shape)
         return f"{describe(inner)} from {interval.ge} to {interval.le}"
     if origin is Literal:
-        return _options(typing.get_args(shape))
+        values = typing.get_args(shape)
+        return "one of " + ", ".join(map(repr, values)) if len(values) > 1 else repr(values[0])
     if origin is list:
         return f"a list of {describe(typing.get_args(shape)[0])}"
     if origin is dict:
@@ -130,10 +131,6 @@ def describe(shape: Any) -> str:
         return " or ".join(describe(m) for m in typing.get_args(shape))
     names = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
     return names.get(shape, getattr(shape, "__name__", str(shape)))
-
-
-def _options(values: tuple[Any, ...]) -> str:
-    return "one of " + ", ".join(repr(v) for v in values) if len(values) > 1 else repr(values[0])
 
 
 def _bad(path: str, value: Any, accepted: str) -> str:
