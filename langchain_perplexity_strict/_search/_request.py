@@ -1,4 +1,4 @@
-"""The Search API's request and answer, shared by the retriever and the tool: check, build, read.
+"""The Search API's request and answer (check, build, read), shared by the tool, and `PerplexitySearchRetriever`.
 
 Types: `ApiSearchRequestInput` / `ApiSearchResponseOutput` (`perplexity.generated.api`).
 Ranges: docs.perplexity.ai/api-reference/search-post and docs.perplexity.ai/docs/search/quickstart.
@@ -10,11 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
 
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
-from pydantic import AliasChoices, BaseModel, Field, StrictBool, StrictStr, field_validator
+from langchain_core.retrievers import BaseRetriever
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
 from pydantic.types import Strict
+from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled
+from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
@@ -24,6 +28,7 @@ from langchain_perplexity_strict._request._filters import (
     is_language,
     parse_date,
 )
+from langchain_perplexity_strict._request._unset import over
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
@@ -230,3 +235,57 @@ def to_text(response: Any) -> str:
         head = f"[{n}] {result.get('title') or '(untitled)'}\nURL: {result.get('url')}"
         blocks.append(head + (f"\n{dates.capitalize()}" if dates else "") + f"\n{result.get('snippet') or ''}")
     return "\n\n".join(blocks)
+
+
+class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriever):
+    """Perplexity's Search API (`POST /search`) as a retriever: one `Document` per result.
+
+    The snippet is the content; url, title, dates and `search_id` are metadata.
+    Search API fields are constructor arguments, overridable per call (`k` is `max_results`).
+    The query is a string or a list of up to 5. Connection settings are the chat model's.
+
+    ```python
+    from langchain_perplexity_strict import PerplexitySearchRetriever
+
+    retriever = PerplexitySearchRetriever(k=5, search_recency_filter="week")
+    docs = retriever.invoke("What changed in Python 3.13?")
+    docs[0].metadata["url"]
+    ```
+    """
+
+    k: int = Field(default=10, validation_alias=AliasChoices("k", "max_results"))
+    """How many results (`max_results`)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True)
+
+    @field_validator("k", mode="before")
+    @classmethod
+    def _strict_k(cls, value: Any) -> Any:
+        check_field("max_results", value, "k")
+        return value
+
+    @model_validator(mode="after")
+    def _check_search(self) -> Self:
+        search_body(self._values("-"))  # placeholder query: check the rest now
+        return self
+
+    def _values(self, query: Any, **overrides: Any) -> dict[str, Any]:
+        """The request's fields: a call's over the retriever's, an unset one keeping what it holds (`over`)."""
+        if "k" in overrides:
+            overrides["max_results"] = overrides.pop("k")
+        held = {"max_results": self.k, **self.filter_values()}
+        given = over(held, overrides, "the retriever")
+        if "max_results" in given:
+            check_field("max_results", given["max_results"], "k")
+        return {"query": query, **held, **given}
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        return to_documents(self._post(SEARCH_PATH, encode_search(self._values(query, **kwargs))))
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        body = encode_search(self._values(query, **kwargs))
+        return to_documents(await self._apost(SEARCH_PATH, body))
