@@ -15,9 +15,8 @@ from pydantic import with_config
 from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._redact import shown
-from langchain_perplexity_strict._request._filters import Recency
+from langchain_perplexity_strict._request._filters import MaxImages, MaxUrls, Recency, SearchTokens, UserLocation
 from langchain_perplexity_strict._request._parameter_table import check_parameters
-from langchain_perplexity_strict._request._ranges import MaxImages, MaxUrls, SearchTokens, UserLocation
 from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
 from langchain_perplexity_strict._request._skills import BuiltinSkill, CustomSkill, InlineSkill, OfficeSkill
 

@@ -12,9 +12,14 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool, StrictStr, StringConstraints
 
 from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled
-from langchain_perplexity_strict._request._filters import RECENCY, domains_problem, parse_date
+from langchain_perplexity_strict._request._filters import (
+    MAX_SEARCH_TOKENS,
+    RECENCY,
+    UserLocation,
+    domains_problem,
+    parse_date,
+)
 from langchain_perplexity_strict._request._model_names import EFFORT_NAMES
-from langchain_perplexity_strict._request._ranges import MAX_SEARCH_TOKENS, UserLocation
 
 Api = Literal["agent", "chat_completions"]
 CLIENT = "client"

@@ -117,7 +117,7 @@ def describe(shape: Any) -> str:
         name = typing.get_args(tag)[0] if typing.get_origin(tag) is Literal else None
         return f"a {name!r} object" if name else f"an object with {', '.join(sorted(get_type_hints(shape)))}"
     origin = typing.get_origin(shape)
-    if origin is Annotated:  # a documented range (`_ranges`)
+    if origin is Annotated:  # a documented range (`_filters`)
         inner, interval = typing.get_args(shape)
         return f"{describe(inner)} from {interval.ge} to {interval.le}"
     if origin is Literal:
