@@ -30,7 +30,7 @@ import numpy as np
 
 from benchmarks.common import best_time, emulator_process, verdict
 from langchain_perplexity_strict import PerplexityEmbeddings
-from langchain_perplexity_strict._embeddings._vectors import decode_int8
+from langchain_perplexity_strict._embeddings._request import decode_int8
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.testing import Fault, PerplexityEmulator
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import httpx
@@ -77,6 +77,11 @@ class Accepts:
         return None
 
 
+def one_of(*values: str) -> Accepts:
+    """The rule of a set of words."""
+    return Accepts("one of " + ", ".join(values), Literal[values])
+
+
 def check(name: str, value: Any, accepts: Accepts) -> None:
     """Raise `ValueError` naming `name`, the value and what `accepts` takes."""
     problem = accepts.problem(value)
@@ -103,7 +108,9 @@ SECONDS = Annotated[float, Strict(), Field(gt=0, allow_inf_nan=False)]
 """Seconds > 0, finite; not a bool."""
 _PART = SECONDS | None
 """Seconds, or None for no limit."""
-_PARTS: TypeAdapter[tuple[Any, ...]] = TypeAdapter(tuple[_PART, _PART, _PART, _PART])
+_PARTS = Annotated[tuple[_PART, ...], Field(min_length=2, max_length=4)]
+"""(connect, read), then optionally write and pool."""
+_PARTS_CHECK: TypeAdapter[tuple[Any, ...]] = TypeAdapter(_PARTS)
 _TIMEOUT_OBJECT = InstanceOf[openai.Timeout] | InstanceOf[httpx.Timeout]
 """openai's `Timeout` or httpx's."""
 
@@ -111,7 +118,7 @@ _TIMEOUT_OBJECT = InstanceOf[openai.Timeout] | InstanceOf[httpx.Timeout]
 def _timeout_in_seconds(value: Any) -> bool:
     """Whether every part of a `Timeout` is seconds or None, as a tuple's are."""
     try:
-        _PARTS.validate_python((value.connect, value.read, value.write, value.pool))
+        _PARTS_CHECK.validate_python((value.connect, value.read, value.write, value.pool))
     except ValidationError:
         return False
     return True
@@ -129,12 +136,7 @@ TIMEOUT = Accepts(
     "seconds > 0 (finite), a (connect, read) pair of them or None (a third and fourth: write, pool), "
     "an openai.Timeout or httpx.Timeout whose set parts are, or None for the client's default "
     "(the forms ChatOpenAI takes)",
-    None
-    | SECONDS
-    | tuple[_PART, _PART]
-    | tuple[_PART, _PART, _PART]
-    | tuple[_PART, _PART, _PART, _PART]
-    | Annotated[_TIMEOUT_OBJECT, holds(_timeout_in_seconds)],
+    None | SECONDS | _PARTS | Annotated[_TIMEOUT_OBJECT, holds(_timeout_in_seconds)],
 )
 """`timeout` of every class, in `ChatOpenAI`'s forms."""
 

@@ -22,13 +22,11 @@ from langchain_perplexity_strict._transport import DEFAULT_BASE_URL, Transport
 _PLACEHOLDER_MODEL = "perplexity/sonar"
 """`ChatOpenAI` needs a model name; the bodies name theirs."""
 
-INSTEAD = {
-    "client": (
-        "langchain-perplexity's perplexity SDK client is not used here: requests go through the chat model's "
-        "transport; pass its settings instead: api_key=..., base_url=..., timeout=..., max_retries=..."
-    ),
-    "async_client": "not used here; pass api_key=..., base_url=..., timeout=..., max_retries=... instead",
-}
+INSTEAD = dict.fromkeys(
+    ("client", "async_client"),
+    "langchain-perplexity's perplexity SDK client is not used here: requests go through the chat model's transport; "
+    "pass its settings instead: api_key=..., base_url=..., timeout=..., max_retries=...",
+)
 """Arguments other integrations take, with what to pass here instead."""
 
 _WARNINGS = OncePerOwner()

@@ -16,8 +16,7 @@ from typing import Any
 
 from langchain_perplexity_strict._accepts import IDEMPOTENCY_KEY, RESULTS_TIMEOUT, check
 from langchain_perplexity_strict._batches._lines import ENDPOINT, FilePart, split
-from langchain_perplexity_strict._batches._results import Outcome, Part, Reader, collect
-from langchain_perplexity_strict._batches._statuses import job_status, status_of
+from langchain_perplexity_strict._batches._results import Outcome, Part, Reader, collect, job_status, status_of
 from langchain_perplexity_strict._once import log
 from langchain_perplexity_strict._transport import Call, Steps, Transport, adrive, drive, encode_body
 from langchain_perplexity_strict.errors import PerplexityBatchTimeoutError
@@ -267,7 +266,7 @@ def _submit(
     metadata: Mapping[str, str],
     idempotency_key: str | None,
     read: Reader,
-    stops: Sequence[str],
+    stops: Sequence[str] = (),
 ) -> Steps[BatchJob]:
     """Upload every file, then create a batch per file; a refused upload starts nothing."""
     parts = split(lines)
@@ -298,26 +297,13 @@ def _submit(
     return BatchJob(transport, batches, read)
 
 
-def submit(
-    transport: Transport,
-    lines: Sequence[bytes],
-    metadata: Mapping[str, str],
-    idempotency_key: str | None,
-    read: Reader,
-    stops: Sequence[str] = (),
-) -> BatchJob:
-    return drive(transport, _submit(transport, lines, metadata, idempotency_key, read, stops))
+def submit(transport: Transport, *request: Any) -> BatchJob:
+    """Submit the lines; `request`: `_submit`'s arguments after the transport."""
+    return drive(transport, _submit(transport, *request))
 
 
-async def asubmit(
-    transport: Transport,
-    lines: Sequence[bytes],
-    metadata: Mapping[str, str],
-    idempotency_key: str | None,
-    read: Reader,
-    stops: Sequence[str] = (),
-) -> BatchJob:
-    return await adrive(transport, _submit(transport, lines, metadata, idempotency_key, read, stops))
+async def asubmit(transport: Transport, *request: Any) -> BatchJob:
+    return await adrive(transport, _submit(transport, *request))
 
 
 def _get(transport: Transport, job_id: Any, read: Reader) -> Steps[BatchJob]:

@@ -1,10 +1,9 @@
 """Perplexity's embeddings (`POST /v1/embeddings`, `/v1/contextualizedembeddings`) as LangChain `Embeddings`.
 
-`_request` holds what both classes share; `_vectors` decodes the vectors.
+`_request` holds `PerplexityEmbeddings` and what both classes share, the decoding of vectors included.
 """
 
 from langchain_perplexity_strict._embeddings._contextualized import PerplexityContextualizedEmbeddings
-from langchain_perplexity_strict._embeddings._embeddings import PerplexityEmbeddings
-from langchain_perplexity_strict._embeddings._request import EmbeddingsResult
+from langchain_perplexity_strict._embeddings._request import EmbeddingsResult, PerplexityEmbeddings
 
 __all__ = ["EmbeddingsResult", "PerplexityContextualizedEmbeddings", "PerplexityEmbeddings"]

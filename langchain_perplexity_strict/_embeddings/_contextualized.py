@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import PrivateAttr
 from typing_extensions import Self
 
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
@@ -147,7 +147,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     allowed_models: ClassVar[tuple[str, ...]] = CONTEXT_MODELS
     _api_name: ClassVar[str] = "contextualized embeddings"
     _prepared: list[_PreparedRun] = PrivateAttr(default_factory=list)
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     def __copy__(self) -> Self:
         """A copy does not share prepared vectors."""
@@ -190,7 +189,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return self._result(bodies, run_batches(self._post, PATH, bodies, self.max_concurrency), "documents")
 
     async def aembed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
-        """Async `embed_contexts`."""
         bodies = self._bodies(documents)
         return self._result(bodies, await arun_batches(self._apost, PATH, bodies, self.max_concurrency), "documents")
 
@@ -199,7 +197,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return self.embed_contexts(documents).vectors
 
     async def aembed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
-        """Async `embed_in_context`."""
         return (await self.aembed_contexts(documents)).vectors
 
     # -- LangChain text splitters -----------------------------------------------------------
@@ -224,7 +221,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return self._remember(groups, self.embed_in_context([[c.page_content for c in g] for g in groups]))
 
     async def asplit_documents(self, documents: Iterable[Document], splitter: Any) -> list[Document]:
-        """Async `split_documents`."""
         groups = [group for group in self._split(documents, splitter) if group]
         return self._remember(groups, await self.aembed_in_context([[c.page_content for c in g] for g in groups]))
 
@@ -271,7 +267,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return _filled(found, missing, self.embed_in_context(list(missing.values())))
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Async `embed_documents`."""
         found, missing = self._take(texts)
         return _filled(found, missing, await self.aembed_in_context(list(missing.values())))
 
@@ -281,7 +276,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return self.embed_in_context([[text]])[0][0]
 
     async def aembed_query(self, text: str) -> list[float]:
-        """Async `embed_query`."""
         check_text(text, "text")
         return (await self.aembed_in_context([[text]]))[0][0]
 

@@ -1,25 +1,32 @@
-"""What both embeddings classes share: their settings, the API's limits, batching, and reading the answers.
+"""`PerplexityEmbeddings`, and what both embeddings classes share: settings, limits, batching, reading answers.
 
 Limits: docs.perplexity.ai/api-reference/embeddings-post and .../contextualizedembeddings-post.
 Perplexity publishes no tokenizer, so token counts are bounds.
+Perplexity sends no floats: vectors come as base64 int8 (kept unscaled, as langchain-perplexity returns
+them) or binary, LSB first (docs.perplexity.ai/docs/embeddings/best-practices); byte tables replace numpy.
 Batches use an upper bound (UTF-8 bytes), so they never exceed the limit.
 A text is refused only when its word runs alone exceed the limit.
 """
 
 from __future__ import annotations
 
-import asyncio
+import base64
+import binascii
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
+from langchain_core.embeddings import Embeddings
+from langchain_core.runnables.utils import gather_with_concurrency
+from pydantic import BaseModel, ConfigDict, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import Accepts, check
-from langchain_perplexity_strict._embeddings._vectors import decode
+from langchain_perplexity_strict._accepts import Accepts, check, one_of
+from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
@@ -36,10 +43,49 @@ MAX_CONCURRENCY = 16
 FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
 
 
+INT8 = [float(b - 256 if b > 127 else b) for b in range(256)]
+"""Byte -> signed value, as a float."""
+BITS = [tuple(1.0 if b >> bit & 1 else -1.0 for bit in range(8)) for b in range(256)]
+"""Byte -> its 8 dimensions, LSB first."""
+
+
+def _bytes(encoded: object) -> bytes:
+    if not isinstance(encoded, str):
+        msg = f"Perplexity sent an embedding that is not a base64 string: {str(encoded)[:80]!r}"
+        raise PerplexityResponseError(msg)
+    try:
+        return base64.b64decode(encoded, validate=True)
+    except binascii.Error as error:
+        msg = f"Perplexity sent an embedding that is not valid base64 ({error})"
+        raise PerplexityResponseError(msg) from error
+
+
+def decode_int8(encoded: object) -> list[float]:
+    """A `base64_int8` embedding as floats from -128.0 to 127.0."""
+    raw = _bytes(encoded)
+    if len(raw) < 2:  # one index: itemgetter returns no tuple
+        return [INT8[b] for b in raw]
+    return list(itemgetter(*raw)(INT8))
+
+
+def decode_binary(encoded: object, dimensions: int | None = None) -> list[float]:
+    """A `base64_binary` embedding as +1.0 / -1.0; `dimensions` trims padding."""
+    raw = _bytes(encoded)
+    values = list(chain.from_iterable(BITS[b] for b in raw))
+    return values[:dimensions] if dimensions is not None else values
+
+
+def decode(encoded: object, encoding_format: str, dimensions: int | None = None) -> list[float]:
+    """One embedding in `encoding_format` as a vector."""
+    if encoding_format == "base64_binary":
+        return decode_binary(encoded, dimensions)
+    return decode_int8(encoded)
+
+
 _SETTINGS = {
     "dimensions": Accepts("an integer (128 up to the model's full size) or None", StrictInt),
     "model": Accepts("a string", StrictStr),
-    "encoding_format": Accepts("one of base64_int8, base64_binary", Literal["base64_int8", "base64_binary"]),
+    "encoding_format": one_of("base64_int8", "base64_binary"),
     "max_concurrency": Accepts(
         f"an integer from 1 to {MAX_CONCURRENCY}", Annotated[int, Strict(), Field(ge=1, le=MAX_CONCURRENCY)]
     ),
@@ -53,11 +99,12 @@ class EmbeddingSettings(BaseModel):
     dimensions: int | None = None
     """Matryoshka dimensions: 128 to 1024 (0.6b) or 2560 (4b); None: full size."""
     encoding_format: Literal["base64_int8", "base64_binary"] = "base64_int8"
-    """How vectors are sent (`_vectors`)."""
+    """How vectors are sent (`decode`)."""
     max_concurrency: int = CONCURRENT_REQUESTS
     """Requests in flight at once; not sent to the API."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     @field_validator("dimensions", "model", "encoding_format", "max_concurrency", mode="before", check_fields=False)
     @classmethod
@@ -242,16 +289,72 @@ def run_batches(
 
 
 async def arun_batches(
-    post: Callable[[str, bytes], Awaitable[dict[str, Any]]],
+    post: Callable[[str, bytes], Coroutine[Any, Any, dict[str, Any]]],
     path: str,
     bodies: list[dict[str, Any]],
     concurrency: int = 1,
 ) -> list[dict[str, Any]]:
     """Post the bodies to `path`, `concurrency` at a time; answers in order."""
-    gate = asyncio.Semaphore(max(1, concurrency))
+    return await gather_with_concurrency(max(1, concurrency), *(post(path, encode_body(body)) for body in bodies))
 
-    async def one(body: dict[str, Any]) -> dict[str, Any]:
-        async with gate:
-            return await post(path, encode_body(body))
 
-    return list(await asyncio.gather(*(one(body) for body in bodies)))
+EMBED_PATH = "/v1/embeddings"
+
+
+class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
+    """Perplexity's embeddings (`POST /v1/embeddings`, models `pplx-embed-v1-0.6b` and `pplx-embed-v1-4b`).
+
+    Int8 vectors are floats from -128.0 to 127.0, as langchain-perplexity returns them (divide by 127 for [-1, 1]).
+    Binary vectors are +1.0 / -1.0 per dimension: cosine is `1 - 2 * hamming / dimensions`.
+    Texts are batched within Perplexity's limits, vectors kept in order.
+    `embed` also returns usage and cost. Connection settings are the chat model's.
+
+    ```python
+    from langchain_perplexity_strict import PerplexityEmbeddings
+
+    embeddings = PerplexityEmbeddings(model="pplx-embed-v1-0.6b", dimensions=512)
+    vectors = embeddings.embed_documents(["first text", "second text"])
+    result = embeddings.embed(["first text"])
+    result.usage["cost"]["total_cost"]
+    ```
+    """
+
+    model: str = "pplx-embed-v1-4b"
+    """`pplx-embed-v1-4b` or `pplx-embed-v1-0.6b`."""
+    chunk_size: StrictInt = Field(default=MAX_INPUTS, ge=1, le=MAX_INPUTS)
+    """Most texts per request."""
+
+    allowed_models: ClassVar[tuple[str, ...]] = EMBED_MODELS
+    _api_name: ClassVar[str] = "embeddings"
+
+    def _bodies(self, texts: list[str]) -> list[dict[str, Any]]:
+        check_texts(texts, "texts")
+        fields = self.request_fields()
+        groups = batches([text_cost(t) for t in texts], self.chunk_size, MAX_REQUEST_TOKENS)
+        return [{**fields, "input": texts[group.start : group.stop]} for group in groups]
+
+    def embed(self, texts: list[str]) -> EmbeddingsResult:
+        """The vectors of `texts`, in order, with usage and cost."""
+        bodies = self._bodies(text_list(texts, "texts"))
+        return self._result(bodies, run_batches(self._post, EMBED_PATH, bodies, self.max_concurrency), "embeddings")
+
+    async def aembed(self, texts: list[str]) -> EmbeddingsResult:
+        bodies = self._bodies(text_list(texts, "texts"))
+        answers = await arun_batches(self._apost, EMBED_PATH, bodies, self.max_concurrency)
+        return self._result(bodies, answers, "embeddings")
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order."""
+        return self.embed(texts).vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of one text."""
+        check_text(text, "text")
+        return self.embed([text]).vectors[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return (await self.aembed(texts)).vectors
+
+    async def aembed_query(self, text: str) -> list[float]:
+        check_text(text, "text")
+        return (await self.aembed([text])).vectors[0]

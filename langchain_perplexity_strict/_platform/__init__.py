@@ -1,6 +1,62 @@
-"""Perplexity's platform endpoints beside the chat model: the models it serves and the Decisions API."""
+"""Perplexity's platform endpoints beside the chat model: the models it serves and the Decisions API.
 
+`list_models` (`GET /v1/models`) answers the published `ModelListOutput`; the connection settings are the
+chat model's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
+
+from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._platform._decisions import PerplexityDecision, PerplexityDecisionResult
-from langchain_perplexity_strict._platform._models import PerplexityModelInfo, alist_models, list_models
+from langchain_perplexity_strict.errors import PerplexityResponseError
 
 __all__ = ["PerplexityDecision", "PerplexityDecisionResult", "PerplexityModelInfo", "alist_models", "list_models"]
+
+MODELS_PATH = "/v1/models"
+
+
+class PerplexityModelInfo(BaseModel):
+    """One model Perplexity serves (the published `ModelOutput`); a field Perplexity adds is kept."""
+
+    id: StrictStr
+    """The slug to pass as `model=`."""
+    object: StrictStr = "model"
+    created: StrictInt
+    owned_by: StrictStr
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class _Models(PerplexityConnection):
+    _api_name: ClassVar[str] = "models"
+
+
+_Models.__name__ = "list_models"  # what a refusal names
+
+
+def _read(answer: Any) -> list[PerplexityModelInfo]:
+    data = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(data, list):
+        msg = f"Perplexity's GET {MODELS_PATH} answered no list of models (ModelListOutput): {str(answer)[:200]}"
+        raise PerplexityResponseError(msg)
+    try:
+        return [PerplexityModelInfo.model_validate(item) for item in data]
+    except ValidationError as error:
+        msg = f"Perplexity's GET {MODELS_PATH} answered a model that is not a published ModelOutput: {error}"
+        raise PerplexityResponseError(msg) from None
+
+
+def list_models(**connection: Any) -> list[PerplexityModelInfo]:
+    """The models Perplexity serves (`GET /v1/models`).
+
+    `connection`: the chat model's connection settings, checked before sending.
+    """
+    return _read(_Models(**connection)._get(MODELS_PATH))
+
+
+async def alist_models(**connection: Any) -> list[PerplexityModelInfo]:
+    return _read(await _Models(**connection)._aget(MODELS_PATH))

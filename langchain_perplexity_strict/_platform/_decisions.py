@@ -162,10 +162,6 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
         check_setting(info.field_name, value)
         return value
 
-    @classmethod
-    def is_lc_serializable(cls) -> bool:
-        return False
-
     def _body(self, value: Any, overrides: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
         unknown = sorted(set(overrides) - {"questions", "model"})
         if unknown:
@@ -191,7 +187,6 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> PerplexityDecisionResult:
-        """Async `invoke`."""
 
         async def decide(value: Any) -> PerplexityDecisionResult:
             body, asked = self._body(value, kwargs)

@@ -1,33 +1,17 @@
-"""What the published shapes of the built-in tools leave open, checked before sending.
+"""What a bound tool set leaves open, checked before sending: one tool per type, foreign tools, `tool_choice`.
 
-Server labels and URLs, search filters, one tool per type, foreign tools and `tool_choice`.
 Sources: docs/perplexity-rules.md ("Built-in tool ranges", "Built-in tools of one type once", "tool_choice").
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlparse
 
-from langchain_perplexity_strict._redact import shown
-from langchain_perplexity_strict._request._parameter_table import check_parameters
+from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES, check_search_filters
 
-BUILTIN_TYPES = (
-    "web_search",
-    "fetch_url",
-    "image_search",
-    "people_search",
-    "finance_search",
-    "sandbox",
-    "mcp",
-    "connector",
-)
+BUILTIN_TYPES = tuple(TOOL_SHAPES)
 """Perplexity's built-in tool types (`ToolInput`, besides `function`)."""
-
-SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-"""`McpToolInput.server_label` (the SDK's docstring)."""
 
 OPENAI_TOOLS: dict[str, str] = {
     "web_search_preview": "use {'type': 'web_search'} (web_search_tool())",
@@ -57,31 +41,6 @@ def foreign_tool_problem(tool: Any, path: str) -> str | None:
         f"{path}.type: {kind!r} is not a tool Perplexity offers{instead}. "
         f"Perplexity's built-in tools: {', '.join(BUILTIN_TYPES)}; functions go as LangChain tools or function dicts."
     )
-
-
-def check_values(tool: Mapping[str, Any], path: str) -> None:
-    """Raise `ValueError` naming the field when a built-in tool's server or search filters are refused.
-
-    Runs after the shape check, which holds the ranges.
-    """
-    kind = tool.get("type")
-    if kind in ("mcp", "connector") and not SERVER_LABEL.match(tool["server_label"]):
-        label = shown(tool["server_label"])
-        raise ValueError(f"{path}.server_label: {label} is not accepted; expected 1 to 64 letters, digits, '_' or '-'")
-    url = urlparse(tool["server_url"]) if kind == "mcp" else None
-    if url is not None and (url.scheme != "https" or not url.netloc):
-        url_shown = shown(tool["server_url"])
-        raise ValueError(f"{path}.server_url: {url_shown} is not accepted; expected an https:// URL of the MCP server")
-    if kind == "web_search" and isinstance(tool.get("filters"), Mapping):
-        check_search_filters(tool["filters"], f"{path}.filters")
-
-
-def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
-    """A `web_search` tool's `filters` under the model-level filters' own check (`check_parameters`)."""
-    try:
-        check_parameters(dict(filters), "agent")
-    except ValueError as error:
-        raise ValueError(f"{path}.{error}") from None
 
 
 def check_tool_set(tools: Sequence[Mapping[str, Any]], path: str = "tools") -> None:

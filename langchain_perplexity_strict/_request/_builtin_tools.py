@@ -1,26 +1,27 @@
 """Perplexity's built-in tools and skills: their published shapes, small constructors, and the check before sending.
 
+The check adds what the shapes leave open: server labels and URLs, and the search filters.
 Each TypedDict is one of `perplexity.generated.api`'s request models; a contract test holds them equal.
 Docs: docs.perplexity.ai, Agent API "Tools" and "Skills".
 """
 
 # No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
+import re
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
+from urllib.parse import urlparse
 
 from pydantic import with_config
 from typing_extensions import NotRequired, TypedDict
 
-from langchain_perplexity_strict._request._builtin_checks import check_values
-from langchain_perplexity_strict._request._filters import Recency
-from langchain_perplexity_strict._request._ranges import MaxImages, MaxUrls, SearchTokens, UserLocation
+from langchain_perplexity_strict._redact import shown
+from langchain_perplexity_strict._request._filters import MaxImages, MaxUrls, Recency, SearchTokens, UserLocation
+from langchain_perplexity_strict._request._parameter_table import check_parameters
 from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
-from langchain_perplexity_strict._request._skills import (
-    BuiltinSkill,
-    CustomSkill,
-    InlineSkill,
-    OfficeSkill,
-)
+from langchain_perplexity_strict._request._skills import BuiltinSkill, CustomSkill, InlineSkill, OfficeSkill
+
+SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""`McpToolInput.server_label` (the SDK's docstring)."""
 
 ContextSize = Literal["low", "medium", "high"]
 """`WebSearchToolInput.search_context_size`."""
@@ -167,6 +168,31 @@ def check_builtin_tool(tool: Mapping[str, Any], path: str = "tools") -> None:
         raise ValueError(msg)
     check_shape(tool, shape, path)
     check_values(tool, path)
+
+
+def check_values(tool: Mapping[str, Any], path: str) -> None:
+    """Raise `ValueError` naming the field when a built-in tool's server or search filters are refused.
+
+    Runs after the shape check, which holds the ranges.
+    """
+    kind = tool.get("type")
+    if kind in ("mcp", "connector") and not SERVER_LABEL.match(tool["server_label"]):
+        label = shown(tool["server_label"])
+        raise ValueError(f"{path}.server_label: {label} is not accepted; expected 1 to 64 letters, digits, '_' or '-'")
+    url = urlparse(tool["server_url"]) if kind == "mcp" else None
+    if url is not None and (url.scheme != "https" or not url.netloc):
+        url_shown = shown(tool["server_url"])
+        raise ValueError(f"{path}.server_url: {url_shown} is not accepted; expected an https:// URL of the MCP server")
+    if kind == "web_search" and isinstance(tool.get("filters"), Mapping):
+        check_search_filters(tool["filters"], f"{path}.filters")
+
+
+def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
+    """A `web_search` tool's `filters` under the model-level filters' own check (`check_parameters`)."""
+    try:
+        check_parameters(dict(filters), "agent")
+    except ValueError as error:
+        raise ValueError(f"{path}.{error}") from None
 
 
 def _built(shape: Any, **fields: Any) -> Any:

@@ -1,17 +1,22 @@
-"""Search-filter rules that Perplexity documents alike for the Search API and the chat model's web search.
+"""Search rules Perplexity documents alike for the Search API, the chat model's web search and built-in tools.
 
+- Built-in tool ranges (as constrained types the tool shapes and the parameters share): docs/perplexity-rules.md.
 - Dates: docs.perplexity.ai/docs/search/filters/date-time-filters.
 - Domains: docs.perplexity.ai/guides/search-domain-filter-guide.
 - Country and language: docs.perplexity.ai/api-reference/search-post,
   docs.perplexity.ai/docs/search/filters/language-filter.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: TypedDict needs evaluated types.
 import datetime
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
+
+from annotated_types import Interval
+from pydantic import with_config
+from typing_extensions import TypedDict
 
 from langchain_perplexity_strict._request._iso_codes import COUNTRIES, LANGUAGES
+from langchain_perplexity_strict._request._shape_check import PUBLISHED
 
 Recency = Literal["hour", "day", "week", "month", "year"]
 """`search_recency_filter` values."""
@@ -57,3 +62,21 @@ def is_country(value: Any) -> bool:
 def is_language(value: Any) -> bool:
     """An ISO 639-1 code, either case."""
     return isinstance(value, str) and value.lower() in LANGUAGES
+
+
+MAX_SEARCH_TOKENS = 1_000_000
+"""The `web_search` tool's bound on `max_tokens` and `max_tokens_per_page`."""
+MaxUrls = Annotated[int, Interval(ge=1, le=100)]
+MaxImages = Annotated[int, Interval(ge=1, le=20)]
+SearchTokens = Annotated[int, Interval(ge=1, le=MAX_SEARCH_TOKENS)]
+
+
+@with_config(PUBLISHED)
+class UserLocation(TypedDict, total=False):
+    """`ToolUserLocationInput`: where the search is made from; also the `user_location` parameter."""
+
+    city: str
+    country: str
+    region: str
+    latitude: Annotated[float, Interval(ge=-90, le=90)]
+    longitude: Annotated[float, Interval(ge=-180, le=180)]

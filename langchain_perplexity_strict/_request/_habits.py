@@ -121,12 +121,9 @@ _NOT_PUBLISHED = "not in Perplexity's published request models (perplexity.gener
 
 HABITS: dict[str, Rename | Convert | Refuse] = {
     "model_name": Rename("model"),
-    "max_output_tokens": Rename("max_tokens"),
-    "max_completion_tokens": Rename("max_tokens"),
+    **dict.fromkeys(("max_output_tokens", "max_completion_tokens"), Rename("max_tokens")),
     "stop_sequences": Rename("stop"),
-    "pplx_api_key": Rename("api_key"),
-    "perplexity_api_key": Rename("api_key"),
-    "openai_api_key": Rename("api_key"),
+    **dict.fromkeys(("pplx_api_key", "perplexity_api_key", "openai_api_key"), Rename("api_key")),
     "openai_api_base": Rename("base_url"),
     "request_timeout": Rename("timeout"),
     "web_search_options": Convert(
@@ -143,16 +140,13 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
         "may call several tools in one turn)",
         convert=_parallel_tool_calls,
     ),
-    "client": Refuse(_HTTP),
-    "async_client": Refuse(_HTTP),
-    "root_client": Refuse(_HTTP),
-    "root_async_client": Refuse(_HTTP),
-    "http_client": Refuse(_HTTP),
-    "http_async_client": Refuse(_HTTP),
+    **dict.fromkeys(
+        ("client", "async_client", "root_client", "root_async_client", "http_client", "http_async_client"),
+        Refuse(_HTTP),
+    ),
     "http_socket_options": Refuse(_HTTP),
     "openai_proxy": Refuse("set the HTTPS_PROXY environment variable, which the HTTP client reads"),
-    "openai_organization": Refuse("Perplexity has no organizations; remove it"),
-    "organization": Refuse("Perplexity has no organizations; remove it"),
+    **dict.fromkeys(("openai_organization", "organization"), Refuse("Perplexity has no organizations; remove it")),
     "default_headers": Refuse(
         "Perplexity's published API takes no extra headers (authentication comes from api_key); remove it"
     ),
@@ -183,14 +177,11 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
     "tiktoken_model_name": Refuse("pass token_counter=... (it counts tokens for compaction and get_num_tokens)"),
     "verbosity": Refuse(_NOT_PUBLISHED + "; ask for brevity in instructions=... or a system message"),
     "text": Refuse("pass response_format=... or use with_structured_output (Perplexity's response_format)"),
-    "seed": Refuse(_NOT_PUBLISHED),
-    "logit_bias": Refuse(_NOT_PUBLISHED),
-    "logprobs": Refuse("Perplexity's published responses carry no logprobs on either API; remove it"),
-    "top_logprobs": Refuse("Perplexity's published responses carry no logprobs on either API; remove it"),
-    "prediction": Refuse(_NOT_PUBLISHED),
-    "modalities": Refuse(_NOT_PUBLISHED),
-    "audio": Refuse(_NOT_PUBLISHED),
-    "user": Refuse(_NOT_PUBLISHED),
+    **dict.fromkeys(("seed", "logit_bias", "prediction", "modalities", "audio", "user"), Refuse(_NOT_PUBLISHED)),
+    **dict.fromkeys(
+        ("logprobs", "top_logprobs"),
+        Refuse("Perplexity's published responses carry no logprobs on either API; remove it"),
+    ),
     "max_search_results": Refuse(
         "the published web_search tool has no max_results; "
         "use search_max_tokens or search_max_tokens_per_page to bound what search adds"

@@ -6,15 +6,7 @@ from dataclasses import dataclass
 
 # Built-in tool names, reserved on the Agent API (docs/perplexity-rules.md).
 RESERVED_FUNCTION_NAMES = frozenset(
-    {
-        "web_search",
-        "search_web",
-        "people_search",
-        "search_people",
-        "fetch_url",
-        "finance_search",
-        "sandbox",
-    }
+    {"web_search", "search_web", "people_search", "search_people", "fetch_url", "finance_search", "sandbox"}
 )
 
 # The model each surface sends when none is given.

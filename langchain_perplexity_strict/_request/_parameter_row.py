@@ -11,10 +11,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StrictStr, StringConstraints
 
-from langchain_perplexity_strict._accepts import Accepts, holds, ruled
-from langchain_perplexity_strict._request._filters import RECENCY, domains_problem, parse_date
+from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled
+from langchain_perplexity_strict._request._filters import (
+    MAX_SEARCH_TOKENS,
+    RECENCY,
+    UserLocation,
+    domains_problem,
+    parse_date,
+)
 from langchain_perplexity_strict._request._model_names import EFFORT_NAMES
-from langchain_perplexity_strict._request._ranges import MAX_SEARCH_TOKENS, UserLocation
 
 Api = Literal["agent", "chat_completions"]
 CLIENT = "client"
@@ -37,10 +42,6 @@ def number(low: float, high: float) -> Accepts:
 def integer(low: int, high: int | None = None, note: str = "") -> Accepts:
     words = f"an integer in [{low}, {high}]" if high is not None else f"an integer >= {low}"
     return Accepts(words + (f" ({note})" if note else ""), Annotated[int, Field(ge=low, le=high)])
-
-
-def one_of(*values: str) -> Accepts:
-    return Accepts("one of " + ", ".join(values), Literal[values])
 
 
 TEXT = Annotated[str, StringConstraints(min_length=1)]

@@ -203,12 +203,11 @@ _AGENT_INSTEAD = {
         "classifier did; remove it"
     ),
     "image_results_enhanced_relevance": _IMAGES,
-    "top_k": "it was removed from the Agent API",
-    "presence_penalty": "it was removed from the Agent API",
-    "frequency_penalty": "it was removed from the Agent API",
-    "search_mode": "it was removed from the Agent API",
+    **dict.fromkeys(
+        ("top_k", "presence_penalty", "frequency_penalty", "search_mode", "return_related_questions"),
+        "it was removed from the Agent API",
+    ),
     "return_images": f"it was removed from the Agent API; {_IMAGES}",
-    "return_related_questions": "it was removed from the Agent API",
 }
 
 _INSTEAD: dict[str, dict[str, str]] = {"agent": _AGENT_INSTEAD, "chat_completions": {}}
@@ -280,103 +279,62 @@ _BUILT = {
 }
 
 
-# Each surface's published top-level fields (`perplexity.generated.api`; a test checks them against the SDK).
-PUBLISHED_FIELDS: dict[str, frozenset[str]] = {
-    "agent": frozenset(
-        [
-            "background",
-            "effort",
-            "input",
-            "instructions",
-            "language_preference",
-            "max_output_tokens",
-            "max_steps",
-            "model",
-            "models",
-            "preset",
-            "previous_response_id",
-            "profile",
-            "prompt_cache_key",
-            "reasoning",
-            "response_format",
-            "service_tier",
-            "skills",
-            "step_budget_reminder",
-            "store",
-            "stream",
-            "temperature",
-            "tool_choice",
-            "tools",
-            "top_p",
-        ]
-    ),
-    "chat_completions": frozenset(
-        [
-            "best_of",
-            "country",
-            "cum_logprobs",
-            "disable_search",
-            "diverse_first_token",
-            "enable_search_classifier",
-            "file_workspace_id",
-            "frequency_penalty",
-            "has_image_url",
-            "image_domain_filter",
-            "image_format_filter",
-            "language_preference",
-            "last_updated_after_filter",
-            "last_updated_before_filter",
-            "latitude",
-            "logprobs",
-            "longitude",
-            "max_tokens",
-            "messages",
-            "model",
-            "n",
-            "num_images",
-            "num_search_results",
-            "parallel_tool_calls",
-            "presence_penalty",
-            "ranking_model",
-            "reasoning_effort",
-            "response_format",
-            "response_formatting_locale",
-            "response_metadata",
-            "return_images",
-            "return_related_questions",
-            "safe_search",
-            "search_after_date_filter",
-            "search_before_date_filter",
-            "search_domain_filter",
-            "search_internal_properties",
-            "search_language_filter",
-            "search_mode",
-            "search_recency_filter",
-            "search_tenant",
-            "stop",
-            "stream",
-            "stream_mode",
-            "temperature",
-            "thread_id",
-            "tool_choice",
-            "tools",
-            "top_k",
-            "top_logprobs",
-            "top_p",
-            "updated_after_timestamp",
-            "updated_before_timestamp",
-            "use_threads",
-            "user_original_query",
-            "web_search_options",
-        ]
+# Each surface's published top-level fields (`perplexity.generated.api`) besides the parameters' and the five
+# both surfaces share.
+_NO_PARAMETER: dict[Api, tuple[str, ...]] = {
+    "agent": ("input", "previous_response_id", "profile", "step_budget_reminder"),
+    "chat_completions": (
+        "best_of",
+        "country",
+        "cum_logprobs",
+        "diverse_first_token",
+        "file_workspace_id",
+        "has_image_url",
+        "image_domain_filter",
+        "image_format_filter",
+        "latitude",
+        "logprobs",
+        "longitude",
+        "messages",
+        "n",
+        "num_images",
+        "num_search_results",
+        "parallel_tool_calls",
+        "ranking_model",
+        "response_formatting_locale",
+        "response_metadata",
+        "safe_search",
+        "search_internal_properties",
+        "search_language_filter",
+        "search_tenant",
+        "stop",
+        "stream_mode",
+        "thread_id",
+        "top_logprobs",
+        "updated_after_timestamp",
+        "updated_before_timestamp",
+        "use_threads",
+        "user_original_query",
     ),
 }
 
 
+def _sent_by_parameters(api: Api) -> set[str]:
+    """The top-level body fields the parameters write on `api` (the `web_search` tool's go into `tools`)."""
+    paths = [p.path(api) for p in PARAMETERS.values()]
+    return {path.split(".")[0] for path in paths if path not in (None, CLIENT) and not path.startswith(WS)}
+
+
+PUBLISHED_FIELDS: dict[str, frozenset[str]] = {
+    api: frozenset({"model", "response_format", "stream", "tool_choice", "tools", *names, *_sent_by_parameters(api)})
+    for api, names in _NO_PARAMETER.items()
+}
+"""Each surface's published top-level fields; a test checks them against the SDK."""
+
+
 def extra_fields(api: Api) -> list[str]:
     """The published fields `model_kwargs` may carry on `api`."""
-    heads = {path.split(".")[0] for p in PARAMETERS.values() if (path := p.path(api)) is not None}
-    return sorted(PUBLISHED_FIELDS[api] - heads - set(PARAMETERS) - set(_BUILT) - set(HABITS))
+    return sorted(PUBLISHED_FIELDS[api] - _sent_by_parameters(api) - set(PARAMETERS) - set(_BUILT) - set(HABITS))
 
 
 def check_model_kwargs(extra: Any, api: Api) -> None:

@@ -117,11 +117,12 @@ def describe(shape: Any) -> str:
         name = typing.get_args(tag)[0] if typing.get_origin(tag) is Literal else None
         return f"a {name!r} object" if name else f"an object with {', '.join(sorted(get_type_hints(shape)))}"
     origin = typing.get_origin(shape)
-    if origin is Annotated:  # a documented range (`_ranges`)
+    if origin is Annotated:  # a documented range (`_filters`)
         inner, interval = typing.get_args(shape)
         return f"{describe(inner)} from {interval.ge} to {interval.le}"
     if origin is Literal:
-        return _options(typing.get_args(shape))
+        values = typing.get_args(shape)
+        return "one of " + ", ".join(map(repr, values)) if len(values) > 1 else repr(values[0])
     if origin is list:
         return f"a list of {describe(typing.get_args(shape)[0])}"
     if origin is dict:
@@ -130,10 +131,6 @@ def describe(shape: Any) -> str:
         return " or ".join(describe(m) for m in typing.get_args(shape))
     names = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
     return names.get(shape, getattr(shape, "__name__", str(shape)))
-
-
-def _options(values: tuple[Any, ...]) -> str:
-    return "one of " + ", ".join(repr(v) for v in values) if len(values) > 1 else repr(values[0])
 
 
 def _bad(path: str, value: Any, accepted: str) -> str:

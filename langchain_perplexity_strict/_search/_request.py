@@ -1,4 +1,4 @@
-"""The Search API's request and answer, shared by the retriever and the tool: check, build, read.
+"""The Search API's request and answer (check, build, read), shared by the tool, and `PerplexitySearchRetriever`.
 
 Types: `ApiSearchRequestInput` / `ApiSearchResponseOutput` (`perplexity.generated.api`).
 Ranges: docs.perplexity.ai/api-reference/search-post and docs.perplexity.ai/docs/search/quickstart.
@@ -10,11 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
 
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
-from pydantic import AliasChoices, BaseModel, Field, StrictBool, StrictStr, field_validator
+from langchain_core.retrievers import BaseRetriever
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
 from pydantic.types import Strict
+from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import Accepts, holds, ruled
+from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled
+from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
@@ -24,6 +28,7 @@ from langchain_perplexity_strict._request._filters import (
     is_language,
     parse_date,
 )
+from langchain_perplexity_strict._request._unset import over
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
@@ -51,11 +56,6 @@ TOKENS = Accepts("an integer from 1 to 1,000,000", Annotated[int, Strict(), Fiel
 DATE = Accepts(DATE_ACCEPTED, Annotated[StrictStr, holds(lambda v: parse_date(v) is not None)])
 QUERY = Accepts(f"a non-empty string, or a list of 1 to {MAX_QUERIES} non-empty strings", ruled(_query_problem))
 MAX_RESULTS = Accepts("an integer from 1 to 20", Annotated[int, Strict(), Field(ge=1, le=20)])
-
-
-def _one_of(values: Any) -> Accepts:
-    """The rule of a `Literal` type."""
-    return Accepts("one of " + ", ".join(get_args(values)), values)
 
 
 OLD_NAMES = {"search_after_date": "search_after_date_filter", "search_before_date": "search_before_date_filter"}
@@ -134,7 +134,7 @@ class SearchFilters(BaseModel):
         ),
     ] = None
     """Language codes, such as `["en", "fr"]`."""
-    search_recency_filter: Annotated[Recency | None, _one_of(Recency)] = None
+    search_recency_filter: Annotated[Recency | None, one_of(*get_args(Recency))] = None
     """Only recent pages."""
     search_after_date_filter: Annotated[str | None, DATE] = Field(
         default=None, validation_alias=AliasChoices("search_after_date_filter", "search_after_date")
@@ -148,11 +148,11 @@ class SearchFilters(BaseModel):
     """Updated after this date, M/D/YYYY."""
     last_updated_before_filter: Annotated[str | None, DATE] = None
     """Updated before this date, M/D/YYYY."""
-    search_mode: Annotated[SearchMode | None, _one_of(SearchMode)] = None
+    search_mode: Annotated[SearchMode | None, one_of(*get_args(SearchMode))] = None
     """Which index to search."""
-    search_context_size: Annotated[ContextSize | None, _one_of(ContextSize)] = None
+    search_context_size: Annotated[ContextSize | None, one_of(*get_args(ContextSize))] = None
     """Content extracted per page."""
-    search_type: Annotated[SearchType | None, _one_of(SearchType)] = None
+    search_type: Annotated[SearchType | None, one_of(*get_args(SearchType))] = None
     """The kind of search."""
     display_server_time: Annotated[bool | None, Accepts("True or False", StrictBool)] = None
     """Ask for the server's time."""
@@ -235,3 +235,57 @@ def to_text(response: Any) -> str:
         head = f"[{n}] {result.get('title') or '(untitled)'}\nURL: {result.get('url')}"
         blocks.append(head + (f"\n{dates.capitalize()}" if dates else "") + f"\n{result.get('snippet') or ''}")
     return "\n\n".join(blocks)
+
+
+class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriever):
+    """Perplexity's Search API (`POST /search`) as a retriever: one `Document` per result.
+
+    The snippet is the content; url, title, dates and `search_id` are metadata.
+    Search API fields are constructor arguments, overridable per call (`k` is `max_results`).
+    The query is a string or a list of up to 5. Connection settings are the chat model's.
+
+    ```python
+    from langchain_perplexity_strict import PerplexitySearchRetriever
+
+    retriever = PerplexitySearchRetriever(k=5, search_recency_filter="week")
+    docs = retriever.invoke("What changed in Python 3.13?")
+    docs[0].metadata["url"]
+    ```
+    """
+
+    k: int = Field(default=10, validation_alias=AliasChoices("k", "max_results"))
+    """How many results (`max_results`)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, arbitrary_types_allowed=True)
+
+    @field_validator("k", mode="before")
+    @classmethod
+    def _strict_k(cls, value: Any) -> Any:
+        check_field("max_results", value, "k")
+        return value
+
+    @model_validator(mode="after")
+    def _check_search(self) -> Self:
+        search_body(self._values("-"))  # placeholder query: check the rest now
+        return self
+
+    def _values(self, query: Any, **overrides: Any) -> dict[str, Any]:
+        """The request's fields: a call's over the retriever's, an unset one keeping what it holds (`over`)."""
+        if "k" in overrides:
+            overrides["max_results"] = overrides.pop("k")
+        held = {"max_results": self.k, **self.filter_values()}
+        given = over(held, overrides, "the retriever")
+        if "max_results" in given:
+            check_field("max_results", given["max_results"], "k")
+        return {"query": query, **held, **given}
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        return to_documents(self._post(SEARCH_PATH, encode_search(self._values(query, **kwargs))))
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        body = encode_search(self._values(query, **kwargs))
+        return to_documents(await self._apost(SEARCH_PATH, body))

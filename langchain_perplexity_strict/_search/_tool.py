@@ -118,12 +118,6 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
             tool_input = {OLD_NAMES.get(k, k): v for k, v in tool_input.items()}
         return super()._parse_input(tool_input, tool_call_id)
 
-    @field_validator("max_results", mode="before")
-    @classmethod
-    def _strict_max_results(cls, value: Any) -> Any:
-        check_field("max_results", value)
-        return value
-
     @model_validator(mode="after")
     def _check_search(self) -> Self:
         search_body(self._values({"query": "-"}))

@@ -282,7 +282,7 @@ def test_a_failed_line_is_an_error_in_its_place(emu: PerplexityEmulator) -> None
 
 
 def test_every_published_status_is_known() -> None:
-    from langchain_perplexity_strict._batches._statuses import STATUSES
+    from langchain_perplexity_strict._batches._results import STATUSES
 
     assert set(STATUSES) == set(PUBLISHED_STATUSES)
 

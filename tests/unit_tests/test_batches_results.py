@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
-from langchain_perplexity_strict._batches._results import Part, collect
-from langchain_perplexity_strict._batches._statuses import job_status, status_of
+from langchain_perplexity_strict._batches._results import Part, collect, job_status, status_of
 from langchain_perplexity_strict.errors import PerplexityBatchError, PerplexityResponseError
 
 

@@ -16,8 +16,7 @@ from langchain_perplexity_strict import (
     PerplexitySearchResults,
     PerplexitySearchRetriever,
 )
-from langchain_perplexity_strict._embeddings._request import batches, text_cost
-from langchain_perplexity_strict._embeddings._vectors import decode_binary, decode_int8
+from langchain_perplexity_strict._embeddings._request import batches, decode_binary, decode_int8, text_cost
 from langchain_perplexity_strict._search._request import search_body, to_documents, to_text
 
 ENV = ({"PPLX_API_KEY": "env-key"}, {}, {"api_key": "env-key"})
