@@ -1,4 +1,4 @@
-"""The two surfaces, each one object: path, body builder, readers.
+"""The two surfaces, each one object: path, body builder, reader.
 
 `SURFACES` is the only place a surface is chosen by name.
 """

@@ -444,9 +444,9 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             stream_usage=prepared.stream_usage,
         )
         if prepared.compaction is not None:
-            answer.note("compaction", prepared.compaction)
+            answer.metadata["compaction"] = prepared.compaction
         if prepared.context is not None and prepared.context.continuation is not None:
-            answer.note("continuation", prepared.context.continuation.note(fell_back=fell_back))
+            answer.metadata["continuation"] = prepared.context.continuation.note(fell_back=fell_back)
         return answer
 
     def _read(self, prepared: PreparedCall, data: dict[str, Any], fell_back: bool = False) -> ChatGeneration:

@@ -249,10 +249,6 @@ class Answer:
         )
         raise PerplexityStreamError(msg)
 
-    def note(self, key: str, value: Any) -> None:
-        """Set `response_metadata[key]`."""
-        self.metadata[key] = value
-
     # -- as LangChain messages ----------------------------------------------------------------
 
     def message(self) -> AIMessage:
