@@ -1,4 +1,4 @@
-"""The two surfaces, each one object: path, body builder, readers.
+"""The two surfaces, each one object: path, body builder, reader.
 
 `SURFACES` is the only place a surface is chosen by name.
 """
@@ -31,9 +31,9 @@ from langchain_perplexity_strict._request._model_names import (
     sonar_notice,
 )
 from langchain_perplexity_strict._request._parameter_row import CHAT_REASONING_EFFORTS, REASONING_EFFORTS
-from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
+from langchain_perplexity_strict._response._agent import AgentStreamReader
 from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
+from langchain_perplexity_strict._response._chat import ChatStreamReader
 from langchain_perplexity_strict._response._vocabulary import as_terminal_event, over, pending, terminal
 from langchain_perplexity_strict._transport import (
     AsyncStreamFollower,
@@ -51,15 +51,18 @@ from langchain_perplexity_strict._transport import (
     opened,
     wait,
 )
+from langchain_perplexity_strict._transport._runs import body_read_timeout
 
 RUN_STATES = RunStates(pending=pending, over=over, terminal=terminal, as_event=as_terminal_event)
 """What a run's answers mean, in the reader's words, for the transport."""
 
 
-class StreamReader(Protocol):
-    """Reads one surface's stream events into its `Answer`."""
+class Reader(Protocol):
+    """Reads one surface's answer into its `Answer`: whole, or stream event by event."""
 
     answer: Answer
+
+    def read(self, whole: dict[str, Any]) -> None: ...
 
     def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]: ...
 
@@ -68,13 +71,12 @@ class StreamReader(Protocol):
 
 @dataclass(frozen=True, eq=False)
 class Surface:
-    """One API: its path, request builder, response and stream readers, and what it supports."""
+    """One API: its path, request builder, reader, and what it supports."""
 
     name: str
     path: str
     build_body: Callable[[BodyInput], dict[str, Any]]
-    read_response: Callable[[Answer, dict[str, Any]], None]
-    stream_reader: Callable[[Answer], StreamReader]
+    reader: Callable[[Answer], Reader]
     function_tools: bool
     """Whether client-side function tools exist."""
     encode_items: ItemEncoder | None
@@ -121,7 +123,6 @@ SURFACES: dict[str, Surface] = {
         "agent",
         "/v1/responses",
         agent_body,
-        read_agent_response,
         AgentStreamReader,
         True,
         agent_items,
@@ -138,7 +139,6 @@ SURFACES: dict[str, Surface] = {
         "chat_completions",
         "/chat/completions",
         chat_body,
-        read_chat_completion,
         ChatStreamReader,
         False,
         None,
@@ -188,7 +188,8 @@ class PreparedCall:
     """Whether the body creates a background run (`background: true`)."""
 
     def runs(self, transport: Transport, settings: RunSettings) -> Runs:
-        return Runs(transport, self.surface.path, self.surface.name, settings.stall, RUN_STATES)
+        read_timeout = body_read_timeout(transport.chat_openai.root_client.timeout, settings.stall)
+        return Runs(transport, self.surface.path, self.surface.name, settings.stall, RUN_STATES, read_timeout)
 
     # Each returns the answer and whether the fallback was used. Background creates are
     # guarded: a caller who leaves still gets the run cancelled.

@@ -66,7 +66,7 @@ from langchain_perplexity_strict._transport import Fallback, RunSettings, encode
 from langchain_perplexity_strict._transport._guard import leaving_together, together
 from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
-from langchain_perplexity_strict._transport._resume import Batch, StreamFollower
+from langchain_perplexity_strict._transport._resume import StreamFollower
 from langchain_perplexity_strict.errors import refused_before_sending
 from langchain_perplexity_strict.normalize._compaction import compaction_warning, count_tokens
 from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, prepare
@@ -124,12 +124,6 @@ def _key_part(value: Any) -> Any:
     if isinstance(value, type) and hasattr(value, "model_json_schema"):
         return [value.__qualname__, value.model_json_schema()]
     return repr(value)
-
-
-def _events(batches: Iterator[Batch]) -> Iterator[dict[str, Any]]:
-    """A stream's events one by one: chunks follow events, not network reads."""
-    for events, _ in batches:
-        yield from events
 
 
 class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
@@ -446,14 +440,14 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             stream_usage=prepared.stream_usage,
         )
         if prepared.compaction is not None:
-            answer.note("compaction", prepared.compaction)
+            answer.metadata["compaction"] = prepared.compaction
         if prepared.context is not None and prepared.context.continuation is not None:
-            answer.note("continuation", prepared.context.continuation.note(fell_back=fell_back))
+            answer.metadata["continuation"] = prepared.context.continuation.note(fell_back=fell_back)
         return answer
 
     def _read(self, prepared: PreparedCall, data: dict[str, Any], fell_back: bool = False) -> ChatGeneration:
         answer = self._answer(prepared, fell_back)
-        prepared.surface.read_response(answer, data)
+        prepared.surface.reader(answer).read(data)
         message = answer.message()
         return ChatGeneration(message=message, generation_info={"finish_reason": answer.metadata.get("finish_reason")})
 
@@ -510,25 +504,25 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        events: StreamFollower | None = None
+        follower: StreamFollower | None = None
         try:  # opened within, so a Ctrl-C cancels a named run
-            events, fell_back = prepared.open_stream(self.transport, prepared.run)
+            follower, fell_back = prepared.open_stream(self.transport, prepared.run)
             answer = self._answer(prepared, fell_back)
-            events.metadata = answer.metadata
-            mapper = prepared.surface.stream_reader(answer)
-            with closing(cast(Generator[Batch, None, None], events.batches())) as batches:
-                for event in _events(batches):
-                    for chunk in mapper.feed(event):
+            follower.metadata = answer.metadata
+            reader = prepared.surface.reader(answer)
+            with closing(cast(Generator[dict[str, Any], None, None], follower.events())) as events:
+                for event in events:
+                    for chunk in reader.feed(event):
                         yield emit(chunk, run_manager)
                     # A stop ends the text, not the reading (usage and sources follow);
                     # a background run is cancelled instead.
                     if answer.stopped and prepared.background:
                         break
-            for chunk in mapper.finish():
+            for chunk in reader.finish() if not answer.finished else ():  # after a terminal event: nothing
                 yield emit(chunk, run_manager)
         finally:
-            if events is not None:
-                events.close()  # cancels a background run the caller left
+            if follower is not None:
+                follower.close()  # cancels a background run the caller left
 
     def batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> list[Any]:
         """`Runnable.batch`, whose threads leave with the caller on Ctrl-C."""
@@ -577,24 +571,21 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        events, fell_back = await prepared.aopen_stream(self.transport, prepared.run)
+        follower, fell_back = await prepared.aopen_stream(self.transport, prepared.run)
         answer = self._answer(prepared, fell_back)
-        events.metadata = answer.metadata
-        mapper = prepared.surface.stream_reader(answer)
+        follower.metadata = answer.metadata
+        reader = prepared.surface.reader(answer)
         try:
-            async with aclosing(cast(AsyncGenerator[Batch, None], events.batches())) as batches:
-                async for read, _ in batches:
-                    for event in read:  # as `_events` does
-                        for chunk in mapper.feed(event):
-                            yield await aemit(chunk, run_manager)
-                        if answer.stopped and prepared.background:
-                            break
+            async with aclosing(cast(AsyncGenerator[dict[str, Any], None], follower.events())) as events:
+                async for event in events:
+                    for chunk in reader.feed(event):
+                        yield await aemit(chunk, run_manager)
                     if answer.stopped and prepared.background:
                         break
-            for chunk in mapper.finish():
+            for chunk in reader.finish() if not answer.finished else ():
                 yield await aemit(chunk, run_manager)
         finally:
-            await events.close()
+            await follower.close()
 
     # -- batches: Perplexity's Batch API (docs/batches.md) ----------------------------------------------
 

@@ -7,6 +7,7 @@ Hand-built: langchain-openai's Responses converter writes fields the published i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
@@ -41,7 +42,7 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     elif plan is not None and plan.items is not None:
         body = {"input": plan.items}
     else:
-        body = {"input": [item for items in agent_items(request.messages) for item in items]}
+        body = {"input": list(chain.from_iterable(agent_items(request.messages)))}
     body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("effort") or body.get("preset")
     search: dict[str, Any] = {}  # the web_search tool's options
@@ -55,13 +56,9 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
             place(search, parameter.agent.removeprefix(WS), value)
         else:
             place(body, parameter.agent, value)
-    if "max_output_tokens" not in body:  # some models (or fallbacks) require it
-        limit = request.profile.get("max_output_tokens")  # the named model's only
-        models = [body.get("model"), *(body.get("models") or [])]
-        needed = [_max_output_tokens(m, limit if i == 0 else None) for i, m in enumerate(models) if m]
-        if any(needed):
-            body["max_output_tokens"] = min(n for n in needed if n)
-    tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call.get("tools") or [])]
+    if "max_output_tokens" not in body and (limit := _max_output_tokens(body, request.profile)):
+        body["max_output_tokens"] = limit
+    tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call["tools"])] if call.get("tools") else []
     # A bare model is ungrounded on the Agent API; a preset searches on its own.
     tools = with_search_tool(tools, search, names, off=search_off(settings, call), bare=not preset)
     if tools:
@@ -91,12 +88,17 @@ def search_off(settings: Mapping[str, Any], call: Mapping[str, Any]) -> str:
 ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 
 
-def _max_output_tokens(model: str, limit: int | None = None) -> int | None:
-    """`max_output_tokens` to send when none is set: Perplexity requires it for `anthropic/*` models."""
-    if not model.startswith("anthropic/"):
-        return None
-    limit = limit or MODEL_FACTS.get(model, {}).get("max_output_tokens")
-    return int(limit) if limit else ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS
+def _max_output_tokens(body: Mapping[str, Any], profile: Mapping[str, Any]) -> int | None:
+    """`max_output_tokens` to send when none is set: Perplexity requires it for `anthropic/*` models, so the
+    lowest limit of those among the model and its fallbacks (`profile` is the named model's)."""
+    limits = []
+    for i, model in enumerate((body.get("model"), *(body.get("models") or ()))):
+        if model and model.startswith("anthropic/"):
+            limit = (profile.get("max_output_tokens") if i == 0 else None) or MODEL_FACTS.get(model, {}).get(
+                "max_output_tokens"
+            )
+            limits.append(int(limit) if limit else ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS)
+    return min(limits, default=None)
 
 
 _MODEL_CHOICE = ("effort", "preset")

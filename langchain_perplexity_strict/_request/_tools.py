@@ -159,8 +159,9 @@ def with_search_tool(
         raise ValueError(msg)
     if off:
         return tools
-    builtins = [f"tools[{i}] ({t['type']})" for i, t in enumerate(tools) if t.get("type") in BUILTIN_TOOLS]
-    if builtins and options:
+    if options and (
+        builtins := [f"tools[{i}] ({t['type']})" for i, t in enumerate(tools) if t.get("type") in BUILTIN_TOOLS]
+    ):
         msg = (
             f"{_given(options, names)} (search settings of the model or the call) configure the web_search tool "
             f"only; the bound built-in tools {', '.join(builtins)} would reach the web without them. Bind "

@@ -40,11 +40,6 @@ def _shifted(annotation: dict[str, Any], offset: int) -> dict[str, Any]:
     }
 
 
-def read_agent_response(answer: Answer, response: dict[str, Any]) -> None:
-    """Fill `answer` from a whole response (invoke), as a stream's terminal event fills it."""
-    AgentStreamReader(answer).end(response)
-
-
 def raise_for_status(answer: Answer, status: Any, error: dict[str, Any]) -> None:
     """Raise for a run that did not complete (its status is neither None nor an answer's)."""
     if answer.stopped and status != "failed":  # ended at its stop sequence
@@ -108,7 +103,7 @@ class AgentStreamReader:
         elif kind == "response.skill.loaded" and answer.v1:
             answer.server.skill_loaded(str(event.get("name")))
         elif kind in ("response.completed", "response.incomplete", "response.cancelled"):  # the last two: OpenAI's
-            self.end(event.get("response") or {})
+            self.read(event.get("response") or {})
             return [answer.final_chunk()]
         elif kind == "response.failed":
             answer.fail()
@@ -174,8 +169,9 @@ class AgentStreamReader:
             if part.get("type") == "output_text":
                 self._add((index, part_index), str(part.get("text") or ""))
 
-    def end(self, response: dict[str, Any]) -> None:
-        """The terminal response: text the events missed, then sources, server items, calls and status.
+    def read(self, response: dict[str, Any]) -> None:
+        """A whole response: a stream's terminal event, or the answer to an invoke, read alike. Text the
+        events missed, then sources, server items, calls and status.
 
         Messages and calls after the item where a stop matched are skipped.
         """
@@ -201,11 +197,9 @@ class AgentStreamReader:
                 answer.add_tool_call(
                     item.get("call_id"), item.get("name"), item.get("arguments"), item.get("thought_signature")
                 )
-        answer.flush_text()
         # On the Agent API `status`, not HTTP 200, means success.
         status = response.get("status")
-        envelope = {key: response[key] for key in ENVELOPE_KEYS if response.get(key) is not None}
-        answer.end(response, "tool_calls" if answer.tool_calls else "stop", status=status, **envelope)
+        answer.end(response, "tool_calls" if answer.tool_calls else "stop", ENVELOPE_KEYS, status=status)
         if status is not None and status not in ANSWERED_STATUSES:
             raise_for_status(answer, status, response.get("error") or {})
 

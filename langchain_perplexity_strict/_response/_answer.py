@@ -91,7 +91,6 @@ class Answer:
         self._think: ThinkSplitter | None = None
         self._started = False  # whether the text's start was seen (a `<think>` block can only lead it)
         self._pending = ("", "")  # reasoning, answer: the next stream chunk's text
-        self._news = False  # sources or server items the next stream chunk carries
         self._cited: set[str] = set()  # Sonar repeats URLs in every chunk
         self._results_kept: set[tuple[Any, Any]] = set()  # by URL and `id` (`[n]` markers cite ids)
         self._call_ids: set[str] = set()
@@ -200,15 +199,19 @@ class Answer:
 
     # -- the end --------------------------------------------------------------------------
 
-    def end(self, data: dict[str, Any], finish_reason: Any, **fields: Any) -> None:
-        """The response is complete: keep id, model, `fields`, finish reason, usage and cost."""
-        usage = data.get("usage")
+    def end(self, data: dict[str, Any], finish_reason: Any, envelope: Sequence[str] = (), **fields: Any) -> None:
+        """The response is complete: the text held back, then id, model, `fields`, the `envelope` fields
+        `data` has, finish reason, usage and cost."""
+        if self._think is not None or self._stop is not None:
+            self.flush_text()
+        usage = data.get("usage") or {}
         self.usage = read_usage(usage)
-        served = {"model_name": data.get("model"), "model": data.get("model")}
-        self.metadata.update({"id": data.get("id"), **served, **fields, "finish_reason": finish_reason})
+        sent = ((data, envelope), (usage, USAGE_EXTRAS))
+        kept = {key: source[key] for source, keys in sent for key in keys if source.get(key) is not None}
+        served = {"id": data.get("id"), "model_name": data.get("model"), "model": data.get("model")}
+        self.metadata.update({**served, **fields, **kept, "finish_reason": finish_reason})
         if usage:
             self.metadata["token_usage"] = usage
-            self.metadata.update({k: usage[k] for k in USAGE_EXTRAS if usage.get(k) is not None})
         self.finished = True
 
     def fail(self) -> None:
@@ -245,10 +248,6 @@ class Answer:
             f"short ({len(self.text)} characters received)"
         )
         raise PerplexityStreamError(msg)
-
-    def note(self, key: str, value: Any) -> None:
-        """Set `response_metadata[key]`."""
-        self.metadata[key] = value
 
     # -- as LangChain messages ----------------------------------------------------------------
 
@@ -294,10 +293,12 @@ class Answer:
         """The last stream chunk: pending text, sources, usage (once), metadata, tool calls."""
         reasoning, text = self._pending
         self._pending = ("", "")
-        chunks = [
-            tool_call_chunk(name=c["name"], args=c["arguments"], id=c["id"], index=i)
-            for i, c in enumerate(self.tool_calls)
-        ]
+        calls = self.tool_calls
+        chunks = (
+            [tool_call_chunk(name=c["name"], args=c["arguments"], id=c["id"], index=i) for i, c in enumerate(calls)]
+            if calls
+            else []
+        )
         metadata = {**self.metadata, **self._provider}
         if self.context is not None and CONTEXT_KEY in (whole := self.message().response_metadata):
             metadata[CONTEXT_KEY] = whole[CONTEXT_KEY]
@@ -411,7 +412,7 @@ def _first(usage: dict[str, Any], *keys: str) -> Any:
     return next((usage[k] for k in keys if usage.get(k) is not None), None)
 
 
-def read_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
+def read_usage(usage: dict[str, Any]) -> UsageMetadata | None:
     """`usage_metadata` from an Agent API `ResponsesUsageOutput` or a chat-completions `UsageInfoOutput`.
 
     Reported counts are kept, 0 included, as `ChatOpenAI` keeps them. Citation tokens are priced
@@ -426,7 +427,7 @@ def read_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
         "total_tokens": int(usage.get("total_tokens") or 0),
     }
     details = usage.get("input_tokens_details") or {}
-    reasoning = _first(usage, "reasoning_tokens")  # chat completions; the Agent API nests it
+    reasoning = usage.get("reasoning_tokens")  # chat completions; the Agent API nests it
     if reasoning is None:
         reasoning = (usage.get("output_tokens_details") or {}).get("reasoning_tokens")
     inputs = {
@@ -435,8 +436,8 @@ def read_usage(usage: dict[str, Any] | None) -> UsageMetadata | None:
     }
     outputs = {"reasoning": reasoning, "citation_tokens": usage.get("citation_tokens")}  # the latter: deprecated
     for key, counts in (("input_token_details", inputs), ("output_token_details", outputs)):
-        if any(v is not None for v in counts.values()):
-            metadata[key] = {k: int(v) for k, v in counts.items() if v is not None}
+        if reported := {k: int(v) for k, v in counts.items() if v is not None}:
+            metadata[key] = reported
     return cast(UsageMetadata, metadata)
 
 

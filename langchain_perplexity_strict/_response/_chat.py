@@ -16,14 +16,6 @@ def content_text(content: Any) -> str:
     return "".join(str(p.get("text") or "") for p in content or [] if isinstance(p, dict) and p.get("type") == "text")
 
 
-def read_chat_completion(answer: Answer, completion: dict[str, Any]) -> None:
-    """Fill `answer` from a chat completion (`CompletionResponseOutput`): a stream of one chunk, so both read alike."""
-    reader = ChatStreamReader(answer)
-    choices = [{**choice, "delta": choice.get("message") or {}} for choice in (completion.get("choices") or [])[:1]]
-    reader.feed({**completion, "choices": choices})
-    reader.end()
-
-
 RECORD_LISTS = ("images", "videos", "related_questions", "reasoning_steps")
 """Unpublished lists Sonar sends; kept in `additional_kwargs[key]` as langchain-perplexity did."""
 
@@ -78,6 +70,12 @@ class ChatStreamReader:
                 self._finish_reason = choice["finish_reason"]
         return answer.take_text()
 
+    def read(self, completion: dict[str, Any]) -> None:
+        """A whole chat completion (`CompletionResponseOutput`): a stream of one chunk, so both read alike."""
+        choices = [{**choice, "delta": choice.get("message") or {}} for choice in (completion.get("choices") or [])[:1]]
+        self.feed({**completion, "choices": choices})
+        self.end()
+
     def _index(self, call: dict[str, Any]) -> int:
         """The call a piece belongs to: its `index`, else a new call (`ToolCallOutput` is whole)."""
         if isinstance(call.get("index"), int):
@@ -96,7 +94,6 @@ class ChatStreamReader:
         answer = self.answer
         if answer.stopped and self._last:  # cut by a stop: no tool calls
             self._finish_reason, self._tool_parts = "stop", {}
-        answer.flush_text()
         for index in sorted(self._tool_parts):
             part = self._tool_parts[index]
             answer.add_tool_call(part["id"], part["name"], part["arguments"])

@@ -220,14 +220,14 @@ class _Follower:
             return stream
 
     def must_cancel(self) -> str | None:
-        """The id of a background run the caller leaves before its end, which should be cancelled.
+        """The id of the background run the caller leaves before its end, which should be cancelled.
 
         Leaving is closing the stream, an interrupt, a cancelled task, a matched stop; a call that fails
         because resuming failed leaves the run to finish instead, and its error says how to fetch it."""
         if self.closed:
             return None
         self.closed = True
-        if self.background and not self.cursor.finished and not self.gave_up:
+        if not self.cursor.finished and not self.gave_up:
             return self.cursor.response_id
         return None
 
@@ -247,14 +247,15 @@ class StreamFollower(_Follower):
                 break
             self.early.append(batch)
 
-    def batches(self) -> Iterator[Batch]:
-        """(events, ended) per network read, as `iterate_batches` gives them, without breaks."""
+    def events(self) -> Iterator[dict[str, Any]]:
+        """The run's events one by one, without breaks: the reader makes its chunks event by event, however
+        the network splits them."""
         reads = self.reads = self.reads or self._follow()
         with contextlib.closing(reads):
             while self.early:
-                yield self.early.pop(0)
-            for batch in reads:
-                yield batch
+                yield from self.early.pop(0)[0]
+            for batch, _ in reads:
+                yield from batch
                 if self.background and caller_left():  # a worker thread of `batch`, its caller gone (Ctrl-C)
                     raise KeyboardInterrupt
 
@@ -298,7 +299,7 @@ class StreamFollower(_Follower):
         if self.reads is not None:
             self.reads.close()
         self.stream.close()
-        response_id = self.must_cancel()
+        response_id = self.must_cancel() if self.background else None
         if response_id is not None:
             self.runs.cancel(response_id)
 
@@ -317,14 +318,16 @@ class AsyncStreamFollower(_Follower):
                 break
             self.early.append(batch)
 
-    async def batches(self) -> AsyncIterator[Batch]:
-        """(events, ended) per network read, as `aiterate_batches` gives them, without breaks."""
+    async def events(self) -> AsyncIterator[dict[str, Any]]:
+        """Async twin of `StreamFollower.events`."""
         reads = self.reads = self.reads or self._follow()
         async with contextlib.aclosing(reads):
             while self.early:
-                yield self.early.pop(0)
-            async for batch in reads:
-                yield batch
+                for event in self.early.pop(0)[0]:
+                    yield event
+            async for batch, _ in reads:
+                for event in batch:
+                    yield event
 
     async def _follow(self) -> AsyncGenerator[Batch, None]:
         while True:
@@ -364,7 +367,7 @@ class AsyncStreamFollower(_Follower):
 
     async def close(self) -> None:
         """Async twin of `StreamFollower.close` (the cancel request waits a moment at most)."""
-        response_id = self.must_cancel()
+        response_id = self.must_cancel() if self.background else None
         try:
             if self.reads is not None:
                 await self.reads.aclose()

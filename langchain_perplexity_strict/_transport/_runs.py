@@ -109,16 +109,13 @@ class Runs:
     api: str
     stall: float | None
     states: RunStates
+    read_timeout: float | None
+    """The bound on each read of a stream's body (`body_read_timeout`; its head waits the client's timeout)."""
     cancelled: set[str] = field(default_factory=set)
     """Runs a cancel was sent for: each is sent once, however many ways of leaving reach it (`_guard`)."""
 
     def _path(self, response_id: str, suffix: str = "") -> str:
         return f"{self.path}/{quote(response_id, safe='')}{suffix}"
-
-    @property
-    def read_timeout(self) -> float | None:
-        """The bound on each read of a stream's body (its head waits the client's timeout)."""
-        return body_read_timeout(self.transport.chat_openai.root_client.timeout, self.stall)
 
     @staticmethod
     def _after(after: int) -> dict[str, Any]:
@@ -132,8 +129,8 @@ class Runs:
 
     def resume(self, response_id: str, after: int) -> openai.Stream[Any]:
         """The run's events after sequence number `after`, as a stream."""
-        path, read_timeout = self._path(response_id), self.read_timeout
-        return self.transport.stream(path, None, self._after(after), api=self.api, read_timeout=read_timeout)
+        path, after_it = self._path(response_id), self._after(after)
+        return self.transport.stream(path, None, after_it, api=self.api, read_timeout=self.read_timeout)
 
     def cancel(self, response_id: str) -> bool:
         """Ask the server to cancel the run (once); never raises, and waits `CANCEL_WAIT` seconds at most."""
@@ -156,8 +153,8 @@ class Runs:
 
     async def aresume(self, response_id: str, after: int) -> openai.AsyncStream[Any]:
         """Async twin of `resume`."""
-        path, read_timeout = self._path(response_id), self.read_timeout
-        return await self.transport.astream(path, None, self._after(after), api=self.api, read_timeout=read_timeout)
+        path, after_it = self._path(response_id), self._after(after)
+        return await self.transport.astream(path, None, after_it, api=self.api, read_timeout=self.read_timeout)
 
     async def acancel(self, response_id: str) -> bool:
         """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""

@@ -47,16 +47,8 @@ class SSEBatcher:
             *complete, self._buffer = _BOUNDARY.split(buffer)
         else:
             *complete, self._buffer = buffer.split(b"\n\n")
-        return self._events(complete)
-
-    def close(self) -> list[dict[str, Any]]:
-        """At the end of the stream: an event that ended without its blank line, if any."""
-        rest, self._buffer = self._buffer, b""
-        return self._events([rest]) if rest.strip() and not self.done else []
-
-    def _events(self, blocks: list[bytes]) -> list[dict[str, Any]]:
         events = []
-        for block in blocks:
+        for block in complete:
             if block.startswith(b"data: ") and b"\n" not in block:
                 data = block[6:]  # the common case: one data line
             else:
@@ -83,6 +75,11 @@ class SSEBatcher:
                 raise reported_error(msg, event["error"])
             events.append(event)
         return events
+
+    def close(self) -> list[dict[str, Any]]:
+        """At the end of the stream: an event that ended without its blank line, if any."""
+        rest, self._buffer = self._buffer, b""
+        return self.feed(rest + b"\n\n") if rest.strip() else []
 
 
 def _decode(data: bytes) -> Any:

@@ -196,7 +196,7 @@ def test_a_stop_before_the_last_read_keeps_usage_sources_and_metadata(emu: Perpl
 
 @pytest.mark.parametrize("background", [False, True])
 def test_a_stopped_astream_closes_its_events_itself(emu: PerplexityEmulator, background: bool) -> None:
-    """The follower's `batches()` async generator is closed by the stream when a stop ends it, not left to
+    """The follower's `events()` async generator is closed by the stream when a stop ends it, not left to
     the garbage collector, whose close is a task the loop may destroy pending ("Task was destroyed but it is
     pending!")."""
     left_to_the_collector: list[str] = []
@@ -219,4 +219,4 @@ def test_a_stopped_astream_closes_its_events_itself(emu: PerplexityEmulator, bac
 
     chunks = asyncio.run(calls())
     assert functools.reduce(operator.add, chunks).response_metadata["stop_sequence"] == "agree"
-    assert [name for name in left_to_the_collector if name.endswith("Follower.batches")] == []
+    assert [name for name in left_to_the_collector if name.endswith("Follower.events")] == []

@@ -13,7 +13,7 @@ import pytest
 from langchain_core.messages import AIMessageChunk
 from perplexity.generated import api
 
-from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
+from langchain_perplexity_strict._response._agent import AgentStreamReader
 from langchain_perplexity_strict._response._answer import Answer, citation_annotations
 from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
 from langchain_perplexity_strict.testing import agent_api
@@ -51,7 +51,7 @@ def read_stream(events: list[dict[str, Any]]) -> tuple[list[AIMessageChunk], AIM
 
 def read_whole(response: dict[str, Any], *, raise_on_length: bool = True) -> Any:
     answer = Answer(raise_on_length=raise_on_length)
-    read_agent_response(answer, response)
+    AgentStreamReader(answer).read(response)
     return answer.message()
 
 
@@ -124,7 +124,7 @@ def test_several_message_items_are_separated_and_citations_follow() -> None:
                 {"type": "url_citation", "url": "https://a", "title": "A", "start_index": 9, "end_index": 12}]}]},
         ],
     }  # fmt: skip
-    read_agent_response(answer, response)
+    AgentStreamReader(answer).read(response)
     message = answer.message()
     assert message.content == "Searching.\n\nParis is [1]."
     assert citation_annotations(answer)[0]["cited_text"] == "[1]"
@@ -179,7 +179,7 @@ def test_two_text_parts_of_one_message_are_separated_and_each_cites_from_its_own
     message = read_whole(TWO_PARTS)
     assert message.content == "Summary first.\n\nParis [1] is big."
     answer = Answer()
-    read_agent_response(answer, TWO_PARTS)
+    AgentStreamReader(answer).read(TWO_PARTS)
     (citation,) = citation_annotations(answer)
     assert citation["cited_text"] == "[1]"
     assert message.content[citation["start_index"] : citation["end_index"]] == "[1]"

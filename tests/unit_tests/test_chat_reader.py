@@ -83,13 +83,11 @@ SONAR_LISTS = {
 def test_sonar_record_lists_are_kept_once_from_invoke_and_stream() -> None:
     """`images`, `videos`, `related_questions` and `reasoning_steps`: in `additional_kwargs`, once each, whether a
     completion carries them or every stream chunk repeats them (the steps may also come in the message)."""
-    from langchain_perplexity_strict._response._chat import read_chat_completion
-
     answer = Answer()
     step = {"thought": "Reading", "type": "fetch_url_content"}
     message = {"role": "assistant", "content": "Paris [1]", "reasoning_steps": [step]}
     completion = {**ENVELOPE, "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], **SONAR_LISTS}
-    read_chat_completion(answer, {**completion, "usage": USAGE, **SOURCES})
+    ChatStreamReader(answer).read({**completion, "usage": USAGE, **SOURCES})
     invoked = answer.message().additional_kwargs
     streamed = read(
         [

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk
 
-from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
+from langchain_perplexity_strict._response._agent import AgentStreamReader
 from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict._response._server_item_blocks import READ_ELSEWHERE, item_blocks, numbered
 from tests import published_schema
@@ -78,7 +78,7 @@ def _tool_events(item: dict[str, Any]) -> list[dict[str, Any]]:
 
 def invoked(body: dict[str, Any], version: str) -> AIMessage:
     answer = Answer(output_version=version)
-    read_agent_response(answer, body)
+    AgentStreamReader(answer).read(body)
     return answer.message()
 
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
-from langchain_perplexity_strict._response._agent import AgentStreamReader, read_agent_response
+from langchain_perplexity_strict._response._agent import AgentStreamReader
 from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._chat import ChatStreamReader, read_chat_completion
+from langchain_perplexity_strict._response._chat import ChatStreamReader
 
 CITATIONS = ["https://a.example", "https://b.example"]
 SEARCH = {
@@ -73,10 +73,10 @@ def merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
 
 
 def test_a_whole_v1_answer_is_the_translators_reading_of_its_v0_answer() -> None:
-    for read, data in [
-        (read_agent_response, BODY),
+    for reader, data in [
+        (AgentStreamReader, BODY),
         (
-            read_chat_completion,
+            ChatStreamReader,
             {
                 **completion_chunk("Blue [1]."),
                 "choices": [
@@ -86,8 +86,8 @@ def test_a_whole_v1_answer_is_the_translators_reading_of_its_v0_answer() -> None
         ),
     ]:
         v0, v1 = Answer(output_version="v0"), Answer(output_version="v1")
-        read(v0, data)
-        read(v1, data)
+        reader(v0).read(data)
+        reader(v1).read(data)
         message = v1.message()
         assert message.content == v0.message().content_blocks
         assert message.response_metadata["output_version"] == "v1"
