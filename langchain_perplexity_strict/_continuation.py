@@ -116,10 +116,6 @@ class Context:
         plain = AIMessage(content=text, tool_calls=answer.tool_calls, additional_kwargs=kwargs)
         return self.encode([plain])[0]
 
-    def whole(self) -> Context:
-        """This context sending the whole conversation."""
-        return replace(self, continuation=None)
-
 
 def plan(
     messages: Sequence[BaseMessage],

@@ -27,14 +27,10 @@ def _not_the_budget_refusal(record: logging.LogRecord) -> bool:
 
     It compares text only: a record's arguments may be anything.
     """
-    args = record.args if isinstance(record.args, tuple) else ()
-    name, _, error = args if len(args) == 3 else (None, None, None)
-    return not (
-        isinstance(name, str)
-        and isinstance(error, str)
-        and name == "PerplexityCostCallbackHandler"
-        and error.startswith(PerplexityBudgetExceededError.__name__ + "(")
-    )
+    args = record.args if isinstance(record.args, tuple) and len(record.args) == 3 else (None, None, None)
+    name, error = args[0], args[2]
+    refusal = isinstance(error, str) and error.startswith(PerplexityBudgetExceededError.__name__ + "(")
+    return not (isinstance(name, str) and name == "PerplexityCostCallbackHandler" and refusal)
 
 
 logging.getLogger("langchain_core.callbacks.manager").addFilter(_not_the_budget_refusal)

@@ -113,10 +113,6 @@ class Surface:
         )
         return tuple(notice for notice in said if notice is not None)
 
-    def target(self, settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
-        """What a continuation record names as the model."""
-        return model_and_preset(settings, model_explicit)
-
 
 SURFACES: dict[str, Surface] = {
     "agent": Surface(

@@ -39,6 +39,7 @@ from langchain_perplexity_strict._cost import deferred_budgets, requesting
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile, structured_output_method
 from langchain_perplexity_strict._redact import redact, shown
+from langchain_perplexity_strict._request._agent import model_and_preset
 from langchain_perplexity_strict._request._habits import check_parallel_tool_calls
 from langchain_perplexity_strict._request._input import BodyInput
 from langchain_perplexity_strict._request._model_arguments import (
@@ -75,13 +76,21 @@ _SETTING_NAMES = tuple(PARAMETERS)
 _WARNINGS = OncePerOwner()
 """Each model's own warnings."""
 _NOT_IN_A_BATCH = {
-    "api": "Perplexity's Batch API runs Agent API requests (/v1/responses) only; use api='agent', the default.",
-    "background": "a batch already runs on Perplexity's side, each line to its end; leave background unset.",
-    "use_previous_response_id": "each batch line is a whole conversation, with no stored response to continue; "
-    "leave it unset.",
-    "n": "a batch line gives one answer; repeat the input in the list for several.",
+    "api": (
+        ("agent",),
+        "Perplexity's Batch API runs Agent API requests (/v1/responses) only; use api='agent', the default.",
+    ),
+    "background": (
+        (None, False),
+        "a batch already runs on Perplexity's side, each line to its end; leave background unset.",
+    ),
+    "use_previous_response_id": (
+        (None, False),
+        "each batch line is a whole conversation, with no stored response to continue; leave it unset.",
+    ),
+    "n": ((None, 1), "a batch line gives one answer; repeat the input in the list for several."),
 }
-"""Settings a batch line cannot carry, and why."""
+"""Settings a batch line cannot carry: the values it takes, and why."""
 
 
 _NOT_IN_THE_CACHE_KEY = frozenset(
@@ -381,7 +390,8 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             if context is not None and context.continuation is not None:
                 # The whole conversation, built only if the server forgot the response.
                 fallback = Fallback(
-                    forgot_the_response, lambda: encode_body(surface.build_body(replace(request, plan=context.whole())))
+                    forgot_the_response,
+                    lambda: encode_body(surface.build_body(replace(request, plan=replace(context, continuation=None)))),
                 )
             requesting()  # the call is sent next: check the cost budget
             data = encode_body(body)
@@ -427,7 +437,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         surface = state.surface
         if surface.encode_items is None:
             return None
-        owner = (surface.target(state.settings, state.explicit), self.base_url, account_tag(self.api_key))
+        owner = (model_and_preset(state.settings, state.explicit), self.base_url, account_tag(self.api_key))
         return Planner(*owner, surface.encode_items, state.budget, state.counter)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
@@ -589,10 +599,14 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
     # -- batches: Perplexity's Batch API (docs/batches.md) ----------------------------------------------
 
-    def _batch_lines(
+    def _batch_request(
         self, inputs: Sequence[LanguageModelInput], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None
-    ) -> list[bytes]:
-        """Each input's JSONL line, built as `invoke` builds it, before any upload."""
+    ) -> tuple[list[bytes], dict[str, str], str | None, BatchReader, tuple[str, ...]]:
+        """Everything `submit_batch` sends, each input's line built as `invoke` builds it, before sending."""
+        call = dict(kwargs)
+        meta = check_metadata(call.pop("metadata", None))
+        key = call.pop("idempotency_key", None)
+        check_batch_key(key)
         if not isinstance(inputs, Sequence) or isinstance(inputs, (str, bytes)):
             kind = type(inputs).__name__
             msg = f"submit_batch: inputs must be a list of model inputs, as batch() takes them; got {kind}."
@@ -601,51 +615,28 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         if not inputs:
             msg = "submit_batch: no inputs; a batch needs at least one (Perplexity refuses an empty file)."
             raise ValueError(msg)
+        stop = call.pop("stop", None)
         builders = list(models) if models is not None else [self] * len(inputs)
         for model in {id(m): m for m in builders}.values():
-            model._check_batchable(kwargs)
-        call = {k: v for k, v in kwargs.items() if k != "stop"}
-        stop = kwargs.get("stop")
-        return [
+            settings = {**model._settings(), **call, "api": model.api}
+            for name, (accepted, why) in _NOT_IN_A_BATCH.items():
+                if settings.get(name) not in accepted:
+                    raise ValueError(f"submit_batch: {name}={settings[name]!r}: {why}")
+        lines = [
             batch_line(i, m._prepare(m._convert_input(x).to_messages(), stop, dict(call), stream=False).data)
             for i, (m, x) in enumerate(zip(builders, inputs, strict=True))
         ]
+        return lines, meta, key, *self._batch_reader(stop, call)
 
-    def _check_batchable(self, kwargs: dict[str, Any]) -> None:
-        """Refuse what a batch line cannot carry."""
-        settings = {"n": 1, **self._settings(), **kwargs, "api": self.api}
-        refused = {
-            "api": settings["api"] != "agent",
-            "background": bool(settings.get("background")),
-            "use_previous_response_id": bool(settings.get("use_previous_response_id")),
-            "n": settings["n"] != 1,
-        }
-        for name in (name for name, hit in refused.items() if hit):
-            raise ValueError(f"submit_batch: {name}={settings[name]!r}: {_NOT_IN_A_BATCH[name]}")
-
-    def _batch_reader(self, kwargs: dict[str, Any]) -> tuple[BatchReader, tuple[str, ...]]:
+    def _batch_reader(self, stop: Any, call: dict[str, Any]) -> tuple[BatchReader, tuple[str, ...]]:
         """A batch line's reader, as `invoke` reads, and the stop sequences to record."""
-        call = {k: v for k, v in kwargs.items() if k != "stop"}
-        template = self._prepare([HumanMessage("-")], kwargs.get("stop"), call, stream=False)
-        own = kwargs.get("stop") is not None
+        template = self._prepare([HumanMessage("-")], stop, call, stream=False)
 
         def read(body: dict[str, Any], recorded: tuple[str, ...]) -> AIMessage:
-            prepared = template if own else replace(template, stops=recorded)
+            prepared = template if stop is not None else replace(template, stops=recorded)
             return cast(AIMessage, self._read(prepared, body).message)
 
         return read, template.stops
-
-    def _batch_request(
-        self, inputs: Sequence[LanguageModelInput], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None
-    ) -> tuple[list[bytes], dict[str, str], str | None, BatchReader, tuple[str, ...]]:
-        """Everything `submit_batch` sends, checked and built before sending."""
-        kwargs = dict(kwargs)
-        meta = check_metadata(kwargs.pop("metadata", None))
-        key = kwargs.pop("idempotency_key", None)
-        check_batch_key(key)
-        lines = self._batch_lines(inputs, config, kwargs, models)
-        read, stops = self._batch_reader(kwargs)
-        return lines, meta, key, read, stops
 
     def submit_batch(
         self,
@@ -690,11 +681,11 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
     def get_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
         """The batch job `batch_id` names, its answers read by this model."""
-        return get_batches(self.transport, batch_id, self._batch_reader(kwargs)[0])
+        return get_batches(self.transport, batch_id, self._batch_reader(kwargs.pop("stop", None), kwargs)[0])
 
     async def aget_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
         """Async twin of `get_batch`."""
-        return await aget_batches(self.transport, batch_id, self._batch_reader(kwargs)[0])
+        return await aget_batches(self.transport, batch_id, self._batch_reader(kwargs.pop("stop", None), kwargs)[0])
 
     # -- bindings, tools and structured output ----------------------------------------------------------
 

@@ -51,7 +51,8 @@ def _register_in(base: ModuleType) -> bool:
         return False
     providers.setdefault(PROVIDER, ("langchain_perplexity_strict", "ChatPerplexityStrict", template[2]))
     legacy = providers.get(LEGACY_PROVIDER)
-    if _names_package(legacy, LEGACY_PACKAGE) and importlib.util.find_spec(LEGACY_PACKAGE) is None:
+    legacy_package = str(legacy[0]).split(".")[0] if isinstance(legacy, tuple) and legacy else None
+    if legacy_package == LEGACY_PACKAGE and importlib.util.find_spec(LEGACY_PACKAGE) is None:
         providers[LEGACY_PROVIDER] = ("langchain_perplexity_strict", "ChatPerplexityStrict", serve_legacy_name)
     cache_clear = getattr(getattr(base, "_get_chat_model_creator", None), "cache_clear", None)
     if callable(cache_clear):
@@ -77,10 +78,6 @@ def _translate_content_chunk(message: Any) -> Any:
     from langchain_perplexity_strict._response._blocks import translate_content_chunk
 
     return translate_content_chunk(message)
-
-
-def _names_package(entry: Any, package: str) -> bool:
-    return isinstance(entry, tuple) and bool(entry) and str(entry[0]).split(".")[0] == package
 
 
 def serve_legacy_name(cls: type, **kwargs: Any) -> Any:
