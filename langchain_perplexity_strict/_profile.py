@@ -18,29 +18,27 @@ from langchain_perplexity_strict.data._profiles import MODEL_FACTS
 from langchain_perplexity_strict.normalize._normalizer import ContentLimits, DemoteLateSystemMessages
 
 _KINDS = {
-    "image_inputs": (("image", "image_url"), "turns"),
-    "image_url_inputs": (("image_url",), "turns"),
-    "pdf_inputs": (("file",), "turns"),
-    "video_inputs": (("video",), "turns"),
-    "image_tool_message": (("image", "image_url"), "tool results"),
-    "pdf_tool_message": (("file",), "tool results"),
+    "text_inputs": ("text", (), "turns"),
+    "image_inputs": ("image", ("image", "image_url"), "turns"),
+    "image_url_inputs": ("image", ("image_url",), "turns"),
+    "pdf_inputs": ("file", ("file",), "turns"),
+    "audio_inputs": ("audio", (), "turns"),
+    "video_inputs": ("video", ("video",), "turns"),
+    "image_tool_message": ("image", ("image", "image_url"), "tool results"),
+    "pdf_tool_message": ("file", ("file",), "tool results"),
 }
-"""Profile keys -> the content block kinds `ContentLimits` leaves out or names, in turns or in tool results."""
+"""Profile keys -> the part a surface sends for them, and the content block kinds `ContentLimits` leaves out
+or names when the profile says False, in turns or in tool results."""
 
 
 @lru_cache(maxsize=64)
 def surface_profile(surface: Surface, demotes: bool) -> dict[str, Any]:
     """What `surface` sends, whatever the model; `demotes`: the rules demote late system messages."""
-    parts, tool_parts, functions = surface.parts, surface.tool_parts, surface.function_tools
+    parts = {"turns": surface.parts, "tool results": surface.tool_parts}
+    sent = {key: part in parts[where] for key, (part, _, where) in _KINDS.items()}
+    functions = surface.function_tools
     return {
-        "text_inputs": "text" in parts,
-        "image_inputs": "image" in parts,
-        "image_url_inputs": "image" in parts,
-        "pdf_inputs": "file" in parts,
-        "audio_inputs": "audio" in parts,
-        "video_inputs": "video" in parts,
-        "image_tool_message": "image" in tool_parts,
-        "pdf_tool_message": "file" in tool_parts,
+        **sent,
         "text_outputs": True,
         "tool_calling": functions,
         "tool_choice": functions,
@@ -94,8 +92,8 @@ def call_rules(surface: Surface, rules: Sequence[Any], profile: Mapping[str, Any
     """A call's rules: the surface's, the content `profile` refuses, then the model's."""
     sends = surface_profile(surface, False)
     refused: dict[str, dict[str, str]] = {"turns": {}, "tool results": {}}
-    for key, (kinds, where) in _KINDS.items():
-        if profile.get(key) is False and sends[key]:
+    for key, (_, kinds, where) in _KINDS.items():
+        if kinds and profile.get(key) is False and sends[key]:
             refused[where].update(dict.fromkeys(kinds, f"this model's profile says {key}=False"))
     turns, tool_results = refused.values()
     limits = (ContentLimits("profile_content", turns, tool_results),) if turns or tool_results else ()
