@@ -58,7 +58,7 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
             place(body, parameter.agent, value)
     if "max_output_tokens" not in body and (limit := _max_output_tokens(body, request.profile)):
         body["max_output_tokens"] = limit
-    tools = [agent_tool(t, f"tools[{i}]") for i, t in enumerate(call["tools"])] if call.get("tools") else []
+    tools = [agent_tool(t) for t in call["tools"]] if call.get("tools") else []
     # A bare model is ungrounded on the Agent API; a preset searches on its own.
     tools = with_search_tool(tools, search, names, off=search_off(settings, call), bare=not preset)
     if tools:

@@ -23,7 +23,7 @@ OPENAI_TOOLS: dict[str, str] = {
 """OpenAI's built-in tool types with a Perplexity counterpart."""
 
 _FUNCTION_FORMS = ("function", "object")  # a function dict, or a JSON schema
-_CHOICE_WORDS = ("auto", "none", "required", "any")
+_CHOICE_WORDS = {"any": "required", "auto": "auto", "none": "none", "required": "required"}
 
 
 def foreign_tool_problem(tool: Any, path: str) -> str | None:
@@ -62,26 +62,27 @@ def check_tool_set(tools: Sequence[Mapping[str, Any]], path: str = "tools") -> N
         seen[key] = i
 
 
-def check_bound(tools: Sequence[Mapping[str, Any]], tool_choice: Any) -> None:
-    """Check the tool set and the `tool_choice`."""
-    check_tool_set(tools)
-    check_tool_choice(tool_choice, tools)
+def tool_choice_for(choice: Any, tools: Sequence[Mapping[str, Any]]) -> Any:
+    """Every `tool_choice` form `ChatOpenAI.bind_tools` takes, as a request value (None: left out).
 
-
-def check_tool_choice(choice: Any, tools: Sequence[Mapping[str, Any]]) -> None:
-    """Raise `ValueError` unless `tool_choice` is a word or names a bound function tool."""
-    if isinstance(choice, bool) or choice is None or choice in _CHOICE_WORDS:
-        return
+    Raises `ValueError` unless it is a word or names a bound function tool.
+    """
+    if choice is False or choice is None:
+        return None
+    if choice is True:
+        return "required"
+    if isinstance(choice, str) and choice in _CHOICE_WORDS:
+        return _CHOICE_WORDS[choice]
     name = choice
     if isinstance(choice, Mapping):
         name = choice.get("name") or (choice.get("function") or {}).get("name")
         if name is None and choice.get("type") in _CHOICE_WORDS:
-            return  # Anthropic's dict form, mapped by `tool_choice_for`
+            return _CHOICE_WORDS[choice["type"]]  # Anthropic's dict forms
     # Nested (as bound) or flat (Agent API).
     functions = [str((t.get("function") or t).get("name")) for t in tools if t.get("type") == "function"]
     builtins = [str(t.get("type")) for t in tools if t.get("type") in BUILTIN_TYPES]
     if isinstance(name, str) and name in functions:
-        return
+        return {"type": "function", "function": {"name": name}}
     bound = f"bound functions: {', '.join(functions) or 'none'}; bound built-in tools: {', '.join(builtins) or 'none'}"
     target = choice.get("type") if isinstance(choice, Mapping) and name is None else name
     if target in BUILTIN_TYPES:

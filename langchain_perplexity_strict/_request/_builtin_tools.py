@@ -195,11 +195,12 @@ def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
         raise ValueError(f"{path}.{error}") from None
 
 
-def _built(shape: Any, **fields: Any) -> Any:
-    """A tool or skill of `shape` with the fields given (None means absent), checked."""
-    value = {k: v for k, v in fields.items() if v is not None}
-    check_shape(value, shape, str(value["type"]))
-    check_values(value, str(value["type"]))
+def _built(shape: Any, fields: dict[str, Any]) -> Any:
+    """A tool or skill of `shape` with a constructor's arguments (None means absent), checked."""
+    kind = get_args(shape.__annotations__["type"])[0]
+    value = {"type": kind, **{k: v for k, v in fields.items() if v is not None}}
+    check_shape(value, shape, kind)
+    check_values(value, kind)
     return value
 
 
@@ -213,41 +214,32 @@ def web_search_tool(
     user_location: UserLocation | None = None,
 ) -> WebSearchTool:
     """Perplexity's web search, with its options; bound, it replaces the default search tool."""
-    return _built(
-        WebSearchTool,
-        type="web_search",
-        filters=filters,
-        max_tokens=max_tokens,
-        max_tokens_per_page=max_tokens_per_page,
-        search_context_size=search_context_size,
-        search_type=search_type,
-        user_location=user_location,
-    )
+    return _built(WebSearchTool, locals())
 
 
 def fetch_url_tool(*, max_urls: int | None = None) -> FetchUrlTool:
     """Fetch the pages at URLs (their text comes back as `fetch_url_results`)."""
-    return _built(FetchUrlTool, type="fetch_url", max_urls=max_urls)
+    return _built(FetchUrlTool, locals())
 
 
 def image_search_tool(*, filters: ImageSearchFilters | None = None, max_results: int | None = None) -> ImageSearchTool:
     """Image search (`image_search_results`: image URL, page, size)."""
-    return _built(ImageSearchTool, type="image_search", filters=filters, max_results=max_results)
+    return _built(ImageSearchTool, locals())
 
 
 def people_search_tool() -> PeopleSearchTool:
     """People search."""
-    return _built(PeopleSearchTool, type="people_search")
+    return _built(PeopleSearchTool, {})
 
 
 def finance_search_tool() -> FinanceSearchTool:
     """Financial data search."""
-    return _built(FinanceSearchTool, type="finance_search")
+    return _built(FinanceSearchTool, {})
 
 
 def sandbox_tool() -> SandboxTool:
     """The code sandbox: runs code, reads and writes files, shares them."""
-    return _built(SandboxTool, type="sandbox")
+    return _built(SandboxTool, {})
 
 
 def mcp_tool(
@@ -261,17 +253,7 @@ def mcp_tool(
     require_approval: RequireApproval | None = None,
 ) -> McpTool:
     """A remote MCP server; calls that need approval come back as `mcp_approval_request` blocks."""
-    return _built(
-        McpTool,
-        type="mcp",
-        server_label=server_label,
-        server_url=server_url,
-        allowed_tools=allowed_tools,
-        authorization=authorization,
-        defer_loading=defer_loading,
-        headers=headers,
-        require_approval=require_approval,
-    )
+    return _built(McpTool, locals())
 
 
 def connector_tool(
@@ -283,27 +265,19 @@ def connector_tool(
     server_description: str | None = None,
 ) -> ConnectorTool:
     """A connector of the Perplexity account (an MCP server Perplexity hosts), by id."""
-    return _built(
-        ConnectorTool,
-        type="connector",
-        id=id,
-        server_label=server_label,
-        allowed_tools=allowed_tools,
-        require_approval=require_approval,
-        server_description=server_description,
-    )
+    return _built(ConnectorTool, locals())
 
 
 def builtin_skill(name: OfficeSkill) -> BuiltinSkill:
     """One of Perplexity's office skills; a skill turns the sandbox on."""
-    return _built(BuiltinSkill, type="builtin", name=name)
+    return _built(BuiltinSkill, locals())
 
 
 def inline_skill(name: str, description: str, instructions: str) -> InlineSkill:
     """A skill written in the request."""
-    return _built(InlineSkill, type="inline", name=name, description=description, instructions=instructions)
+    return _built(InlineSkill, locals())
 
 
 def custom_skill(id: str, version: str | None = None) -> CustomSkill:
     """A skill uploaded to the account, by id (the latest version unless `version` is given)."""
-    return _built(CustomSkill, type="custom", id=id, version=version)
+    return _built(CustomSkill, locals())

@@ -52,9 +52,10 @@ def _message(message: BaseMessage) -> dict[str, Any]:
             ]
         return out
     if isinstance(message, ToolMessage):
-        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": _content(message.content)}
+        output = content_parts(message.content, PARTS, text_as_string=True)
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": output}
     role = "system" if isinstance(message, SystemMessage) else "user"
-    return {"role": role, "content": _content(message.content)}
+    return {"role": role, "content": content_parts(message.content, PARTS, text_as_string=True)}
 
 
 def _file(block: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +73,3 @@ PARTS: PartTable = {
     "video": lambda block: {"type": "video_url", "video_url": {"url": block["url"]}},
 }
 """Content chunks by canonical kind."""
-
-
-def _content(content: Any) -> str | list[dict[str, Any]]:
-    return content_parts(content, PARTS, text_as_string=True)

@@ -192,13 +192,6 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
 EXTRA_BODY = "extra_body"
 
 
-def refusal(name: str, value: Any, given_as: str | None = None) -> ValueError:
-    """The error for a refused foreign argument, naming what to write instead."""
-    habit = HABITS[name]
-    assert isinstance(habit, Refuse)
-    return ValueError(f"{named(given_as or name, value, name)} is not taken by {OWNER}: {habit.instead}.")
-
-
 def what_it_is_here(name: str) -> str:
     """A foreign name's fate in a sentence, for "Did you mean" hints."""
     habit = HABITS[name]
@@ -268,7 +261,7 @@ class _Translation:
         elif isinstance(habit, Convert):
             self.convert(name, value, given_as, habit)
         else:
-            raise refusal(name, value, given_as)
+            raise ValueError(f"{named(given_as, value, name)} is not taken by {OWNER}: {habit.instead}.")
 
     def convert(self, name: str, value: Any, given_as: str, habit: Convert) -> None:
         if habit.convert is not None:

@@ -14,7 +14,6 @@ from pydantic import Field, StrictBool, StrictStr, StringConstraints
 from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled
 from langchain_perplexity_strict._request._filters import (
     MAX_SEARCH_TOKENS,
-    RECENCY,
     UserLocation,
     domains_problem,
     parse_date,
@@ -60,7 +59,6 @@ REASONING = Accepts(
 DOMAINS = Accepts(
     "at most 20 domains without a scheme, all allowed or all denied with a '-' prefix", ruled(domains_problem)
 )
-RECENCY_RULE = one_of(*RECENCY)
 DATE = Accepts("a date as M/D/YYYY or MM/DD/YYYY", Annotated[StrictStr, holds(lambda v: parse_date(v) is not None)])
 LOCATION = Accepts(
     "a dict with some of city, country, region (strings), latitude in [-90, 90], longitude in [-180, 180]",

@@ -53,12 +53,12 @@ def json_schema_spec(schema: Any, strict: bool | None = None) -> dict[str, Any]:
         return {"name": "response", "schema": dict(ANY_OBJECT)}
     if isinstance(schema, type) and issubclass(schema, pydantic.BaseModel):
         spec = dict(cast(dict, type_to_response_format_param(schema))["json_schema"])
-    elif isinstance(schema, type) and is_basemodel_subclass(schema):  # pydantic.v1
-        spec = _spec_of(convert_to_openai_tool(schema, strict=strict)["function"])
     elif isinstance(schema, dict) and schema.get("type") == "json_schema" and "json_schema" in schema:
         spec = dict(schema["json_schema"])
-    elif isinstance(schema, dict) and schema.get("type") == "function" and "function" in schema:
-        spec = _spec_of(convert_to_openai_tool(schema, strict=strict)["function"])
+    elif pydantic_class(schema) or (
+        isinstance(schema, dict) and schema.get("type") == "function" and "function" in schema
+    ):
+        spec = _spec_of(convert_to_openai_tool(schema, strict=strict)["function"])  # pydantic.v1, a function
     else:
         spec = dict(cast(dict, _convert_to_openai_response_format(schema, strict=strict))["json_schema"])
     body = spec.get("schema")
@@ -154,7 +154,7 @@ def as_function_tool(schema: Any, strict: bool | None) -> dict[str, Any]:
 
 def output_parser(schema: Any, method: str, name: str) -> Runnable:
     """The parser LangChain's own integrations use for `method` and `schema`."""
-    is_pydantic = isinstance(schema, type) and is_basemodel_subclass(schema)
+    is_pydantic = pydantic_class(schema) is not None
     if method == "function_calling":
         if is_pydantic:
             return PydanticToolsParser(tools=[cast(Any, schema)], first_tool_only=True)

@@ -12,13 +12,17 @@ from typing import Any
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_perplexity_strict._redact import shown
-from langchain_perplexity_strict._request._builtin_checks import check_bound, foreign_tool_problem, merged_search
-from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES, check_builtin_tool
+from langchain_perplexity_strict._request._builtin_checks import (
+    BUILTIN_TYPES,
+    check_tool_set,
+    foreign_tool_problem,
+    merged_search,
+    tool_choice_for,
+)
+from langchain_perplexity_strict._request._builtin_tools import check_builtin_tool
 from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_NAMES
 
-BUILTIN_TOOLS = frozenset(TOOL_SHAPES)
-"""The built-in tool types of `ToolInput` besides "function"."""
-_FUNCTION_FIELDS = ("type", "name", "description", "parameters", "strict")
+_FUNCTION_FIELDS = ("name", "description", "parameters", "strict")
 NO_SONAR_TOOLS = (
     "tools: the Sonar chat-completions models have no function tools; use api='agent' (the default). "
     "For structured output, with_structured_output() or create_agent(response_format=ProviderStrategy(...)) "
@@ -43,7 +47,7 @@ def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -
     Raises `ValueError` for a malformed built-in tool, another provider's built-in tool,
     or a reserved function name.
     """
-    if isinstance(tool, dict) and tool.get("type") in BUILTIN_TOOLS:
+    if isinstance(tool, dict) and tool.get("type") in BUILTIN_TYPES:
         check_builtin_tool(tool, path)
         return dict(tool)
     if problem := foreign_tool_problem(tool, path):
@@ -61,58 +65,17 @@ def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -
     return converted
 
 
-def agent_tool(tool: dict[str, Any], path: str = "tools") -> dict[str, Any]:
-    """A bound tool in the Agent API's shape."""
-    if tool.get("type") in BUILTIN_TOOLS:
-        check_builtin_tool(tool, path)  # per-call tools are unchecked so far
+def agent_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """A bound tool (`bound_tools`' output) in the Agent API's shape: a function flat (`FunctionToolInput`)."""
+    if tool.get("type") in BUILTIN_TYPES:
         return tool
-    if problem := foreign_tool_problem(tool, path):
-        raise ValueError(problem)
-    function = tool.get("function") or tool
-    flat = {"type": "function", **{k: function[k] for k in _FUNCTION_FIELDS[1:] if function.get(k) is not None}}
-    return flat
+    function = tool["function"]
+    return {"type": "function", **{k: function[k] for k in _FUNCTION_FIELDS if function.get(k) is not None}}
 
 
 def agent_tool_choice(choice: Any) -> Any:
-    """`tool_choice` as the Agent API takes it (`ToolChoiceInput`): a string or `{"name": fn}`."""
-    if isinstance(choice, dict):
-        name = choice.get("name") or (choice.get("function") or {}).get("name")
-        if name:
-            return {"name": name}
-    return choice
-
-
-# Anthropic's dict forms that name no tool, as the published strings.
-_CHOICE_TYPES = {"any": "required", "auto": "auto", "none": "none", "required": "required"}
-
-
-def function_names(tools: list[dict[str, Any]]) -> list[str]:
-    """The names of the function tools among `tools`."""
-    return [t["function"]["name"] for t in tools if "function" in t]
-
-
-def tool_choice_for(choice: dict | str | bool | None, names: list[str]) -> Any:
-    """Every `tool_choice` form `ChatOpenAI.bind_tools` takes, as a request value (None: left out)."""
-    if choice is False or choice is None:
-        return None
-    if choice is True:
-        return "required"
-    if isinstance(choice, dict):
-        name = choice.get("name") or (choice.get("function") or {}).get("name")
-        if name is None and choice.get("type") in _CHOICE_TYPES:
-            return _CHOICE_TYPES[choice["type"]]
-        if name is None:
-            msg = f"tool_choice={choice!r}: a dict must name a function; use 'auto', 'none', 'required' or a name."
-            raise ValueError(msg)
-        choice = name
-    if choice == "any":
-        return "required"
-    if isinstance(choice, str) and choice not in ("auto", "none", "required"):
-        if choice not in names:
-            msg = f"tool_choice={choice!r} names no bound tool; bound tools: {', '.join(names) or 'none'}."
-            raise ValueError(msg)
-        return {"type": "function", "function": {"name": choice}}
-    return choice
+    """A bound `tool_choice` as the Agent API takes it (`ToolChoiceInput`): a string or `{"name": fn}`."""
+    return {"name": choice["function"]["name"]} if isinstance(choice, dict) else choice
 
 
 def bound_tools(
@@ -134,8 +97,8 @@ def bound_tools(
         formatted = [openai_tool(t, strict=strict, path=f"tools[{i}]") for i, t in enumerate(tools)]
     if refusal and (formatted or tool_choice not in (None, False)):
         raise ValueError(refusal)
-    check_bound(formatted or [], tool_choice)
-    return formatted, tool_choice_for(tool_choice, function_names(formatted or []))
+    check_tool_set(formatted or [])
+    return formatted, tool_choice_for(tool_choice, formatted or [])
 
 
 def with_search_tool(
@@ -160,7 +123,7 @@ def with_search_tool(
     if off:
         return tools
     if options and (
-        builtins := [f"tools[{i}] ({t['type']})" for i, t in enumerate(tools) if t.get("type") in BUILTIN_TOOLS]
+        builtins := [f"tools[{i}] ({t['type']})" for i, t in enumerate(tools) if t.get("type") in BUILTIN_TYPES]
     ):
         msg = (
             f"{_given(options, names)} (search settings of the model or the call) configure the web_search tool "
