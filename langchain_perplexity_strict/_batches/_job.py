@@ -246,18 +246,15 @@ class BatchJob:
 
 
 def _not_cancelled(error: BaseException, failed: list[tuple[str, Exception]]) -> None:
-    """Note on the create's error each batch that could not be cancelled."""
-    if not failed:
-        return
+    """Log, and note on the create's error, each batch that could not be cancelled."""
     for batch_id, why in failed:
         log(logger, logging.WARNING, "could not cancel batch %s after a failed submit_batch: %s", batch_id, why)
     ids = ",".join(batch_id for batch_id, _ in failed)
-    note = (
-        f"submit_batch: batch {ids} was created before this error and could not be cancelled; it runs until "
-        f"cancelled: get_batch({ids!r}).cancel()."
-    )
-    if hasattr(error, "add_note"):  # Python 3.11+; the log names them on 3.10
-        error.add_note(note)
+    if ids and hasattr(error, "add_note"):  # Python 3.11+; the log names them on 3.10
+        error.add_note(
+            f"submit_batch: batch {ids} was created before this error and could not be cancelled; it runs until "
+            f"cancelled: get_batch({ids!r}).cancel()."
+        )
 
 
 def _submit(

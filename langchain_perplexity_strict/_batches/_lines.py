@@ -23,9 +23,8 @@ def custom_id(index: int) -> str:
 
 def index_of(custom_id: object) -> int | None:
     """The input position a `custom_id` names, or None for a foreign one."""
-    if isinstance(custom_id, str) and custom_id.startswith(_PREFIX) and custom_id[len(_PREFIX) :].isdigit():
-        return int(custom_id[len(_PREFIX) :])
-    return None
+    number = custom_id.removeprefix(_PREFIX) if isinstance(custom_id, str) else ""
+    return int(number) if custom_id != number and number.isdigit() else None
 
 
 def line(index: int, body: bytes) -> bytes:
@@ -49,20 +48,20 @@ class FilePart:
         return b"".join(self.lines)
 
 
-def split(lines: Sequence[bytes], max_lines: int | None = None, max_bytes: int | None = None) -> list[FilePart]:
-    """The lines in files within `max_lines` and `max_bytes`, in order.
+def split(lines: Sequence[bytes]) -> list[FilePart]:
+    """The lines in files within `MAX_LINES` and `MAX_FILE_BYTES`, in order.
 
-    A line over `max_bytes` alone raises `ValueError` before any upload.
+    A line over `MAX_FILE_BYTES` alone raises `ValueError` before any upload.
     """
-    max_lines = MAX_LINES if max_lines is None else max_lines
-    max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
     parts: list[FilePart] = []
     start, size = 0, 0
     for i, text in enumerate(lines):
-        if len(text) > max_bytes:
-            msg = f"input {i}: its batch line is {len(text):,} bytes, over the {max_bytes:,} bytes of a batch file."
+        if len(text) > MAX_FILE_BYTES:
+            msg = (
+                f"input {i}: its batch line is {len(text):,} bytes, over the {MAX_FILE_BYTES:,} bytes of a batch file."
+            )
             raise ValueError(msg)
-        if i - start == max_lines or size + len(text) > max_bytes:
+        if i - start == MAX_LINES or size + len(text) > MAX_FILE_BYTES:
             parts.append(FilePart(start, lines[start:i]))
             start, size = i, 0
         size += len(text)

@@ -8,7 +8,7 @@ chat model's reader; any other becomes the input's `PerplexityBatchError`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,13 +75,6 @@ class Part:
     """Stop sequences its answers are cut at."""
 
 
-def file_lines(content: bytes) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a JSONL file."""
-    for text in content.splitlines():
-        if text.strip():
-            yield json.loads(text)
-
-
 def _failure(part: Part, index: int, code: str | None, message: str, partial: AIMessage | None = None) -> Exception:
     named = f"{code}: {message}" if code else message
     return PerplexityBatchError(
@@ -138,25 +131,23 @@ def collect(part: Part, batch: dict[str, Any], files: list[bytes], read: Reader)
         )
         raise ValueError(msg)
     found: dict[int, Outcome] = {}
-    for content in files:
-        for record in file_lines(content):
-            index = index_of(record.get("custom_id"))
-            if index is not None and part.first <= index < part.first + part.count:
-                found[index] = read_line(part, index, record, read)
+    for record in (json.loads(text) for content in files for text in content.splitlines() if text.strip()):
+        index = index_of(record.get("custom_id"))
+        if index is not None and part.first <= index < part.first + part.count:
+            found[index] = read_line(part, index, record, read)
     status = str(batch.get("status"))
     reason = status_of(status).unanswered
     errors = ((batch.get("errors") or {}).get("data")) or []
     by_line = {e["line"]: e for e in errors if isinstance(e.get("line"), int)}
     general = "; ".join(_reason(part, e) for e in errors)  # a batch failed by one line: every input is told why
+    detail = f"{reason} ({general})" if general else reason
     outcomes: list[Outcome] = []
     for index in range(part.first, part.first + part.count):
+        line_error = by_line.get(index - part.first + 1)  # lines count from 1
         if index in found:
             outcomes.append(found[index])
-            continue
-        line_error = by_line.get(index - part.first + 1)  # lines count from 1
-        if line_error is not None:
+        elif line_error is not None:
             outcomes.append(_failure(part, index, line_error.get("code"), str(line_error.get("message"))))
         else:
-            detail = f"{reason} ({general})" if general else reason
             outcomes.append(_failure(part, index, f"batch_{status}", detail))
     return outcomes

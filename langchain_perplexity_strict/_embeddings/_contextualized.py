@@ -64,18 +64,6 @@ def _split_one(document: Document, splitter: Any) -> list[Document]:
     return chunks
 
 
-def _documents(documents: Any) -> list[Document]:
-    if isinstance(documents, Document):
-        msg = "documents: expected a list of Documents, not one Document; wrap it in a list: [document]."
-        raise TypeError(msg)
-    listed = text_list(documents, "documents", "Documents")
-    for n, document in enumerate(listed):
-        if not isinstance(document, Document):
-            msg = f"documents[{n}]={document!r}: expected a langchain_core Document."
-            raise TypeError(msg)
-    return listed
-
-
 @dataclass
 class _PreparedRun:
     """The chunks one `split_documents` call returned, with their vectors (None once taken).
@@ -181,7 +169,8 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     def _vectors(self, inputs: list[Any], items: list[dict[str, Any]]) -> list[Any]:
         """Per document, the vectors of its chunks."""
         pairs = zip(inputs, items, strict=True)
-        return [self._decode(ordered(item.get("data"), len(chunks), "chunk embeddings")) for chunks, item in pairs]
+        decode = super()._vectors
+        return [decode(chunks, ordered(item.get("data"), len(chunks), "chunk embeddings")) for chunks, item in pairs]
 
     def embed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
         """Per document, one vector per chunk, with usage and cost."""
@@ -202,7 +191,17 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
     # -- LangChain text splitters -----------------------------------------------------------
 
     def _split(self, documents: Iterable[Document], splitter: Any) -> list[list[Document]]:
-        return [[c for c in _split_one(doc, splitter) if c.page_content] for doc in _documents(documents)]
+        """Each document's non-empty chunks, for the documents that have any."""
+        if isinstance(documents, Document):
+            msg = "documents: expected a list of Documents, not one Document; wrap it in a list: [document]."
+            raise TypeError(msg)
+        listed = text_list(documents, "documents", "Documents")
+        for n, document in enumerate(listed):
+            if not isinstance(document, Document):
+                msg = f"documents[{n}]={document!r}: expected a langchain_core Document."
+                raise TypeError(msg)
+        groups = [[c for c in _split_one(doc, splitter) if c.page_content] for doc in listed]
+        return [group for group in groups if group]
 
     def _remember(self, groups: list[list[Document]], vectors: list[list[list[float]]]) -> list[Document]:
         chunks = [chunk for group in groups for chunk in group]
@@ -217,11 +216,11 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
         The vectors are kept for `embed_documents`.
         """
-        groups = [group for group in self._split(documents, splitter) if group]
+        groups = self._split(documents, splitter)
         return self._remember(groups, self.embed_in_context([[c.page_content for c in g] for g in groups]))
 
     async def asplit_documents(self, documents: Iterable[Document], splitter: Any) -> list[Document]:
-        groups = [group for group in self._split(documents, splitter) if group]
+        groups = self._split(documents, splitter)
         return self._remember(groups, await self.aembed_in_context([[c.page_content for c in g] for g in groups]))
 
     # -- Embeddings -------------------------------------------------------------------------------

@@ -75,13 +75,6 @@ def decode_binary(encoded: object, dimensions: int | None = None) -> list[float]
     return values[:dimensions] if dimensions is not None else values
 
 
-def decode(encoded: object, encoding_format: str, dimensions: int | None = None) -> list[float]:
-    """One embedding in `encoding_format` as a vector."""
-    if encoding_format == "base64_binary":
-        return decode_binary(encoded, dimensions)
-    return decode_int8(encoded)
-
-
 _SETTINGS = {
     "dimensions": Accepts("an integer (128 up to the model's full size) or None", StrictInt),
     "model": Accepts("a string", StrictStr),
@@ -99,7 +92,7 @@ class EmbeddingSettings(BaseModel):
     dimensions: int | None = None
     """Matryoshka dimensions: 128 to 1024 (0.6b) or 2560 (4b); None: full size."""
     encoding_format: Literal["base64_int8", "base64_binary"] = "base64_int8"
-    """How vectors are sent (`decode`)."""
+    """How vectors are sent (`decode_int8`, `decode_binary`)."""
     max_concurrency: int = CONCURRENT_REQUESTS
     """Requests in flight at once; not sent to the API."""
 
@@ -130,13 +123,11 @@ class EmbeddingSettings(BaseModel):
             raise ValueError(msg)
         return self
 
-    def _decode(self, items: list[dict[str, Any]]) -> list[list[float]]:
-        """The vectors of ordered embedding objects."""
-        return [decode(item.get("embedding"), self.encoding_format, self.dimensions) for item in items]
-
     def _vectors(self, inputs: list[Any], items: list[dict[str, Any]]) -> list[Any]:
         """The vectors of one answer's ordered items."""
-        return self._decode(items)
+        if self.encoding_format == "base64_binary":
+            return [decode_binary(item.get("embedding"), self.dimensions) for item in items]
+        return [decode_int8(item.get("embedding")) for item in items]
 
     def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]], what: str) -> EmbeddingsResult:
         """The answers' vectors in input order, with their usage summed."""

@@ -75,14 +75,6 @@ def check_field(name: str, value: Any, label: str | None = None) -> None:
         raise ValueError(msg)
 
 
-def _check_date_order(body: Mapping[str, Any]) -> None:
-    for after, before in DATE_PAIRS:
-        start, end = parse_date(body.get(after)), parse_date(body.get(before))
-        if start is not None and end is not None and start > end:
-            msg = f"{after}={shown(body[after])} is later than {before}={shown(body[before])}: no page can match."
-            raise ValueError(msg)
-
-
 def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
     """The request body for `values` (None: not sent); `ValueError` for a bad one."""
     body: dict[str, Any] = {}
@@ -99,7 +91,11 @@ def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
     if "query" not in body:
         msg = "query: missing. Accepted: " + FIELDS["query"].accepted + "."
         raise ValueError(msg)
-    _check_date_order(body)
+    for after, before in DATE_PAIRS:
+        start, end = parse_date(body.get(after)), parse_date(body.get(before))
+        if start is not None and end is not None and start > end:
+            msg = f"{after}={shown(body[after])} is later than {before}={shown(body[before])}: no page can match."
+            raise ValueError(msg)
     return body
 
 
@@ -213,11 +209,6 @@ def to_documents(response: Any) -> list[Document]:
             metadata["server_time"] = server_time
         documents.append(Document(page_content=result.get("snippet") or "", metadata=metadata))
     return documents
-
-
-def to_records(response: Any) -> list[dict[str, Any]]:
-    """The results as sent, in order."""
-    return [dict(result) for result in read_results(response)[1]]
 
 
 def to_text(response: Any) -> str:

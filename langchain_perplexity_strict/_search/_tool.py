@@ -23,8 +23,8 @@ from langchain_perplexity_strict._search._request import (
     SearchFilters,
     check_field,
     encode_search,
+    read_results,
     search_body,
-    to_records,
     to_text,
 )
 
@@ -155,7 +155,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
 
     def _output(self, response: dict[str, Any]) -> Any:
         """The content, with the answer as artifact when `response_format` asks."""
-        content = to_text(response) if self.content_as == "text" else to_records(response)
+        content = to_text(response) if self.content_as == "text" else [dict(r) for r in read_results(response)[1]]
         if self.response_format == "content":
             return content
         return content, response
@@ -168,25 +168,18 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         self._note_direct_call(input)
         return await super().ainvoke(input, config, **kwargs)
 
-    def _check_direct_call(self, input: Any) -> None:
-        """Raise `ValueError` for a direct call's bad arguments, before sending.
-
-        Otherwise the error text would come back as if it were results.
-        """
-        if {"handle_validation_error", "handle_tool_error"} & self.model_fields_set or not isinstance(input, dict):
-            return
-        try:
-            parsed = self._parse_input(input, None)
-        except (ValidationError, ValidationErrorV1) as error:
-            raise ValueError(f"{self.name}: {explain_arguments(error)}") from None
-        if isinstance(parsed, dict):
-            encode_search(self._values(parsed))  # raises ValueError
-
     def _note_direct_call(self, input: Any) -> None:
-        """Check a direct call; with the default `content_as`, warn once that it returns text."""
+        """Raise `ValueError` for a direct call's bad arguments, before sending (else the error text would come
+        back as if it were results); with the default `content_as`, warn once that it returns text."""
         if isinstance(input, dict) and input.get("type") == "tool_call":
             return
-        self._check_direct_call(input)
+        if isinstance(input, dict) and not {"handle_validation_error", "handle_tool_error"} & self.model_fields_set:
+            try:
+                parsed = self._parse_input(input, None)
+            except (ValidationError, ValidationErrorV1) as error:
+                raise ValueError(f"{self.name}: {explain_arguments(error)}") from None
+            if isinstance(parsed, dict):
+                encode_search(self._values(parsed))  # raises ValueError
         if "content_as" in self.model_fields_set:
             return
         self._warnings.warn(
