@@ -383,7 +383,6 @@ def iterate_batches(
 async def aiterate_batches(
     stream: openai.AsyncStream[Any], api: str | None = None, hints: Hints | None = None
 ) -> AsyncGenerator[tuple[list[dict[str, Any]], bool], None]:
-    """Async twin of `iterate_batches`."""
     batcher = SSEBatcher()
     with translated_errors(api, hints=hints, mid_stream=True):
         async for data in stream.response.aiter_bytes():

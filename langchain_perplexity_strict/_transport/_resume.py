@@ -308,7 +308,6 @@ class AsyncStreamFollower(_Follower):
     reads: AsyncGenerator[Batch, None] | None = None
 
     async def identify(self) -> None:
-        """Async twin of `StreamFollower.identify`."""
         self.reads = self._follow()
         while self.cursor.response_id is None and not (self.early and self.early[-1][1]):
             batch = await anext(self.reads, None)
@@ -317,7 +316,6 @@ class AsyncStreamFollower(_Follower):
             self.early.append(batch)
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
-        """Async twin of `StreamFollower.events`."""
         reads = self.reads = self.reads or self._follow()
         async with contextlib.aclosing(reads):
             while self.early:
