@@ -65,9 +65,8 @@ from langchain_perplexity_strict._surfaces import ERROR_HINTS, SURFACES, Prepare
 from langchain_perplexity_strict._switched import MOVED
 from langchain_perplexity_strict._transport import Fallback, RunSettings, encode_body, timeout_seconds
 from langchain_perplexity_strict._transport._guard import leaving_together, together
-from langchain_perplexity_strict._transport._leaving import StreamScope
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
-from langchain_perplexity_strict._transport._resume import StreamFollower
+from langchain_perplexity_strict._transport._resume import StreamFollower, StreamScope
 from langchain_perplexity_strict.errors import refused_before_sending
 from langchain_perplexity_strict.normalize._compaction import compaction_warning, count_tokens
 from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, prepare

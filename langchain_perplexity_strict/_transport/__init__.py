@@ -1,7 +1,7 @@
 """Stage 4 of a call: bytes to Perplexity and back, for any path; it knows nothing of messages.
 
 `_client` sends and streams; the long-run modules (`_create`, `_runs`, `_resume`, `_poll`, `_guard`) follow a run
-that may outlive its request (docs/long-runs.md); `_loops`, `_http` and `_leaving` serve the clients' pools.
+that may outlive its request (docs/long-runs.md); `_loops` serves the clients' pools.
 """
 
 from langchain_perplexity_strict._transport._client import (
@@ -14,9 +14,8 @@ from langchain_perplexity_strict._transport._client import (
     timeout_seconds,
 )
 from langchain_perplexity_strict._transport._guard import aguarded, guarded
-from langchain_perplexity_strict._transport._leaving import opened
 from langchain_perplexity_strict._transport._poll import aabandon, abandon, await_run, wait
-from langchain_perplexity_strict._transport._resume import AsyncStreamFollower, StreamFollower
+from langchain_perplexity_strict._transport._resume import AsyncStreamFollower, StreamFollower, opened
 from langchain_perplexity_strict._transport._runs import Call, Runs, RunSettings, RunStates, Steps, adrive, drive
 
 __all__ = [

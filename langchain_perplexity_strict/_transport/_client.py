@@ -25,11 +25,15 @@ from langchain_openai import ChatOpenAI
 
 from langchain_perplexity_strict._accepts import check_connection_setting
 from langchain_perplexity_strict._redact import redact, redact_text
-from langchain_perplexity_strict._transport._compat import BINARY, langchain_openai_error
+from langchain_perplexity_strict._transport._compat import BINARY, http_error, langchain_openai_error
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create, not_sent
-from langchain_perplexity_strict._transport._http import HTTP_ERROR, trust_store
-from langchain_perplexity_strict._transport._kinds import http_error
-from langchain_perplexity_strict._transport._loops import LoopClients, sync_pool, template_async_pool
+from langchain_perplexity_strict._transport._loops import (
+    HTTP_ERROR,
+    LoopClients,
+    sync_pool,
+    template_async_pool,
+    trust_store,
+)
 from langchain_perplexity_strict._transport._sse import SSEBatcher
 from langchain_perplexity_strict.errors import (
     PerplexityResponseError,
@@ -89,7 +93,7 @@ Hints = Mapping[str, str]
 
 
 def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints | None = None) -> NoReturn:
-    """Re-raise `error` as the exception of its kind (`_kinds`), with Perplexity's words whatever the body's
+    """Re-raise `error` as the exception of its kind (`_compat.http_error`), with Perplexity's words whatever the body's
     form (`api` names the API; `hints` adds what to do about an error of a type it names)."""
     if isinstance(error, openai.APIStatusError):
         detail = error_detail(error.body)
@@ -379,7 +383,6 @@ def iterate_batches(
 async def aiterate_batches(
     stream: openai.AsyncStream[Any], api: str | None = None, hints: Hints | None = None
 ) -> AsyncGenerator[tuple[list[dict[str, Any]], bool], None]:
-    """Async twin of `iterate_batches`."""
     batcher = SSEBatcher()
     with translated_errors(api, hints=hints, mid_stream=True):
         async for data in stream.response.aiter_bytes():

@@ -1,15 +1,13 @@
 """The private langchain-openai and openai helpers this package reuses, behind one import with a clear error.
 
-The transport re-raises Perplexity's HTTP errors through langchain-openai's own
-error mapping (`_handle_openai_api_error`, `_handle_openai_bad_request`), so
-callers catch the same exceptions as with `ChatOpenAI`, which from
-langchain-openai 1.6.0 are also langchain-core's `ModelAPIError` kinds. Those
-helpers are private to langchain-openai (added in 1.1.9); an install without
-them fails here with the version needed instead of a bare `cannot import name`.
+Perplexity's HTTP errors are re-raised through langchain-openai's own error mapping (`_handle_openai_api_error`,
+`_handle_openai_bad_request`, private, added in 1.1.9) as the exception of their kind (`errors.kind_of`): what
+`ChatOpenAI` raises (an `openai` error and a langchain-core `ModelAPIError`), or this package's where
+langchain-openai has no class, so middleware reads the kind and retry flag. An install without those helpers
+fails here with the version needed instead of a bare `cannot import name`.
 
-A run's create is retried by the package itself (`_create`), with openai's own
-numbers and `Retry-After` parsing (`openai._constants`, `BaseClient._parse_retry_after_header`),
-read from the installed openai so they cannot drift from the client's other retries.
+A run's create is retried by the package itself (`_create`), with openai's own numbers and `Retry-After`
+parsing, read from the installed openai so they cannot drift from the client's other retries.
 """
 
 from __future__ import annotations
@@ -20,6 +18,14 @@ from typing import Any
 import openai
 from openai import _constants, _legacy_response
 from openai._base_client import BaseClient
+
+from langchain_perplexity_strict.errors import (
+    PerplexityInvalidRequestError,
+    PerplexityServerError,
+    PerplexityUnprocessableEntityError,
+    error_detail,
+    kind_of,
+)
 
 LANGCHAIN_OPENAI_NEEDED = "1.6.0"
 
@@ -56,7 +62,7 @@ OPENAI_KINDS: dict[str, type[openai.APIStatusError]] = {
     "rate_limit": OpenAIRateLimitError,
     "server": OpenAIAPIError,
 }
-"""langchain-openai's HTTP error class of each kind (`_kinds`): an `openai` error and a langchain-core one."""
+"""langchain-openai's HTTP error class of each kind (`http_error`): an `openai` error and a langchain-core one."""
 
 
 def langchain_openai_error(error: openai.APIError) -> Exception:
@@ -74,6 +80,21 @@ def langchain_openai_error(error: openai.APIError) -> Exception:
     except Exception as raised:
         return raised
     return error
+
+
+def http_error(error: openai.APIStatusError, message: str) -> Exception:
+    """`error` as the exception of its kind, with `message` (Perplexity's words)."""
+    kind = kind_of(error_detail(error.body), error.status_code)
+    fields: Any = {"message": message, "response": error.response, "body": error.body}
+    if kind == "invalid_request" and isinstance(error, openai.BadRequestError):
+        # langchain-openai's own reading (an overflow by its wording, a structured-output hint)
+        return langchain_openai_error(openai.BadRequestError(**fields))
+    if kind == "invalid_request":
+        unprocessable = isinstance(error, openai.UnprocessableEntityError)
+        return (PerplexityUnprocessableEntityError if unprocessable else PerplexityInvalidRequestError)(**fields)
+    if kind == "server" and not isinstance(error, openai.InternalServerError):
+        return PerplexityServerError(**fields)
+    return OPENAI_KINDS[kind if kind is not None else "server"](**fields)
 
 
 INITIAL_RETRY_DELAY: float = _constants.INITIAL_RETRY_DELAY

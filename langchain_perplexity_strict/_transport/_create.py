@@ -71,8 +71,14 @@ def may_have_started(error: openai.APIError) -> bool:
     return not not_sent(error)
 
 
-def unknown_run(error: openai.APIError, max_retries: int) -> PerplexityRunUnknownError:
-    """The error for a create that failed after it was sent, without a response id."""
+def next_delay(error: openai.APIError, attempt: int, max_retries: int) -> float:
+    """Seconds before sending the create again after `error`; raised instead when it may not be sent again
+    (as `PerplexityRunUnknownError` when the run may have started: no response id came back)."""
+    delay = retry_delay(error, attempt) if attempt < max_retries else None
+    if delay is not None:
+        return delay
+    if not may_have_started(error):
+        raise error
     if isinstance(error, openai.APIStatusError):
         what = f"HTTP {error.status_code}: {error_detail(error.body).get('message') or error.message}"
     else:
@@ -84,18 +90,7 @@ def unknown_run(error: openai.APIError, max_retries: int) -> PerplexityRunUnknow
         f"(max_retries={max_retries} re-sends such a request only when no run was started: the connection "
         "failed before sending, or Perplexity refused it with HTTP 408, 409, 429 or a Retry-After)."
     )
-    return PerplexityRunUnknownError(msg)
-
-
-def next_delay(error: openai.APIError, attempt: int, max_retries: int) -> float:
-    """Seconds before sending the create again after `error`; raised instead when it may not be sent again
-    (as `PerplexityRunUnknownError` when the run may have started)."""
-    delay = retry_delay(error, attempt) if attempt < max_retries else None
-    if delay is not None:
-        return delay
-    if may_have_started(error):
-        raise unknown_run(error, max_retries) from error
-    raise error
+    raise PerplexityRunUnknownError(msg) from error
 
 
 def create(post: Callable[[], T], max_retries: int) -> T:
@@ -111,7 +106,6 @@ def create(post: Callable[[], T], max_retries: int) -> T:
 
 
 async def acreate(post: Callable[[], Awaitable[T]], max_retries: int) -> T:
-    """Async twin of `create`."""
     attempt = 0
     while True:
         try:

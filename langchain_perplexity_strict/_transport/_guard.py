@@ -29,7 +29,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar, copy_context
 from types import FrameType
@@ -162,7 +162,7 @@ class _Guarded(asyncio.Task):
         return super().cancel(msg)
 
 
-async def aguarded(step: Callable[[], Awaitable[T]], left: Callable[[T], Awaitable[None]]) -> T:
+async def aguarded(step: Callable[[], Awaitable[T]], left: Callable[[T], Coroutine[Any, Any, None]]) -> T:
     """Async twin of `guarded`: `step()` goes on when the caller is cancelled, and then `left(result)`."""
     gone = False
 
@@ -181,11 +181,7 @@ async def aguarded(step: Callable[[], Awaitable[T]], left: Callable[[T], Awaitab
         if not task.done():
             gone = True  # read by `run` once the step is done (one thread: no race with it)
         elif task.exception() is None:  # done in the same turn of the loop as the caller's cancel
-
-            async def late(result: T) -> None:
-                await left(result)
-
-            later = _Guarded(late(task.result()), loop=asyncio.get_running_loop())
+            later = _Guarded(left(task.result()), loop=asyncio.get_running_loop())
             hold_open(later)
             later.add_done_callback(_retrieved)
         raise

@@ -6,7 +6,11 @@ fails with `Event loop is closed` (langchain-ai/langchain#35783). Here each
 loop gets its own pool per connection settings (server, timeout, and a one-way
 tag of the account: a pool keeps cookies too), closed with the loop; the sync
 pools are keyed alike and closed at exit. The TLS context is made once, outside
-any loop (`_http.trust_store`).
+any loop (`trust_store`).
+
+What the package builds for the client (a TLS context, a timeout: `_client.client_timeout`) or catches from it
+(a broken stream's error) is the HTTP library's under openai's clients (httpx2 from openai 3, httpx before),
+never whichever one the package happens to import.
 """
 
 from __future__ import annotations
@@ -14,14 +18,31 @@ from __future__ import annotations
 import asyncio
 import atexit
 import hashlib
+import ssl
+import sys
 import threading
 from collections.abc import AsyncGenerator
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 import openai
 
-from langchain_perplexity_strict._transport._http import trust_store
+LIBRARY: ModuleType = sys.modules[openai.DefaultHttpxClient.__mro__[1].__module__.partition(".")[0]]
+"""httpx or httpx2: the package that defines the class openai's default client extends."""
+HTTP_ERROR: type[BaseException] = LIBRARY.HTTPError
+"""The library's base error (a read timeout, a reset): what a broken stream raises."""
+
+
+@cache
+def trust_store() -> ssl.SSLContext:
+    """The process's TLS context, as the library makes it by default.
+
+    Called first from synchronous code (a transport's construction), so that no event loop waits on the read.
+    """
+    context: ssl.SSLContext = LIBRARY.create_ssl_context()
+    return context
+
 
 _LOCK = threading.RLock()
 # Loop -> (server, timeout, owner) -> (pool, the generator that closes it at the loop's shutdown). A pool's

@@ -79,7 +79,6 @@ def abandon(runs: Runs, response: dict[str, Any]) -> None:
 
 
 async def aabandon(runs: Runs, response: dict[str, Any]) -> None:
-    """Async twin of `abandon`."""
     if runs.states.pending(response):
         await runs.acancel(str(response.get("id")))
 
@@ -111,5 +110,4 @@ def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[st
 
 
 async def await_run(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
-    """Async twin of `wait`."""
     return await adrive(runs, _wait(runs, response, settings))

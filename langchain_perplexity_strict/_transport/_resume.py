@@ -5,12 +5,17 @@ A stream that breaks after its first event is picked up again with
 `sequence_number`; repeated events are dropped, so the reader sees each once,
 and the run is never posted again. A connection that brings nothing new asks
 where the run stands. The guarantees and each failure's outcome: docs/long-runs.md.
+
+An async call's stream is closed when its caller closes the model's `astream` (`StreamScope`), not when the
+loop gets to it: langchain-core's `astream` does not close `_astream` on `aclose()`, the loop's finalizer does,
+later, and never when `asyncio.run` ends first, so a background run's cancel would not go out.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,7 +121,7 @@ class _Follower:
         stall = stalled(error)
         if self.cursor.resumable:
             return "stall" if stall else "connection broken"
-        if self.cursor.unnumbered and not stall:
+        if isinstance(error, PerplexityRunUnknownError) or (self.cursor.unnumbered and not stall):
             raise error
         if stall:
             read = self.runs.read_timeout
@@ -153,12 +158,6 @@ class _Follower:
             return None
         self.cursor.finished = True
         return [self.runs.states.as_event(response)]
-
-    def unknown(self, error: openai.APIError) -> None:
-        """Raise `PerplexityResumeError` if the server says it no longer knows the run; other failures
-        of that status check are left to the resume that follows it."""
-        if isinstance(error, openai.APIStatusError) and error.status_code == 404:
-            raise self.refused(error) from error
 
     def note(self, reason: str) -> float:
         """Count one resume (raising once `max_resumes` requests in a row failed); the backoff before it."""
@@ -205,8 +204,18 @@ class _Follower:
         self.failures += 1
         return f"resume failed ({type(error).__name__})"
 
-    def reopening(self, reason: str) -> Steps[Any]:
-        """Resume the stream, after the backoff `note` gives, until a resume request succeeds."""
+    def recovering(self, reason: str) -> Steps[Any]:
+        """After a connection ended early: the run's terminal event as the last batch, if it is over (`standing`),
+        else a new stream: resumed, after the backoff `note` gives, until a resume request succeeds."""
+        if self.cursor.idle:  # the last connection brought nothing: ask where the run stands
+            try:
+                terminal = self.standing((yield "retrieve", (str(self.cursor.response_id),), {}))
+            except openai.APIError as error:
+                if isinstance(error, openai.APIStatusError) and error.status_code == 404:  # the run is unknown
+                    raise self.refused(error) from error
+                terminal = None  # left to the resume that follows
+            if terminal is not None:
+                return terminal, True
         while True:
             delay = self.note(reason)
             if delay:
@@ -274,25 +283,14 @@ class StreamFollower(_Follower):
                         if then == RESUME:
                             break
                 reason = "ended before the terminal event"
-            except PerplexityRunUnknownError:
-                raise
             except PerplexityStreamError as error:
                 reason = self.reason(error)
             self.stream.close()
-            if self.cursor.idle:  # the last connection brought nothing: ask where the run stands
-                try:
-                    terminal = self.standing(self.runs.retrieve(str(self.cursor.response_id)))
-                except openai.APIError as error:
-                    self.unknown(error)
-                    terminal = None
-                if terminal is not None:
-                    yield terminal, False
-                    yield [], True
-                    return
-            self.stream = self._reopen(reason)
-
-    def _reopen(self, reason: str) -> Any:
-        return drive(self.runs, self.reopening(reason))
+            again = drive(self.runs, self.recovering(reason))
+            if isinstance(again, tuple):  # the run is over: its terminal event ends the batches
+                yield again
+                return
+            self.stream = again
 
     def close(self) -> None:
         """Close the connection; cancel the run on the server if the caller leaves a background run early."""
@@ -310,7 +308,6 @@ class AsyncStreamFollower(_Follower):
     reads: AsyncGenerator[Batch, None] | None = None
 
     async def identify(self) -> None:
-        """Async twin of `StreamFollower.identify`."""
         self.reads = self._follow()
         while self.cursor.response_id is None and not (self.early and self.early[-1][1]):
             batch = await anext(self.reads, None)
@@ -319,7 +316,6 @@ class AsyncStreamFollower(_Follower):
             self.early.append(batch)
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
-        """Async twin of `StreamFollower.events`."""
         reads = self.reads = self.reads or self._follow()
         async with contextlib.aclosing(reads):
             while self.early:
@@ -345,25 +341,14 @@ class AsyncStreamFollower(_Follower):
                         if then == RESUME:
                             break
                 reason = "ended before the terminal event"
-            except PerplexityRunUnknownError:
-                raise
             except PerplexityStreamError as error:
                 reason = self.reason(error)
             await self.stream.close()
-            if self.cursor.idle:
-                try:
-                    terminal = self.standing(await self.runs.aretrieve(str(self.cursor.response_id)))
-                except openai.APIError as error:
-                    self.unknown(error)
-                    terminal = None
-                if terminal is not None:
-                    yield terminal, False
-                    yield [], True
-                    return
-            self.stream = await self._reopen(reason)
-
-    async def _reopen(self, reason: str) -> Any:
-        return await adrive(self.runs, self.reopening(reason))
+            again = await adrive(self.runs, self.recovering(reason))
+            if isinstance(again, tuple):
+                yield again
+                return
+            self.stream = again
 
     async def close(self) -> None:
         """Async twin of `StreamFollower.close` (the cancel request waits a moment at most)."""
@@ -375,3 +360,44 @@ class AsyncStreamFollower(_Follower):
         finally:
             if response_id is not None:
                 await self.runs.acancel(response_id)
+
+
+_SCOPE: ContextVar[list[AsyncStreamFollower] | None] = ContextVar("perplexity_stream_scope", default=None)
+
+
+def opened(follower: AsyncStreamFollower) -> AsyncStreamFollower:
+    """Record `follower` in the current scope, unless that scope has its stream already.
+
+    Only the first is taken: a task started while an `astream` is suspended copies its context, scope
+    included, and must not have its own stream closed by that `astream`.
+    """
+    scope = _SCOPE.get()
+    if scope is not None and not scope:
+        scope.append(follower)
+    return follower
+
+
+class StreamScope:
+    """The stream one `astream` call opens: entered before the call's first step, closed as it ends.
+
+    A plain object, not an async context manager: it is closed from the `finally` of the model's
+    `astream`, also when the event loop finalizes that generator at shutdown.
+    """
+
+    def __init__(self) -> None:
+        self.followers: list[AsyncStreamFollower] = []
+        self.token = _SCOPE.set(self.followers)
+
+    async def close(self, outer: AsyncIterator[Any] | None = None) -> None:
+        """Close the stream opened in this scope (cancelling a background run the caller left), then `outer`
+        (langchain-core's `astream`, so its callbacks end the run now: a stream left early reports
+        `on_llm_error` with the chunks received, their cost included)."""
+        try:
+            with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
+                _SCOPE.reset(self.token)
+            for follower in self.followers:
+                await follower.close()
+        finally:
+            aclose = getattr(outer, "aclose", None)  # an async generator's
+            if aclose is not None:
+                await aclose()

@@ -117,10 +117,6 @@ class Runs:
     def _path(self, response_id: str, suffix: str = "") -> str:
         return f"{self.path}/{quote(response_id, safe='')}{suffix}"
 
-    @staticmethod
-    def _after(after: int) -> dict[str, Any]:
-        return {"stream": "true", "starting_after": after}
-
     # -- sync ------------------------------------------------------------------------------------
 
     def retrieve(self, response_id: str) -> dict[str, Any]:
@@ -129,8 +125,10 @@ class Runs:
 
     def resume(self, response_id: str, after: int) -> openai.Stream[Any]:
         """The run's events after sequence number `after`, as a stream."""
-        path, after_it = self._path(response_id), self._after(after)
-        return self.transport.stream(path, None, after_it, api=self.api, read_timeout=self.read_timeout)
+        after_it = {"stream": "true", "starting_after": after}
+        return self.transport.stream(
+            self._path(response_id), None, after_it, api=self.api, read_timeout=self.read_timeout
+        )
 
     def cancel(self, response_id: str) -> bool:
         """Ask the server to cancel the run (once); never raises, and waits `CANCEL_WAIT` seconds at most."""
@@ -148,13 +146,12 @@ class Runs:
     # -- async -----------------------------------------------------------------------------------
 
     async def aretrieve(self, response_id: str) -> dict[str, Any]:
-        """Async twin of `retrieve`."""
         return await self.transport.aget(self._path(response_id), api=self.api)
 
     async def aresume(self, response_id: str, after: int) -> openai.AsyncStream[Any]:
-        """Async twin of `resume`."""
-        path, after_it = self._path(response_id), self._after(after)
-        return await self.transport.astream(path, None, after_it, api=self.api, read_timeout=self.read_timeout)
+        after_it = {"stream": "true", "starting_after": after}
+        path, timeout = self._path(response_id), self.read_timeout
+        return await self.transport.astream(path, None, after_it, api=self.api, read_timeout=timeout)
 
     async def acancel(self, response_id: str) -> bool:
         """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""

@@ -1,11 +1,8 @@
 """Server-sent events, decoded as each network read completes them.
 
 Each read yields the complete events it carried, a batch the follower
-(`_resume`) notes at once: the newest `sequence_number` to resume after, a
-terminal event. The batches are a transport detail: the chat model makes its
-chunks event by event (each reader's `feed`), so how the network splits a
-stream never shows in its chunks. Events end with a blank line; `data:`
-lines carry the JSON; `[DONE]` ends a chat-completions stream.
+(`_resume`) notes at once (the newest `sequence_number`, a terminal event);
+the chat model still makes its chunks event by event.
 
 Why not openai's `SSEDecoder` (`openai._streaming`): it drops a last event
 that arrives without its blank line, and the Agent API has no `[DONE]`, so

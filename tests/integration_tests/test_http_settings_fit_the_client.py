@@ -4,7 +4,7 @@ openai runs on httpx before openai 3 and on httpx2 from it; each refuses the oth
 The forms, from the sources:
 
 - what reaches the client: the timeout (`_transport._client.client_timeout`), the sync and per-loop async
-  connection pools and their TLS context (`_transport._loops`, `_transport._http`), a stream's
+  connection pools and their TLS context (`_transport._loops`), a stream's
   body-read bound (`_transport._runs`);
 - the timeout's forms `ChatOpenAI` takes: seconds (int, float), a (connect, read) pair, with None
   parts, a third and fourth part (write, pool), `openai.Timeout` (the library's own), `httpx.Timeout`,

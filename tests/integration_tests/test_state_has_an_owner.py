@@ -30,8 +30,8 @@ what owns each, so that two owners with equal content never share it:
    them, as a stored response is its account's on Perplexity. Fixed (any key continued, retrieved or
    cancelled another's; one key's roles refused another key's conversation of the same words).
 
-State kept with no owner's content: `_http.trust_store` (the process's TLS context, the same for
-every owner), `_loops._HELD` (requests by identity until they end), `_leaving._SCOPE` (a ContextVar,
+State kept with no owner's content: `_loops.trust_store` (the process's TLS context, the same for
+every owner), `_loops._HELD` (requests by identity until they end), `_resume._SCOPE` (a ContextVar,
 per context); constant tables (`SURFACES`, `PARAMETERS`, `PROFILES`, ...) never change.
 """
 
