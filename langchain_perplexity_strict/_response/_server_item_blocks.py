@@ -9,7 +9,7 @@ events, then as its output item; the item, matched by ordinal per type, adds not
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,16 +141,6 @@ def _decoded(arguments: Any) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
-
-
-def numbered(items: list[Mapping[str, Any]]) -> Iterator[tuple[Mapping[str, Any], str]]:
-    """`(item, call id)` for server items in order."""
-    counts: dict[str, int] = {}
-    for item in items:
-        kind = str(item.get("type"))
-        n = counts.get(kind, 0)
-        counts[kind] = n + 1
-        yield item, item_id(item, n)
 
 
 # ---- where a v0 answer keeps them ------------------------------------------------------------------
