@@ -6,8 +6,8 @@ The translator is registered for `"perplexity"` (langchain-core's `register_tran
 from __future__ import annotations
 
 import re
-from functools import partial
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk
