@@ -154,8 +154,9 @@ class Answer:
             if key not in self._results_kept:
                 self.search_results.append(SearchResult(record))
                 self._results_kept.add(key)
-            if record.get("url"):
-                self.add_citations([record["url"]])
+            if record.get("url") and record["url"] not in self._cited:
+                self.citations.append(record["url"])
+                self._cited.add(record["url"])
 
     def add_citations(self, urls: Iterable[str]) -> None:
         """Keep each URL once."""

@@ -49,7 +49,6 @@ class CanonicalContent:
 
     @property
     def empty(self) -> bool:
-        """Whether nothing is left to send."""
         return not self.content
 
 
@@ -362,7 +361,6 @@ def is_server_output(block: Any) -> bool:
 
 
 def is_approval_response(block: Any) -> bool:
-    """Whether `block` is an `mcp_approval_response`."""
     value = _unwrapped(block)
     return isinstance(value, dict) and value.get("type") == "mcp_approval_response"
 

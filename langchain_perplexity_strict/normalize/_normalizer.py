@@ -588,7 +588,6 @@ class NormalizationResult:
 
     @property
     def changed(self) -> bool:
-        """Whether any rule changed the conversation."""
         return bool(self.changes)
 
     def report(self) -> str:
@@ -670,7 +669,6 @@ class Prepared:
 
     @property
     def messages(self) -> list[BaseMessage]:
-        """The messages to send."""
         return self.result.messages
 
 
