@@ -204,5 +204,4 @@ class AgentStreamReader:
             raise_for_status(answer, status, response.get("error") or {})
 
     def finish(self) -> list[AIMessageChunk]:
-        """The stream ended: complete only after a terminal event or a matched stop."""
         return self.answer.close_stream()

@@ -27,9 +27,9 @@ from langchain_perplexity_strict._response._blocks import (
     PROVIDER,
     REASONING_INDEX,
     TEXT_INDEX,
+    citation_annotations,
     text_block,
 )
-from langchain_perplexity_strict._response._blocks import citation_annotations as citations_in
 from langchain_perplexity_strict._response._server_item_blocks import ServerItems, v0_kwargs
 from langchain_perplexity_strict._response._stop import StopFilter
 from langchain_perplexity_strict._response._think import ThinkSplitter
@@ -322,7 +322,9 @@ class Answer:
             blocks.append({"type": "reasoning", "reasoning": reasoning, "index": REASONING_INDEX})
         blocks.extend(self.server.take_blocks())
         last = tool_chunks is not None
-        annotations = citations_in(self.text, self.annotations, self.citations, self.search_results) if last else []
+        annotations = (
+            citation_annotations(self.text, self.annotations, self.citations, self.search_results) if last else []
+        )
         if text or annotations:
             blocks.append(text_block(text, annotations, TEXT_INDEX))
         valid = {c["id"]: c for c in _parse_tool_calls(self.tool_calls)[0]} if tool_chunks else {}
@@ -387,11 +389,6 @@ async def aemit(chunk: AIMessageChunk, run_manager: AsyncCallbackManagerForLLMRu
     if run_manager:
         await run_manager.on_llm_new_token(generation.text, chunk=generation)
     return generation
-
-
-def citation_annotations(answer: Answer) -> list[dict[str, Any]]:
-    """The answer's standard `citation` annotations."""
-    return citations_in(answer.text, answer.annotations, answer.citations, answer.search_results)
 
 
 def _parse_tool_calls(calls: Sequence[dict[str, Any]]) -> tuple[list[Any], list[Any]]:

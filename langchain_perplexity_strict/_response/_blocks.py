@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk
@@ -77,17 +78,8 @@ def text_block(text: str, annotations: list[dict[str, Any]], index: int | None =
 # ---- the translator ---------------------------------------------------------------------------
 
 
-def translate_content(message: AIMessage) -> list[Any]:
-    """The standard blocks of a v0 answer, as v1 has them."""
-    return _translate(message, chunk=False)
-
-
-def translate_content_chunk(message: AIMessageChunk) -> list[Any]:
-    """The standard blocks of a v0 stream chunk, with stream indices."""
-    return _translate(message, chunk=True)
-
-
-def _translate(message: AIMessage, *, chunk: bool) -> list[Any]:
+def translate_content(message: AIMessage, *, chunk: bool = False) -> list[Any]:
+    """The standard blocks of a v0 answer, as v1 has them; a stream `chunk`'s with stream indices."""
     if not isinstance(message.content, str):
         raise NotImplementedError  # langchain-core falls back to best-effort parsing
     kwargs = message.additional_kwargs
@@ -109,6 +101,9 @@ def _translate(message: AIMessage, *, chunk: bool) -> list[Any]:
         blocks.append(text_block(text, annotations, TEXT_INDEX if chunk else None))
     blocks.extend(calls)
     return blocks
+
+
+translate_content_chunk = partial(translate_content, chunk=True)
 
 
 def _calls(message: AIMessage, chunk: bool) -> list[dict[str, Any]]:

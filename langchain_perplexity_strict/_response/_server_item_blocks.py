@@ -9,7 +9,7 @@ events, then as its output item; the item, matched by ordinal per type, adds not
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,16 +143,6 @@ def _decoded(arguments: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def numbered(items: list[Mapping[str, Any]]) -> Iterator[tuple[Mapping[str, Any], str]]:
-    """`(item, call id)` for server items in order."""
-    counts: dict[str, int] = {}
-    for item in items:
-        kind = str(item.get("type"))
-        n = counts.get(kind, 0)
-        counts[kind] = n + 1
-        yield item, item_id(item, n)
-
-
 # ---- where a v0 answer keeps them ------------------------------------------------------------------
 
 ITEM_ORDER = "server_item_order"
@@ -202,13 +192,7 @@ class ServerItems:
     def finished(self, kind: str, fields: Mapping[str, Any]) -> None:
         """A search or fetch brought its results."""
         n = self._results.get(kind, 0)
-        block_id = f"{kind}_{n}"
-        partial = {"type": kind, **fields}
-        if n >= self._calls.get(kind, 0):  # no queries event: send the call too
-            self._calls[kind] = n + 1
-            self._pend(call_block(kind, partial, block_id), block_id)
-        self._results[kind] = n + 1
-        self._pend(result_block(kind, partial, block_id), block_id, result=True)
+        self._call_and_result(kind, {"type": kind, **fields}, n, f"{kind}_{n}")
 
     def skill_loaded(self, name: str) -> None:
         """A skill loaded: its block goes out now."""
@@ -229,23 +213,25 @@ class ServerItems:
             self.items.append((dict(item), block_id))
         if not self.blocks:
             return
-        calls, results = self._calls.get(kind, 0), self._results.get(kind, 0)
         if kind not in ITEM_SPECS:
-            if ordinal >= calls:
+            if ordinal >= self._calls.get(kind, 0):
                 self._calls[kind] = ordinal + 1
                 self._pend(item_blocks(item, block_id)[0], block_id)
-            return
-        if ordinal < results:
-            return
+        elif ordinal >= self._results.get(kind, 0):
+            self._call_and_result(kind, item, ordinal, block_id)
+
+    def approval_requests(self) -> list[dict[str, Any]]:
+        """MCP calls waiting for the app's approval."""
+        return [item for item, _ in self.items if item.get("type") == "mcp_approval_request"]
+
+    def _call_and_result(self, kind: str, item: Mapping[str, Any], ordinal: int, block_id: str) -> None:
+        """The result of the `ordinal`-th call of `kind`, after its call unless that streamed."""
+        calls = self._calls.get(kind, 0)
         if ordinal >= calls:
             self._pend(call_block(kind, item, block_id), block_id)
         self._pend(result_block(kind, item, block_id), block_id, result=True)
         self._calls[kind] = max(calls, ordinal + 1)
         self._results[kind] = ordinal + 1
-
-    def approval_requests(self) -> list[dict[str, Any]]:
-        """MCP calls waiting for the app's approval."""
-        return [item for item, _ in self.items if item.get("type") == "mcp_approval_request"]
 
     def _pend(self, block: dict[str, Any], block_id: str, *, result: bool = False) -> None:
         # langchain-core merges string indices prefixed "lc_".

@@ -15,13 +15,10 @@ PENDING_STATUSES = frozenset({"queued", "in_progress"})
 ANSWERED_STATUSES = frozenset({"completed", "requires_action"})
 """Answered; `requires_action` carries function calls or approvals."""
 FINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "requires_action", "incomplete"})
-"""Over."""
 TERMINAL_EVENTS = frozenset(
     {"response.completed", "response.failed", "response.incomplete", "response.cancelled", "error"}
 )
-"""Events that end the stream."""
 COMPLETED_EVENT = "response.completed"
-"""The event carrying a whole response."""
 
 
 def pending(response: Mapping[str, Any]) -> bool:
@@ -30,12 +27,10 @@ def pending(response: Mapping[str, Any]) -> bool:
 
 
 def over(response: Mapping[str, Any]) -> bool:
-    """Whether a run has ended."""
     return response.get("status") in FINAL_STATUSES
 
 
 def terminal(event: Mapping[str, Any]) -> bool:
-    """Whether a stream event ends the run's stream."""
     return event.get("type") in TERMINAL_EVENTS
 
 

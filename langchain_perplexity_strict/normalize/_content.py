@@ -49,7 +49,6 @@ class CanonicalContent:
 
     @property
     def empty(self) -> bool:
-        """Whether nothing is left to send."""
         return not self.content
 
 
@@ -238,25 +237,26 @@ def _data_url(mime_type: Any, data: Any) -> str:
     return f"data:{mime_type or 'application/octet-stream'};base64,{data}"
 
 
-def _video(block: dict[str, Any]) -> dict[str, Any] | None:
-    """A video as `{"type": "video", "url", "kind"}`; only chat completions take videos."""
-    url = block.get("video_url") or block.get("url")
+def _url(block: dict[str, Any], key: str) -> str | None:
+    """A media block's URL: `key` (a string or OpenAI's `{"url": ...}`), else `url`, else its data; None if none."""
+    url = block.get(key)
     if isinstance(url, dict):
         url = url.get("url")
+    url = url or block.get("url")
     if not url and block.get("base64"):
         url = _data_url(block.get("mime_type"), block["base64"])
-    kind = str(block.get("kind") or block.get("type"))
-    return {"type": "video", "url": url, "kind": kind} if isinstance(url, str) and url else None
+    return url if isinstance(url, str) and url else None
+
+
+def _video(block: dict[str, Any]) -> dict[str, Any] | None:
+    """A video as `{"type": "video", "url", "kind"}`; only chat completions take videos."""
+    url = _url(block, "video_url")
+    return {"type": "video", "url": url, "kind": str(block.get("kind") or block.get("type"))} if url else None
 
 
 def _image(block: dict[str, Any]) -> dict[str, Any] | None:
-    """An image as `{"type": "image", "url": ...}`, or None."""
-    url = block.get("image_url")
-    if isinstance(url, dict):
-        url = url.get("url")
-    if url is None:
-        url = block.get("url") or (_data_url(block.get("mime_type"), block["base64"]) if block.get("base64") else None)
-    return {"type": "image", "url": url} if isinstance(url, str) and url else None
+    url = _url(block, "image_url")
+    return {"type": "image", "url": url} if url else None
 
 
 def _file(block: dict[str, Any]) -> dict[str, Any] | None:
@@ -361,7 +361,6 @@ def is_server_output(block: Any) -> bool:
 
 
 def is_approval_response(block: Any) -> bool:
-    """Whether `block` is an `mcp_approval_response`."""
     value = _unwrapped(block)
     return isinstance(value, dict) and value.get("type") == "mcp_approval_response"
 

@@ -141,8 +141,8 @@ def _notes(canonical: CanonicalContent, entry: Entry) -> list[str]:
         notes.append(f"reasoning block(s) {listed(canonical.reasoning)} left out (reasoning is not sent back)")
     if canonical.dropped:
         notes.append(
-            f"content block(s) {listed(canonical.dropped)} left out (Perplexity takes text, and images and files "
-            "by URL or inline data" + (", and an assistant turn only text)" if assistant else ")")
+            f"content block(s) {listed(canonical.dropped)} left out ({_WHY}"
+            + (", and an assistant turn only text)" if assistant else ")")
         )
     sources = [*canonical.citations, *(kwarg_sources(entry.message.additional_kwargs) if assistant else ())]
     if sources:
@@ -364,7 +364,7 @@ class MergeAdjacentTurns:
     name: str = "merge_adjacent_turns"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
-        roles = "".join(map(_LETTER_OF_ROLE.__getitem__, map(_ROLE, entries)))
+        roles = "".join(entry.role[0] for entry in entries)
         if "uu" not in roles and "aa" not in roles:
             return list(entries), []
         out: list[Entry] = []
@@ -571,7 +571,6 @@ def _limit_kind(block: dict[str, Any]) -> tuple[str, str]:
 
 _KNOWN_RULES = frozenset({*map(type, DEFAULT_RULES), ContentLimits})
 """The package's rule classes: each passes a history in `_IN_ORDER` of plain text messages as it is."""
-_LETTER_OF_ROLE = {role: role[0] for role in ROLE_BY_CLASS.values()}
 _LETTER = {cls: role[0] for cls, role in ROLE_BY_CLASS.items()}
 """A plain class's role as one letter: s, u, a or t."""
 _IN_ORDER = re.compile(r"s*(?=[ut])(?:(?!uu|aa)[uat])+(?<!a)")
@@ -589,7 +588,6 @@ class NormalizationResult:
 
     @property
     def changed(self) -> bool:
-        """Whether any rule changed the conversation."""
         return bool(self.changes)
 
     def report(self) -> str:
@@ -610,8 +608,7 @@ def normalize_messages(
     if isinstance(messages, (str, BaseMessage, dict, tuple)):
         messages = [messages]
     messages = messages if isinstance(messages, list) else list(messages)
-    as_is = _as_is(messages, rules)
-    return as_is if as_is is not None else _normalized(messages, rules)
+    return _as_is(messages, rules) or _normalized(messages, rules)
 
 
 def _normalized(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult:
@@ -672,7 +669,6 @@ class Prepared:
 
     @property
     def messages(self) -> list[BaseMessage]:
-        """The messages to send."""
         return self.result.messages
 
 

@@ -72,7 +72,6 @@ def role_of(message: BaseMessage, *, index: int | None = None) -> Role:
 
 
 def is_developer(message: BaseMessage) -> bool:
-    """Whether `message` is a developer message."""
     if isinstance(message, ChatMessage):
         return message.role.lower() == "developer"
     return isinstance(message, SystemMessage) and message.additional_kwargs.get("__openai_role__") == "developer"

@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessageChunk
 from perplexity.generated import api
 
 from langchain_perplexity_strict._response._agent import AgentStreamReader
-from langchain_perplexity_strict._response._answer import Answer, citation_annotations
+from langchain_perplexity_strict._response._answer import Answer
 from langchain_perplexity_strict.errors import PerplexityIncompleteError, PerplexityResponseError
 from langchain_perplexity_strict.testing import agent_api
 
@@ -127,7 +127,7 @@ def test_several_message_items_are_separated_and_citations_follow() -> None:
     AgentStreamReader(answer).read(response)
     message = answer.message()
     assert message.content == "Searching.\n\nParis is [1]."
-    assert citation_annotations(answer)[0]["cited_text"] == "[1]"
+    assert annotations_of(answer)[0]["cited_text"] == "[1]"
 
 
 TWO_PARTS = {
@@ -180,7 +180,7 @@ def test_two_text_parts_of_one_message_are_separated_and_each_cites_from_its_own
     assert message.content == "Summary first.\n\nParis [1] is big."
     answer = Answer()
     AgentStreamReader(answer).read(TWO_PARTS)
-    (citation,) = citation_annotations(answer)
+    (citation,) = annotations_of(answer)
     assert citation["cited_text"] == "[1]"
     assert message.content[citation["start_index"] : citation["end_index"]] == "[1]"
 
@@ -219,3 +219,9 @@ def test_a_failed_run_without_output_has_an_empty_partial() -> None:
         read_whole({"status": "failed", "output": [], "error": {"message": "boom"}})
     assert "partial" not in str(info.value)
     assert info.value.partial is not None and info.value.partial.content == ""
+
+
+def annotations_of(answer: Answer) -> list[dict[str, Any]]:
+    """The answer's standard `citation` annotations, as its v1 text block has them."""
+    (block,) = [b for b in answer.message().content_blocks if b["type"] == "text"]
+    return list(block.get("annotations") or [])

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 
 from langchain_perplexity_strict._response._agent import AgentStreamReader
 from langchain_perplexity_strict._response._answer import Answer
-from langchain_perplexity_strict._response._server_item_blocks import READ_ELSEWHERE, item_blocks, numbered
+from langchain_perplexity_strict._response._server_item_blocks import READ_ELSEWHERE, item_blocks, item_id
 from tests import published_schema
 from tests.published_examples import example, output_item_models
 
@@ -97,7 +97,9 @@ def as_invoked(blocks: list[Any]) -> list[Any]:
 
 
 def expected_blocks(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    blocks = [block for item, block_id in numbered(items) for block in item_blocks(item, block_id)]
+    kinds = [item["type"] for item in items]
+    ids = [item_id(item, kinds[:i].count(item["type"])) for i, item in enumerate(items)]
+    blocks = [block for item, block_id in zip(items, ids, strict=True) for block in item_blocks(item, block_id)]
     return [*blocks, {"type": "text", "text": TEXT}]
 
 

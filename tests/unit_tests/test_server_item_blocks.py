@@ -12,8 +12,9 @@ from langchain_perplexity_strict._response._server_item_blocks import (
     ITEM_SPECS,
     NON_STANDARD_ITEMS,
     READ_ELSEWHERE,
+    ServerItems,
     item_blocks,
-    numbered,
+    item_id,
 )
 from tests.published_examples import example, output_item_models
 
@@ -71,7 +72,7 @@ def recovered(kind: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
 @pytest.mark.parametrize("kind", SERVER_KINDS)
 def test_each_item_maps_without_loss(kind: str, full: bool) -> None:
     item = example(MODELS[kind], full=full)
-    [(_, block_id)] = list(numbered([item]))
+    block_id = item_id(item, 0)
     blocks = item_blocks(item, block_id)
     if kind in NON_STANDARD_ITEMS:
         assert blocks == [{"type": "non_standard", "value": item}]
@@ -113,7 +114,11 @@ def test_items_without_an_id_are_numbered_per_type() -> None:
         {"type": "search_results", "queries": ["b"], "results": []},
         {"type": "mcp_call", "id": "mcp_1", "name": "n", "arguments": "{}", "server_label": "s"},
     ]
-    assert [i for _, i in numbered(items)] == ["search_results_0", "fetch_url_results_0", "search_results_1", "mcp_1"]
+    server = ServerItems(blocks=False)
+    ordinals: dict[str, int] = {}
+    for item in items:
+        server.add(item, ordinals)
+    assert [i for _, i in server.items] == ["search_results_0", "fetch_url_results_0", "search_results_1", "mcp_1"]
 
 
 def test_mcp_blocks_are_chatopenais() -> None:
