@@ -65,7 +65,7 @@ def run(count: int = COUNT) -> dict[str, float]:
         model.invoke("warm up")  # connections and imports, outside both measurements
         counter.reset()
 
-        lines, build_cpu, _ = measure(lambda: model._batch_lines(inputs, None, {}, None))
+        lines, build_cpu, _ = measure(lambda: model._batch_request(inputs, None, {}, None)[0])
         del lines
         answers, batch_cpu, batch_wall = measure(lambda: model.submit_batch(inputs).results())
         batch_counts = (counter.requests, counter.sent, counter.received)
