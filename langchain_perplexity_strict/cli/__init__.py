@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -101,10 +102,7 @@ def _with_cli_hint(error: Exception, *, emulator: bool) -> Exception:
         return error
     from langchain_perplexity_strict.testing.agent_api import AGENT_MODELS
 
-    served = ", ".join(AGENT_MODELS)
-    return CommandError(
-        _one_line(Exception(text.replace("GET /v1/models lists them", f"the emulator serves {served}")))
-    )
+    return CommandError(text.replace("GET /v1/models lists them", f"the emulator serves {', '.join(AGENT_MODELS)}"))
 
 
 def read_conversation(path: str) -> list[BaseMessage]:
@@ -345,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         with warnings.catch_warnings():
-            warnings.showwarning = _one_line_warning(args.command)
+            warnings.showwarning = functools.partial(_show_warning, args.command)
             return int(args.func(args))
     except BrokenPipeError:
         # The reader (`| head`) stopped reading: stop quietly, with the status a shell gives SIGPIPE.
@@ -359,13 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.status if isinstance(error, CommandError) else 1
 
 
-def _one_line_warning(command: str) -> Any:
+def _show_warning(command: str, message: Warning | str, *_: object, **__: object) -> None:
     """A `warnings.showwarning` that prints a warning as one notice line, without a file path or source."""
-
-    def show(message: Warning | str, *_: object, **__: object) -> None:
-        print(f"perplexity-strict {command}: note: {_one_line(Exception(message))}", file=sys.stderr)
-
-    return show
+    print(f"perplexity-strict {command}: note: {_one_line(Exception(message))}", file=sys.stderr)
 
 
 def _one_line(error: BaseException) -> str:

@@ -1,9 +1,4 @@
-"""What the `perplexity-strict` command and the demo share: the key, a model's settings, sources printed.
-
-The key is read from the environment; a model's settings reach the real API or an embedded emulator.
-
-Its own module, below both, so the demo (which `cli demo` runs) and the CLI import it rather than each other.
-"""
+"""What the `perplexity-strict` command and its demo share: the key, a model's settings, sources printed."""
 
 from __future__ import annotations
 
@@ -22,8 +17,7 @@ def has_key() -> bool:
 def model_arguments(args: argparse.Namespace) -> dict[str, Any]:
     """`--api`, and `--model` / `--effort` / `--preset` when given (else the surface's default model, or the
     effort level's choice)."""
-    names = ("model", "effort", "preset")
-    chosen = {name: getattr(args, name, None) for name in names}
+    chosen = {name: getattr(args, name, None) for name in ("model", "effort", "preset")}
     return {"api": args.api, **{name: value for name, value in chosen.items() if value}}
 
 

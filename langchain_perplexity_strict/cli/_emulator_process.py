@@ -38,18 +38,20 @@ class Running:
     reused: bool
 
 
+_LISTEN_ERRORS = {
+    errno.EADDRINUSE: "another program uses that port; pick another with --port, or --port 0 for a free one",
+    errno.EADDRNOTAVAIL: "{host} is not an address of this machine",
+    errno.EACCES: "permission denied (ports below 1024 need privileges); pick another with --port",
+}
+
+
 def listen_error(host: str, port: int, error: OSError) -> str:
     """Why the emulator cannot listen on host:port."""
-    where = f"cannot listen on {host}:{port}"
     if isinstance(error, socket.gaierror):
-        return f"{where}: unknown host {host!r} (use an address of this machine, such as 127.0.0.1)"
-    if error.errno == errno.EADDRINUSE:
-        return f"{where}: another program uses that port; pick another with --port, or --port 0 for a free one"
-    if error.errno == errno.EADDRNOTAVAIL:
-        return f"{where}: {host} is not an address of this machine"
-    if error.errno == errno.EACCES:
-        return f"{where}: permission denied (ports below 1024 need privileges); pick another with --port"
-    return f"{where}: {error.strerror or error}"
+        why = f"unknown host {host!r} (use an address of this machine, such as 127.0.0.1)"
+    else:
+        why = _LISTEN_ERRORS.get(error.errno or 0, "").format(host=host) or error.strerror or str(error)
+    return f"cannot listen on {host}:{port}: {why}"
 
 
 def check_can_listen(host: str, port: int) -> None:

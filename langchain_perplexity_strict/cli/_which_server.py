@@ -12,6 +12,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL as PERPLEXITY_BASE_URL
+from langchain_perplexity_strict.cli._console import has_key
 
 EMULATOR_HEADER = "x-perplexity-emulator"
 Kind = Literal["perplexity", "emulator", "other"]
@@ -58,7 +59,7 @@ def describe(kind: Kind, base_url: str) -> str:
 
 def why_not_perplexity() -> str | None:
     """Why calls from here would not reach Perplexity's live API, or None."""
-    if not (os.environ.get("PPLX_API_KEY") or os.environ.get("PERPLEXITY_API_KEY")):
+    if not has_key():
         return "no PPLX_API_KEY or PERPLEXITY_API_KEY is set"
     base_url = configured_base_url()
     if not is_perplexity_url(base_url):
