@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, ClassVar
 
 from langchain_core.documents import Document
@@ -90,23 +91,21 @@ class _PreparedRun:
             if self.vectors[start] is None:
                 continue
             length = 1
-            while self._continues(texts, at + length, start + length):
+            while (
+                at + length < len(texts)
+                and start + length < len(self.texts)
+                and self.vectors[start + length] is not None
+                and self.texts[start + length] == texts[at + length]
+            ):
                 length += 1
             found.append((start, length))
         return found
 
     def take(self, start: int, length: int) -> list[list[float] | None]:
-        """Take `length` vectors from `start`."""
         taken = self.vectors[start : start + length]
         self.vectors[start : start + length] = [None] * length
         self.left -= length
         return taken
-
-    def _continues(self, texts: list[str], at: int, here: int) -> bool:
-        """Whether `texts[at]` is the untaken chunk at `here`."""
-        if at >= len(texts) or here >= len(self.texts) or self.vectors[here] is None:
-            return False
-        return self.texts[here] == texts[at]
 
 
 class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
@@ -182,7 +181,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return self._result(bodies, await arun_batches(self._apost, PATH, bodies, self.max_concurrency), "documents")
 
     def embed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
-        """Per document, one vector per chunk."""
         return self.embed_contexts(documents).vectors
 
     async def aembed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
@@ -204,11 +202,12 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return [group for group in groups if group]
 
     def _remember(self, groups: list[list[Document]], vectors: list[list[list[float]]]) -> list[Document]:
-        chunks = [chunk for group in groups for chunk in group]
-        flat: list[list[float] | None] = [vector for group_vectors in vectors for vector in group_vectors]
+        chunks = list(chain.from_iterable(groups))
         if chunks:
             with _LOCK:
-                self._prepared.append(_PreparedRun([chunk.page_content for chunk in chunks], flat))
+                self._prepared.append(
+                    _PreparedRun([c.page_content for c in chunks], list(chain.from_iterable(vectors)))
+                )
         return chunks
 
     def split_documents(self, documents: Iterable[Document], splitter: Any) -> list[Document]:
@@ -270,7 +269,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return _filled(found, missing, await self.aembed_in_context(list(missing.values())))
 
     def embed_query(self, text: str) -> list[float]:
-        """The query as a one-chunk document."""
         check_text(text, "text")
         return self.embed_in_context([[text]])[0][0]
 

@@ -89,6 +89,7 @@ _SETTINGS = {
 class EmbeddingSettings(BaseModel):
     """The settings both embeddings endpoints take, checked."""
 
+    model: str
     dimensions: int | None = None
     """Matryoshka dimensions: 128 to 1024 (0.6b) or 2560 (4b); None: full size."""
     encoding_format: Literal["base64_int8", "base64_binary"] = "base64_int8"
@@ -99,7 +100,7 @@ class EmbeddingSettings(BaseModel):
     allowed_models: ClassVar[tuple[str, ...]] = ()
     model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
-    @field_validator("dimensions", "model", "encoding_format", "max_concurrency", mode="before", check_fields=False)
+    @field_validator("dimensions", "model", "encoding_format", "max_concurrency", mode="before")
     @classmethod
     def _as_given(cls, value: Any, info: Any) -> Any:
         """Refuse values pydantic would coerce."""
@@ -109,7 +110,7 @@ class EmbeddingSettings(BaseModel):
 
     @model_validator(mode="after")
     def _check_settings(self) -> Self:
-        model = getattr(self, "model", "")
+        model = self.model
         if model not in self.allowed_models:
             msg = (
                 f"model={model!r} is not accepted by {type(self).__name__}. Accepted: {', '.join(self.allowed_models)}."
@@ -131,7 +132,7 @@ class EmbeddingSettings(BaseModel):
 
     def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]], what: str) -> EmbeddingsResult:
         """The answers' vectors in input order, with their usage summed."""
-        result = EmbeddingsResult([], {}, getattr(self, "model", None), len(answers))
+        result = EmbeddingsResult([], {}, self.model, len(answers))
         for body, answer in zip(bodies, answers, strict=True):
             items = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]), what)
             result.vectors.extend(self._vectors(body["input"], items))
@@ -140,8 +141,7 @@ class EmbeddingSettings(BaseModel):
         return result
 
     def request_fields(self) -> dict[str, Any]:
-        """The settings as sent."""
-        fields: dict[str, Any] = {"model": getattr(self, "model", None), "encoding_format": self.encoding_format}
+        fields: dict[str, Any] = {"model": self.model, "encoding_format": self.encoding_format}
         if self.dimensions is not None:
             fields["dimensions"] = self.dimensions
         return fields
@@ -167,7 +167,7 @@ class EmbeddingsResult:
 
 def text_list(texts: Any, name: str, items: str = "texts") -> list[Any]:
     """`texts` as a new list; `TypeError` for a lone string or a non-sequence."""
-    if isinstance(texts, (str, bytes)) or not isinstance(texts, (Sequence, Iterable)) or isinstance(texts, dict):
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Iterable) or isinstance(texts, dict):
         kind = type(texts).__name__
         msg = f"{name}={texts!r}: expected a list of {items}, not {kind}; wrap one in a list: [{texts!r}]."
         raise TypeError(msg)
@@ -237,7 +237,6 @@ def batches(
 
 
 def add_usage(total: dict[str, Any], usage: Any) -> None:
-    """Add one answer's `usage` to `total`."""
     if not isinstance(usage, dict):
         return
     for key in ("prompt_tokens", "total_tokens"):
@@ -335,11 +334,9 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
         return self._result(bodies, answers, "embeddings")
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """One vector per text, in order."""
         return self.embed(texts).vectors
 
     def embed_query(self, text: str) -> list[float]:
-        """The vector of one text."""
         check_text(text, "text")
         return self.embed([text]).vectors[0]
 

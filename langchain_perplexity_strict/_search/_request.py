@@ -63,7 +63,6 @@ OLD_NAMES = {"search_after_date": "search_after_date_filter", "search_before_dat
 
 
 def encode_search(values: Mapping[str, Any]) -> bytes:
-    """`search_body(values)`, encoded."""
     return encode_body(search_body(values))
 
 
@@ -198,13 +197,8 @@ def to_documents(response: Any) -> list[Document]:
     search_id, results, server_time = read_results(response)
     documents = []
     for result in results:
-        metadata = {
-            "url": result.get("url"),
-            "title": result.get("title"),
-            "date": result.get("date"),
-            "last_updated": result.get("last_updated"),
-            "search_id": search_id,
-        }
+        metadata = {key: result.get(key) for key in ("url", "title", "date", "last_updated")}
+        metadata["search_id"] = search_id
         if server_time is not None:
             metadata["server_time"] = server_time
         documents.append(Document(page_content=result.get("snippet") or "", metadata=metadata))
