@@ -17,7 +17,6 @@ from langchain_core.embeddings import Embeddings
 from pydantic import PrivateAttr
 from typing_extensions import Self
 
-from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._embeddings._request import (
     CONTEXT_MODELS,
     MAX_CHUNKS,
@@ -25,20 +24,17 @@ from langchain_perplexity_strict._embeddings._request import (
     MAX_REQUEST_TOKENS,
     EmbeddingSettings,
     EmbeddingsResult,
-    arun_batches,
     batches,
     check_size,
     check_text,
     check_texts,
     min_tokens,
     ordered,
-    run_batches,
     text_cost,
     text_list,
 )
 from langchain_perplexity_strict._once import warn
 
-PATH = "/v1/contextualizedembeddings"
 _LOCK = threading.Lock()
 """Guards the prepared vectors of every object."""
 
@@ -108,7 +104,7 @@ class _PreparedRun:
         return taken
 
 
-class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
+class PerplexityContextualizedEmbeddings(EmbeddingSettings, Embeddings):
     """Perplexity's contextualized embeddings: each chunk's vector knows the rest of its document.
 
     `embed_in_context` returns one vector per chunk, per document.
@@ -133,6 +129,8 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     allowed_models: ClassVar[tuple[str, ...]] = CONTEXT_MODELS
     _api_name: ClassVar[str] = "contextualized embeddings"
+    _path: ClassVar[str] = "/v1/contextualizedembeddings"
+    _what: ClassVar[str] = "documents"
     _prepared: list[_PreparedRun] = PrivateAttr(default_factory=list)
 
     def __copy__(self) -> Self:
@@ -173,12 +171,10 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     def embed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
         """Per document, one vector per chunk, with usage and cost."""
-        bodies = self._bodies(documents)
-        return self._result(bodies, run_batches(self._post, PATH, bodies, self.max_concurrency), "documents")
+        return self._send(self._bodies(documents))
 
     async def aembed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
-        bodies = self._bodies(documents)
-        return self._result(bodies, await arun_batches(self._apost, PATH, bodies, self.max_concurrency), "documents")
+        return await self._asend(self._bodies(documents))
 
     def embed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
         return self.embed_contexts(documents).vectors

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import chain
@@ -22,7 +22,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables.utils import gather_with_concurrency
-from pydantic import BaseModel, ConfigDict, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
+from pydantic import ConfigDict, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import Accepts, check, one_of
@@ -86,8 +86,8 @@ _SETTINGS = {
 """Each setting's rule; models and sizes are checked in `_check_settings`."""
 
 
-class EmbeddingSettings(BaseModel):
-    """The settings both embeddings endpoints take, checked."""
+class EmbeddingSettings(PerplexityConnection):
+    """The settings and requests both embeddings endpoints share, checked."""
 
     model: str
     dimensions: int | None = None
@@ -98,6 +98,9 @@ class EmbeddingSettings(BaseModel):
     """Requests in flight at once; not sent to the API."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
+    _path: ClassVar[str]
+    _what: ClassVar[str]
+    """What the answer's items are, for errors."""
     model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     @field_validator("dimensions", "model", "encoding_format", "max_concurrency", mode="before")
@@ -130,11 +133,32 @@ class EmbeddingSettings(BaseModel):
             return [decode_binary(item.get("embedding"), self.dimensions) for item in items]
         return [decode_int8(item.get("embedding")) for item in items]
 
-    def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]], what: str) -> EmbeddingsResult:
+    def _send(self, bodies: list[dict[str, Any]]) -> EmbeddingsResult:
+        """Post the bodies, `max_concurrency` at a time in threads.
+
+        The first failure cancels unsent requests (`Executor.map`).
+        """
+
+        def post(body: dict[str, Any]) -> dict[str, Any]:
+            return self._post(self._path, encode_body(body))
+
+        if self.max_concurrency <= 1 or len(bodies) <= 1:
+            return self._result(bodies, [post(body) for body in bodies])
+        workers = min(self.max_concurrency, len(bodies))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="perplexity-embed") as pool:
+            return self._result(bodies, list(pool.map(post, bodies)))
+
+    async def _asend(self, bodies: list[dict[str, Any]]) -> EmbeddingsResult:
+        """Post the bodies, `max_concurrency` at a time."""
+        posts = (self._apost(self._path, encode_body(body)) for body in bodies)
+        return self._result(bodies, await gather_with_concurrency(self.max_concurrency, *posts))
+
+    def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
         """The answers' vectors in input order, with their usage summed."""
         result = EmbeddingsResult([], {}, self.model, len(answers))
         for body, answer in zip(bodies, answers, strict=True):
-            items = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]), what)
+            data = answer.get("data") if isinstance(answer, dict) else None
+            items = ordered(data, len(body["input"]), self._what)
             result.vectors.extend(self._vectors(body["input"], items))
             add_usage(result.usage, answer.get("usage"))
             result.model = answer.get("model") or result.model
@@ -265,33 +289,7 @@ def ordered(items: Any, expected: int, what: str) -> list[dict[str, Any]]:
     return indexed
 
 
-def run_batches(
-    post: Callable[[str, bytes], dict[str, Any]], path: str, bodies: list[dict[str, Any]], concurrency: int = 1
-) -> list[dict[str, Any]]:
-    """Post the bodies to `path`, `concurrency` at a time in threads; answers in order.
-
-    The first failure cancels unsent requests (`Executor.map`).
-    """
-    if concurrency <= 1 or len(bodies) <= 1:
-        return [post(path, encode_body(body)) for body in bodies]
-    with ThreadPoolExecutor(max_workers=min(concurrency, len(bodies)), thread_name_prefix="perplexity-embed") as pool:
-        return list(pool.map(lambda body: post(path, encode_body(body)), bodies))
-
-
-async def arun_batches(
-    post: Callable[[str, bytes], Coroutine[Any, Any, dict[str, Any]]],
-    path: str,
-    bodies: list[dict[str, Any]],
-    concurrency: int = 1,
-) -> list[dict[str, Any]]:
-    """Post the bodies to `path`, `concurrency` at a time; answers in order."""
-    return await gather_with_concurrency(max(1, concurrency), *(post(path, encode_body(body)) for body in bodies))
-
-
-EMBED_PATH = "/v1/embeddings"
-
-
-class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
+class PerplexityEmbeddings(EmbeddingSettings, Embeddings):
     """Perplexity's embeddings (`POST /v1/embeddings`, models `pplx-embed-v1-0.6b` and `pplx-embed-v1-4b`).
 
     Int8 vectors are floats from -128.0 to 127.0, as langchain-perplexity returns them (divide by 127 for [-1, 1]).
@@ -316,6 +314,8 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     allowed_models: ClassVar[tuple[str, ...]] = EMBED_MODELS
     _api_name: ClassVar[str] = "embeddings"
+    _path: ClassVar[str] = "/v1/embeddings"
+    _what: ClassVar[str] = "embeddings"
 
     def _bodies(self, texts: list[str]) -> list[dict[str, Any]]:
         check_texts(texts, "texts")
@@ -325,13 +325,10 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     def embed(self, texts: list[str]) -> EmbeddingsResult:
         """The vectors of `texts`, in order, with usage and cost."""
-        bodies = self._bodies(text_list(texts, "texts"))
-        return self._result(bodies, run_batches(self._post, EMBED_PATH, bodies, self.max_concurrency), "embeddings")
+        return self._send(self._bodies(text_list(texts, "texts")))
 
     async def aembed(self, texts: list[str]) -> EmbeddingsResult:
-        bodies = self._bodies(text_list(texts, "texts"))
-        answers = await arun_batches(self._apost, EMBED_PATH, bodies, self.max_concurrency)
-        return self._result(bodies, answers, "embeddings")
+        return await self._asend(self._bodies(text_list(texts, "texts")))
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embed(texts).vectors
