@@ -74,6 +74,13 @@ def check_field(name: str, value: Any, label: str | None = None) -> None:
         raise ValueError(msg)
 
 
+def checked(value: Any, info: Any) -> Any:
+    """`check_field` before pydantic could coerce (a `ValueError`, so `handle_validation_error` applies)."""
+    if info.field_name in FIELDS:  # subclasses add fields
+        check_field(info.field_name, value)
+    return value
+
+
 def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
     """The request body for `values` (None: not sent); `ValueError` for a bad one."""
     body: dict[str, Any] = {}
@@ -152,13 +159,7 @@ class SearchFilters(BaseModel):
     display_server_time: Annotated[bool | None, Accepts("True or False", StrictBool)] = None
     """Ask for the server's time."""
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _strict(cls, value: Any, info: Any) -> Any:
-        """The per-call check, before pydantic could coerce."""
-        if info.field_name in FIELDS:  # subclasses add fields
-            check_field(info.field_name, value)
-        return value
+    _strict = field_validator("*", mode="before")(checked)
 
     def filter_values(self) -> dict[str, Any]:
         """The fields above, by name."""

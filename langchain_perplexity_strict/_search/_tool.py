@@ -21,7 +21,7 @@ from langchain_perplexity_strict._search._request import (
     OLD_NAMES,
     SEARCH_PATH,
     SearchFilters,
-    check_field,
+    checked,
     encode_search,
     read_results,
     search_body,
@@ -51,12 +51,7 @@ class SearchInput(BaseModel):
         default=None, description="Only pages in these languages, as ISO 639-1 codes such as 'en'."
     )
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _strict(cls, value: Any, info: Any) -> Any:
-        """The constructor's check, not coercion; a `ValueError`, so `handle_validation_error` applies."""
-        check_field(info.field_name, value)
-        return value
+    _strict = field_validator("*", mode="before")(checked)
 
 
 def explain_arguments(error: ValidationError | ValidationErrorV1) -> str:
