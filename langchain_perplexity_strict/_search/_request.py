@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
 
-from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
@@ -265,13 +264,10 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
             check_field("max_results", given["max_results"], "k")
         return {"query": query, **held, **given}
 
-    def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
-    ) -> list[Document]:
+    # No `run_manager`: BaseRetriever then passes none.
+    def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         return to_documents(self._post(SEARCH_PATH, encode_search(self._values(query, **kwargs))))
 
-    async def _aget_relevant_documents(
-        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
-    ) -> list[Document]:
+    async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
         body = encode_search(self._values(query, **kwargs))
         return to_documents(await self._apost(SEARCH_PATH, body))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -137,15 +136,11 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         except ValueError as error:
             raise ToolException(str(error)) from error
 
-    # `query` is positional: BaseTool passes a plain-string input that way.
-    def _run(
-        self, query: str | list[str], *, run_manager: CallbackManagerForToolRun | None = None, **arguments: Any
-    ) -> str | tuple[str, dict[str, Any]]:
+    # `query` is positional: BaseTool passes a plain-string input that way. No `run_manager`: none is passed.
+    def _run(self, query: str | list[str], **arguments: Any) -> str | tuple[str, dict[str, Any]]:
         return self._output(self._post(SEARCH_PATH, self._body({"query": query, **arguments})))
 
-    async def _arun(
-        self, query: str | list[str], *, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
-    ) -> str | tuple[str, dict[str, Any]]:
+    async def _arun(self, query: str | list[str], **arguments: Any) -> str | tuple[str, dict[str, Any]]:
         return self._output(await self._apost(SEARCH_PATH, self._body({"query": query, **arguments})))
 
     def _output(self, response: dict[str, Any]) -> Any:
