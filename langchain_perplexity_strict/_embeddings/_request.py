@@ -36,8 +36,6 @@ MAX_REQUEST_TOKENS = 120_000
 MAX_INPUT_TOKENS = 32_768
 """32K tokens per input, read as 32 * 1024, the larger reading."""
 _WORD_RUN = re.compile(r"\w+")
-CONCURRENT_REQUESTS = 4
-"""Default requests in flight at once."""
 MAX_CONCURRENCY = 16
 """Bounded to avoid bursts of 429s (docs.perplexity.ai, "Rate Limits")."""
 FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
@@ -76,7 +74,7 @@ def decode_binary(encoded: object, dimensions: int | None = None) -> list[float]
 
 
 _SETTINGS = {
-    "dimensions": Accepts("an integer (128 up to the model's full size) or None", StrictInt),
+    "dimensions": Accepts("an integer (128 up to the model's full size) or None", StrictInt | None),
     "model": Accepts("a string", StrictStr),
     "encoding_format": one_of("base64_int8", "base64_binary"),
     "max_concurrency": Accepts(
@@ -94,7 +92,7 @@ class EmbeddingSettings(PerplexityConnection):
     """Matryoshka dimensions: 128 to 1024 (0.6b) or 2560 (4b); None: full size."""
     encoding_format: Literal["base64_int8", "base64_binary"] = "base64_int8"
     """How vectors are sent (`decode_int8`, `decode_binary`)."""
-    max_concurrency: int = CONCURRENT_REQUESTS
+    max_concurrency: int = 4
     """Requests in flight at once; not sent to the API."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
@@ -107,8 +105,7 @@ class EmbeddingSettings(PerplexityConnection):
     @classmethod
     def _as_given(cls, value: Any, info: Any) -> Any:
         """Refuse values pydantic would coerce."""
-        if value is not None or info.field_name != "dimensions":
-            check(info.field_name, value, _SETTINGS[info.field_name])
+        check(info.field_name, value, _SETTINGS[info.field_name])
         return value
 
     @model_validator(mode="after")
