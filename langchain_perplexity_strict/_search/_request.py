@@ -61,10 +61,6 @@ OLD_NAMES = {"search_after_date": "search_after_date_filter", "search_before_dat
 """langchain-perplexity's names for two date filters."""
 
 
-def encode_search(values: Mapping[str, Any]) -> bytes:
-    return encode_body(search_body(values))
-
-
 def check_field(name: str, value: Any, label: str | None = None) -> None:
     """Raise `ValueError` unless `value` suits field `name`; `label` is the caller's name for it."""
     problem = None if value is None else FIELDS[name].problem(value)
@@ -251,23 +247,22 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
 
     @model_validator(mode="after")
     def _check_search(self) -> Self:
-        search_body(self._values("-"))  # placeholder query: check the rest now
+        self._body("-")  # placeholder query: check the rest now
         return self
 
-    def _values(self, query: Any, **overrides: Any) -> dict[str, Any]:
-        """The request's fields: a call's over the retriever's, an unset one keeping what it holds (`over`)."""
+    def _body(self, query: Any, **overrides: Any) -> dict[str, Any]:
+        """The request: a call's fields over the retriever's, an unset one keeping what it holds (`over`)."""
         if "k" in overrides:
             overrides["max_results"] = overrides.pop("k")
         held = {"max_results": self.k, **self.filter_values()}
         given = over(held, overrides, "the retriever")
         if "max_results" in given:
             check_field("max_results", given["max_results"], "k")
-        return {"query": query, **held, **given}
+        return search_body({"query": query, **held, **given})
 
     # No `run_manager`: BaseRetriever then passes none.
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        return to_documents(self._post(SEARCH_PATH, encode_search(self._values(query, **kwargs))))
+        return to_documents(self._post(SEARCH_PATH, encode_body(self._body(query, **kwargs))))
 
     async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        body = encode_search(self._values(query, **kwargs))
-        return to_documents(await self._apost(SEARCH_PATH, body))
+        return to_documents(await self._apost(SEARCH_PATH, encode_body(self._body(query, **kwargs))))

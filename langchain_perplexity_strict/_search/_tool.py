@@ -21,11 +21,11 @@ from langchain_perplexity_strict._search._request import (
     SEARCH_PATH,
     SearchFilters,
     checked,
-    encode_search,
     read_results,
     search_body,
     to_text,
 )
+from langchain_perplexity_strict._transport import encode_body
 
 
 class SearchInput(BaseModel):
@@ -114,10 +114,11 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
 
     @model_validator(mode="after")
     def _check_search(self) -> Self:
-        search_body(self._values({"query": "-"}))
+        self._values({"query": "-"})
         return self
 
     def _values(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The request body: the call's arguments and the tool's filters, which the call may not change."""
         chosen = {k: v for k, v in arguments.items() if v is not None}
         fixed = {k: v for k, v in self.filter_values().items() if v is not None}
         for name, value in chosen.items():
@@ -128,11 +129,11 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
                     f"a filter set on the tool is kept, so leave {name} out of the call."
                 )
                 raise ValueError(msg)
-        return {**fixed, "max_results": self.max_results, **chosen}
+        return search_body({**fixed, "max_results": self.max_results, **chosen})
 
     def _body(self, arguments: dict[str, Any]) -> bytes:
         try:
-            return encode_search(self._values(arguments))
+            return encode_body(self._values(arguments))
         except ValueError as error:
             raise ToolException(str(error)) from error
 
@@ -169,7 +170,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
             except (ValidationError, ValidationErrorV1) as error:
                 raise ValueError(f"{self.name}: {explain_arguments(error)}") from None
             if isinstance(parsed, dict):
-                encode_search(self._values(parsed))  # raises ValueError
+                self._values(parsed)  # raises ValueError
         if "content_as" in self.model_fields_set:
             return
         self._warnings.warn(
