@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, ClassVar
 
 from langchain_core.documents import Document
@@ -16,7 +17,6 @@ from langchain_core.embeddings import Embeddings
 from pydantic import PrivateAttr
 from typing_extensions import Self
 
-from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._embeddings._request import (
     CONTEXT_MODELS,
     MAX_CHUNKS,
@@ -24,20 +24,17 @@ from langchain_perplexity_strict._embeddings._request import (
     MAX_REQUEST_TOKENS,
     EmbeddingSettings,
     EmbeddingsResult,
-    arun_batches,
     batches,
     check_size,
     check_text,
     check_texts,
     min_tokens,
     ordered,
-    run_batches,
     text_cost,
     text_list,
 )
 from langchain_perplexity_strict._once import warn
 
-PATH = "/v1/contextualizedembeddings"
 _LOCK = threading.Lock()
 """Guards the prepared vectors of every object."""
 
@@ -90,26 +87,24 @@ class _PreparedRun:
             if self.vectors[start] is None:
                 continue
             length = 1
-            while self._continues(texts, at + length, start + length):
+            while (
+                at + length < len(texts)
+                and start + length < len(self.texts)
+                and self.vectors[start + length] is not None
+                and self.texts[start + length] == texts[at + length]
+            ):
                 length += 1
             found.append((start, length))
         return found
 
     def take(self, start: int, length: int) -> list[list[float] | None]:
-        """Take `length` vectors from `start`."""
         taken = self.vectors[start : start + length]
         self.vectors[start : start + length] = [None] * length
         self.left -= length
         return taken
 
-    def _continues(self, texts: list[str], at: int, here: int) -> bool:
-        """Whether `texts[at]` is the untaken chunk at `here`."""
-        if at >= len(texts) or here >= len(self.texts) or self.vectors[here] is None:
-            return False
-        return self.texts[here] == texts[at]
 
-
-class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
+class PerplexityContextualizedEmbeddings(EmbeddingSettings, Embeddings):
     """Perplexity's contextualized embeddings: each chunk's vector knows the rest of its document.
 
     `embed_in_context` returns one vector per chunk, per document.
@@ -134,6 +129,8 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     allowed_models: ClassVar[tuple[str, ...]] = CONTEXT_MODELS
     _api_name: ClassVar[str] = "contextualized embeddings"
+    _path: ClassVar[str] = "/v1/contextualizedembeddings"
+    _what: ClassVar[str] = "documents"
     _prepared: list[_PreparedRun] = PrivateAttr(default_factory=list)
 
     def __copy__(self) -> Self:
@@ -174,15 +171,12 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
 
     def embed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
         """Per document, one vector per chunk, with usage and cost."""
-        bodies = self._bodies(documents)
-        return self._result(bodies, run_batches(self._post, PATH, bodies, self.max_concurrency), "documents")
+        return self._send(self._bodies(documents))
 
     async def aembed_contexts(self, documents: Sequence[Sequence[str]]) -> EmbeddingsResult:
-        bodies = self._bodies(documents)
-        return self._result(bodies, await arun_batches(self._apost, PATH, bodies, self.max_concurrency), "documents")
+        return await self._asend(self._bodies(documents))
 
     def embed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
-        """Per document, one vector per chunk."""
         return self.embed_contexts(documents).vectors
 
     async def aembed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
@@ -204,11 +198,12 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return [group for group in groups if group]
 
     def _remember(self, groups: list[list[Document]], vectors: list[list[list[float]]]) -> list[Document]:
-        chunks = [chunk for group in groups for chunk in group]
-        flat: list[list[float] | None] = [vector for group_vectors in vectors for vector in group_vectors]
+        chunks = list(chain.from_iterable(groups))
         if chunks:
             with _LOCK:
-                self._prepared.append(_PreparedRun([chunk.page_content for chunk in chunks], flat))
+                self._prepared.append(
+                    _PreparedRun([c.page_content for c in chunks], list(chain.from_iterable(vectors)))
+                )
         return chunks
 
     def split_documents(self, documents: Iterable[Document], splitter: Any) -> list[Document]:
@@ -270,7 +265,6 @@ class PerplexityContextualizedEmbeddings(PerplexityConnection, EmbeddingSettings
         return _filled(found, missing, await self.aembed_in_context(list(missing.values())))
 
     def embed_query(self, text: str) -> list[float]:
-        """The query as a one-chunk document."""
         check_text(text, "text")
         return self.embed_in_context([[text]])[0][0]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import chain
@@ -22,7 +22,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables.utils import gather_with_concurrency
-from pydantic import BaseModel, ConfigDict, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
+from pydantic import ConfigDict, Field, Strict, StrictInt, StrictStr, field_validator, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import Accepts, check, one_of
@@ -36,8 +36,6 @@ MAX_REQUEST_TOKENS = 120_000
 MAX_INPUT_TOKENS = 32_768
 """32K tokens per input, read as 32 * 1024, the larger reading."""
 _WORD_RUN = re.compile(r"\w+")
-CONCURRENT_REQUESTS = 4
-"""Default requests in flight at once."""
 MAX_CONCURRENCY = 16
 """Bounded to avoid bursts of 429s (docs.perplexity.ai, "Rate Limits")."""
 FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
@@ -76,7 +74,7 @@ def decode_binary(encoded: object, dimensions: int | None = None) -> list[float]
 
 
 _SETTINGS = {
-    "dimensions": Accepts("an integer (128 up to the model's full size) or None", StrictInt),
+    "dimensions": Accepts("an integer (128 up to the model's full size) or None", StrictInt | None),
     "model": Accepts("a string", StrictStr),
     "encoding_format": one_of("base64_int8", "base64_binary"),
     "max_concurrency": Accepts(
@@ -86,30 +84,33 @@ _SETTINGS = {
 """Each setting's rule; models and sizes are checked in `_check_settings`."""
 
 
-class EmbeddingSettings(BaseModel):
-    """The settings both embeddings endpoints take, checked."""
+class EmbeddingSettings(PerplexityConnection):
+    """The settings and requests both embeddings endpoints share, checked."""
 
+    model: str
     dimensions: int | None = None
     """Matryoshka dimensions: 128 to 1024 (0.6b) or 2560 (4b); None: full size."""
     encoding_format: Literal["base64_int8", "base64_binary"] = "base64_int8"
     """How vectors are sent (`decode_int8`, `decode_binary`)."""
-    max_concurrency: int = CONCURRENT_REQUESTS
+    max_concurrency: int = 4
     """Requests in flight at once; not sent to the API."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
+    _path: ClassVar[str]
+    _what: ClassVar[str]
+    """What the answer's items are, for errors."""
     model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
-    @field_validator("dimensions", "model", "encoding_format", "max_concurrency", mode="before", check_fields=False)
+    @field_validator("dimensions", "model", "encoding_format", "max_concurrency", mode="before")
     @classmethod
     def _as_given(cls, value: Any, info: Any) -> Any:
         """Refuse values pydantic would coerce."""
-        if value is not None or info.field_name != "dimensions":
-            check(info.field_name, value, _SETTINGS[info.field_name])
+        check(info.field_name, value, _SETTINGS[info.field_name])
         return value
 
     @model_validator(mode="after")
     def _check_settings(self) -> Self:
-        model = getattr(self, "model", "")
+        model = self.model
         if model not in self.allowed_models:
             msg = (
                 f"model={model!r} is not accepted by {type(self).__name__}. Accepted: {', '.join(self.allowed_models)}."
@@ -129,19 +130,39 @@ class EmbeddingSettings(BaseModel):
             return [decode_binary(item.get("embedding"), self.dimensions) for item in items]
         return [decode_int8(item.get("embedding")) for item in items]
 
-    def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]], what: str) -> EmbeddingsResult:
+    def _send(self, bodies: list[dict[str, Any]]) -> EmbeddingsResult:
+        """Post the bodies, `max_concurrency` at a time in threads.
+
+        The first failure cancels unsent requests (`Executor.map`).
+        """
+
+        def post(body: dict[str, Any]) -> dict[str, Any]:
+            return self._post(self._path, encode_body(body))
+
+        if self.max_concurrency <= 1 or len(bodies) <= 1:
+            return self._result(bodies, [post(body) for body in bodies])
+        workers = min(self.max_concurrency, len(bodies))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="perplexity-embed") as pool:
+            return self._result(bodies, list(pool.map(post, bodies)))
+
+    async def _asend(self, bodies: list[dict[str, Any]]) -> EmbeddingsResult:
+        """Post the bodies, `max_concurrency` at a time."""
+        posts = (self._apost(self._path, encode_body(body)) for body in bodies)
+        return self._result(bodies, await gather_with_concurrency(self.max_concurrency, *posts))
+
+    def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
         """The answers' vectors in input order, with their usage summed."""
-        result = EmbeddingsResult([], {}, getattr(self, "model", None), len(answers))
+        result = EmbeddingsResult([], {}, self.model, len(answers))
         for body, answer in zip(bodies, answers, strict=True):
-            items = ordered(answer.get("data") if isinstance(answer, dict) else None, len(body["input"]), what)
+            data = answer.get("data") if isinstance(answer, dict) else None
+            items = ordered(data, len(body["input"]), self._what)
             result.vectors.extend(self._vectors(body["input"], items))
             add_usage(result.usage, answer.get("usage"))
             result.model = answer.get("model") or result.model
         return result
 
     def request_fields(self) -> dict[str, Any]:
-        """The settings as sent."""
-        fields: dict[str, Any] = {"model": getattr(self, "model", None), "encoding_format": self.encoding_format}
+        fields: dict[str, Any] = {"model": self.model, "encoding_format": self.encoding_format}
         if self.dimensions is not None:
             fields["dimensions"] = self.dimensions
         return fields
@@ -167,7 +188,7 @@ class EmbeddingsResult:
 
 def text_list(texts: Any, name: str, items: str = "texts") -> list[Any]:
     """`texts` as a new list; `TypeError` for a lone string or a non-sequence."""
-    if isinstance(texts, (str, bytes)) or not isinstance(texts, (Sequence, Iterable)) or isinstance(texts, dict):
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Iterable) or isinstance(texts, dict):
         kind = type(texts).__name__
         msg = f"{name}={texts!r}: expected a list of {items}, not {kind}; wrap one in a list: [{texts!r}]."
         raise TypeError(msg)
@@ -237,7 +258,6 @@ def batches(
 
 
 def add_usage(total: dict[str, Any], usage: Any) -> None:
-    """Add one answer's `usage` to `total`."""
     if not isinstance(usage, dict):
         return
     for key in ("prompt_tokens", "total_tokens"):
@@ -266,33 +286,7 @@ def ordered(items: Any, expected: int, what: str) -> list[dict[str, Any]]:
     return indexed
 
 
-def run_batches(
-    post: Callable[[str, bytes], dict[str, Any]], path: str, bodies: list[dict[str, Any]], concurrency: int = 1
-) -> list[dict[str, Any]]:
-    """Post the bodies to `path`, `concurrency` at a time in threads; answers in order.
-
-    The first failure cancels unsent requests (`Executor.map`).
-    """
-    if concurrency <= 1 or len(bodies) <= 1:
-        return [post(path, encode_body(body)) for body in bodies]
-    with ThreadPoolExecutor(max_workers=min(concurrency, len(bodies)), thread_name_prefix="perplexity-embed") as pool:
-        return list(pool.map(lambda body: post(path, encode_body(body)), bodies))
-
-
-async def arun_batches(
-    post: Callable[[str, bytes], Coroutine[Any, Any, dict[str, Any]]],
-    path: str,
-    bodies: list[dict[str, Any]],
-    concurrency: int = 1,
-) -> list[dict[str, Any]]:
-    """Post the bodies to `path`, `concurrency` at a time; answers in order."""
-    return await gather_with_concurrency(max(1, concurrency), *(post(path, encode_body(body)) for body in bodies))
-
-
-EMBED_PATH = "/v1/embeddings"
-
-
-class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
+class PerplexityEmbeddings(EmbeddingSettings, Embeddings):
     """Perplexity's embeddings (`POST /v1/embeddings`, models `pplx-embed-v1-0.6b` and `pplx-embed-v1-4b`).
 
     Int8 vectors are floats from -128.0 to 127.0, as langchain-perplexity returns them (divide by 127 for [-1, 1]).
@@ -317,6 +311,8 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     allowed_models: ClassVar[tuple[str, ...]] = EMBED_MODELS
     _api_name: ClassVar[str] = "embeddings"
+    _path: ClassVar[str] = "/v1/embeddings"
+    _what: ClassVar[str] = "embeddings"
 
     def _bodies(self, texts: list[str]) -> list[dict[str, Any]]:
         check_texts(texts, "texts")
@@ -326,20 +322,15 @@ class PerplexityEmbeddings(PerplexityConnection, EmbeddingSettings, Embeddings):
 
     def embed(self, texts: list[str]) -> EmbeddingsResult:
         """The vectors of `texts`, in order, with usage and cost."""
-        bodies = self._bodies(text_list(texts, "texts"))
-        return self._result(bodies, run_batches(self._post, EMBED_PATH, bodies, self.max_concurrency), "embeddings")
+        return self._send(self._bodies(text_list(texts, "texts")))
 
     async def aembed(self, texts: list[str]) -> EmbeddingsResult:
-        bodies = self._bodies(text_list(texts, "texts"))
-        answers = await arun_batches(self._apost, EMBED_PATH, bodies, self.max_concurrency)
-        return self._result(bodies, answers, "embeddings")
+        return await self._asend(self._bodies(text_list(texts, "texts")))
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """One vector per text, in order."""
         return self.embed(texts).vectors
 
     def embed_query(self, text: str) -> list[float]:
-        """The vector of one text."""
         check_text(text, "text")
         return self.embed([text]).vectors[0]
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
 
-from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator, model_validator
@@ -62,17 +61,19 @@ OLD_NAMES = {"search_after_date": "search_after_date_filter", "search_before_dat
 """langchain-perplexity's names for two date filters."""
 
 
-def encode_search(values: Mapping[str, Any]) -> bytes:
-    """`search_body(values)`, encoded."""
-    return encode_body(search_body(values))
-
-
 def check_field(name: str, value: Any, label: str | None = None) -> None:
     """Raise `ValueError` unless `value` suits field `name`; `label` is the caller's name for it."""
     problem = None if value is None else FIELDS[name].problem(value)
     if problem is not None:
         msg = f"{label or name}={shown(value, name)} is not accepted by Perplexity's Search API: {problem}."
         raise ValueError(msg)
+
+
+def checked(value: Any, info: Any) -> Any:
+    """`check_field` before pydantic could coerce (a `ValueError`, so `handle_validation_error` applies)."""
+    if info.field_name in FIELDS:  # subclasses add fields
+        check_field(info.field_name, value)
+    return value
 
 
 def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -153,13 +154,7 @@ class SearchFilters(BaseModel):
     display_server_time: Annotated[bool | None, Accepts("True or False", StrictBool)] = None
     """Ask for the server's time."""
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _strict(cls, value: Any, info: Any) -> Any:
-        """The per-call check, before pydantic could coerce."""
-        if info.field_name in FIELDS:  # subclasses add fields
-            check_field(info.field_name, value)
-        return value
+    _strict = field_validator("*", mode="before")(checked)
 
     def filter_values(self) -> dict[str, Any]:
         """The fields above, by name."""
@@ -198,13 +193,8 @@ def to_documents(response: Any) -> list[Document]:
     search_id, results, server_time = read_results(response)
     documents = []
     for result in results:
-        metadata = {
-            "url": result.get("url"),
-            "title": result.get("title"),
-            "date": result.get("date"),
-            "last_updated": result.get("last_updated"),
-            "search_id": search_id,
-        }
+        metadata = {key: result.get(key) for key in ("url", "title", "date", "last_updated")}
+        metadata["search_id"] = search_id
         if server_time is not None:
             metadata["server_time"] = server_time
         documents.append(Document(page_content=result.get("snippet") or "", metadata=metadata))
@@ -257,26 +247,22 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
 
     @model_validator(mode="after")
     def _check_search(self) -> Self:
-        search_body(self._values("-"))  # placeholder query: check the rest now
+        self._body("-")  # placeholder query: check the rest now
         return self
 
-    def _values(self, query: Any, **overrides: Any) -> dict[str, Any]:
-        """The request's fields: a call's over the retriever's, an unset one keeping what it holds (`over`)."""
+    def _body(self, query: Any, **overrides: Any) -> dict[str, Any]:
+        """The request: a call's fields over the retriever's, an unset one keeping what it holds (`over`)."""
         if "k" in overrides:
             overrides["max_results"] = overrides.pop("k")
         held = {"max_results": self.k, **self.filter_values()}
         given = over(held, overrides, "the retriever")
         if "max_results" in given:
             check_field("max_results", given["max_results"], "k")
-        return {"query": query, **held, **given}
+        return search_body({"query": query, **held, **given})
 
-    def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
-    ) -> list[Document]:
-        return to_documents(self._post(SEARCH_PATH, encode_search(self._values(query, **kwargs))))
+    # No `run_manager`: BaseRetriever then passes none.
+    def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
+        return to_documents(self._post(SEARCH_PATH, encode_body(self._body(query, **kwargs))))
 
-    async def _aget_relevant_documents(
-        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
-    ) -> list[Document]:
-        body = encode_search(self._values(query, **kwargs))
-        return to_documents(await self._apost(SEARCH_PATH, body))
+    async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
+        return to_documents(await self._apost(SEARCH_PATH, encode_body(self._body(query, **kwargs))))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -21,12 +20,12 @@ from langchain_perplexity_strict._search._request import (
     OLD_NAMES,
     SEARCH_PATH,
     SearchFilters,
-    check_field,
-    encode_search,
+    checked,
     read_results,
     search_body,
     to_text,
 )
+from langchain_perplexity_strict._transport import encode_body
 
 
 class SearchInput(BaseModel):
@@ -51,12 +50,7 @@ class SearchInput(BaseModel):
         default=None, description="Only pages in these languages, as ISO 639-1 codes such as 'en'."
     )
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _strict(cls, value: Any, info: Any) -> Any:
-        """The constructor's check, not coercion; a `ValueError`, so `handle_validation_error` applies."""
-        check_field(info.field_name, value)
-        return value
+    _strict = field_validator("*", mode="before")(checked)
 
 
 def explain_arguments(error: ValidationError | ValidationErrorV1) -> str:
@@ -120,10 +114,11 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
 
     @model_validator(mode="after")
     def _check_search(self) -> Self:
-        search_body(self._values({"query": "-"}))
+        self._values({"query": "-"})
         return self
 
     def _values(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The request body: the call's arguments and the tool's filters, which the call may not change."""
         chosen = {k: v for k, v in arguments.items() if v is not None}
         fixed = {k: v for k, v in self.filter_values().items() if v is not None}
         for name, value in chosen.items():
@@ -134,23 +129,19 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
                     f"a filter set on the tool is kept, so leave {name} out of the call."
                 )
                 raise ValueError(msg)
-        return {**fixed, "max_results": self.max_results, **chosen}
+        return search_body({**fixed, "max_results": self.max_results, **chosen})
 
     def _body(self, arguments: dict[str, Any]) -> bytes:
         try:
-            return encode_search(self._values(arguments))
+            return encode_body(self._values(arguments))
         except ValueError as error:
             raise ToolException(str(error)) from error
 
-    # `query` is positional: BaseTool passes a plain-string input that way.
-    def _run(
-        self, query: str | list[str], *, run_manager: CallbackManagerForToolRun | None = None, **arguments: Any
-    ) -> str | tuple[str, dict[str, Any]]:
+    # `query` is positional: BaseTool passes a plain-string input that way. No `run_manager`: none is passed.
+    def _run(self, query: str | list[str], **arguments: Any) -> str | tuple[str, dict[str, Any]]:
         return self._output(self._post(SEARCH_PATH, self._body({"query": query, **arguments})))
 
-    async def _arun(
-        self, query: str | list[str], *, run_manager: AsyncCallbackManagerForToolRun | None = None, **arguments: Any
-    ) -> str | tuple[str, dict[str, Any]]:
+    async def _arun(self, query: str | list[str], **arguments: Any) -> str | tuple[str, dict[str, Any]]:
         return self._output(await self._apost(SEARCH_PATH, self._body({"query": query, **arguments})))
 
     def _output(self, response: dict[str, Any]) -> Any:
@@ -179,7 +170,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
             except (ValidationError, ValidationErrorV1) as error:
                 raise ValueError(f"{self.name}: {explain_arguments(error)}") from None
             if isinstance(parsed, dict):
-                encode_search(self._values(parsed))  # raises ValueError
+                self._values(parsed)  # raises ValueError
         if "content_as" in self.model_fields_set:
             return
         self._warnings.warn(
