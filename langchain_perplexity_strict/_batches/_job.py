@@ -96,8 +96,8 @@ def check_key(idempotency_key: Any) -> None:
 def recorded_stops(batch: Mapping[str, Any]) -> tuple[str, ...]:
     """The stop sequences a batch's metadata records."""
     try:
-        stops = json.loads((batch.get("metadata") or {}).get("stop"))
-    except (TypeError, ValueError):  # none recorded, or not JSON
+        stops = json.loads((batch.get("metadata") or {})["stop"])
+    except (KeyError, TypeError, ValueError):  # none recorded, or not JSON
         return ()
     return tuple(s for s in stops if isinstance(s, str)) if isinstance(stops, list) else ()
 
@@ -239,18 +239,6 @@ class BatchJob:
 # -- submitting ----------------------------------------------------------------------------------------------------
 
 
-def _not_cancelled(error: BaseException, failed: list[tuple[str, Exception]]) -> None:
-    """Log, and note on the create's error, each batch that could not be cancelled."""
-    for batch_id, why in failed:
-        log(logger, logging.WARNING, "could not cancel batch %s after a failed submit_batch: %s", batch_id, why)
-    ids = ",".join(batch_id for batch_id, _ in failed)
-    if ids and hasattr(error, "add_note"):  # Python 3.11+; the log names them on 3.10
-        error.add_note(
-            f"submit_batch: batch {ids} was created before this error and could not be cancelled; it runs until "
-            f"cancelled: get_batch({ids!r}).cancel()."
-        )
-
-
 def _submit(
     transport: Transport,
     lines: Sequence[bytes],
@@ -276,14 +264,20 @@ def _submit(
             _same_submission(batch, sent, idempotency_key)
             batches.append(batch)
     except Exception as error:
-        failed: list[tuple[str, Exception]] = []
+        failed = []
         # Keyless batches are cancelled: no resubmission can find them.
         for batch_id in [] if idempotency_key is not None else [str(b["id"]) for b in batches]:
             try:
                 yield _call("post", f"{BATCHES}/{batch_id}/cancel", b"{}")
             except Exception as why:  # best effort: raise the create's error
-                failed.append((batch_id, why))
-        _not_cancelled(error, failed)
+                log(logger, logging.WARNING, "could not cancel batch %s after a failed submit_batch: %s", batch_id, why)
+                failed.append(batch_id)
+        if failed and hasattr(error, "add_note"):  # Python 3.11+; the log names them on 3.10
+            ids = ",".join(failed)
+            error.add_note(
+                f"submit_batch: batch {ids} was created before this error and could not be cancelled; it runs "
+                f"until cancelled: get_batch({ids!r}).cancel()."
+            )
         raise
     return BatchJob(transport, batches, read)
 
