@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -31,6 +32,10 @@ FIRST_POLL, POLL_GROWTH, MAX_POLL = 0.2, 1.5, 30.0
 """Seconds between status checks."""
 
 Then = Callable[[Outcome], Outcome]
+
+
+def _unchanged(outcome: Outcome) -> Outcome:
+    return outcome
 
 
 def _call(name: str, *args: Any) -> Call:
@@ -90,11 +95,10 @@ def check_key(idempotency_key: Any) -> None:
 
 def recorded_stops(batch: Mapping[str, Any]) -> tuple[str, ...]:
     """The stop sequences a batch's metadata records."""
-    text = (batch.get("metadata") or {}).get("stop")
     try:
-        stops = json.loads(text) if isinstance(text, str) else []
-    except ValueError:
-        stops = []
+        stops = json.loads((batch.get("metadata") or {})["stop"])
+    except (KeyError, TypeError, ValueError):  # none recorded, or not JSON
+        return ()
     return tuple(s for s in stops if isinstance(s, str)) if isinstance(stops, list) else ()
 
 
@@ -140,7 +144,7 @@ class BatchJob:
         self.batches: dict[str, dict[str, Any]] = {str(b["id"]): b for b in batches}
         """Each batch's `BatchOutput` as last seen."""
         self._read = read
-        self._then = then
+        self._then = then or _unchanged
         self._outcomes: dict[str, list[Outcome]] = {}
 
     def __repr__(self) -> str:
@@ -171,22 +175,6 @@ class BatchJob:
     def _pending(self) -> list[str]:
         return [i for i, b in self.batches.items() if not status_of(str(b.get("status"))).over]
 
-    def _finish(self) -> list[Outcome]:
-        outcomes = [o for p in self._parts for o in self._outcomes[p.id]]
-        if self._then is None:
-            return outcomes
-        return [o if isinstance(o, Exception) else self._then(o) for o in outcomes]
-
-    def _timeout(self, timeout: float) -> PerplexityBatchTimeoutError:
-        pending = self._pending()
-        status = self._status()
-        return PerplexityBatchTimeoutError(
-            f"batch {','.join(pending)} still {status} after {timeout} s; it goes on on Perplexity (not cancelled): "
-            f"call results() again later, here or in another process with get_batch({self.id!r}).",
-            ",".join(pending),
-            status,
-        )
-
     def _refresh(self, ids: Sequence[str]) -> Steps[str]:
         for batch_id in ids:
             self.batches[batch_id] = yield _call("get", f"{BATCHES}/{batch_id}")
@@ -201,16 +189,22 @@ class BatchJob:
 
     def _results(self, timeout: float | None) -> Steps[list[Outcome]]:
         check("timeout", timeout, RESULTS_TIMEOUT)
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = math.inf if timeout is None else time.monotonic() + timeout
         wait = FIRST_POLL
         while True:
             yield from self._refresh(self._pending())
-            if not self._pending():
+            pending = ",".join(self._pending())
+            if not pending:
                 break
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise self._timeout(timeout or 0.0)
-            yield "sleep", (wait if left is None else min(wait, left),), {}
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PerplexityBatchTimeoutError(
+                    f"batch {pending} still {self._status()} after {timeout} s; it goes on on Perplexity (not "
+                    f"cancelled): call results() again later, here or in another process with get_batch({self.id!r}).",
+                    pending,
+                    self._status(),
+                )
+            yield "sleep", (min(wait, left),), {}
             wait = min(wait * POLL_GROWTH, MAX_POLL)
         for part in self._parts:
             if part.id not in self._outcomes:
@@ -220,7 +214,7 @@ class BatchJob:
                     if batch.get(key):
                         files.append((yield _call("get_bytes", f"{FILES}/{batch[key]}/content")))
                 self._outcomes[part.id] = collect(part, batch, files, self._read)
-        return self._finish()
+        return [o if isinstance(o, Exception) else self._then(o) for p in self._parts for o in self._outcomes[p.id]]
 
     def results(self, timeout: float | None = None) -> list[Outcome]:
         """Wait up to `timeout` seconds (None: no limit); each input's `AIMessage` or `PerplexityBatchError`."""
@@ -243,18 +237,6 @@ class BatchJob:
 
 
 # -- submitting ----------------------------------------------------------------------------------------------------
-
-
-def _not_cancelled(error: BaseException, failed: list[tuple[str, Exception]]) -> None:
-    """Log, and note on the create's error, each batch that could not be cancelled."""
-    for batch_id, why in failed:
-        log(logger, logging.WARNING, "could not cancel batch %s after a failed submit_batch: %s", batch_id, why)
-    ids = ",".join(batch_id for batch_id, _ in failed)
-    if ids and hasattr(error, "add_note"):  # Python 3.11+; the log names them on 3.10
-        error.add_note(
-            f"submit_batch: batch {ids} was created before this error and could not be cancelled; it runs until "
-            f"cancelled: get_batch({ids!r}).cancel()."
-        )
 
 
 def _submit(
@@ -282,14 +264,20 @@ def _submit(
             _same_submission(batch, sent, idempotency_key)
             batches.append(batch)
     except Exception as error:
-        failed: list[tuple[str, Exception]] = []
+        failed = []
         # Keyless batches are cancelled: no resubmission can find them.
         for batch_id in [] if idempotency_key is not None else [str(b["id"]) for b in batches]:
             try:
                 yield _call("post", f"{BATCHES}/{batch_id}/cancel", b"{}")
             except Exception as why:  # best effort: raise the create's error
-                failed.append((batch_id, why))
-        _not_cancelled(error, failed)
+                log(logger, logging.WARNING, "could not cancel batch %s after a failed submit_batch: %s", batch_id, why)
+                failed.append(batch_id)
+        if failed and hasattr(error, "add_note"):  # Python 3.11+; the log names them on 3.10
+            ids = ",".join(failed)
+            error.add_note(
+                f"submit_batch: batch {ids} was created before this error and could not be cancelled; it runs "
+                f"until cancelled: get_batch({ids!r}).cancel()."
+            )
         raise
     return BatchJob(transport, batches, read)
 

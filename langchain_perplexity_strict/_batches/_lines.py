@@ -16,11 +16,6 @@ MAX_FILE_BYTES = 200_000_000
 _PREFIX = "input-"
 
 
-def custom_id(index: int) -> str:
-    """The line's `custom_id`: the input's position in the job."""
-    return f"{_PREFIX}{index}"
-
-
 def index_of(custom_id: object) -> int | None:
     """The input position a `custom_id` names, or None for a foreign one."""
     number = custom_id.removeprefix(_PREFIX) if isinstance(custom_id, str) else ""
@@ -28,9 +23,10 @@ def index_of(custom_id: object) -> int | None:
 
 
 def line(index: int, body: bytes) -> bytes:
-    """One JSONL line around an encoded Agent API body."""
-    return b'{"custom_id":"%s","method":"POST","url":"%s","body":%s}\n' % (
-        custom_id(index).encode(),
+    """One JSONL line around an encoded Agent API body, its `custom_id` naming the input's position in the job."""
+    return b'{"custom_id":"%s%d","method":"POST","url":"%s","body":%s}\n' % (
+        _PREFIX.encode(),
+        index,
         ENDPOINT.encode(),
         body,
     )
@@ -49,10 +45,7 @@ class FilePart:
 
 
 def split(lines: Sequence[bytes]) -> list[FilePart]:
-    """The lines in files within `MAX_LINES` and `MAX_FILE_BYTES`, in order.
-
-    A line over `MAX_FILE_BYTES` alone raises `ValueError` before any upload.
-    """
+    """The lines in files within `MAX_LINES` and `MAX_FILE_BYTES`, in order; `ValueError` for a line over the size."""
     parts: list[FilePart] = []
     start, size = 0, 0
     for i, text in enumerate(lines):

@@ -1,7 +1,4 @@
-"""Perplexity's embeddings (`POST /v1/embeddings`, `/v1/contextualizedembeddings`) as LangChain `Embeddings`.
-
-`_request` holds `PerplexityEmbeddings` and what both classes share, the decoding of vectors included.
-"""
+"""Perplexity's embeddings (`POST /v1/embeddings`, `/v1/contextualizedembeddings`) as LangChain `Embeddings`."""
 
 from langchain_perplexity_strict._embeddings._contextualized import PerplexityContextualizedEmbeddings
 from langchain_perplexity_strict._embeddings._request import EmbeddingsResult, PerplexityEmbeddings

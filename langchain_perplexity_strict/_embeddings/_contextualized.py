@@ -1,7 +1,7 @@
 """`PerplexityContextualizedEmbeddings`: chunks embedded in the context of their document.
 
-A vector store's `embed_documents` sees chunk texts without their documents.
-So `split_documents` embeds each document's chunks together and keeps the vectors for the store.
+A vector store's `embed_documents` sees chunk texts without their documents, so `split_documents` embeds each
+document's chunks together and keeps the vectors for the store.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from langchain_perplexity_strict._embeddings._request import (
 from langchain_perplexity_strict._once import warn
 
 _LOCK = threading.Lock()
-"""Guards the prepared vectors of every object."""
 
 
 def _split_one(document: Document, splitter: Any) -> list[Document]:
@@ -73,7 +72,6 @@ class _PreparedRun:
     left: int = 0
     """Vectors not yet taken."""
     places: dict[str, list[int]] = field(default_factory=dict)
-    """Each text's positions."""
 
     def __post_init__(self) -> None:
         self.left = len(self.vectors)
@@ -107,8 +105,7 @@ class _PreparedRun:
 class PerplexityContextualizedEmbeddings(EmbeddingSettings, Embeddings):
     """Perplexity's contextualized embeddings: each chunk's vector knows the rest of its document.
 
-    `embed_in_context` returns one vector per chunk, per document.
-    A document is never split across requests, which would cut its context.
+    `embed_in_context` returns one vector per chunk, per document; a document is never split across requests.
 
     ```python
     from langchain_core.vectorstores import InMemoryVectorStore
@@ -139,8 +136,6 @@ class PerplexityContextualizedEmbeddings(EmbeddingSettings, Embeddings):
         copied._prepared = []
         return copied
 
-    # -- documents of chunks -------------------------------------------------------------
-
     def _bodies(self, documents: Sequence[Sequence[str]]) -> list[dict[str, Any]]:
         chunks = [
             text_list(doc, f"documents[{n}]", "chunk strings")
@@ -159,9 +154,7 @@ class PerplexityContextualizedEmbeddings(EmbeddingSettings, Embeddings):
             check_texts(doc, f"documents[{n}]")
             check_size(sum(map(min_tokens, doc)), f"documents[{n}]")
         costs = [sum(map(text_cost, doc)) for doc in chunks]
-        groups = batches(costs, MAX_INPUTS, MAX_REQUEST_TOKENS, [len(doc) for doc in chunks], MAX_CHUNKS)
-        fields = self.request_fields()
-        return [{**fields, "input": chunks[group.start : group.stop]} for group in groups]
+        return self._batched(chunks, batches(costs, MAX_INPUTS, MAX_REQUEST_TOKENS, list(map(len, chunks)), MAX_CHUNKS))
 
     def _vectors(self, inputs: list[Any], items: list[dict[str, Any]]) -> list[Any]:
         """Per document, the vectors of its chunks."""
@@ -181,8 +174,6 @@ class PerplexityContextualizedEmbeddings(EmbeddingSettings, Embeddings):
 
     async def aembed_in_context(self, documents: Sequence[Sequence[str]]) -> list[list[list[float]]]:
         return (await self.aembed_contexts(documents)).vectors
-
-    # -- LangChain text splitters -----------------------------------------------------------
 
     def _split(self, documents: Iterable[Document], splitter: Any) -> list[list[Document]]:
         """Each document's non-empty chunks, for the documents that have any."""
@@ -207,10 +198,7 @@ class PerplexityContextualizedEmbeddings(EmbeddingSettings, Embeddings):
         return chunks
 
     def split_documents(self, documents: Iterable[Document], splitter: Any) -> list[Document]:
-        """Split the documents with any LangChain text splitter; embed and return the chunks.
-
-        The vectors are kept for `embed_documents`.
-        """
+        """Split the documents with any LangChain text splitter; embed and return the chunks, keeping their vectors."""
         groups = self._split(documents, splitter)
         return self._remember(groups, self.embed_in_context([[c.page_content for c in g] for g in groups]))
 
@@ -218,12 +206,10 @@ class PerplexityContextualizedEmbeddings(EmbeddingSettings, Embeddings):
         groups = self._split(documents, splitter)
         return self._remember(groups, await self.aembed_in_context([[c.page_content for c in g] for g in groups]))
 
-    # -- Embeddings -------------------------------------------------------------------------------
-
     def _take(self, texts: list[str]) -> tuple[list[list[float] | None], dict[int, list[str]]]:
         """The prepared vectors of `texts` (None if none), and each text without one, by position, as a document.
 
-        The longest matching run wins. Ambiguous texts get no vector rather than another document's.
+        The longest matching run wins; an ambiguous text gets no vector rather than another document's.
         """
         texts = text_list(texts, "texts")
         check_texts(texts, "texts")

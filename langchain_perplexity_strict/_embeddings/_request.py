@@ -1,11 +1,9 @@
 """`PerplexityEmbeddings`, and what both embeddings classes share: settings, limits, batching, reading answers.
 
 Limits: docs.perplexity.ai/api-reference/embeddings-post and .../contextualizedembeddings-post.
-Perplexity publishes no tokenizer, so token counts are bounds.
-Perplexity sends no floats: vectors come as base64 int8 (kept unscaled, as langchain-perplexity returns
-them) or binary, LSB first (docs.perplexity.ai/docs/embeddings/best-practices); byte tables replace numpy.
-Batches use an upper bound (UTF-8 bytes), so they never exceed the limit.
-A text is refused only when its word runs alone exceed the limit.
+Perplexity publishes no tokenizer: batches count UTF-8 bytes (an upper bound), refusals count word runs (a lower).
+Vectors come as base64 int8 (kept unscaled, as langchain-perplexity returns them) or binary, LSB first
+(docs.perplexity.ai/docs/embeddings/best-practices); byte tables replace numpy.
 """
 
 from __future__ import annotations
@@ -42,7 +40,6 @@ FULL_DIMENSIONS = {"0.6b": 1024, "4b": 2560}
 
 
 INT8 = [float(b - 256 if b > 127 else b) for b in range(256)]
-"""Byte -> signed value, as a float."""
 BITS = [tuple(1.0 if b >> bit & 1 else -1.0 for bit in range(8)) for b in range(256)]
 """Byte -> its 8 dimensions, LSB first."""
 
@@ -81,7 +78,6 @@ _SETTINGS = {
         f"an integer from 1 to {MAX_CONCURRENCY}", Annotated[int, Strict(), Field(ge=1, le=MAX_CONCURRENCY)]
     ),
 }
-"""Each setting's rule; models and sizes are checked in `_check_settings`."""
 
 
 class EmbeddingSettings(PerplexityConnection):
@@ -131,10 +127,7 @@ class EmbeddingSettings(PerplexityConnection):
         return [decode_int8(item.get("embedding")) for item in items]
 
     def _send(self, bodies: list[dict[str, Any]]) -> EmbeddingsResult:
-        """Post the bodies, `max_concurrency` at a time in threads.
-
-        The first failure cancels unsent requests (`Executor.map`).
-        """
+        """Post the bodies, `max_concurrency` at a time in threads; a failure cancels unsent ones (`Executor.map`)."""
 
         def post(body: dict[str, Any]) -> dict[str, Any]:
             return self._post(self._path, encode_body(body))
@@ -146,7 +139,6 @@ class EmbeddingSettings(PerplexityConnection):
             return self._result(bodies, list(pool.map(post, bodies)))
 
     async def _asend(self, bodies: list[dict[str, Any]]) -> EmbeddingsResult:
-        """Post the bodies, `max_concurrency` at a time."""
         posts = (self._apost(self._path, encode_body(body)) for body in bodies)
         return self._result(bodies, await gather_with_concurrency(self.max_concurrency, *posts))
 
@@ -161,11 +153,11 @@ class EmbeddingSettings(PerplexityConnection):
             result.model = answer.get("model") or result.model
         return result
 
-    def request_fields(self) -> dict[str, Any]:
-        fields: dict[str, Any] = {"model": self.model, "encoding_format": self.encoding_format}
-        if self.dimensions is not None:
-            fields["dimensions"] = self.dimensions
-        return fields
+    def _batched(self, inputs: list[Any], groups: list[range]) -> list[dict[str, Any]]:
+        """One request body per group of inputs."""
+        fields = {"model": self.model, "encoding_format": self.encoding_format, "dimensions": self.dimensions}
+        fields = {k: v for k, v in fields.items() if v is not None}
+        return [{**fields, "input": inputs[group.start : group.stop]} for group in groups]
 
 
 EMBED_MODELS = ("pplx-embed-v1-0.6b", "pplx-embed-v1-4b")
@@ -239,10 +231,7 @@ def batches(
     counts: Sequence[int] | None = None,
     max_count: int = MAX_CHUNKS,
 ) -> list[range]:
-    """Consecutive index ranges within `max_items`, `max_cost` and `max_count`.
-
-    An item over a limit gets its own batch; the API decides.
-    """
+    """Consecutive index ranges within `max_items`, `max_cost` and `max_count`; an item over one goes alone."""
     ranges: list[range] = []
     start, cost, count = 0, 0, 0
     for n, item_cost in enumerate(costs):
@@ -291,7 +280,6 @@ class PerplexityEmbeddings(EmbeddingSettings, Embeddings):
 
     Int8 vectors are floats from -128.0 to 127.0, as langchain-perplexity returns them (divide by 127 for [-1, 1]).
     Binary vectors are +1.0 / -1.0 per dimension: cosine is `1 - 2 * hamming / dimensions`.
-    Texts are batched within Perplexity's limits, vectors kept in order.
     `embed` also returns usage and cost. Connection settings are the chat model's.
 
     ```python
@@ -315,17 +303,16 @@ class PerplexityEmbeddings(EmbeddingSettings, Embeddings):
     _what: ClassVar[str] = "embeddings"
 
     def _bodies(self, texts: list[str]) -> list[dict[str, Any]]:
+        texts = text_list(texts, "texts")
         check_texts(texts, "texts")
-        fields = self.request_fields()
-        groups = batches([text_cost(t) for t in texts], self.chunk_size, MAX_REQUEST_TOKENS)
-        return [{**fields, "input": texts[group.start : group.stop]} for group in groups]
+        return self._batched(texts, batches([text_cost(t) for t in texts], self.chunk_size, MAX_REQUEST_TOKENS))
 
     def embed(self, texts: list[str]) -> EmbeddingsResult:
         """The vectors of `texts`, in order, with usage and cost."""
-        return self._send(self._bodies(text_list(texts, "texts")))
+        return self._send(self._bodies(texts))
 
     async def aembed(self, texts: list[str]) -> EmbeddingsResult:
-        return await self._asend(self._bodies(text_list(texts, "texts")))
+        return await self._asend(self._bodies(texts))
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embed(texts).vectors

@@ -1,8 +1,4 @@
-"""Perplexity's platform endpoints beside the chat model: the models it serves and the Decisions API.
-
-`list_models` (`GET /v1/models`) answers the published `ModelListOutput`; the connection settings are the
-chat model's.
-"""
+"""Perplexity's platform endpoints beside the chat model: the models it serves and the Decisions API."""
 
 from __future__ import annotations
 
@@ -51,10 +47,7 @@ def _read(answer: Any) -> list[PerplexityModelInfo]:
 
 
 def list_models(**connection: Any) -> list[PerplexityModelInfo]:
-    """The models Perplexity serves (`GET /v1/models`).
-
-    `connection`: the chat model's connection settings, checked before sending.
-    """
+    """The models Perplexity serves (`GET /v1/models`); `connection`: the chat model's connection settings."""
     return _read(_Models(**connection)._get(MODELS_PATH))
 
 

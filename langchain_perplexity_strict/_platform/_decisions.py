@@ -1,8 +1,7 @@
 """`PerplexityDecision`: Perplexity's Decisions API (`POST /v1/decisions`) as a LangChain Runnable.
 
-Typed questions about a state, answered with probabilities
-(docs.perplexity.ai/docs/decisions/quickstart). Shapes: the published
-`DecisionsRequestInput` and `DecisionsResponseOutput`.
+Typed questions about a state, answered with probabilities (docs.perplexity.ai/docs/decisions/quickstart).
+Shapes: the published `DecisionsRequestInput` and `DecisionsResponseOutput`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,6 @@
 
 Types: `ApiSearchRequestInput` / `ApiSearchResponseOutput` (`perplexity.generated.api`).
 Ranges: docs.perplexity.ai/api-reference/search-post and docs.perplexity.ai/docs/search/quickstart.
-Values are checked before sending, without coercion. Shared rules live in `_request/_filters`.
 """
 
 from __future__ import annotations
@@ -101,10 +100,7 @@ def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class SearchFilters(BaseModel):
-    """The Search API fields a search keeps between calls (None: the API's default).
-
-    Each field's rule is its `Accepts` metadata, collected in `FIELDS`.
-    """
+    """The Search API fields a search keeps between calls (None: the API's default); their rules go to `FIELDS`."""
 
     max_tokens: Annotated[int | None, TOKENS] = None
     """Most tokens of content across all results."""
@@ -157,7 +153,6 @@ class SearchFilters(BaseModel):
     _strict = field_validator("*", mode="before")(checked)
 
     def filter_values(self) -> dict[str, Any]:
-        """The fields above, by name."""
         return {name: getattr(self, name) for name in SearchFilters.model_fields}
 
 
@@ -175,10 +170,7 @@ FIELDS: dict[str, Accepts] = {
 
 
 def read_results(response: Any) -> tuple[str, list[dict[str, Any]], str | None]:
-    """The search id, the results and the server time of an answer.
-
-    Per-query result groups are flattened (docs.perplexity.ai/docs/search/quickstart).
-    """
+    """The search id, the results (per-query groups flattened) and the server time of an answer."""
     if not isinstance(response, dict) or not isinstance(response.get("results"), list):
         msg = f"Perplexity's search answer has no results list: {str(response)[:200]!r}"
         raise PerplexityResponseError(msg)

@@ -73,8 +73,8 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     The model fills `SearchInput`; other Search API fields are constructor arguments.
     A filter set on the tool binds the model; `max_results` is only a default.
     The artifact is Perplexity's raw answer. `content_as="results"` gives dicts instead of text.
-    A model's bad arguments come back to it as the tool's answer;
-    set `handle_validation_error` / `handle_tool_error` to False to raise instead.
+    A model's bad arguments come back to it as the tool's answer (`handle_validation_error` and
+    `handle_tool_error` False: they raise).
     The name is langchain-perplexity's, so prompts keep working.
 
     ```python
@@ -122,7 +122,6 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         chosen = {k: v for k, v in arguments.items() if v is not None}
         fixed = {k: v for k, v in self.filter_values().items() if v is not None}
         for name, value in chosen.items():
-            # The model may repeat a filter set on the tool, not change it.
             if name in fixed and fixed[name] != value:
                 msg = (
                     f"{name}: the tool is built with {fixed[name]!r} and the call gives {value!r}; "
@@ -147,9 +146,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
     def _output(self, response: dict[str, Any]) -> Any:
         """The content, with the answer as artifact when `response_format` asks."""
         content = to_text(response) if self.content_as == "text" else [dict(r) for r in read_results(response)[1]]
-        if self.response_format == "content":
-            return content
-        return content, response
+        return content if self.response_format == "content" else (content, response)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         self._note_direct_call(input)
