@@ -1,7 +1,4 @@
-"""What a bound tool set leaves open, checked before sending: one tool per type, foreign tools, `tool_choice`.
-
-Sources: docs/perplexity-rules.md ("Built-in tool ranges", "Built-in tools of one type once", "tool_choice").
-"""
+"""What a bound tool set leaves open: one tool per type, foreign tools, `tool_choice` (docs/perplexity-rules.md)."""
 
 from __future__ import annotations
 
@@ -27,10 +24,7 @@ _CHOICE_WORDS = {"any": "required", "auto": "auto", "none": "none", "required": 
 
 
 def foreign_tool_problem(tool: Any, path: str) -> str | None:
-    """Why `tool`, a dict with another provider's `type`, is not a Perplexity tool (else None).
-
-    Named here, rather than as langchain-core's `KeyError: 'function'`.
-    """
+    """Why `tool`, with another provider's `type`, is not a Perplexity tool (else langchain-core's KeyError)."""
     if not isinstance(tool, Mapping) or not isinstance(tool.get("type"), str):
         return None
     kind = tool["type"]
@@ -63,10 +57,7 @@ def check_tool_set(tools: Sequence[Mapping[str, Any]], path: str = "tools") -> N
 
 
 def tool_choice_for(choice: Any, tools: Sequence[Mapping[str, Any]]) -> Any:
-    """Every `tool_choice` form `ChatOpenAI.bind_tools` takes, as a request value (None: left out).
-
-    Raises `ValueError` unless it is a word or names a bound function tool.
-    """
+    """Every `tool_choice` form `ChatOpenAI.bind_tools` takes, as a request value (None: left out)."""
     if choice is False or choice is None:
         return None
     if choice is True:
@@ -95,10 +86,7 @@ def tool_choice_for(choice: Any, tools: Sequence[Mapping[str, Any]]) -> Any:
 
 
 def merged_search(tool: Mapping[str, Any], options: Mapping[str, Any], path: str) -> dict[str, Any]:
-    """A bound `web_search` with the model's search options filling the fields it leaves unset.
-
-    A filter both set differently is refused, so neither is silently dropped.
-    """
+    """A bound `web_search` with the model's search options filling its unset fields; a conflict is refused."""
     merged = {**options, **tool}
     model_filters, own = options.get("filters"), tool.get("filters")
     if isinstance(model_filters, Mapping) and isinstance(own, Mapping):
@@ -110,10 +98,6 @@ def merged_search(tool: Mapping[str, Any], options: Mapping[str, Any], path: str
                 )
         merged["filters"] = {**model_filters, **own}
     if isinstance(merged.get("filters"), Mapping):
-        try:
-            check_search_filters(merged["filters"], f"{path}.filters")
-        except ValueError as error:
-            raise ValueError(
-                f"{error} (the bound web_search tool's filters with the model's search settings)"
-            ) from None
+        note = " (the bound web_search tool's filters with the model's search settings)"
+        check_search_filters(merged["filters"], f"{path}.filters", note)
     return merged

@@ -1,7 +1,4 @@
-"""The Sonar chat-completions body (`POST /chat/completions`), as Perplexity publishes it.
-
-Shapes: `ApiChatCompletionsRequestInput` and `ChatMessageInputInput` (`perplexity.generated.api`).
-"""
+"""The Sonar chat-completions body (`POST /chat/completions`): `ApiChatCompletionsRequestInput`'s shape."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Skills as Perplexity publishes them (`SkillInput` in `perplexity.generated.api`), and `skills=`'s check.
-
-Docs: docs.perplexity.ai, Agent API "Skills".
-"""
+"""Skills as Perplexity publishes them (each TypedDict `X` is `perplexity.generated.api`'s `XInput`)."""
 
 # No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
 from collections.abc import Mapping
@@ -20,16 +17,12 @@ OfficeSkill = Literal["office", "office/docx", "office/pdf", "office/pptx", "off
 
 @with_config(PUBLISHED)
 class BuiltinSkill(TypedDict):
-    """`BuiltinSkillInput`: one of Perplexity's office skills."""
-
     type: Literal["builtin"]
     name: OfficeSkill
 
 
 @with_config(PUBLISHED)
 class InlineSkill(TypedDict):
-    """`InlineSkillInput`: a skill written in the request."""
-
     type: Literal["inline"]
     name: str
     description: str
@@ -38,17 +31,13 @@ class InlineSkill(TypedDict):
 
 @with_config(PUBLISHED)
 class CustomSkill(TypedDict):
-    """`CustomSkillInput`: an uploaded skill."""
-
     type: Literal["custom"]
     id: str
     version: NotRequired[str]
 
 
 Skill = BuiltinSkill | InlineSkill | CustomSkill
-"""Any skill."""
 SKILL_SHAPES: dict[str, Any] = {"builtin": BuiltinSkill, "inline": InlineSkill, "custom": CustomSkill}
-"""Skill type → its published shape."""
 
 
 def check_skill(skill: Any, path: str = "skills") -> None:
@@ -72,4 +61,4 @@ def _check_skills(skills: Any) -> None:
 SKILLS = Accepts(
     "a list of skills (builtin_skill, inline_skill, custom_skill)", Annotated[Any, AfterValidator(_check_skills)]
 )
-"""The `skills` parameter's rule: each skill checked as a bound skill is."""
+"""The `skills` parameter's rule."""

@@ -1,7 +1,6 @@
-"""`with_structured_output` for Perplexity: one `json_schema` response format, parsed as LangChain does.
+"""`with_structured_output` for Perplexity: one `json_schema` response format (`ResponseFormatInput`).
 
-Shape: `ResponseFormatInput` / `JSONSchemaFormatInput` (docs.perplexity.ai, "Structured Outputs").
-Schemas are read by langchain-openai's and the openai SDK's converters, so the same schema goes out.
+Schemas go through langchain-openai's and the openai SDK's converters, and parsers are LangChain's.
 """
 
 from __future__ import annotations
@@ -74,22 +73,12 @@ def json_schema_spec(schema: Any, strict: bool | None = None) -> dict[str, Any]:
 
 def _spec_of(function: dict[str, Any]) -> dict[str, Any]:
     spec = {"name": function["name"], "schema": function.get("parameters") or {}}
-    for key in ("description", "strict"):
-        if function.get(key) is not None:
-            spec[key] = function[key]
-    return spec
+    return spec | {key: function[key] for key in ("description", "strict") if function.get(key) is not None}
 
 
 def pydantic_class(schema: Any) -> type | None:
     """`schema` when it is a Pydantic class, else None."""
     return schema if isinstance(schema, type) and is_basemodel_subclass(schema) else None
-
-
-ACCEPTED_FORMATS = (
-    "a Pydantic class, a TypedDict, a JSON schema, {'type': 'json_schema', 'json_schema': {...}}, "
-    "{'type': 'json_object'}, {'type': 'text'} (plain text, the default), or on api='chat_completions' "
-    "{'type': 'regex', 'regex': {'regex': ...}}"
-)
 
 
 def response_format(schema: Any, strict: bool | None = None) -> dict[str, Any] | None:
@@ -103,10 +92,12 @@ def json_schema_format(schema: Any, strict: bool | None = None) -> dict[str, Any
     """The `json_schema` response format for `schema`, named as Perplexity takes it."""
     try:
         spec = json_schema_spec(schema, strict)
-    except ValueError as error:  # name the argument
+    except ValueError as error:
         msg = (
-            f"response_format={shown(schema, limit=200)} is not a response format Perplexity takes; "
-            f"accepted: {ACCEPTED_FORMATS}."
+            f"response_format={shown(schema, limit=200)} is not a response format Perplexity takes; accepted: a "
+            "Pydantic class, a TypedDict, a JSON schema, {'type': 'json_schema', 'json_schema': {...}}, "
+            "{'type': 'json_object'}, {'type': 'text'} (plain text, the default), or on api='chat_completions' "
+            "{'type': 'regex', 'regex': {'regex': ...}}."
         )
         raise ValueError(msg) from error
     spec["name"] = schema_name(spec.get("name"))

@@ -1,7 +1,6 @@
-"""Tools in every form LangChain accepts, as each surface's body takes them.
+"""Tools in every form LangChain accepts, converted as `ChatOpenAI.bind_tools` converts them.
 
-Function tools go through langchain-core's `convert_to_openai_tool`, as `ChatOpenAI.bind_tools` does;
-the Agent API takes them flat (`FunctionToolInput`). Built-in tools pass through once checked.
+The Agent API takes function tools flat (`FunctionToolInput`); built-in tools pass through once checked.
 """
 
 from __future__ import annotations
@@ -21,6 +20,8 @@ from langchain_perplexity_strict._request._builtin_checks import (
 )
 from langchain_perplexity_strict._request._builtin_tools import check_builtin_tool
 from langchain_perplexity_strict._request._model_names import RESERVED_FUNCTION_NAMES
+from langchain_perplexity_strict._request._parameter_row import WS
+from langchain_perplexity_strict._request._parameter_table import PARAMETERS
 
 _FUNCTION_FIELDS = ("name", "description", "parameters", "strict")
 NO_SONAR_TOOLS = (
@@ -42,11 +43,7 @@ def tools_refusal(surface_has_functions: bool, profile: Mapping[str, Any]) -> st
 
 
 def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -> dict[str, Any]:
-    """Any LangChain tool form in the chat shape, or a built-in tool as given.
-
-    Raises `ValueError` for a malformed built-in tool, another provider's built-in tool,
-    or a reserved function name.
-    """
+    """Any LangChain tool form in the chat shape, or a built-in tool as given, once checked."""
     if isinstance(tool, dict) and tool.get("type") in BUILTIN_TYPES:
         check_builtin_tool(tool, path)
         return dict(tool)
@@ -66,7 +63,7 @@ def openai_tool(tool: Any, *, strict: bool | None = None, path: str = "tools") -
 
 
 def agent_tool(tool: dict[str, Any]) -> dict[str, Any]:
-    """A bound tool (`bound_tools`' output) in the Agent API's shape: a function flat (`FunctionToolInput`)."""
+    """A bound tool in the Agent API's shape: a function flat (`FunctionToolInput`)."""
     if tool.get("type") in BUILTIN_TYPES:
         return tool
     function = tool["function"]
@@ -81,11 +78,7 @@ def agent_tool_choice(choice: Any) -> Any:
 def bound_tools(
     tools: Any, tool_choice: Any, *, strict: bool | None = None, refusal: str | None = None
 ) -> tuple[list[dict[str, Any]] | None, Any]:
-    """Tools and `tool_choice` as a request takes them, from every entry point.
-
-    Idempotent, so a bound value passed again at call time is kept.
-    `refusal`: why the model sends no tools (`tools_refusal`), None when it does.
-    """
+    """Tools and `tool_choice` as a request takes them (idempotent); `refusal` comes from `tools_refusal`."""
     if tools is not None and not isinstance(tools, (list, tuple)):
         msg = (
             f"tools={shown(tools, limit=200)} is not accepted; "
@@ -102,20 +95,18 @@ def bound_tools(
 
 
 def with_search_tool(
-    tools: list[dict[str, Any]], options: dict[str, Any], names: dict[str, str], *, off: str, bare: bool
+    tools: list[dict[str, Any]], options: dict[str, Any], *, off: str, bare: bool
 ) -> list[dict[str, Any]]:
-    """`tools` with the model's search tool: its `options` go to a bound `web_search`, or it is added.
+    """`tools` with the model's search `options` in a bound `web_search`, or in one added.
 
-    `names` maps each tool field to its parameter; `off` names the switch that turns search off
-    ('' when on); `bare`: no preset. Search settings are never dropped: where nothing would
-    carry them, the call is refused.
+    `off` names the switch that turns search off; `bare`: no preset. Options nothing would carry are refused.
     """
     for i, tool in enumerate(tools):
         if tool.get("type") == "web_search":
             return [*tools[:i], merged_search(tool, options, f"tools[{i}]"), *tools[i + 1 :]]
     if off and options:
         msg = (
-            f"{off} turns web search off, so {_given(options, names)} (search settings of the model or the call) "
+            f"{off} turns web search off, so {_given(options)} (search settings of the model or the call) "
             f"would be dropped: nothing would carry them. Remove the search settings, or drop {off} to search "
             "with them" + (" (or bind web_search_tool(), which takes them)." if off == "web_search=False" else ".")
         )
@@ -126,7 +117,7 @@ def with_search_tool(
         builtins := [f"tools[{i}] ({t['type']})" for i, t in enumerate(tools) if t.get("type") in BUILTIN_TYPES]
     ):
         msg = (
-            f"{_given(options, names)} (search settings of the model or the call) configure the web_search tool "
+            f"{_given(options)} (search settings of the model or the call) configure the web_search tool "
             f"only; the bound built-in tools {', '.join(builtins)} would reach the web without them. Bind "
             "web_search too (web_search_tool(), which takes the model's search settings), or remove the search "
             "settings and pass web_search=False to the model to say it does not search."
@@ -136,11 +127,15 @@ def with_search_tool(
     return [*tools, {"type": "web_search", **options}] if options or bare else tools
 
 
-def _given(options: dict[str, Any], names: dict[str, str], prefix: str = "") -> str:
+_SETTINGS = {p.agent.removeprefix(WS): name for name, p in PARAMETERS.items() if (p.agent or "").startswith(WS)}
+"""A `web_search` field -> the setting that gives it."""
+
+
+def _given(options: dict[str, Any], prefix: str = "") -> str:
     """The search options as the settings that gave them (`search_type='fast', ...`)."""
     return ", ".join(
-        _given(value, names, "filters.")
+        _given(value, "filters.")
         if key == "filters" and isinstance(value, dict)
-        else f"{names[prefix + key]}={value!r}"
+        else f"{_SETTINGS[prefix + key]}={value!r}"
         for key, value in options.items()
     )
