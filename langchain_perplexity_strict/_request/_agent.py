@@ -17,7 +17,7 @@ from langchain_perplexity_strict._request._model_names import SONAR_TO_AGENT, Ag
 from langchain_perplexity_strict._request._parameter_row import place
 from langchain_perplexity_strict._request._parameter_table import CLIENT, PARAMETERS
 from langchain_perplexity_strict._request._structured_output import agent_response_format
-from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
+from langchain_perplexity_strict._request._tools import agent_tool, with_search_tool
 from langchain_perplexity_strict.data._profiles import MODEL_FACTS
 from langchain_perplexity_strict.normalize._content import (
     approval_requests,
@@ -33,12 +33,10 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     """The whole body; a continuation sends only what follows the stored response."""
     settings, call, plan = request.settings, request.call, request.plan
     continuation = plan.continuation if plan is not None else None
-    if continuation is not None:
-        body: dict[str, Any] = {"input": continuation.items}
-    elif plan is not None and plan.items is not None:
-        body = {"input": plan.items}
-    else:
-        body = {"input": list(chain.from_iterable(agent_items(request.messages)))}
+    items = continuation.items if continuation is not None else plan.items if plan is not None else None
+    if items is None:
+        items = list(chain.from_iterable(agent_items(request.messages)))
+    body: dict[str, Any] = {"input": items}
     body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("effort") or body.get("preset")
     for name, value in settings.items():
@@ -52,8 +50,8 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     tools = with_search_tool(tools, body.pop("web_search", {}), off=search_off(settings, call), bare=not preset)
     if tools:
         body["tools"] = tools
-    if call.get("tool_choice") is not None:
-        body["tool_choice"] = agent_tool_choice(call["tool_choice"])
+    if (choice := call.get("tool_choice")) is not None:  # `ToolChoiceInput`: a word or `{"name": fn}`
+        body["tool_choice"] = {"name": choice["function"]["name"]} if isinstance(choice, dict) else choice
     if call.get("response_format") is not None:
         body["response_format"] = agent_response_format(call["response_format"])
     body["stream"] = request.stream

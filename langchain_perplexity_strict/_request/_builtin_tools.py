@@ -16,7 +16,7 @@ from typing_extensions import NotRequired, TypedDict
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._filters import MaxImages, MaxUrls, Recency, SearchTokens, UserLocation
 from langchain_perplexity_strict._request._parameter_table import check_parameters
-from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
+from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape, check_tagged
 from langchain_perplexity_strict._request._skills import BuiltinSkill, CustomSkill, InlineSkill, OfficeSkill
 
 SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # the SDK's docstring of `McpToolInput.server_label`
@@ -144,11 +144,7 @@ TOOL_SHAPES: dict[str, Any] = {get_args(shape.__annotations__["type"])[0]: shape
 
 def check_builtin_tool(tool: Mapping[str, Any], path: str = "tools") -> None:
     """Raise `ValueError` naming the field unless `tool` is a built-in tool in its published shape."""
-    shape = TOOL_SHAPES.get(str(tool.get("type")))
-    if shape is None:
-        msg = f"{path}.type: {tool.get('type')!r} is not a built-in tool; expected one of {', '.join(TOOL_SHAPES)}"
-        raise ValueError(msg)
-    check_shape(tool, shape, path)
+    check_tagged(tool, TOOL_SHAPES, path, "a built-in tool")
     check_values(tool, path)
 
 

@@ -1,7 +1,6 @@
 """Skills as Perplexity publishes them (each TypedDict `X` is `perplexity.generated.api`'s `XInput`)."""
 
 # No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
-from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, with_config
@@ -9,7 +8,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._accepts import Accepts
 from langchain_perplexity_strict._redact import shown
-from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
+from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_tagged
 
 OfficeSkill = Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
 """`BuiltinSkillInput.name`: Perplexity's office skills."""
@@ -42,12 +41,7 @@ SKILL_SHAPES: dict[str, Any] = {"builtin": BuiltinSkill, "inline": InlineSkill, 
 
 def check_skill(skill: Any, path: str = "skills") -> None:
     """Raise `ValueError` naming the field unless `skill` is a skill in its published shape."""
-    shape = SKILL_SHAPES.get(str(skill.get("type"))) if isinstance(skill, Mapping) else None
-    if shape is None:
-        kind = skill.get("type") if isinstance(skill, Mapping) else skill
-        msg = f"{path}.type: {kind!r} is not a skill type; expected one of {', '.join(SKILL_SHAPES)}"
-        raise ValueError(msg)
-    check_shape(skill, shape, path)
+    check_tagged(skill, SKILL_SHAPES, path, "a skill type")
 
 
 def _check_skills(skills: Any) -> None:

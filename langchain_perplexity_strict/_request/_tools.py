@@ -70,11 +70,6 @@ def agent_tool(tool: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", **{k: function[k] for k in _FUNCTION_FIELDS if function.get(k) is not None}}
 
 
-def agent_tool_choice(choice: Any) -> Any:
-    """A bound `tool_choice` as the Agent API takes it (`ToolChoiceInput`): a string or `{"name": fn}`."""
-    return {"name": choice["function"]["name"]} if isinstance(choice, dict) else choice
-
-
 def bound_tools(
     tools: Any, tool_choice: Any, *, strict: bool | None = None, refusal: str | None = None
 ) -> tuple[list[dict[str, Any]] | None, Any]:
@@ -127,7 +122,7 @@ def with_search_tool(
     return [*tools, {"type": "web_search", **options}] if options or bare else tools
 
 
-_SETTINGS = {p.agent.removeprefix(WS): name for name, p in PARAMETERS.items() if (p.agent or "").startswith(WS)}
+_SETTINGS = {p.agent.removeprefix(WS): name for name, p in PARAMETERS.items() if p.agent and p.agent.startswith(WS)}
 """A `web_search` field -> the setting that gives it."""
 
 
