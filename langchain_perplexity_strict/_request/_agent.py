@@ -118,13 +118,9 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
         if isinstance(message, AIMessage):
             _assistant_items(message, items, call_names)
         elif isinstance(message, ToolMessage):
-            item: dict[str, Any] = {
-                "type": "function_call_output",
-                "call_id": message.tool_call_id,
-                "output": content_parts(message.content, TOOL_OUTPUT_PARTS, text_as_string=True),
-            }
-            name = message.name or call_names.get(message.tool_call_id)
-            if name:
+            output = content_parts(message.content, TOOL_OUTPUT_PARTS, text_as_string=True)
+            item = {"type": "function_call_output", "call_id": message.tool_call_id, "output": output}
+            if name := message.name or call_names.get(message.tool_call_id):
                 item["name"] = name
             items.append(item)
         elif isinstance(message, SystemMessage):

@@ -1,4 +1,4 @@
-"""Skills as Perplexity publishes them (each TypedDict `X` is `perplexity.generated.api`'s `XInput`)."""
+"""Skills as Perplexity publishes them (each `X` is `perplexity.generated.api`'s `XInput`), and `skills=`'s check."""
 
 # No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
 from typing import Annotated, Any, Literal
