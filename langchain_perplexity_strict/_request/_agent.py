@@ -41,7 +41,7 @@ def agent_body(request: BodyInput) -> dict[str, Any]:
     preset = body.get("effort") or body.get("preset")
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
-        if value is not None and parameter is not None and parameter.agent not in (None, CLIENT, *_MODEL_CHOICE):
+        if value is not None and parameter is not None and parameter.agent not in (None, CLIENT, "effort", "preset"):
             place(body, parameter.agent, value)
     if "max_output_tokens" not in body and (limit := _max_output_tokens(body, request.profile)):
         body["max_output_tokens"] = limit
@@ -80,14 +80,9 @@ def _max_output_tokens(body: Mapping[str, Any], profile: Mapping[str, Any]) -> i
     limits = []
     for i, model in enumerate((body.get("model"), *(body.get("models") or ()))):
         if model and model.startswith("anthropic/"):
-            limit = (profile.get("max_output_tokens") if i == 0 else None) or MODEL_FACTS.get(model, {}).get(
-                "max_output_tokens"
-            )
-            limits.append(int(limit) if limit else ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS)
+            facts = profile if i == 0 and profile.get("max_output_tokens") else MODEL_FACTS.get(model, {})
+            limits.append(int(facts.get("max_output_tokens") or ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS))
     return min(limits, default=None)
-
-
-_MODEL_CHOICE = ("effort", "preset")  # placed by `model_and_preset`
 
 
 def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
@@ -96,17 +91,11 @@ def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[
     An effort level picks its own model unless the caller chose one.
     """
     target = SONAR_TO_AGENT.get(settings["model"]) or AgentTarget(settings["model"], None)
-    effort, preset = settings.get("effort"), settings.get("preset")
-    if not effort and not preset:
-        effort = target.preset
-    fields: dict[str, Any] = {}
-    if target.model and (model_explicit or not (effort or preset)):
-        fields["model"] = target.model
-    if effort:
-        fields["effort"] = effort
-    elif preset:
-        fields["preset"] = preset
-    return fields
+    preset = settings.get("preset")
+    effort = settings.get("effort") or (None if preset else target.preset)
+    choice = {"effort": effort} if effort else {"preset": preset} if preset else {}
+    model = {"model": target.model} if target.model and (model_explicit or not choice) else {}
+    return {**model, **choice}
 
 
 def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
@@ -147,8 +136,7 @@ def _user_items(message: BaseMessage, items: list[dict[str, Any]]) -> None:
 
 
 def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names: dict[str, str]) -> None:
-    text = message.content if isinstance(message.content, str) else canonical_text(message.content)
-    if text:
+    if text := canonical_text(message.content):
         items.append({"role": "assistant", "content": text})
     items.extend(approval_requests(message))  # so the server can match the responses
     signatures = message.additional_kwargs.get(THOUGHT_SIGNATURES) or {}

@@ -33,11 +33,7 @@ def chat_body(request: BodyInput) -> dict[str, Any]:
 
 def _message(message: BaseMessage) -> dict[str, Any]:
     if isinstance(message, AIMessage):
-        content = message.content
-        out: dict[str, Any] = {
-            "role": "assistant",
-            "content": content if isinstance(content, str) else canonical_text(content),
-        }
+        out: dict[str, Any] = {"role": "assistant", "content": canonical_text(message.content)}
         if message.tool_calls:
             out["tool_calls"] = [
                 {

@@ -134,8 +134,7 @@ def _plain_format(schema: dict[str, Any]) -> dict[str, Any] | None:
 
 def as_function_tool(schema: Any, strict: bool | None) -> dict[str, Any]:
     """`schema` as an OpenAI function tool, including OpenAI's `{"name", "schema"}` spec forms."""
-    is_spec = isinstance(schema, dict) and ("schema" in schema or schema.get("type") == "json_schema")
-    if not is_spec:
+    if not (isinstance(schema, dict) and ("schema" in schema or schema.get("type") == "json_schema")):
         return openai_tool(schema, strict=strict)
     spec = json_schema_spec(schema, strict)
     function = {"name": spec["name"], "parameters": spec["schema"]}
@@ -222,7 +221,6 @@ def structured_runnable(
                 "models have no function tools, so the schema is sent as a json_schema "
                 "response_format instead (the parsed result is the same)."
             )
-            # As function calling would send it.
             sent = {"type": "json_schema", "json_schema": _spec_of(as_function_tool(schema, strict)["function"])}
         fmt = json_schema_format(sent, strict)
         name, parse, traced = fmt["json_schema"]["name"], "json_schema", _traced_schema(schema, fmt)
