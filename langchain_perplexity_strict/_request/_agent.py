@@ -1,6 +1,5 @@
-"""The Agent API body (`POST /v1/responses`), in the shapes Perplexity publishes.
+"""The Agent API body (`POST /v1/responses`): only `ResponsesRequestInput`'s fields, as others get a 400.
 
-Every field is one of `ResponsesRequestInput` (`perplexity.generated.api`); others get a 400.
 Hand-built: langchain-openai's Responses converter writes fields the published input refuses.
 """
 
@@ -15,10 +14,10 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langchain_perplexity_strict._message_keys import THOUGHT_SIGNATURES
 from langchain_perplexity_strict._request._input import BodyInput, PartTable, content_parts, tool_arguments
 from langchain_perplexity_strict._request._model_names import SONAR_TO_AGENT, AgentTarget
-from langchain_perplexity_strict._request._parameter_row import WS, place
+from langchain_perplexity_strict._request._parameter_row import place
 from langchain_perplexity_strict._request._parameter_table import CLIENT, PARAMETERS
 from langchain_perplexity_strict._request._structured_output import agent_response_format
-from langchain_perplexity_strict._request._tools import agent_tool, agent_tool_choice, with_search_tool
+from langchain_perplexity_strict._request._tools import agent_tool, with_search_tool
 from langchain_perplexity_strict.data._profiles import MODEL_FACTS
 from langchain_perplexity_strict.normalize._content import (
     approval_requests,
@@ -31,40 +30,28 @@ from langchain_perplexity_strict.normalize._roles import is_developer
 
 
 def agent_body(request: BodyInput) -> dict[str, Any]:
-    """The whole body: input items, model or preset, parameters, tools and response format.
-
-    A plan's items are sent as encoded; a continuation sends what follows the stored response.
-    """
+    """The whole body; a continuation sends only what follows the stored response."""
     settings, call, plan = request.settings, request.call, request.plan
     continuation = plan.continuation if plan is not None else None
-    if continuation is not None:
-        body: dict[str, Any] = {"input": continuation.items}
-    elif plan is not None and plan.items is not None:
-        body = {"input": plan.items}
-    else:
-        body = {"input": list(chain.from_iterable(agent_items(request.messages)))}
+    items = continuation.items if continuation is not None else plan.items if plan is not None else None
+    if items is None:
+        items = list(chain.from_iterable(agent_items(request.messages)))
+    body: dict[str, Any] = {"input": items}
     body.update(model_and_preset(settings, request.model_explicit))
     preset = body.get("effort") or body.get("preset")
-    search: dict[str, Any] = {}  # the web_search tool's options
-    names: dict[str, str] = {}  # search tool field -> its parameter, for errors
     for name, value in settings.items():
         parameter = PARAMETERS.get(name)
-        if value is None or parameter is None or parameter.agent in (None, CLIENT) or name in _MODEL_CHOICE:
-            continue
-        if parameter.agent.startswith(WS):
-            names[parameter.agent.removeprefix(WS)] = name
-            place(search, parameter.agent.removeprefix(WS), value)
-        else:
+        if value is not None and parameter is not None and parameter.agent not in (None, CLIENT, "effort", "preset"):
             place(body, parameter.agent, value)
     if "max_output_tokens" not in body and (limit := _max_output_tokens(body, request.profile)):
         body["max_output_tokens"] = limit
     tools = [agent_tool(t) for t in call["tools"]] if call.get("tools") else []
     # A bare model is ungrounded on the Agent API; a preset searches on its own.
-    tools = with_search_tool(tools, search, names, off=search_off(settings, call), bare=not preset)
+    tools = with_search_tool(tools, body.pop("web_search", {}), off=search_off(settings, call), bare=not preset)
     if tools:
         body["tools"] = tools
-    if call.get("tool_choice") is not None:
-        body["tool_choice"] = agent_tool_choice(call["tool_choice"])
+    if (choice := call.get("tool_choice")) is not None:  # `ToolChoiceInput`: a word or `{"name": fn}`
+        body["tool_choice"] = {"name": choice["function"]["name"]} if isinstance(choice, dict) else choice
     if call.get("response_format") is not None:
         body["response_format"] = agent_response_format(call["response_format"])
     body["stream"] = request.stream
@@ -89,40 +76,26 @@ ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192
 
 
 def _max_output_tokens(body: Mapping[str, Any], profile: Mapping[str, Any]) -> int | None:
-    """`max_output_tokens` to send when none is set: Perplexity requires it for `anthropic/*` models, so the
-    lowest limit of those among the model and its fallbacks (`profile` is the named model's)."""
+    """Perplexity requires `max_output_tokens` for `anthropic/*` models: the lowest of their limits."""
     limits = []
     for i, model in enumerate((body.get("model"), *(body.get("models") or ()))):
         if model and model.startswith("anthropic/"):
-            limit = (profile.get("max_output_tokens") if i == 0 else None) or MODEL_FACTS.get(model, {}).get(
-                "max_output_tokens"
-            )
-            limits.append(int(limit) if limit else ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS)
+            facts = profile if i == 0 and profile.get("max_output_tokens") else MODEL_FACTS.get(model, {})
+            limits.append(int(facts.get("max_output_tokens") or ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS))
     return min(limits, default=None)
 
 
-_MODEL_CHOICE = ("effort", "preset")
-"""Placed by `model_and_preset`, not the loop."""
-
-
 def model_and_preset(settings: Mapping[str, Any], model_explicit: bool) -> dict[str, Any]:
-    """`model` and `effort` (or the deprecated `preset`) as the body carries them.
+    """`model` and `effort` (or the deprecated `preset`, which `effort` overrides, as published).
 
-    An effort level picks its own model unless the caller chose one. With both, only `effort`
-    is sent: the published schema gives it precedence.
+    An effort level picks its own model unless the caller chose one.
     """
     target = SONAR_TO_AGENT.get(settings["model"]) or AgentTarget(settings["model"], None)
-    effort, preset = settings.get("effort"), settings.get("preset")
-    if not effort and not preset:
-        effort = target.preset
-    fields: dict[str, Any] = {}
-    if target.model and (model_explicit or not (effort or preset)):
-        fields["model"] = target.model
-    if effort:
-        fields["effort"] = effort
-    elif preset:
-        fields["preset"] = preset
-    return fields
+    preset = settings.get("preset")
+    effort = settings.get("effort") or (None if preset else target.preset)
+    choice = {"effort": effort} if effort else {"preset": preset} if preset else {}
+    model = {"model": target.model} if target.model and (model_explicit or not choice) else {}
+    return {**model, **choice}
 
 
 def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
@@ -134,13 +107,9 @@ def agent_items(messages: Sequence[BaseMessage]) -> list[list[dict[str, Any]]]:
         if isinstance(message, AIMessage):
             _assistant_items(message, items, call_names)
         elif isinstance(message, ToolMessage):
-            item: dict[str, Any] = {
-                "type": "function_call_output",
-                "call_id": message.tool_call_id,
-                "output": content_parts(message.content, TOOL_OUTPUT_PARTS, text_as_string=True),
-            }
-            name = message.name or call_names.get(message.tool_call_id)
-            if name:
+            output = content_parts(message.content, TOOL_OUTPUT_PARTS, text_as_string=True)
+            item = {"type": "function_call_output", "call_id": message.tool_call_id, "output": output}
+            if name := message.name or call_names.get(message.tool_call_id):
                 item["name"] = name
             items.append(item)
         elif isinstance(message, SystemMessage):
@@ -167,8 +136,7 @@ def _user_items(message: BaseMessage, items: list[dict[str, Any]]) -> None:
 
 
 def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names: dict[str, str]) -> None:
-    text = message.content if isinstance(message.content, str) else canonical_text(message.content)
-    if text:
+    if text := canonical_text(message.content):
         items.append({"role": "assistant", "content": text})
     items.extend(approval_requests(message))  # so the server can match the responses
     signatures = message.additional_kwargs.get(THOUGHT_SIGNATURES) or {}
@@ -187,12 +155,8 @@ def _assistant_items(message: AIMessage, items: list[dict[str, Any]], call_names
 
 
 def _file(block: dict[str, Any]) -> dict[str, Any]:
-    part: dict[str, Any] = {"type": "input_file"}
     data = data_url(block)
-    if data is not None:
-        part["file_data"] = data
-    else:
-        part["file_url"] = block["url"]
+    part = {"type": "input_file", **({"file_url": block["url"]} if data is None else {"file_data": data})}
     if block.get("filename"):
         part["filename"] = block["filename"]
     return part

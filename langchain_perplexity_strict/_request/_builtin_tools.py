@@ -1,8 +1,7 @@
 """Perplexity's built-in tools and skills: their published shapes, small constructors, and the check before sending.
 
-The check adds what the shapes leave open: server labels and URLs, and the search filters.
-Each TypedDict is one of `perplexity.generated.api`'s request models; a contract test holds them equal.
-Docs: docs.perplexity.ai, Agent API "Tools" and "Skills".
+Each TypedDict `X` is `perplexity.generated.api`'s `XInput` (a contract test holds them equal); the check adds
+what the shapes leave open: server labels and URLs, and the search filters.
 """
 
 # No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
@@ -17,11 +16,10 @@ from typing_extensions import NotRequired, TypedDict
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request._filters import MaxImages, MaxUrls, Recency, SearchTokens, UserLocation
 from langchain_perplexity_strict._request._parameter_table import check_parameters
-from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
+from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape, check_tagged
 from langchain_perplexity_strict._request._skills import BuiltinSkill, CustomSkill, InlineSkill, OfficeSkill
 
-SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-"""`McpToolInput.server_label` (the SDK's docstring)."""
+SERVER_LABEL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # the SDK's docstring of `McpToolInput.server_label`
 
 ContextSize = Literal["low", "medium", "high"]
 """`WebSearchToolInput.search_context_size`."""
@@ -29,7 +27,7 @@ ContextSize = Literal["low", "medium", "high"]
 
 @with_config(PUBLISHED)
 class WebSearchFilters(TypedDict, total=False):
-    """`WebSearchFiltersInput`: domains (`-` prefix denies, at most 20), recency, dates as MM/DD/YYYY."""
+    """Domains (`-` prefix denies, at most 20), recency, dates as MM/DD/YYYY."""
 
     search_domain_filter: list[str]
     search_recency_filter: Recency
@@ -41,8 +39,6 @@ class WebSearchFilters(TypedDict, total=False):
 
 @with_config(PUBLISHED)
 class WebSearchTool(TypedDict):
-    """`WebSearchToolInput`."""
-
     type: Literal["web_search"]
     filters: NotRequired[WebSearchFilters]
     max_tokens: NotRequired[SearchTokens]
@@ -54,16 +50,12 @@ class WebSearchTool(TypedDict):
 
 @with_config(PUBLISHED)
 class FetchUrlTool(TypedDict):
-    """`FetchUrlToolInput`: read the pages at URLs the question names."""
-
     type: Literal["fetch_url"]
     max_urls: NotRequired[MaxUrls]
 
 
 @with_config(PUBLISHED)
 class ImageSearchFilters(TypedDict, total=False):
-    """`ImageSearchFiltersInput`."""
-
     domain_filter: list[str]
     format_filter: list[Literal["bmp", "gif", "jpeg", "png", "webp", "svg"]]
     safe_search: bool
@@ -71,8 +63,6 @@ class ImageSearchFilters(TypedDict, total=False):
 
 @with_config(PUBLISHED)
 class ImageSearchTool(TypedDict):
-    """`ImageSearchToolInput`."""
-
     type: Literal["image_search"]
     filters: NotRequired[ImageSearchFilters]
     max_results: NotRequired[MaxImages]
@@ -80,28 +70,22 @@ class ImageSearchTool(TypedDict):
 
 @with_config(PUBLISHED)
 class PeopleSearchTool(TypedDict):
-    """`PeopleSearchToolInput`."""
-
     type: Literal["people_search"]
 
 
 @with_config(PUBLISHED)
 class FinanceSearchTool(TypedDict):
-    """`FinanceSearchToolInput`."""
-
     type: Literal["finance_search"]
 
 
 @with_config(PUBLISHED)
 class SandboxTool(TypedDict):
-    """`SandboxToolInput`: a code sandbox (Python, bash) with files the answer can share."""
-
     type: Literal["sandbox"]
 
 
 @with_config(PUBLISHED)
 class ApprovalFilter(TypedDict, total=False):
-    """`ApprovalFilterInput`: MCP tools matched by name or by their read-only annotation."""
+    """MCP tools matched by name or by their read-only annotation."""
 
     read_only: bool
     tool_names: list[str]
@@ -109,7 +93,7 @@ class ApprovalFilter(TypedDict, total=False):
 
 @with_config(PUBLISHED)
 class ApprovalFilters(TypedDict, total=False):
-    """`ApprovalFiltersInput`: which MCP tools always, and which never, wait for the app's approval."""
+    """Which MCP tools always, and which never, wait for the app's approval."""
 
     always: ApprovalFilter
     never: ApprovalFilter
@@ -120,7 +104,7 @@ RequireApproval = Literal["always", "never"] | ApprovalFilters
 
 @with_config(PUBLISHED)
 class McpTool(TypedDict):
-    """`McpToolInput`: a remote MCP server. `authorization` is a secret: it travels in the request body."""
+    """`authorization` is a secret that travels in the request body."""
 
     type: Literal["mcp"]
     server_label: str
@@ -134,8 +118,6 @@ class McpTool(TypedDict):
 
 @with_config(PUBLISHED)
 class ConnectorTool(TypedDict):
-    """`ConnectorToolInput`: a connector configured on the Perplexity account, by id."""
-
     type: Literal["connector"]
     id: str
     server_label: str
@@ -162,19 +144,12 @@ TOOL_SHAPES: dict[str, Any] = {get_args(shape.__annotations__["type"])[0]: shape
 
 def check_builtin_tool(tool: Mapping[str, Any], path: str = "tools") -> None:
     """Raise `ValueError` naming the field unless `tool` is a built-in tool in its published shape."""
-    shape = TOOL_SHAPES.get(str(tool.get("type")))
-    if shape is None:
-        msg = f"{path}.type: {tool.get('type')!r} is not a built-in tool; expected one of {', '.join(TOOL_SHAPES)}"
-        raise ValueError(msg)
-    check_shape(tool, shape, path)
+    check_tagged(tool, TOOL_SHAPES, path, "a built-in tool")
     check_values(tool, path)
 
 
 def check_values(tool: Mapping[str, Any], path: str) -> None:
-    """Raise `ValueError` naming the field when a built-in tool's server or search filters are refused.
-
-    Runs after the shape check, which holds the ranges.
-    """
+    """Raise `ValueError` naming the field when a shaped tool's server or search filters are refused."""
     kind = tool.get("type")
     if kind in ("mcp", "connector") and not SERVER_LABEL.match(tool["server_label"]):
         label = shown(tool["server_label"])
@@ -187,12 +162,12 @@ def check_values(tool: Mapping[str, Any], path: str) -> None:
         check_search_filters(tool["filters"], f"{path}.filters")
 
 
-def check_search_filters(filters: Mapping[str, Any], path: str) -> None:
+def check_search_filters(filters: Mapping[str, Any], path: str, note: str = "") -> None:
     """A `web_search` tool's `filters` under the model-level filters' own check (`check_parameters`)."""
     try:
         check_parameters(dict(filters), "agent")
     except ValueError as error:
-        raise ValueError(f"{path}.{error}") from None
+        raise ValueError(f"{path}.{error}{note}") from None
 
 
 def _built(shape: Any, fields: dict[str, Any]) -> Any:

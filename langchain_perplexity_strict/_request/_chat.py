@@ -1,7 +1,4 @@
-"""The Sonar chat-completions body (`POST /chat/completions`), as Perplexity publishes it.
-
-Shapes: `ApiChatCompletionsRequestInput` and `ChatMessageInputInput` (`perplexity.generated.api`).
-"""
+"""The Sonar chat-completions body (`POST /chat/completions`): `ApiChatCompletionsRequestInput`'s shape."""
 
 from __future__ import annotations
 
@@ -36,11 +33,7 @@ def chat_body(request: BodyInput) -> dict[str, Any]:
 
 def _message(message: BaseMessage) -> dict[str, Any]:
     if isinstance(message, AIMessage):
-        content = message.content
-        out: dict[str, Any] = {
-            "role": "assistant",
-            "content": content if isinstance(content, str) else canonical_text(content),
-        }
+        out: dict[str, Any] = {"role": "assistant", "content": canonical_text(message.content)}
         if message.tool_calls:
             out["tool_calls"] = [
                 {

@@ -1,6 +1,6 @@
 """Search rules Perplexity documents alike for the Search API, the chat model's web search and built-in tools.
 
-- Built-in tool ranges (as constrained types the tool shapes and the parameters share): docs/perplexity-rules.md.
+- Built-in tool ranges: docs/perplexity-rules.md.
 - Dates: docs.perplexity.ai/docs/search/filters/date-time-filters.
 - Domains: docs.perplexity.ai/guides/search-domain-filter-guide.
 - Country and language: docs.perplexity.ai/api-reference/search-post,
@@ -21,18 +21,15 @@ from langchain_perplexity_strict._request._shape_check import PUBLISHED
 Recency = Literal["hour", "day", "week", "month", "year"]
 """`search_recency_filter` values."""
 RECENCY: tuple[str, ...] = get_args(Recency)
-DATE_FORMAT = "%m/%d/%Y"
 DATE_ACCEPTED = "a date as M/D/YYYY or MM/DD/YYYY, such as '3/1/2025' or '03/01/2025'"
 MAX_DOMAINS = 20
 
 
 def parse_date(value: Any) -> datetime.date | None:
     """`value` as a date when it is a `%m/%d/%Y` string, else None."""
-    if not isinstance(value, str):
-        return None
     try:
-        return datetime.datetime.strptime(value, DATE_FORMAT).date()
-    except ValueError:
+        return datetime.datetime.strptime(value, "%m/%d/%Y").date()
+    except (TypeError, ValueError):
         return None
 
 
@@ -64,8 +61,7 @@ def is_language(value: Any) -> bool:
     return isinstance(value, str) and value.lower() in LANGUAGES
 
 
-MAX_SEARCH_TOKENS = 1_000_000
-"""The `web_search` tool's bound on `max_tokens` and `max_tokens_per_page`."""
+MAX_SEARCH_TOKENS = 1_000_000  # the web_search tool's `max_tokens` and `max_tokens_per_page`
 MaxUrls = Annotated[int, Interval(ge=1, le=100)]
 MaxImages = Annotated[int, Interval(ge=1, le=20)]
 SearchTokens = Annotated[int, Interval(ge=1, le=MAX_SEARCH_TOKENS)]
@@ -73,7 +69,7 @@ SearchTokens = Annotated[int, Interval(ge=1, le=MAX_SEARCH_TOKENS)]
 
 @with_config(PUBLISHED)
 class UserLocation(TypedDict, total=False):
-    """`ToolUserLocationInput`: where the search is made from; also the `user_location` parameter."""
+    """`ToolUserLocationInput`, also the `user_location` parameter."""
 
     city: str
     country: str

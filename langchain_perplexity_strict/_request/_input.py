@@ -1,7 +1,4 @@
-"""What both surfaces' body builders share: the value they build from, content parts, tool-call arguments.
-
-Each surface gives only its table of parts: canonical kind -> the part it sends.
-"""
+"""What both surfaces' body builders share: the value they build from, content parts, tool-call arguments."""
 
 from __future__ import annotations
 
@@ -27,9 +24,7 @@ class BodyInput:
     """`tools`, `tool_choice` and `response_format`."""
     stream: bool = False
     model_explicit: bool = True
-    """Whether the caller chose the model."""
-    plan: Context | None = None
-    """The continuation plan (Agent API)."""
+    plan: Context | None = None  # Agent API
     profile: Mapping[str, Any] = field(default_factory=dict)
     """The named model's profile (`_profile.call_profile`)."""
 
@@ -39,10 +34,7 @@ PartTable = Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]
 
 
 def content_parts(content: Any, parts: PartTable, *, text_as_string: bool) -> str | list[dict[str, Any]]:
-    """`content` as a string, or as the surface's parts.
-
-    With `text_as_string`, all-text content is sent as one string.
-    """
+    """`content` as a string, or as the surface's parts (all-text content as one string with `text_as_string`)."""
     if isinstance(content, str):
         return content
     blocks = canonical_blocks(content)

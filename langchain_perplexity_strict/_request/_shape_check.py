@@ -26,11 +26,19 @@ def check_shape(value: Any, shape: Any, path: str) -> None:
     """Raise `ValueError` unless `value` has the shape `shape` (a TypedDict or a type it uses)."""
     try:
         _validator(shape).validate_python(value)
-    except ValidationError as error:
-        problem = _problem(value, shape, path, error.errors(include_url=False))
+    except ValidationError as error:  # the first record a walk of `value` would meet
+        found = [f for r in error.errors(include_url=False) if (f := _located(value, shape, path, r)) is not None]
     else:
         return
-    raise ValueError(problem)  # outside `except`: pydantic's error holds the value
+    raise ValueError(min(found, key=lambda f: f[0])[1])  # outside `except`: pydantic's error holds the value
+
+
+def check_tagged(value: Any, shapes: Mapping[str, Any], path: str, what: str) -> None:
+    """Raise `ValueError` unless `value` has the shape its `type` names among `shapes`."""
+    kind = value.get("type") if isinstance(value, Mapping) else value
+    if not isinstance(value, Mapping) or str(kind) not in shapes:
+        raise ValueError(f"{path}.type: {kind!r} is not {what}; expected one of {', '.join(shapes)}")
+    check_shape(value, shapes[str(kind)], path)
 
 
 @functools.cache
@@ -40,21 +48,11 @@ def _validator(shape: Any) -> SchemaValidator:
 
 
 def _null_optionals(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        for item in schema.values():
-            _null_optionals(item)
-        if schema.get("type") == "typed-dict-field" and not schema.get("required", True):
-            schema["schema"] = {"type": "nullable", "schema": schema["schema"]}
-    elif isinstance(schema, list):
-        for item in schema:
-            _null_optionals(item)
+    if isinstance(schema, dict) and schema.get("type") == "typed-dict-field" and not schema.get("required", True):
+        schema["schema"] = {"type": "nullable", "schema": schema["schema"]}
+    for item in schema.values() if isinstance(schema, dict) else schema if isinstance(schema, list) else ():
+        _null_optionals(item)
     return schema
-
-
-def _problem(value: Any, shape: Any, path: str, records: list[Any]) -> str:
-    """The first of pydantic's `records`, in the order a walk of `value` would meet it."""
-    found = [f for record in records if (f := _located(value, shape, path, record)) is not None]
-    return min(found, key=lambda f: f[0])[1]
 
 
 def _located(value: Any, shape: Any, path: str, record: Any) -> tuple[list[tuple[int, int]], str] | None:

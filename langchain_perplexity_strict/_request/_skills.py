@@ -1,10 +1,6 @@
-"""Skills as Perplexity publishes them (`SkillInput` in `perplexity.generated.api`), and `skills=`'s check.
-
-Docs: docs.perplexity.ai, Agent API "Skills".
-"""
+"""Skills as Perplexity publishes them (each `X` is `perplexity.generated.api`'s `XInput`), and `skills=`'s check."""
 
 # No `from __future__ import annotations`: TypedDict needs evaluated `NotRequired`.
-from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, with_config
@@ -12,7 +8,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._accepts import Accepts
 from langchain_perplexity_strict._redact import shown
-from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_shape
+from langchain_perplexity_strict._request._shape_check import PUBLISHED, check_tagged
 
 OfficeSkill = Literal["office", "office/docx", "office/pdf", "office/pptx", "office/xlsx"]
 """`BuiltinSkillInput.name`: Perplexity's office skills."""
@@ -20,16 +16,12 @@ OfficeSkill = Literal["office", "office/docx", "office/pdf", "office/pptx", "off
 
 @with_config(PUBLISHED)
 class BuiltinSkill(TypedDict):
-    """`BuiltinSkillInput`: one of Perplexity's office skills."""
-
     type: Literal["builtin"]
     name: OfficeSkill
 
 
 @with_config(PUBLISHED)
 class InlineSkill(TypedDict):
-    """`InlineSkillInput`: a skill written in the request."""
-
     type: Literal["inline"]
     name: str
     description: str
@@ -38,27 +30,18 @@ class InlineSkill(TypedDict):
 
 @with_config(PUBLISHED)
 class CustomSkill(TypedDict):
-    """`CustomSkillInput`: an uploaded skill."""
-
     type: Literal["custom"]
     id: str
     version: NotRequired[str]
 
 
 Skill = BuiltinSkill | InlineSkill | CustomSkill
-"""Any skill."""
 SKILL_SHAPES: dict[str, Any] = {"builtin": BuiltinSkill, "inline": InlineSkill, "custom": CustomSkill}
-"""Skill type → its published shape."""
 
 
 def check_skill(skill: Any, path: str = "skills") -> None:
     """Raise `ValueError` naming the field unless `skill` is a skill in its published shape."""
-    shape = SKILL_SHAPES.get(str(skill.get("type"))) if isinstance(skill, Mapping) else None
-    if shape is None:
-        kind = skill.get("type") if isinstance(skill, Mapping) else skill
-        msg = f"{path}.type: {kind!r} is not a skill type; expected one of {', '.join(SKILL_SHAPES)}"
-        raise ValueError(msg)
-    check_shape(skill, shape, path)
+    check_tagged(skill, SKILL_SHAPES, path, "a skill type")
 
 
 def _check_skills(skills: Any) -> None:
@@ -72,4 +55,4 @@ def _check_skills(skills: Any) -> None:
 SKILLS = Accepts(
     "a list of skills (builtin_skill, inline_skill, custom_skill)", Annotated[Any, AfterValidator(_check_skills)]
 )
-"""The `skills` parameter's rule: each skill checked as a bound skill is."""
+"""The `skills` parameter's rule."""

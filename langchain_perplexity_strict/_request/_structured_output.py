@@ -1,7 +1,6 @@
-"""`with_structured_output` for Perplexity: one `json_schema` response format, parsed as LangChain does.
+"""`with_structured_output` for Perplexity: one `json_schema` response format (`ResponseFormatInput`).
 
-Shape: `ResponseFormatInput` / `JSONSchemaFormatInput` (docs.perplexity.ai, "Structured Outputs").
-Schemas are read by langchain-openai's and the openai SDK's converters, so the same schema goes out.
+Schemas go through langchain-openai's and the openai SDK's converters, and parsers are LangChain's.
 """
 
 from __future__ import annotations
@@ -74,22 +73,12 @@ def json_schema_spec(schema: Any, strict: bool | None = None) -> dict[str, Any]:
 
 def _spec_of(function: dict[str, Any]) -> dict[str, Any]:
     spec = {"name": function["name"], "schema": function.get("parameters") or {}}
-    for key in ("description", "strict"):
-        if function.get(key) is not None:
-            spec[key] = function[key]
-    return spec
+    return spec | {key: function[key] for key in ("description", "strict") if function.get(key) is not None}
 
 
 def pydantic_class(schema: Any) -> type | None:
     """`schema` when it is a Pydantic class, else None."""
     return schema if isinstance(schema, type) and is_basemodel_subclass(schema) else None
-
-
-ACCEPTED_FORMATS = (
-    "a Pydantic class, a TypedDict, a JSON schema, {'type': 'json_schema', 'json_schema': {...}}, "
-    "{'type': 'json_object'}, {'type': 'text'} (plain text, the default), or on api='chat_completions' "
-    "{'type': 'regex', 'regex': {'regex': ...}}"
-)
 
 
 def response_format(schema: Any, strict: bool | None = None) -> dict[str, Any] | None:
@@ -103,10 +92,12 @@ def json_schema_format(schema: Any, strict: bool | None = None) -> dict[str, Any
     """The `json_schema` response format for `schema`, named as Perplexity takes it."""
     try:
         spec = json_schema_spec(schema, strict)
-    except ValueError as error:  # name the argument
+    except ValueError as error:
         msg = (
-            f"response_format={shown(schema, limit=200)} is not a response format Perplexity takes; "
-            f"accepted: {ACCEPTED_FORMATS}."
+            f"response_format={shown(schema, limit=200)} is not a response format Perplexity takes; accepted: a "
+            "Pydantic class, a TypedDict, a JSON schema, {'type': 'json_schema', 'json_schema': {...}}, "
+            "{'type': 'json_object'}, {'type': 'text'} (plain text, the default), or on api='chat_completions' "
+            "{'type': 'regex', 'regex': {'regex': ...}}."
         )
         raise ValueError(msg) from error
     spec["name"] = schema_name(spec.get("name"))
@@ -143,8 +134,7 @@ def _plain_format(schema: dict[str, Any]) -> dict[str, Any] | None:
 
 def as_function_tool(schema: Any, strict: bool | None) -> dict[str, Any]:
     """`schema` as an OpenAI function tool, including OpenAI's `{"name", "schema"}` spec forms."""
-    is_spec = isinstance(schema, dict) and ("schema" in schema or schema.get("type") == "json_schema")
-    if not is_spec:
+    if not (isinstance(schema, dict) and ("schema" in schema or schema.get("type") == "json_schema")):
         return openai_tool(schema, strict=strict)
     spec = json_schema_spec(schema, strict)
     function = {"name": spec["name"], "parameters": spec["schema"]}
@@ -231,7 +221,6 @@ def structured_runnable(
                 "models have no function tools, so the schema is sent as a json_schema "
                 "response_format instead (the parsed result is the same)."
             )
-            # As function calling would send it.
             sent = {"type": "json_schema", "json_schema": _spec_of(as_function_tool(schema, strict)["function"])}
         fmt = json_schema_format(sent, strict)
         name, parse, traced = fmt["json_schema"]["name"], "json_schema", _traced_schema(schema, fmt)

@@ -361,7 +361,7 @@ ROWS: list[dict[str, str]] = [
         "carries over on the Agent API: `strict: true` on each function tool, its schema closed "
         "(`additionalProperties: false`), as published",
         "—",
-        "tests/unit_tests/test_builtin_checks.py::test_strict_is_sent_on_function_tools_as_published",
+        "tests/unit_tests/test_tools_builtin_checks.py::test_strict_is_sent_on_function_tools_as_published",
     ),
     row(
         OA,

@@ -18,8 +18,8 @@ from langchain_perplexity_strict import (
     mcp_tool,
     web_search_tool,
 )
-from langchain_perplexity_strict._request._builtin_checks import BUILTIN_TYPES, OPENAI_TOOLS
 from langchain_perplexity_strict._request._builtin_tools import TOOL_SHAPES
+from langchain_perplexity_strict._request._tools import BUILTIN_TYPES, OPENAI_TOOLS
 from langchain_perplexity_strict.errors import PerplexityBudgetExceededError
 
 MODEL = ChatPerplexityStrict(api_key="k")  # type: ignore[arg-type]
