@@ -1,9 +1,6 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts.
 
-Each public name is imported when it is first used (PEP 562, as langchain-core's own packages do):
-`import langchain_perplexity_strict` loads none of the client, and `from langchain_perplexity_strict import
-ChatPerplexityStrict` loads the chat model's modules only, not the search, embeddings, batches or decisions
-ones. The `perplexity-strict emulator` command, which imports the package too, needs none of them.
+Each public name is imported on first use (PEP 562, as langchain-core does), so the import stays light.
 """
 
 from __future__ import annotations
@@ -83,7 +80,7 @@ __all__ = [
     "web_search_tool",
 ]
 
-# Where each name lives (the module, under this package), imported on first use.
+# The module (under this package) of each name.
 _LAZY: dict[str, str] = {
     name: module
     for module, names in {
@@ -112,9 +109,8 @@ def _typed(module: str, instead: str) -> tuple[str, str]:
     return f"_request.{module}", f"{instead} or a plain dict (a type checker infers the factory's type)"
 
 
-# Names that left `__all__` -> (the module that has them, what to use instead); each still imports, with a
-# DeprecationWarning, until the next release. Errors and the normalizer's rules keep a public module; a
-# built-in tool is written one way: its factory (`web_search_tool(...)`) or a dict (`{"type": "web_search"}`).
+# Names that left `__all__` -> (the module that has them, what to use instead): each imports with a
+# DeprecationWarning until the next release.
 _DEPRECATED: dict[str, tuple[str, str]] = {
     **_moved(
         "errors",
@@ -161,8 +157,8 @@ sys.meta_path.append(SwitchedModules)  # asked last, once every other finder fai
 
 
 def __getattr__(name: str) -> object:
-    """A public name or submodule, imported on first use; a name that left `__all__` (`_DEPRECATED`), with a
-    `DeprecationWarning`; a langchain-perplexity name this package has not (`_switched.MOVED`), an ImportError."""
+    """A public name or submodule on first use; a deprecated name with a warning; a langchain-perplexity name
+    this package has not (`_switched.MOVED`), an ImportError."""
     if name in MOVED:
         msg = f"{name} is langchain-perplexity's; langchain_perplexity_strict has no {name}: {MOVED[name]}."
         raise ImportError(msg, name=__name__)
@@ -185,7 +181,5 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-# After `import langchain_perplexity_strict`, init_chat_model("perplexity_strict:...") works, and
-# AIMessage.content_blocks of a v0 answer gives the blocks of a v1 answer: each registered in LangChain once
-# the LangChain module it goes into is imported (registration.py), so this import does not import LangChain.
+# init_chat_model("perplexity_strict:...") and a v0 answer's content_blocks work once LangChain is imported.
 register_when_imported()

@@ -1,7 +1,6 @@
 """`perplexity-strict emulator --background`: start the emulator as its own process, and say so truthfully.
 
-The parent reports the address once the child serves. An emulator already on the
-port is reused, so running the README's `eval` step twice leaves one.
+An emulator already on the port is reused, so running the README's `eval` step twice leaves one.
 """
 
 from __future__ import annotations
@@ -14,9 +13,11 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
+from email.message import Message
 
 from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER
 
@@ -54,29 +55,29 @@ def listen_error(host: str, port: int, error: OSError) -> str:
     return f"cannot listen on {host}:{port}: {why}"
 
 
-def check_can_listen(host: str, port: int) -> None:
-    """Raise `StartError` now if host:port cannot be bound, before starting a child."""
+def emulator_headers(base_url: str) -> Message | None:
+    """The headers of the emulator's answer to `GET /v1/models` at `base_url` (asked directly, not through a
+    proxy), or None when the emulator did not answer."""
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
-        with socket.socket(socket.AF_INET) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind((host, port))
-    except OSError as error:
-        raise StartError(listen_error(host, port, error)) from error
+        with direct.open(base_url.rstrip("/").removesuffix("/v1") + "/v1/models", timeout=3) as response:
+            headers = response.headers
+    except urllib.error.HTTPError as error:
+        headers = error.headers
+    except (OSError, ValueError):
+        return None
+    return headers if headers.get(EMULATOR_HEADER) is not None else None
 
 
 def running_emulator_at(base_url: str) -> Running | None:
-    """The emulator serving `base_url`, if its headers say so."""
-    try:
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy
-        with direct.open(base_url.rstrip("/").removesuffix("/v1") + "/v1/models", timeout=2) as response:
-            pid = response.headers.get(PID_HEADER)
-    except (OSError, ValueError):
-        return None
+    """The emulator serving `base_url`, with the process its headers name."""
+    headers = emulator_headers(base_url)
+    pid = headers.get(PID_HEADER) if headers is not None else None
     return Running(base_url, int(pid), reused=True) if pid and pid.isdigit() else None
 
 
 def start(command: list[str]) -> Running:
-    """Run `command` detached; return once it serves, or raise `StartError`."""
+    """Run `command` detached; return once it serves, or raise `StartError` with its last error line."""
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
@@ -112,10 +113,8 @@ STOP_COMMAND = 'eval "$(perplexity-strict emulator --stop --env)"'
 
 
 def report(running: Running, *, env: bool, environ: Mapping[str, str]) -> list[str]:
-    """Where the emulator is and how to stop it; with `env`, shell exports for `eval`.
-
-    Exported variables are saved by reference, never value, for `--stop --env` to restore.
-    """
+    """Where the emulator is and how to stop it; with `env`, shell exports for `eval`, which save the shell's
+    variables by reference (never value) for `--stop --env` to restore."""
     how = "already running, reused" if running.reused else "started"
     where = f"Perplexity emulator {how} at {running.base_url} (process {running.pid})"
     if not env:
@@ -144,15 +143,15 @@ def restore(environ: Mapping[str, str]) -> list[str]:
     return [*lines, "unset PERPLEXITY_EMULATOR_PID PERPLEXITY_EMULATOR_REUSED"]
 
 
-def stop(running: Running, *, wait: float = 10.0) -> None:
+def stop(running: Running) -> None:
     """Stop the emulator and wait until its address no longer serves."""
     try:
         os.kill(running.pid, signal.SIGTERM)
     except ProcessLookupError:
         return
-    deadline = time.monotonic() + wait
+    deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if running_emulator_at(running.base_url) is None:
             return
         time.sleep(0.05)
-    raise StartError(f"process {running.pid} did not stop within {wait:.0f} s")
+    raise StartError(f"process {running.pid} did not stop within 10 s")

@@ -7,7 +7,7 @@ import argparse
 import openai
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict.cli._console import has_key, model_settings, print_sources
+from langchain_perplexity_strict.cli import has_key, model_settings, print_sources
 from langchain_perplexity_strict.cli._which_server import configured_base_url, describe, identify
 
 
@@ -34,8 +34,7 @@ def messy_agent_history() -> list[BaseMessage]:
 
 
 def unreached(error: openai.APIConnectionError, server: str, base_url: str) -> str:
-    """What a request that never reached the server says: it could not connect (or had no answer in time), where,
-    and the network's reason (`openai`'s own message is only "Connection error.")."""
+    """Where a request could not connect, and the network's reason (openai's message is "Connection error.")."""
     reason: BaseException = error
     while reason.__cause__ is not None:  # langchain-openai's error, openai's, then the network's
         reason = reason.__cause__
@@ -49,13 +48,14 @@ def run_demo() -> int:
 
     from langchain_perplexity_strict import ChatPerplexityStrict
 
+    embedded = not has_key()
     base_url = configured_base_url()
-    kind = identify(base_url) if has_key() else "emulator"
+    kind = "emulator" if embedded else identify(base_url)
     who = (
-        describe(kind, base_url)
-        if has_key()
-        else "the local Perplexity emulator (no PPLX_API_KEY is set; it enforces Perplexity's "
+        "the local Perplexity emulator (no PPLX_API_KEY is set; it enforces Perplexity's "
         "published schema and documented conversation rules, and its answers are canned)"
+        if embedded
+        else describe(kind, base_url)
     )
     print(f"Answers in this tour come from {who}.\n")
     history = messy_agent_history()
@@ -64,7 +64,6 @@ def run_demo() -> int:
         print(f"   #{i} {message.type:>6}: {str(message.content)[:70] or message.tool_calls[0]['name'] + '(...)'}")  # type: ignore[attr-defined]
 
     server = {"perplexity": "Perplexity", "emulator": "the emulator"}.get(kind, "that server")
-    embedded = not has_key()
     with model_settings(argparse.Namespace(model="perplexity/sonar", api="agent"), emulator=embedded) as settings:
         llm = ChatPerplexityStrict(**settings)
         plain = ChatOpenAI(
