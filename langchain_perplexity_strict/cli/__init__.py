@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._version import __version__
@@ -152,15 +152,12 @@ def read_conversation(path: str) -> list[BaseMessage]:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from pydantic import SecretStr
-
     from langchain_perplexity_strict import ChatPerplexityStrict
 
     source = "standard input" if args.file == "-" else args.file
     try:
         messages = read_conversation(args.file)
-        key = SecretStr(os.environ.get("PPLX_API_KEY") or "unused")  # nothing is sent
-        llm = ChatPerplexityStrict(**model_arguments(args), api_key=key)
+        llm = ChatPerplexityStrict(**model_arguments(args), api_key=SecretStr("unused"))  # nothing is sent
         report = llm.normalize(messages)
         body = llm.request_body(messages)
     except (OSError, ValueError, KeyError, TypeError, NotImplementedError) as error:
@@ -186,13 +183,8 @@ def _emulator(args: argparse.Namespace) -> int:
         return _emulator_in_background(args)
     from langchain_perplexity_strict.testing import PerplexityEmulator
 
-    emulator = PerplexityEmulator(
-        host=args.host,
-        port=args.port,
-        sonar_retired=args.sonar_retired,
-        event_delay=args.event_delay,
-        dialect=args.dialect,
-    )
+    options = ("host", "port", "sonar_retired", "event_delay", "dialect")  # the flags, as the emulator's parameters
+    emulator = PerplexityEmulator(**{name: getattr(args, name) for name in options})
     try:
         emulator.start()
     except OSError as error:
@@ -213,19 +205,14 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
         command += ["--port", str(args.port), "--event-delay", str(args.event_delay), "--dialect", args.dialect]
         if args.sonar_retired:
             command.append("--sonar-retired")
-        try:
-            running = _emulator_process.start(command)  # a child that cannot listen says why, as the foreground does
-        except _emulator_process.StartError as error:
-            raise CommandError(str(error), status=2) from error
-    print(*_emulator_process.report(running, env=args.env, environ=os.environ), sep="\n", flush=True)
+        running = _emulator_process.start(command)  # a child that cannot listen says why, as the foreground does
+    print(*_emulator_process.report(running, env=args.env), sep="\n", flush=True)
     return 0
 
 
 def _stop_emulator(args: argparse.Namespace) -> int:
     """Stop the background emulator this shell points at (else the one on --host/--port); `--env` undoes the exports.
-
-    A shell that reused an emulator another shell started leaves it running: stopping it would cut the other off.
-    """
+    A shell that reused another shell's emulator leaves it running, so as not to cut the other off."""
     if args.background:
         raise CommandError("--stop and --background cannot go together", status=2)
     pointed = os.environ.get("PPLX_BASE_URL") if "PERPLEXITY_EMULATOR_PID" in os.environ else None
@@ -237,13 +224,10 @@ def _stop_emulator(args: argparse.Namespace) -> int:
         left = f"# Perplexity emulator at {running.base_url} (process {running.pid}) left running"
         print(f"{left}: another shell started it, and this one reused it", flush=True)
     else:
-        try:
-            _emulator_process.stop(running)
-        except _emulator_process.StartError as error:
-            raise CommandError(str(error), status=1) from error
+        _emulator_process.stop(running)
         print(f"# Perplexity emulator at {running.base_url} (process {running.pid}) stopped", flush=True)
     if args.env:
-        print(*_emulator_process.restore(os.environ), sep="\n", flush=True)
+        print(*_emulator_process.restore(), sep="\n", flush=True)
     return 0
 
 

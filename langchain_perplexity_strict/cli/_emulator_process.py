@@ -15,19 +15,15 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
 from dataclasses import dataclass
 from email.message import Message
 
+from langchain_perplexity_strict import cli
 from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER
 
 PID_HEADER = EMULATOR_HEADER + "-pid"
 READY = re.compile(r"Perplexity emulator on (http://\S+)")
 START_TIMEOUT = 30.0
-
-
-class StartError(Exception):
-    """The emulator did not start; the message is one line for the user."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +73,7 @@ def running_emulator_at(base_url: str) -> Running | None:
 
 
 def start(command: list[str]) -> Running:
-    """Run `command` detached; return once it serves, or raise `StartError` with its last error line."""
+    """Run `command` detached; return once it serves, or raise its last error line."""
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
@@ -101,9 +97,9 @@ def start(command: list[str]) -> Running:
             if process.poll() is not None:
                 lines = process.stderr.read().strip().splitlines()
                 last = lines[-1] if lines else f"the emulator exited with status {process.returncode}"
-                raise StartError(last.removeprefix("perplexity-strict emulator: "))
+                raise cli.CommandError(last.removeprefix("perplexity-strict emulator: "), status=2)
     process.kill()
-    raise StartError(f"the emulator did not start within {START_TIMEOUT:.0f} s")
+    raise cli.CommandError(f"the emulator did not start within {START_TIMEOUT:.0f} s", status=2)
 
 
 # What `--env` points at the emulator, and what `--stop --env` gives back.
@@ -112,15 +108,15 @@ SAVED_PREFIX = "PERPLEXITY_EMULATOR_SAVED_"
 STOP_COMMAND = 'eval "$(perplexity-strict emulator --stop --env)"'
 
 
-def report(running: Running, *, env: bool, environ: Mapping[str, str]) -> list[str]:
+def report(running: Running, *, env: bool) -> list[str]:
     """Where the emulator is and how to stop it; with `env`, shell exports for `eval`, which save the shell's
     variables by reference (never value) for `--stop --env` to restore."""
     how = "already running, reused" if running.reused else "started"
     where = f"Perplexity emulator {how} at {running.base_url} (process {running.pid})"
     if not env:
         return [f"{where}; stop it with: kill {running.pid}"]
-    pointed = "PERPLEXITY_EMULATOR_PID" in environ
-    saves = [] if pointed else [f'export {SAVED_PREFIX}{name}="${name}"' for name in EXPORTED if name in environ]
+    pointed = "PERPLEXITY_EMULATOR_PID" in os.environ
+    saves = [] if pointed else [f'export {SAVED_PREFIX}{name}="${name}"' for name in EXPORTED if name in os.environ]
     reused = ["export PERPLEXITY_EMULATOR_REUSED=1"] if running.reused and not pointed else []
     return [
         *saves,
@@ -132,14 +128,14 @@ def report(running: Running, *, env: bool, environ: Mapping[str, str]) -> list[s
     ]
 
 
-def restore(environ: Mapping[str, str]) -> list[str]:
+def restore() -> list[str]:
     """Shell lines that undo `--env`, in a shell it pointed at an emulator."""
-    if "PERPLEXITY_EMULATOR_PID" not in environ:
+    if "PERPLEXITY_EMULATOR_PID" not in os.environ:
         return ["# this shell was not pointed at an emulator by --background --env: its variables are left as they are"]
     lines = []
     for name in EXPORTED:
         saved = SAVED_PREFIX + name
-        lines.append(f'export {name}="${saved}"; unset {saved}' if saved in environ else f"unset {name}")
+        lines.append(f'export {name}="${saved}"; unset {saved}' if saved in os.environ else f"unset {name}")
     return [*lines, "unset PERPLEXITY_EMULATOR_PID PERPLEXITY_EMULATOR_REUSED"]
 
 
@@ -154,4 +150,4 @@ def stop(running: Running) -> None:
         if running_emulator_at(running.base_url) is None:
             return
         time.sleep(0.05)
-    raise StartError(f"process {running.pid} did not stop within 10 s")
+    raise cli.CommandError(f"process {running.pid} did not stop within 10 s")
