@@ -1,7 +1,6 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts.
 
-Each public name is imported on first use (PEP 562, as langchain-core does), so the import stays light.
-"""
+Each public name is imported on first use (PEP 562), so the import stays light."""
 
 from __future__ import annotations
 
@@ -109,8 +108,7 @@ def _typed(module: str, instead: str) -> tuple[str, str]:
     return f"_request.{module}", f"{instead} or a plain dict (a type checker infers the factory's type)"
 
 
-# Names that left `__all__` -> (the module that has them, what to use instead): each imports with a
-# DeprecationWarning until the next release.
+# Names that left `__all__` -> (their module, what to use instead): each warns until the next release.
 _DEPRECATED: dict[str, tuple[str, str]] = {
     **_moved(
         "errors",
@@ -142,14 +140,8 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
     "InlineSkill": _typed("_skills", "inline_skill(...)"),
     "CustomSkill": _typed("_skills", "custom_skill(...)"),
     "Skill": _typed("_skills", "builtin_skill(...), inline_skill(...) or custom_skill(...)"),
-    "check_builtin_tool": (
-        "_request._builtin_tools",
-        "ChatPerplexityStrict.bind_tools(...): it checks each tool, as each factory (web_search_tool(...)) does",
-    ),
-    "check_skill": (
-        "_request._skills",
-        "ChatPerplexityStrict(skills=...): it checks each skill, as each factory (builtin_skill(...)) does",
-    ),
+    "check_builtin_tool": ("_request._builtin_tools", "ChatPerplexityStrict.bind_tools(...), which checks each tool"),
+    "check_skill": ("_request._skills", "ChatPerplexityStrict(skills=...), which checks each skill"),
 }
 
 
@@ -157,8 +149,7 @@ sys.meta_path.append(SwitchedModules)  # asked last, once every other finder fai
 
 
 def __getattr__(name: str) -> object:
-    """A public name or submodule on first use; a deprecated name with a warning; a langchain-perplexity name
-    this package has not (`_switched.MOVED`), an ImportError."""
+    """Public names and submodules load on first use; deprecated names warn; langchain-perplexity's fail to import."""
     if name in MOVED:
         msg = f"{name} is langchain-perplexity's; langchain_perplexity_strict has no {name}: {MOVED[name]}."
         raise ImportError(msg, name=__name__)

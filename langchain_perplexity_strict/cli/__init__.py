@@ -8,7 +8,7 @@ import functools
 import json
 import os
 import sys
-import time
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -25,10 +25,7 @@ if TYPE_CHECKING:
 
 # Each command imports what it needs of the client: `perplexity-strict emulator` loads none of it.
 
-DESCRIPTION = (
-    "Talk to Perplexity through ChatPerplexityStrict, see what it would send for a conversation, "
-    "or serve a strict local Perplexity emulator for offline work."
-)
+DESCRIPTION = "Ask Perplexity through ChatPerplexityStrict, see what it would send, or serve a strict local emulator."
 NO_KEY = (
     "no PPLX_API_KEY or PERPLEXITY_API_KEY is set, so there is no Perplexity to ask. "
     "Set one, or add --emulator to get an answer from the local emulator (canned answers, for trying things out)."
@@ -191,8 +188,7 @@ def _emulator(args: argparse.Namespace) -> int:
         raise CommandError(_emulator_process.listen_error(args.host, args.port, error), status=2) from error
     print(f"Perplexity emulator on {emulator.base_url} (Ctrl-C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
-        while True:
-            time.sleep(3600)
+        threading.Event().wait()  # until Ctrl-C
     emulator.stop()
     return 0
 
@@ -287,16 +283,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     chat = sub.add_parser(
-        "chat", parents=[model], help="ask Perplexity a question and stream the answer with its numbered sources"
+        "chat", parents=[model], help="ask Perplexity and stream the answer with its numbered sources"
     )
     chat.add_argument("question", help="what to ask (quote it)")
     chat.add_argument("--system", help="a system message")
     chat.add_argument("--emulator", action="store_true", help="answer from the local emulator instead (no key needed)")
     chat.set_defaults(func=_chat)
 
-    check = sub.add_parser(
-        "check", parents=[model], help="show what the rules change in a conversation and the body it would send"
-    )
+    check = sub.add_parser("check", parents=[model], help="show what the rules change and the body it would send")
     check.add_argument("file", help="a JSON conversation (LangChain or OpenAI message dicts); - reads standard input")
     check.set_defaults(func=_check)
 
@@ -355,8 +349,7 @@ def _show_warning(command: str, message: Warning | str, *_: object, **__: object
 
 
 def _one_line(error: BaseException) -> str:
-    """The error's own words on one line: pydantic's messages without its input dump and link, LangChain's
-    without its troubleshooting link, and where a bad `base_url` came from when it was `PPLX_BASE_URL`."""
+    """The error's own words on one line, without pydantic's input dump or LangChain's troubleshooting link."""
     if isinstance(error, ValidationError):
         text = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())
     else:

@@ -15,8 +15,8 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
 from email.message import Message
+from typing import NamedTuple
 
 from langchain_perplexity_strict import cli
 from langchain_perplexity_strict.testing.handler import EMULATOR_HEADER
@@ -26,8 +26,7 @@ READY = re.compile(r"Perplexity emulator on (http://\S+)")
 START_TIMEOUT = 30.0
 
 
-@dataclass(frozen=True)
-class Running:
+class Running(NamedTuple):
     """An emulator serving at `base_url` in process `pid`; `reused` when it was already running."""
 
     base_url: str
@@ -52,8 +51,7 @@ def listen_error(host: str, port: int, error: OSError) -> str:
 
 
 def emulator_headers(base_url: str) -> Message | None:
-    """The headers of the emulator's answer to `GET /v1/models` at `base_url` (asked directly, not through a
-    proxy), or None when the emulator did not answer."""
+    """The emulator's headers on `GET /v1/models` at `base_url`, asked directly (not through a proxy), or None."""
     direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with direct.open(base_url.rstrip("/").removesuffix("/v1") + "/v1/models", timeout=3) as response:
@@ -89,8 +87,7 @@ def start(command: list[str]) -> Running:
         while time.monotonic() < deadline:
             if selector.select(timeout=0.1):
                 found = READY.search(process.stdout.readline())
-                if found:
-                    # Closing our ends leaves the child running.
+                if found:  # closing our ends leaves the child running
                     process.stdout.close()
                     process.stderr.close()
                     return Running(found.group(1), process.pid, reused=False)
@@ -105,12 +102,10 @@ def start(command: list[str]) -> Running:
 # What `--env` points at the emulator, and what `--stop --env` gives back.
 EXPORTED = ("PPLX_BASE_URL", "PPLX_API_KEY")
 SAVED_PREFIX = "PERPLEXITY_EMULATOR_SAVED_"
-STOP_COMMAND = 'eval "$(perplexity-strict emulator --stop --env)"'
 
 
 def report(running: Running, *, env: bool) -> list[str]:
-    """Where the emulator is and how to stop it; with `env`, shell exports for `eval`, which save the shell's
-    variables by reference (never value) for `--stop --env` to restore."""
+    """Where it is and how to stop it; with `env`, exports for `eval` that save the shell's own by name, not value."""
     how = "already running, reused" if running.reused else "started"
     where = f"Perplexity emulator {how} at {running.base_url} (process {running.pid})"
     if not env:
@@ -124,7 +119,7 @@ def report(running: Running, *, env: bool) -> list[str]:
         "export PPLX_API_KEY=emulator-key",
         f"export PERPLEXITY_EMULATOR_PID={running.pid}",
         *reused,
-        f"# {where}; stop it and restore your settings with: {STOP_COMMAND}",
+        f'# {where}; stop it and restore your settings with: eval "$(perplexity-strict emulator --stop --env)"',
     ]
 
 
