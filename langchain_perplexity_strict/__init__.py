@@ -1,10 +1,6 @@
 """LangChain chat model for Perplexity that sends only conversations Perplexity accepts.
 
-Each public name is imported when it is first used (PEP 562, as langchain-core's own packages do):
-`import langchain_perplexity_strict` loads none of the client, and `from langchain_perplexity_strict import
-ChatPerplexityStrict` loads the chat model's modules only, not the search, embeddings, batches or decisions
-ones. The `perplexity-strict emulator` command, which imports the package too, needs none of them.
-"""
+Each public name is imported on first use (PEP 562), so the import stays light."""
 
 from __future__ import annotations
 
@@ -83,7 +79,7 @@ __all__ = [
     "web_search_tool",
 ]
 
-# Where each name lives (the module, under this package), imported on first use.
+# The module (under this package) of each name.
 _LAZY: dict[str, str] = {
     name: module
     for module, names in {
@@ -112,9 +108,7 @@ def _typed(module: str, instead: str) -> tuple[str, str]:
     return f"_request.{module}", f"{instead} or a plain dict (a type checker infers the factory's type)"
 
 
-# Names that left `__all__` -> (the module that has them, what to use instead); each still imports, with a
-# DeprecationWarning, until the next release. Errors and the normalizer's rules keep a public module; a
-# built-in tool is written one way: its factory (`web_search_tool(...)`) or a dict (`{"type": "web_search"}`).
+# Names that left `__all__` -> (their module, what to use instead): each warns until the next release.
 _DEPRECATED: dict[str, tuple[str, str]] = {
     **_moved(
         "errors",
@@ -146,14 +140,8 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
     "InlineSkill": _typed("_skills", "inline_skill(...)"),
     "CustomSkill": _typed("_skills", "custom_skill(...)"),
     "Skill": _typed("_skills", "builtin_skill(...), inline_skill(...) or custom_skill(...)"),
-    "check_builtin_tool": (
-        "_request._builtin_tools",
-        "ChatPerplexityStrict.bind_tools(...): it checks each tool, as each factory (web_search_tool(...)) does",
-    ),
-    "check_skill": (
-        "_request._skills",
-        "ChatPerplexityStrict(skills=...): it checks each skill, as each factory (builtin_skill(...)) does",
-    ),
+    "check_builtin_tool": ("_request._builtin_tools", "ChatPerplexityStrict.bind_tools(...), which checks each tool"),
+    "check_skill": ("_request._skills", "ChatPerplexityStrict(skills=...), which checks each skill"),
 }
 
 
@@ -161,8 +149,7 @@ sys.meta_path.append(SwitchedModules)  # asked last, once every other finder fai
 
 
 def __getattr__(name: str) -> object:
-    """A public name or submodule, imported on first use; a name that left `__all__` (`_DEPRECATED`), with a
-    `DeprecationWarning`; a langchain-perplexity name this package has not (`_switched.MOVED`), an ImportError."""
+    """Public names and submodules load on first use; deprecated names warn; langchain-perplexity's fail to import."""
     if name in MOVED:
         msg = f"{name} is langchain-perplexity's; langchain_perplexity_strict has no {name}: {MOVED[name]}."
         raise ImportError(msg, name=__name__)
@@ -185,7 +172,5 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-# After `import langchain_perplexity_strict`, init_chat_model("perplexity_strict:...") works, and
-# AIMessage.content_blocks of a v0 answer gives the blocks of a v1 answer: each registered in LangChain once
-# the LangChain module it goes into is imported (registration.py), so this import does not import LangChain.
+# init_chat_model("perplexity_strict:...") and a v0 answer's content_blocks work once LangChain is imported.
 register_when_imported()

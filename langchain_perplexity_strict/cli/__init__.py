@@ -8,29 +8,24 @@ import functools
 import json
 import os
 import sys
-import time
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._version import __version__
 from langchain_perplexity_strict.cli import _emulator_process
-from langchain_perplexity_strict.cli._console import has_key, model_arguments, model_settings, print_sources
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
 
-# What a command needs of the client (the chat model, langchain-core's messages, the redaction rules) is
-# imported by that command: `perplexity-strict emulator` (also the process `--background` starts) loads none of it.
+# Each command imports what it needs of the client: `perplexity-strict emulator` loads none of it.
 
-DESCRIPTION = (
-    "Talk to Perplexity through ChatPerplexityStrict, see what it would send for a conversation, "
-    "or serve a strict local Perplexity emulator for offline work."
-)
+DESCRIPTION = "Ask Perplexity through ChatPerplexityStrict, see what it would send, or serve a strict local emulator."
 NO_KEY = (
     "no PPLX_API_KEY or PERPLEXITY_API_KEY is set, so there is no Perplexity to ask. "
     "Set one, or add --emulator to get an answer from the local emulator (canned answers, for trying things out)."
@@ -44,6 +39,40 @@ class CommandError(Exception):
     def __init__(self, message: str, status: int = 1) -> None:
         super().__init__(message)
         self.status = status
+
+
+def has_key() -> bool:
+    return bool(os.environ.get("PPLX_API_KEY") or os.environ.get("PERPLEXITY_API_KEY"))
+
+
+def model_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """`--api`, and `--model` / `--effort` / `--preset` when given."""
+    chosen = {name: getattr(args, name, None) for name in ("model", "effort", "preset")}
+    return {"api": args.api, **{name: value for name, value in chosen.items() if value}}
+
+
+@contextlib.contextmanager
+def model_settings(args: argparse.Namespace, *, emulator: bool) -> Iterator[dict[str, Any]]:
+    """Keyword arguments for ChatPerplexityStrict: the real API, or (``emulator``) an embedded emulator."""
+    settings = model_arguments(args)
+    if not emulator:
+        yield settings
+        return
+    from langchain_perplexity_strict.testing import PerplexityEmulator
+
+    with PerplexityEmulator() as running:
+        yield {**settings, "api_key": "emulator", "base_url": running.base_url}
+
+
+def print_sources(additional_kwargs: dict[str, Any]) -> None:
+    """Numbered sources, as the answer's [n] markers refer to them."""
+    titles = {r.get("url"): r.get("title") for r in additional_kwargs.get("search_results", [])}
+    citations = additional_kwargs.get("citations", [])
+    if citations:
+        print("\nSources:")
+    for n, url in enumerate(citations, start=1):
+        title = titles.get(url)
+        print(f"  [{n}] {title} - {url}" if title else f"  [{n}] {url}")
 
 
 @contextlib.contextmanager
@@ -74,8 +103,13 @@ def _chat(args: argparse.Namespace) -> int:
             for chunk in llm.stream(messages):
                 print(chunk.text, end="", flush=True)
                 full = chunk if full is None else full + chunk
-        except Exception as error:
-            raise _with_cli_hint(error, emulator=args.emulator) from error
+        except Exception as error:  # the emulator's "GET /v1/models lists them" names a call this command cannot make
+            if not args.emulator or "GET /v1/models" not in str(error):
+                raise
+            from langchain_perplexity_strict.testing.agent_api import AGENT_MODELS
+
+            served = f"the emulator serves {', '.join(AGENT_MODELS)}"
+            raise CommandError(str(error).replace("GET /v1/models lists them", served)) from error
     print()
     print_sources(full.additional_kwargs if full is not None else {})
     return 0
@@ -95,49 +129,32 @@ def _models(args: argparse.Namespace) -> int:
     return 0
 
 
-def _with_cli_hint(error: Exception, *, emulator: bool) -> Exception:
-    """The emulator's "GET /v1/models lists them" names a call this command cannot make: list the models."""
-    text = str(error)
-    if not emulator or "GET /v1/models" not in text:
-        return error
-    from langchain_perplexity_strict.testing.agent_api import AGENT_MODELS
-
-    return CommandError(text.replace("GET /v1/models lists them", f"the emulator serves {', '.join(AGENT_MODELS)}"))
-
-
 def read_conversation(path: str) -> list[BaseMessage]:
-    """A conversation from JSON: LangChain message dicts or OpenAI `{"role", "content"}` dicts.
-
-    The file holds a list, or an object with a `messages` list; `-` reads standard input.
-    """
+    """LangChain or OpenAI message dicts from a JSON list or `{"messages": [...]}` file; `-` reads stdin."""
     from langchain_core.messages import convert_to_messages, messages_from_dict
 
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    expected = "expected a list of messages or an object with a 'messages' list"
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        msg = f"not JSON ({error}); expected a list of messages or an object with a 'messages' list"
-        raise ValueError(msg) from error
+        raise ValueError(f"not JSON ({error}); {expected}") from error
     if isinstance(data, dict) and "messages" in data:
         data = data["messages"]
     if not isinstance(data, list):
-        msg = f"expected a list of messages or an object with a 'messages' list, got {type(data).__name__}"
-        raise ValueError(msg)
+        raise ValueError(f"{expected}, got {type(data).__name__}")
     if data and all(isinstance(m, dict) and "type" in m and "data" in m for m in data):
         return messages_from_dict(data)
     return convert_to_messages(data)
 
 
 def _check(args: argparse.Namespace) -> int:
-    from pydantic import SecretStr
-
     from langchain_perplexity_strict import ChatPerplexityStrict
 
     source = "standard input" if args.file == "-" else args.file
     try:
         messages = read_conversation(args.file)
-        key = SecretStr(os.environ.get("PPLX_API_KEY") or "unused")  # nothing is sent
-        llm = ChatPerplexityStrict(**model_arguments(args), api_key=key)
+        llm = ChatPerplexityStrict(**model_arguments(args), api_key=SecretStr("unused"))  # nothing is sent
         report = llm.normalize(messages)
         body = llm.request_body(messages)
     except (OSError, ValueError, KeyError, TypeError, NotImplementedError) as error:
@@ -163,21 +180,15 @@ def _emulator(args: argparse.Namespace) -> int:
         return _emulator_in_background(args)
     from langchain_perplexity_strict.testing import PerplexityEmulator
 
-    emulator = PerplexityEmulator(
-        host=args.host,
-        port=args.port,
-        sonar_retired=args.sonar_retired,
-        event_delay=args.event_delay,
-        dialect=args.dialect,
-    )
+    options = ("host", "port", "sonar_retired", "event_delay", "dialect")  # the flags, as the emulator's parameters
+    emulator = PerplexityEmulator(**{name: getattr(args, name) for name in options})
     try:
         emulator.start()
     except OSError as error:
         raise CommandError(_emulator_process.listen_error(args.host, args.port, error), status=2) from error
     print(f"Perplexity emulator on {emulator.base_url} (Ctrl-C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
-        while True:
-            time.sleep(3600)
+        threading.Event().wait()  # until Ctrl-C
     emulator.stop()
     return 0
 
@@ -190,20 +201,14 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
         command += ["--port", str(args.port), "--event-delay", str(args.event_delay), "--dialect", args.dialect]
         if args.sonar_retired:
             command.append("--sonar-retired")
-        try:
-            _emulator_process.check_can_listen(args.host, args.port)
-            running = _emulator_process.start(command)
-        except _emulator_process.StartError as error:
-            raise CommandError(str(error), status=2) from error
-    print(*_emulator_process.report(running, env=args.env, environ=os.environ), sep="\n", flush=True)
+        running = _emulator_process.start(command)  # a child that cannot listen says why, as the foreground does
+    print(*_emulator_process.report(running, env=args.env), sep="\n", flush=True)
     return 0
 
 
 def _stop_emulator(args: argparse.Namespace) -> int:
     """Stop the background emulator this shell points at (else the one on --host/--port); `--env` undoes the exports.
-
-    A shell that reused an emulator another shell started leaves it running: stopping it would cut the other off.
-    """
+    A shell that reused another shell's emulator leaves it running, so as not to cut the other off."""
     if args.background:
         raise CommandError("--stop and --background cannot go together", status=2)
     pointed = os.environ.get("PPLX_BASE_URL") if "PERPLEXITY_EMULATOR_PID" in os.environ else None
@@ -215,13 +220,10 @@ def _stop_emulator(args: argparse.Namespace) -> int:
         left = f"# Perplexity emulator at {running.base_url} (process {running.pid}) left running"
         print(f"{left}: another shell started it, and this one reused it", flush=True)
     else:
-        try:
-            _emulator_process.stop(running)
-        except _emulator_process.StartError as error:
-            raise CommandError(str(error), status=1) from error
+        _emulator_process.stop(running)
         print(f"# Perplexity emulator at {running.base_url} (process {running.pid}) stopped", flush=True)
     if args.env:
-        print(*_emulator_process.restore(os.environ), sep="\n", flush=True)
+        print(*_emulator_process.restore(), sep="\n", flush=True)
     return 0
 
 
@@ -235,13 +237,10 @@ def _from_zero(kind: Callable[[str], float], top: float, what: str) -> Callable[
     """An argparse type: a `kind` from 0 to `top`; anything else is refused as not `what`."""
 
     def read(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            value = -1
-        if not 0 <= value <= top:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
-        return value
+        with contextlib.suppress(ValueError):
+            if 0 <= (value := kind(text)) <= top:
+                return value
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
 
     return read
 
@@ -271,31 +270,27 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     model = _Parser(add_help=False)
     defaults = f"{DEFAULT_MODELS['agent']}; {DEFAULT_MODELS['chat_completions']} with --api chat_completions"
-    model.add_argument("--model", default=None, help=f"model slug (default: {defaults})")
+    model.add_argument("--model", help=f"model slug (default: {defaults})")
     model.add_argument(
-        "--effort",
-        default=None,
-        help="an Agent API effort level (fast, low, medium, high, xhigh; fast@VERSION pins one): picks the model",
+        "--effort", help="the effort level that picks the model: fast, low, medium, high, xhigh (fast@VERSION pins one)"
     )
-    model.add_argument("--preset", default=None, help="deprecated by Perplexity: use --effort")
+    model.add_argument("--preset", help="deprecated by Perplexity: use --effort")
     model.add_argument(
         "--api",
-        choices=list(DEFAULT_MODELS),  # one default model per surface (_surfaces.SURFACES)
+        choices=DEFAULT_MODELS,  # one default model per surface
         default="agent",
         help="Perplexity surface (default: agent; chat_completions is Sonar's, which Perplexity retired)",
     )
 
     chat = sub.add_parser(
-        "chat", parents=[model], help="ask Perplexity a question and stream the answer with its numbered sources"
+        "chat", parents=[model], help="ask Perplexity and stream the answer with its numbered sources"
     )
     chat.add_argument("question", help="what to ask (quote it)")
-    chat.add_argument("--system", default=None, help="a system message")
+    chat.add_argument("--system", help="a system message")
     chat.add_argument("--emulator", action="store_true", help="answer from the local emulator instead (no key needed)")
     chat.set_defaults(func=_chat)
 
-    check = sub.add_parser(
-        "check", parents=[model], help="show what the rules change in a conversation and the body it would send"
-    )
+    check = sub.add_parser("check", parents=[model], help="show what the rules change and the body it would send")
     check.add_argument("file", help="a JSON conversation (LangChain or OpenAI message dicts); - reads standard input")
     check.set_defaults(func=_check)
 
@@ -312,22 +307,13 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_emulator(emulator: argparse.ArgumentParser) -> None:
     emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     emulator.add_argument("--port", type=_PORT, default=8765, help="port to listen on (default: 8765; 0: any free)")
-    emulator.add_argument(
-        "--background",
-        action="store_true",
-        help="run it as a separate process, return once it serves (reuses an emulator already on the port)",
-    )
-    emulator.add_argument(
-        "--env",
-        action="store_true",
-        help="with --background: print shell exports for eval; with --stop: print what undoes them",
-    )
-    emulator.add_argument(
-        "--stop",
-        action="store_true",
-        help="stop the background emulator this shell points at (PPLX_BASE_URL), else the one on --port",
-    )
-    emulator.add_argument("--sonar-retired", action="store_true", help="answer chat completions with 403")
+    for switch, says in (
+        ("--background", "run it as its own process; return once it serves (reuses an emulator on the port)"),
+        ("--env", "with --background: print shell exports for eval; with --stop: print what undoes them"),
+        ("--stop", "stop the background emulator this shell points at (PPLX_BASE_URL), else the one on --port"),
+        ("--sonar-retired", "answer chat completions with 403"),
+    ):
+        emulator.add_argument(switch, action="store_true", help=says)
     emulator.add_argument("--event-delay", type=_SECONDS, default=0.0, help="seconds between stream events")
     emulator.add_argument(
         "--dialect",
@@ -363,8 +349,7 @@ def _show_warning(command: str, message: Warning | str, *_: object, **__: object
 
 
 def _one_line(error: BaseException) -> str:
-    """The error's own words on one line: pydantic's messages without its input dump and link, LangChain's
-    without its troubleshooting link, and where a bad `base_url` came from when it was `PPLX_BASE_URL`."""
+    """The error's own words on one line, without pydantic's input dump or LangChain's troubleshooting link."""
     if isinstance(error, ValidationError):
         text = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())
     else:

@@ -1,20 +1,15 @@
-"""Which server a base URL reaches: Perplexity, the package's emulator, or something else.
-
-So an emulator's canned answer is never labelled live.
-"""
+"""Which server a base URL reaches: Perplexity, the package's emulator, or something else."""
 
 from __future__ import annotations
 
 import os
-import urllib.error
-import urllib.request
 from typing import Literal
 from urllib.parse import urlsplit
 
 from langchain_perplexity_strict._transport import DEFAULT_BASE_URL as PERPLEXITY_BASE_URL
-from langchain_perplexity_strict.cli._console import has_key
+from langchain_perplexity_strict.cli import has_key
+from langchain_perplexity_strict.cli._emulator_process import emulator_headers
 
-EMULATOR_HEADER = "x-perplexity-emulator"
 Kind = Literal["perplexity", "emulator", "other"]
 
 
@@ -29,16 +24,8 @@ def is_perplexity_url(base_url: str) -> bool:
     return parts.scheme == "https" and parts.hostname == "api.perplexity.ai" and parts.port in (None, 443)
 
 
-def says_emulator(base_url: str, timeout: float = 3.0) -> bool:
-    """Whether the server at `base_url` answers with the emulator's header."""
-    url = base_url.rstrip("/") + "/v1/models"
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:
-            return response.headers.get(EMULATOR_HEADER) is not None
-    except urllib.error.HTTPError as error:
-        return error.headers.get(EMULATOR_HEADER) is not None
-    except (OSError, ValueError):
-        return False
+def says_emulator(base_url: str) -> bool:
+    return emulator_headers(base_url) is not None
 
 
 def identify(base_url: str) -> Kind:

@@ -1,6 +1,5 @@
-"""Each served model's limits and whether it reasons.
+"""Each served model's limits (from public model cards) and whether it reasons, by the request's model name.
 
-Keyed by the request's model name. Limits come from public model cards.
 An unlisted model has no profile: compaction is off unless `max_input_tokens` is given.
 """
 
