@@ -1,7 +1,6 @@
 """Stage 1 of a call: turn any LangChain conversation into one Perplexity accepts.
 
-Pure functions from messages to messages, with a report; nothing here knows of requests or HTTP.
-The chat model calls `_normalizer.prepare`; `normalize_messages` and `compact_messages` are public.
+Pure functions from messages to messages, with a report; the chat model calls `_normalizer.prepare`.
 """
 
 from __future__ import annotations

@@ -2,16 +2,13 @@
 
 System messages and the newest user turn stay whole; the oldest content goes first, a tool call with its
 results. Not `trim_messages`: it recounts every prefix and splits tool calls from results.
-
-Images and files are counted by a documented estimate, not the length of their base64: per image and per
-PDF page (one page if uncountable). Perplexity publishes no figures; these are the upper ends of
-Anthropic's vision and PDF-support guides.
+Images and PDF pages are estimated by the upper ends of Anthropic's vision and PDF guides (Perplexity
+publishes no figures), not by the length of their base64.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import inspect
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -79,7 +76,7 @@ def _pages(data: Any) -> int:
         return 0
     try:
         raw = base64.b64decode(data, validate=False)
-    except (binascii.Error, ValueError):
+    except ValueError:  # binascii.Error too
         return 0
     return len(_PAGE.findall(raw))
 
@@ -103,7 +100,7 @@ _COLLECTION_NAMES = re.compile(r"^(typing\.|collections\.abc\.)?(list|List|tuple
 def counts_messages(counter: Callable[..., Any]) -> bool:
     """Whether `counter`'s first positional parameter is annotated as a collection (then it counts messages).
 
-    Told by the annotation, not by trying: `len` takes a list as readily as a string.
+    Not told by trying: `len` takes a list as readily as a string.
     """
     try:
         parameters = list(inspect.signature(counter).parameters.values())
