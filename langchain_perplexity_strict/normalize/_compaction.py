@@ -138,13 +138,11 @@ def compact_messages(
         return CompactionResult(list(converted), [], tuple(range(len(converted))), total, count.calls)
     newest, fixed, budget = _fixed(converted, sizes, max_tokens)
     units = _units(converted, [i for i in range(newest) if i not in fixed])
-    keep, cut, changes, budget = _fill(converted, units, sizes, budget, count)
+    keep, cut, budget = _fill(converted, units, sizes, budget, count)
     dropped = tuple(i for unit in units for i in unit if i not in keep)
-    if dropped:
-        changes.insert(
-            0,
-            Change(RULE_NAME, dropped, f"oldest messages dropped to fit max_input_tokens={max_tokens}"),
-        )
+    why = f"oldest messages dropped to fit max_input_tokens={max_tokens}"
+    changes = [Change(RULE_NAME, dropped, why)] if dropped else []
+    changes += [Change(RULE_NAME, (i,), "lines dropped from the front of the oldest kept message to fit") for i in cut]
     kept = tuple(i for i in range(len(converted)) if i in fixed or i in keep)
     return CompactionResult([cut.get(i, converted[i]) for i in kept], changes, kept, max_tokens - budget, count.calls)
 
@@ -167,11 +165,10 @@ def _fixed(converted: Sequence[BaseMessage], sizes: list[int], max_tokens: int) 
 
 def _fill(
     converted: Sequence[BaseMessage], units: list[list[int]], sizes: list[int], budget: int, count: MessageCounter
-) -> tuple[set[int], dict[int, BaseMessage], list[Change], int]:
+) -> tuple[set[int], dict[int, BaseMessage], int]:
     """Keep units newest first while they fit; cut lines from the first that does not."""
     keep: set[int] = set()
     cut: dict[int, BaseMessage] = {}
-    changes: list[Change] = []
     for unit in reversed(units):
         size = sum(sizes[i] for i in unit)
         if size <= budget:
@@ -181,15 +178,11 @@ def _fill(
         if len(unit) == 1 and isinstance(converted[unit[0]].content, str) and budget > 0:
             trimmed = _cut_lines(converted[unit[0]], budget, count)
             if trimmed is not None:
-                message, used = trimmed
-                cut[unit[0]] = message
+                cut[unit[0]], used = trimmed
                 keep.add(unit[0])
                 budget -= used
-                changes.append(
-                    Change(RULE_NAME, (unit[0],), "lines dropped from the front of the oldest kept message to fit")
-                )
         break
-    return keep, cut, changes, budget
+    return keep, cut, budget
 
 
 def _units(messages: Sequence[BaseMessage], indices: list[int]) -> list[list[int]]:
