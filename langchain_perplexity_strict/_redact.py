@@ -129,9 +129,7 @@ def redacted_error(error: ValidationError, fields: Mapping[str, Any]) -> Validat
         else:
             value = redact(value, next((part for part in loc if isinstance(part, str)), None))
             value = redact_text(value) if isinstance(value, str) else value
-        detail: dict[str, Any] = {"type": record["type"], "loc": loc, "input": value}
-        if "ctx" in record:
-            detail["ctx"] = record["ctx"]
+        detail: dict[str, Any] = {"input": value, **{k: record[k] for k in ("type", "loc", "ctx") if k in record}}
         try:
             ValidationError.from_exception_data(error.title, [cast(Any, detail)])
         except (KeyError, TypeError, ValueError):  # a custom error type

@@ -98,10 +98,7 @@ _COLLECTION_NAMES = re.compile(r"^(typing\.|collections\.abc\.)?(list|List|tuple
 
 
 def counts_messages(counter: Callable[..., Any]) -> bool:
-    """Whether `counter`'s first positional parameter is annotated as a collection (then it counts messages).
-
-    Not told by trying: `len` takes a list as readily as a string.
-    """
+    """Whether `counter`'s first parameter is annotated as a collection; not tried: `len` takes either."""
     try:
         parameters = list(inspect.signature(counter).parameters.values())
     except (TypeError, ValueError):  # no signature: a text counter

@@ -44,16 +44,9 @@ class CanonicalContent:
     citations: list[str] = field(default_factory=list)
     """The sources cited by the text blocks (URL, else title), left out."""
 
-    @property
-    def empty(self) -> bool:
-        return not self.content
-
 
 def standard_view(message: BaseMessage) -> Any:
-    """What an answer says, as `AIMessage.content_blocks` shows it (without a translator: content as written).
-
-    A `refusal` kwarg is added whatever the provider: langchain-core shows it only for OpenAI.
-    """
+    """An answer as `content_blocks` shows it, plus a `refusal` kwarg (langchain-core shows it for OpenAI only)."""
     if not isinstance(message, AIMessage):
         return message.content
     content = message.content if isinstance(message.content, list) else [message.content] if message.content else []
@@ -74,9 +67,9 @@ def standard_view(message: BaseMessage) -> Any:
 
 
 def canonical_content(content: Any, *, assistant: bool, own: bool = True) -> CanonicalContent:
-    """`content` as a string (assistant) or a list of text, image and file blocks, with what was left out.
+    """`content` as a string (assistant) or text, image and file blocks; what else is unsendable is named.
 
-    Tool calls, own server tool work and approvals go silently; anything else unsendable is named.
+    Tool calls, own server tool work and approvals go silently.
     """
     if isinstance(content, str):
         return CanonicalContent(content)

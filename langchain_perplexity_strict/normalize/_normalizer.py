@@ -98,7 +98,7 @@ class CanonicalMessages:
         lost = [*canonical.dropped, *canonical.reasoning]
         if newest and lost and not approval_responses(message.content):
             send = "Send it as text, or an image or a file by URL or inline data."
-            newest_turn_lost(lost, _WHY, nothing_left=canonical.empty, send=send)
+            newest_turn_lost(lost, _WHY, nothing_left=not canonical.content, send=send)
         notes = _notes(canonical, entry)
         tool_calls: list[Any] = []
         if assistant:
@@ -112,7 +112,7 @@ class CanonicalMessages:
         approvals = (
             approval_requests(message) if assistant else approval_responses(message.content) if role == "user" else []
         )
-        if canonical.empty and role != "tool" and not tool_calls and not approvals:
+        if not canonical.content and role != "tool" and not tool_calls and not approvals:
             reason = "; ".join(notes) or "the message has no content"
             changes.append(Change(self.name, entry.sources, f"{reason}; nothing is left, so the message is not sent"))
             return None
@@ -187,9 +187,7 @@ def _with_ids(calls: list[Any], sources: tuple[int, ...], generated: list[str]) 
     return out
 
 
-def _rebuild(
-    message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str = ""
-) -> BaseMessage:
+def _rebuild(message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str) -> BaseMessage:
     kwargs = dict(message.additional_kwargs)
     if role == "assistant":  # the view has read these
         kwargs = {k: v for k, v in kwargs.items() if k not in VIEW_KWARGS}
@@ -211,10 +209,7 @@ def _rebuild(
 
 @dataclass(frozen=True)
 class RepairToolProtocol:
-    """Results follow their calls; unanswered calls get a placeholder; orphaned results become user text.
-
-    Each fix depends only on the turn and what follows up to the next assistant turn, so it is stable.
-    """
+    """Results follow their calls; unanswered calls get a placeholder; orphaned results become user text."""
 
     missing_result: str = "(no result: this tool call was not answered)"
     name: str = "repair_tool_protocol"
@@ -236,8 +231,7 @@ class RepairToolProtocol:
 
     def _answer_turn(self, turn: list[Entry], window: list[Entry], changes: list[Change]) -> list[Entry]:
         """The entries up to the next assistant turn: its results first, then the rest."""
-        calls = [c for e in turn if isinstance(e.message, AIMessage) for c in e.message.tool_calls]
-        pending = {c["id"]: c for c in calls}
+        pending = {c["id"]: c for e in turn if isinstance(e.message, AIMessage) for c in e.message.tool_calls}
         results: list[Entry] = []
         others: list[Entry] = []
         out_of_place = False
@@ -261,9 +255,8 @@ class RepairToolProtocol:
         if pending:
             sources = tuple(s for e in turn for s in e.sources)
             names = ", ".join(f"{c.get('name')!r} ({c['id']})" for c in pending.values())
-            changes.append(
-                Change(self.name, sources, f"tool call(s) {names} had no result; a placeholder result is sent")
-            )
+            why = f"tool call(s) {names} had no result; a placeholder result is sent"
+            changes.append(Change(self.name, sources, why))
             results += [
                 Entry(ToolMessage(self.missing_result, tool_call_id=c["id"], name=c.get("name")), "tool", ())
                 for c in pending.values()
@@ -307,34 +300,24 @@ def first_broken_turn(entries: Sequence[Entry]) -> int | None:
 
 @dataclass(frozen=True)
 class DemoteLateSystemMessages:
-    """Send a system (or developer) message that follows any other message as user.
-
-    Perplexity: "only the initial message can have the system role".
-    """
+    """Send a late system (or developer) message as user: "only the initial message can have the system role"."""
 
     name: str = "demote_late_system_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         roles = list(map(_ROLE, entries))
         start = next((i for i, role in enumerate(roles) if role != "system"), len(roles))
-        if "system" not in roles[start:]:
-            return list(entries), []
-        out: list[Entry] = list(entries[:start])
+        out: list[Entry] = list(entries)
         changes: list[Change] = []
-        for entry in entries[start:]:
-            if entry.role != "system":
-                out.append(entry)
-                continue
-            message = entry.message
+        for index in [i for i, role in enumerate(roles[start:], start) if role == "system"]:
+            (message, _, sources) = entries[index]
             kind = "developer" if is_developer(message) else "system"
             why = (
                 f"a {kind} message after the conversation started is sent as a user message "
                 "(Perplexity accepts system messages only at the start)"
             )
-            changes.append(Change(self.name, entry.sources, why))
-            out.append(
-                Entry(HumanMessage(content=message.content, name=message.name, id=message.id), "user", entry.sources)
-            )
+            changes.append(Change(self.name, sources, why))
+            out[index] = Entry(HumanMessage(content=message.content, name=message.name, id=message.id), "user", sources)
         return out, changes
 
 
@@ -342,7 +325,7 @@ class DemoteLateSystemMessages:
 class MergeAdjacentTurns:
     """Merge adjacent user messages, and adjacent assistant messages, into one; tool results never.
 
-    Other fields merge by `merge_message_runs`; not its content: it drops separators and leaves bare strings.
+    Not `merge_message_runs`' content merge: it drops separators and leaves bare strings.
     """
 
     separator: str = "\n\n"
@@ -373,16 +356,16 @@ class MergeAdjacentTurns:
         content = merge_contents([m.content for m in messages], self.separator)
         names = {m.name for m in messages}
         name = names.pop() if len(names) == 1 else None
-        # As the class of their role, so `merge_message_runs` merges them.
+        # As the class of their role, so `merge_message_runs` merges them; blank, so chunk addition cannot fold
+        # blocks sharing an "index".
         wanted = AIMessage if run[0].role == "assistant" else HumanMessage
-        canonical = [
-            m
+        blank = [
+            m.model_copy(update={"content": ""})
             if isinstance(m, wanted)
-            else wanted(m.content, name=m.name, id=m.id, additional_kwargs=m.additional_kwargs)
+            else wanted("", name=m.name, id=m.id, additional_kwargs=m.additional_kwargs)
             for m in messages
         ]
-        # Blank content, so chunk addition cannot fold blocks sharing an "index".
-        (merged,) = merge_message_runs([m.model_copy(update={"content": ""}) for m in canonical])
+        (merged,) = merge_message_runs(blank)
         return merged.model_copy(update={"content": content, "name": name, "id": messages[0].id})
 
 
@@ -459,9 +442,9 @@ _LABELS = {"video": "video block(s)", "file": "file(s)", "image": "image(s)", "i
 
 @dataclass(frozen=True)
 class ContentLimits:
-    """Leave out kinds in `turns`; name kinds in `tool_results` in the tool result's text.
+    """Leave out kinds in `turns`, name kinds in `tool_results` in the result's text; each kind maps to why.
 
-    Kinds (`"video"`, `"file"`, `"image"`, `"image_url"`) map to why each is not sent.
+    Kinds: `"video"`, `"file"`, `"image"`, `"image_url"`.
     """
 
     name: str = "agent_content"
@@ -654,10 +637,9 @@ def prepare(
     counter: TokenCounter | None = None,
     keep_whole: Callable[[NormalizationResult], bool] | None = None,
 ) -> Prepared:
-    """Normalize the whole history, then compact it to `budget` tokens, then normalize what is left.
+    """Normalize all (roles fixed before a cut), compact to `budget` unless `keep_whole`, normalize what is left.
 
-    Normalizing first fixes roles before a cut can change them. A true `keep_whole(normalized)` skips
-    compaction. Approvals are checked before merging would blur the error.
+    Approvals are checked before merging would blur the error.
     """
     whole = _as_is(messages, rules)
     if whole is None:
@@ -682,10 +664,7 @@ def prepare(
 def compact_normalized(
     normalized: NormalizationResult, rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
 ) -> NormalizationResult:
-    """Compact a normalized history to `budget` tokens, and normalize what is left.
-
-    Text under the default counter is counted in one call: that count is a sum over messages.
-    """
+    """Compact a normalized history to `budget` tokens, and normalize what is left."""
     messages = normalized.messages
     if not budget or (
         counter is None
