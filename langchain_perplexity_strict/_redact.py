@@ -99,10 +99,8 @@ def close_names(name: str, accepted: Iterable[str]) -> list[str]:
 
 
 def named(name: str, value: Any, *like: str) -> str:
-    """`name=value` for a refused argument, or only `name` unless the value is safe.
-
-    Safe: a number, bool or None under no credential's name (nor `like` one). Never a string.
-    """
+    """`name=value` for a refused argument if the value is a number, bool or None under no credential's name
+    (nor `like` one); else `name`."""
     scalar = value is None or isinstance(value, (bool, int, float))
     return f"{name}={value!r}" if scalar and not any(map(secret_name, (name, *like))) else name
 

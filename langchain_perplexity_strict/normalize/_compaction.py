@@ -186,13 +186,11 @@ def _units(messages: Sequence[BaseMessage], indices: list[int]) -> list[list[int
     """Group each assistant tool call with the tool results that answer it."""
     units: list[list[int]] = []
     for i in indices:
-        message = messages[i]
-        if isinstance(message, ToolMessage) and units:
-            head = messages[units[-1][0]]
-            if isinstance(head, AIMessage) and head.tool_calls:
-                units[-1].append(i)
-                continue
-        units.append([i])
+        head = messages[units[-1][0]] if units else None
+        if isinstance(messages[i], ToolMessage) and isinstance(head, AIMessage) and head.tool_calls:
+            units[-1].append(i)
+        else:
+            units.append([i])
     return units
 
 

@@ -373,14 +373,8 @@ def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
     """Join message contents: strings with `separator`, else one block list; empty strings are skipped."""
     if all(isinstance(c, str) for c in contents):
         return separator.join(c for c in contents if isinstance(c, str) and c)
-    blocks: list[Any] = []
-    for content in contents:
-        for block in [content] if isinstance(content, str) else content:
-            if not isinstance(block, str):
-                blocks.append(block)
-            elif block:
-                blocks.append({"type": "text", "text": block})
-    return blocks
+    blocks = [b for c in contents for b in ([c] if isinstance(c, str) else c) if not isinstance(b, str) or b]
+    return [{"type": "text", "text": b} if isinstance(b, str) else b for b in blocks]
 
 
 @dataclass(frozen=True)
@@ -622,7 +616,6 @@ class Prepared:
     compaction: dict[str, Any] | None = None
     """What compaction dropped, for `response_metadata["compaction"]`; None when nothing."""
     kept_whole: bool = False
-    """Whether compaction was skipped by `keep_whole`."""
 
     @property
     def messages(self) -> list[BaseMessage]:

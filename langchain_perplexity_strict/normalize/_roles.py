@@ -21,7 +21,6 @@ from langchain_perplexity_strict._once import warn
 
 Role = Literal["system", "user", "assistant", "tool"]
 
-# ChatMessage role spellings.
 _CHAT_MESSAGE_ROLES: dict[str, Role] = {
     "system": "system",
     "developer": "system",
