@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import operator
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, cast
@@ -17,7 +18,6 @@ from pydantic import BaseModel, ConfigDict, SecretStr, SerializerFunctionWrapHan
 from pydantic_core import PydanticCustomError
 
 HIDDEN = "***"
-"""What stands in for a hidden value."""
 
 _SECRET_NAME = re.compile(
     r"key|secret|passw|pwd|auth|credential|cookie|header|bearer|session|signature|token(?!s)", re.IGNORECASE
@@ -33,17 +33,13 @@ _CREDENTIAL_NAMES = ("api_key", "apikey", "password", "passwd", "authorization",
 
 
 @functools.lru_cache(maxsize=1024)
-def _secret_name(name: str) -> bool:
-    if name in _SAFE_NAMES:
+def secret_name(name: Any) -> bool:
+    """Whether a value under `name` may be a credential, misspelt or not."""
+    if not isinstance(name, str) or name in _SAFE_NAMES:
         return False
     if _SECRET_NAME.search(name) is not None:
         return True
     return bool(difflib.get_close_matches(name.lower(), _CREDENTIAL_NAMES, n=1, cutoff=0.8))
-
-
-def secret_name(name: Any) -> bool:
-    """Whether a value under `name` may be a credential, misspelt or not."""
-    return isinstance(name, str) and _secret_name(name)
 
 
 def without_userinfo(text: str) -> str:
@@ -72,10 +68,6 @@ def redact_text(text: str, *secrets: str) -> str:
     return _SECRET_SETTING.sub(rf"\1\2{HIDDEN}", text)
 
 
-_PLAIN = (bool, int, float)
-_PLAIN_TYPES = frozenset(_PLAIN)
-
-
 def redact(value: Any, name: Any = None) -> Any:
     """`value` with every credential hidden, recursively; the same object when nothing was."""
     if value is None or isinstance(value, SecretStr) or (isinstance(value, str) and not value):
@@ -84,20 +76,12 @@ def redact(value: Any, name: Any = None) -> Any:
         return HIDDEN
     if isinstance(value, str):
         return HIDDEN if _KEY_SHAPED.match(value) else without_userinfo(value)
-    if isinstance(value, _PLAIN):
-        return value
     if isinstance(value, Mapping):
-        items, changed = {}, False
-        for k, v in value.items():
-            items[k] = shown = redact(v, k)
-            changed = changed or shown is not v
-        return items if changed else value
+        items = {k: redact(v, k) for k, v in value.items()}
+        return items if any(items[k] is not v for k, v in value.items()) else value
     if isinstance(value, (list, tuple)):
-        hidden, changed = [], False
-        for v in value:
-            hidden.append(shown := redact(v))
-            changed = changed or shown is not v
-        if not changed:
+        hidden = [redact(v) for v in value]
+        if all(map(operator.is_, hidden, value)):
             return value
         return hidden if isinstance(value, list) else tuple(hidden)
     return value
@@ -115,10 +99,8 @@ def close_names(name: str, accepted: Iterable[str]) -> list[str]:
 
 
 def named(name: str, value: Any, *like: str) -> str:
-    """`name=value` for a refused argument, or only `name` unless the value is safe.
-
-    Safe: a number, bool or None under no credential's name (nor `like` one). Never a string.
-    """
+    """`name=value` for a refused argument if the value is a number, bool or None under no credential's name
+    (nor `like` one); else `name`."""
     scalar = value is None or isinstance(value, (bool, int, float))
     return f"{name}={value!r}" if scalar and not any(map(secret_name, (name, *like))) else name
 
@@ -127,10 +109,6 @@ def secret_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
     """The dotted paths of every value `redact` would hide, for `lc_secrets`."""
     for key, value in values.items():
         if value is None or not isinstance(key, str) or "." in key:
-            continue
-        if type(value) in _PLAIN_TYPES:
-            if _secret_name(key):
-                yield f"{prefix}{key}"
             continue
         path = f"{prefix}{key}"
         if isinstance(value, Mapping) and not secret_name(key):
@@ -149,9 +127,7 @@ def redacted_error(error: ValidationError, fields: Mapping[str, Any]) -> Validat
         else:
             value = redact(value, next((part for part in loc if isinstance(part, str)), None))
             value = redact_text(value) if isinstance(value, str) else value
-        detail: dict[str, Any] = {"type": record["type"], "loc": loc, "input": value}
-        if "ctx" in record:
-            detail["ctx"] = record["ctx"]
+        detail: dict[str, Any] = {"input": value, **{k: record[k] for k in ("type", "loc", "ctx") if k in record}}
         try:
             ValidationError.from_exception_data(error.title, [cast(Any, detail)])
         except (KeyError, TypeError, ValueError):  # a custom error type

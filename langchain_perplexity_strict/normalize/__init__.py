@@ -1,7 +1,6 @@
 """Stage 1 of a call: turn any LangChain conversation into one Perplexity accepts.
 
-Pure functions from messages to messages, with a report; nothing here knows of requests or HTTP.
-The chat model calls `_normalizer.prepare`; `normalize_messages` and `compact_messages` are public.
+Pure functions from messages to messages, with a report; the chat model calls `_normalizer.prepare`.
 """
 
 from __future__ import annotations
@@ -42,19 +41,12 @@ _INTERNAL = "it is internal and has no public replacement"
 _DEPRECATED: dict[str, tuple[str, str]] = {
     "NormalizationResult": ("_normalizer", "use what normalize_messages(...) returns (no import needed)"),
     "CompactionResult": ("_compaction", "use what compact_messages(...) returns (no import needed)"),
-    "AGENT_CONTENT": ("_normalizer", _INTERNAL),
-    "NOT_SENT": ("_normalizer", _INTERNAL),
-    "Prepared": ("_normalizer", _INTERNAL),
-    "prepare": ("_normalizer", _INTERNAL),
-    "TokenCounter": ("_compaction", _INTERNAL),
-    "compaction_warning": ("_compaction", _INTERNAL),
-    "count_tokens": ("_compaction", _INTERNAL),
-    "approval_requests": ("_content", _INTERNAL),
-    "approval_responses": ("_content", _INTERNAL),
-    "canonical_blocks": ("_content", _INTERNAL),
-    "canonical_text": ("_content", _INTERNAL),
-    "data_url": ("_content", _INTERNAL),
-    "text_of": ("_content", _INTERNAL),
+    **dict.fromkeys(["AGENT_CONTENT", "NOT_SENT", "Prepared", "prepare"], ("_normalizer", _INTERNAL)),
+    **dict.fromkeys(["TokenCounter", "compaction_warning", "count_tokens"], ("_compaction", _INTERNAL)),
+    **dict.fromkeys(
+        ["approval_requests", "approval_responses", "canonical_blocks", "canonical_text", "data_url", "text_of"],
+        ("_content", _INTERNAL),
+    ),
     "is_developer": ("_roles", _INTERNAL),
 }
 

@@ -2,16 +2,13 @@
 
 System messages and the newest user turn stay whole; the oldest content goes first, a tool call with its
 results. Not `trim_messages`: it recounts every prefix and splits tool calls from results.
-
-Images and files are counted by a documented estimate, not the length of their base64: per image and per
-PDF page (one page if uncountable). Perplexity publishes no figures; these are the upper ends of
-Anthropic's vision and PDF-support guides.
+Images and PDF pages are estimated by the upper ends of Anthropic's vision and PDF guides (Perplexity
+publishes no figures), not by the length of their base64.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import inspect
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -79,7 +76,7 @@ def _pages(data: Any) -> int:
         return 0
     try:
         raw = base64.b64decode(data, validate=False)
-    except (binascii.Error, ValueError):
+    except ValueError:  # binascii.Error too
         return 0
     return len(_PAGE.findall(raw))
 
@@ -101,10 +98,7 @@ _COLLECTION_NAMES = re.compile(r"^(typing\.|collections\.abc\.)?(list|List|tuple
 
 
 def counts_messages(counter: Callable[..., Any]) -> bool:
-    """Whether `counter`'s first positional parameter is annotated as a collection (then it counts messages).
-
-    Told by the annotation, not by trying: `len` takes a list as readily as a string.
-    """
+    """Whether `counter`'s first parameter is annotated as a collection; not tried: `len` takes either."""
     try:
         parameters = list(inspect.signature(counter).parameters.values())
     except (TypeError, ValueError):  # no signature: a text counter
@@ -141,13 +135,11 @@ def compact_messages(
         return CompactionResult(list(converted), [], tuple(range(len(converted))), total, count.calls)
     newest, fixed, budget = _fixed(converted, sizes, max_tokens)
     units = _units(converted, [i for i in range(newest) if i not in fixed])
-    keep, cut, changes, budget = _fill(converted, units, sizes, budget, count)
+    keep, cut, budget = _fill(converted, units, sizes, budget, count)
     dropped = tuple(i for unit in units for i in unit if i not in keep)
-    if dropped:
-        changes.insert(
-            0,
-            Change(RULE_NAME, dropped, f"oldest messages dropped to fit max_input_tokens={max_tokens}"),
-        )
+    why = f"oldest messages dropped to fit max_input_tokens={max_tokens}"
+    changes = [Change(RULE_NAME, dropped, why)] if dropped else []
+    changes += [Change(RULE_NAME, (i,), "lines dropped from the front of the oldest kept message to fit") for i in cut]
     kept = tuple(i for i in range(len(converted)) if i in fixed or i in keep)
     return CompactionResult([cut.get(i, converted[i]) for i in kept], changes, kept, max_tokens - budget, count.calls)
 
@@ -170,11 +162,10 @@ def _fixed(converted: Sequence[BaseMessage], sizes: list[int], max_tokens: int) 
 
 def _fill(
     converted: Sequence[BaseMessage], units: list[list[int]], sizes: list[int], budget: int, count: MessageCounter
-) -> tuple[set[int], dict[int, BaseMessage], list[Change], int]:
+) -> tuple[set[int], dict[int, BaseMessage], int]:
     """Keep units newest first while they fit; cut lines from the first that does not."""
     keep: set[int] = set()
     cut: dict[int, BaseMessage] = {}
-    changes: list[Change] = []
     for unit in reversed(units):
         size = sum(sizes[i] for i in unit)
         if size <= budget:
@@ -184,28 +175,22 @@ def _fill(
         if len(unit) == 1 and isinstance(converted[unit[0]].content, str) and budget > 0:
             trimmed = _cut_lines(converted[unit[0]], budget, count)
             if trimmed is not None:
-                message, used = trimmed
-                cut[unit[0]] = message
+                cut[unit[0]], used = trimmed
                 keep.add(unit[0])
                 budget -= used
-                changes.append(
-                    Change(RULE_NAME, (unit[0],), "lines dropped from the front of the oldest kept message to fit")
-                )
         break
-    return keep, cut, changes, budget
+    return keep, cut, budget
 
 
 def _units(messages: Sequence[BaseMessage], indices: list[int]) -> list[list[int]]:
     """Group each assistant tool call with the tool results that answer it."""
     units: list[list[int]] = []
     for i in indices:
-        message = messages[i]
-        if isinstance(message, ToolMessage) and units:
-            head = messages[units[-1][0]]
-            if isinstance(head, AIMessage) and head.tool_calls:
-                units[-1].append(i)
-                continue
-        units.append([i])
+        head = messages[units[-1][0]] if units else None
+        if isinstance(messages[i], ToolMessage) and isinstance(head, AIMessage) and head.tool_calls:
+            units[-1].append(i)
+        else:
+            units.append([i])
     return units
 
 

@@ -1,11 +1,8 @@
 """Message content in the few shapes Perplexity takes: text, images, files.
 
-Perplexity takes text, images and files (`InputContentPartInput`; chat completions' `text`, `image_url`,
-`file_url`). `canonical_content` maps any content to those and reports what it flattened or dropped.
-langchain-core's parsing runs first; this reads what it leaves in a provider's shape.
-Assistant content is a string: the Agent API's input message has no `output_text` part.
-MCP approvals are kept in `ChatOpenAI`'s form: requests in an answer's `additional_kwargs`, `non_standard`
-blocks or bare content; responses in user content. The Agent API takes both as input items.
+`canonical_content` maps any content to those and reports what it flattened or dropped; langchain-core's
+parsing runs first. Assistant content is a string: the Agent API's input message has no `output_text` part.
+MCP approvals keep `ChatOpenAI`'s form: requests in an answer, responses in user content.
 """
 
 from __future__ import annotations
@@ -47,17 +44,9 @@ class CanonicalContent:
     citations: list[str] = field(default_factory=list)
     """The sources cited by the text blocks (URL, else title), left out."""
 
-    @property
-    def empty(self) -> bool:
-        return not self.content
-
 
 def standard_view(message: BaseMessage) -> Any:
-    """What an answer says, as `AIMessage.content_blocks` shows it; other messages: their content.
-
-    Without a translator for its provider, the content as written plus `reasoning_content`.
-    A `refusal` kwarg is added whatever the provider: langchain-core shows it only for OpenAI.
-    """
+    """An answer as `content_blocks` shows it, plus a `refusal` kwarg (langchain-core shows it for OpenAI only)."""
     if not isinstance(message, AIMessage):
         return message.content
     content = message.content if isinstance(message.content, list) else [message.content] if message.content else []
@@ -78,10 +67,9 @@ def standard_view(message: BaseMessage) -> Any:
 
 
 def canonical_content(content: Any, *, assistant: bool, own: bool = True) -> CanonicalContent:
-    """`content` as a string (assistant) or a list of text, image and file blocks.
+    """`content` as a string (assistant) or text, image and file blocks; what else is unsendable is named.
 
-    Reasoning is named in `reasoning`, text blocks' citations in `citations` (text is sent as written);
-    tool calls, own server tool work and approvals go silently; anything else unsendable is named in `dropped`.
+    Tool calls, own server tool work and approvals go silently.
     """
     if isinstance(content, str):
         return CanonicalContent(content)
@@ -132,8 +120,9 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
             result.dropped.append("non_standard")
         return converted
     written = str(kind)  # for reports
-    if kind in PARSED_TYPES:
-        block = _parsed(block)
+    if kind in PARSED_TYPES:  # as langchain-core parses it, unless not standard
+        (parsed,) = HumanMessage([block]).content_blocks
+        block = block if parsed.get("type") == "non_standard" else dict(parsed)
         kind = block.get("type")
     if kind in AS_TEXT:
         text = AS_TEXT[kind](block)
@@ -156,10 +145,7 @@ def _block(block: Any, result: CanonicalContent, *, own: bool = True) -> dict[st
 
 
 def cited(block: dict[str, Any]) -> list[str]:
-    """The sources a text block cites: standard and OpenAI `annotations`, Anthropic `citations`.
-
-    Each by URL, else title; `cited_text` is the answer's own words or the document's, never a source.
-    """
+    """The sources (URL, else title) a text block cites: standard and OpenAI `annotations`, Anthropic `citations`."""
     names = []
     for note in [*_listed(block.get("annotations")), *_listed(block.get("citations"))]:
         if isinstance(note, str):  # a bare URL (Perplexity's and ChatXAI's `citations`)
@@ -184,12 +170,6 @@ def kwarg_sources(kwargs: dict[str, Any]) -> list[str]:
         name = record.get("url") or record.get("title") if isinstance(record, dict) else None
         names += [str(name)] if name else []
     return names
-
-
-def _parsed(block: dict[str, Any]) -> dict[str, Any]:
-    """`block` as langchain-core parses it, or as written when not standard."""
-    (parsed,) = HumanMessage([block]).content_blocks
-    return block if parsed.get("type") == "non_standard" else dict(parsed)
 
 
 def _joined(*parts: Any) -> str:
@@ -238,7 +218,7 @@ def _data_url(mime_type: Any, data: Any) -> str:
 
 
 def _url(block: dict[str, Any], key: str) -> str | None:
-    """A media block's URL: `key` (a string or OpenAI's `{"url": ...}`), else `url`, else its data; None if none."""
+    """A media block's URL: `key` (a string or OpenAI's `{"url": ...}`), else `url`, else its data; or None."""
     url = block.get(key)
     if isinstance(url, dict):
         url = url.get("url")
@@ -315,9 +295,7 @@ def text_of(blocks: str | Sequence[dict[str, Any]]) -> str:
 
 def data_url(block: dict[str, Any]) -> str | None:
     """A canonical file's data as a `data:` URL, or None."""
-    if "base64" not in block:
-        return None
-    return _data_url(block.get("mime_type"), block["base64"])
+    return _data_url(block.get("mime_type"), block["base64"]) if "base64" in block else None
 
 
 REQUEST_FIELDS = ("type", "id", "name", "arguments", "server_label", "connector_id", "thought_signature")
@@ -389,10 +367,7 @@ def _fields(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
 
 
 def check_approval_history(messages: Iterable[BaseMessage]) -> None:
-    """Raise `ValueError` when an `mcp_approval_response` answers no pending `mcp_approval_request`.
-
-    Run on the caller's messages, before merging would blur the error.
-    """
+    """Raise `ValueError` when an `mcp_approval_response` answers no pending `mcp_approval_request`."""
     pending: dict[str, None] = {}  # ordered, for the error
     answered: set[str] = set()
     for message in messages:

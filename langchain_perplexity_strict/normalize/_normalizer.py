@@ -1,9 +1,7 @@
 """Turn any LangChain conversation into one Perplexity accepts: the rules, and the functions that run them.
 
-A rule is a small named step fixing one thing Perplexity rejects: it maps `Entry`s to new entries plus
-`Change` records, never mutates, and passes untouched messages as the caller's objects. Sources:
-docs/perplexity-rules.md. Pass your own list as `normalize_messages(rules=...)`. The chat model calls `prepare`.
-`ContentLimits` leaves out what a surface or a model's profile does not take.
+A rule fixes one thing Perplexity rejects (docs/perplexity-rules.md): it maps `Entry`s to new entries and
+`Change`s, never mutates, and passes untouched messages as the caller's objects.
 """
 
 from __future__ import annotations
@@ -39,6 +37,7 @@ from langchain_perplexity_strict.normalize._content import (
     CanonicalContent,
     approval_requests,
     approval_responses,
+    canonical_blocks,
     canonical_content,
     check_approval_history,
     kwarg_sources,
@@ -65,11 +64,7 @@ _WHY = "Perplexity takes text, and images and files by URL or inline data"
 
 @dataclass(frozen=True)
 class CanonicalMessages:
-    """Plain message classes and canonical content; messages left empty are dropped.
-
-    Later rules see only System, Human, AI and Tool messages with canonical content. An id-less tool call
-    gets a stable id.
-    """
+    """Plain message classes and canonical content; messages left empty are dropped, id-less tool calls get ids."""
 
     name: str = "canonical_messages"
 
@@ -79,7 +74,7 @@ class CanonicalMessages:
             return list(entries), []
         out: list[Entry] = list(entries[:first])
         changes: list[Change] = []
-        unanswered: list[str] = []  # generated ids, for id-less tool messages
+        unanswered: list[str] = []  # generated ids, for id-less tool results
         newest = max((i for i, entry in enumerate(entries) if entry.role == "user"), default=-1)
         for index, entry in enumerate(entries[first:], start=first):
             if first_to_convert([entry]) is None:  # plain class, string content
@@ -103,7 +98,7 @@ class CanonicalMessages:
         lost = [*canonical.dropped, *canonical.reasoning]
         if newest and lost and not approval_responses(message.content):
             send = "Send it as text, or an image or a file by URL or inline data."
-            newest_turn_lost(lost, _WHY, nothing_left=canonical.empty, send=send)
+            newest_turn_lost(lost, _WHY, nothing_left=not canonical.content, send=send)
         notes = _notes(canonical, entry)
         tool_calls: list[Any] = []
         if assistant:
@@ -117,7 +112,7 @@ class CanonicalMessages:
         approvals = (
             approval_requests(message) if assistant else approval_responses(message.content) if role == "user" else []
         )
-        if canonical.empty and role != "tool" and not tool_calls and not approvals:
+        if not canonical.content and role != "tool" and not tool_calls and not approvals:
             reason = "; ".join(notes) or "the message has no content"
             changes.append(Change(self.name, entry.sources, f"{reason}; nothing is left, so the message is not sent"))
             return None
@@ -132,7 +127,6 @@ class CanonicalMessages:
 
 
 def _notes(canonical: CanonicalContent, entry: Entry) -> list[str]:
-    """What converting the content flattened, left out or moved, one note each."""
     assistant = entry.role == "assistant"
     notes = []
     if canonical.flattened:
@@ -156,9 +150,8 @@ def _notes(canonical: CanonicalContent, entry: Entry) -> list[str]:
         )
     content = canonical.content if entry.role == "tool" and isinstance(canonical.content, list) else []
     if files := [str(b.get("filename") or b.get("url") or "a file") for b in content if b.get("type") == "file"]:
-        names = listed(files)
         notes.append(
-            f"file(s) {names} in a tool result named in its text on the Agent API (a function output takes "
+            f"file(s) {listed(files)} in a tool result named in its text on the Agent API (a function output takes "
             "text and images only) and sent as file_url on chat completions"
         )
     return notes
@@ -194,10 +187,7 @@ def _with_ids(calls: list[Any], sources: tuple[int, ...], generated: list[str]) 
     return out
 
 
-def _rebuild(
-    message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str = ""
-) -> BaseMessage:
-    """The message as its role's plain class, keeping id, name and provider metadata."""
+def _rebuild(message: BaseMessage, role: str, content: Any, tool_calls: list[Any], tool_call_id: str) -> BaseMessage:
     kwargs = dict(message.additional_kwargs)
     if role == "assistant":  # the view has read these
         kwargs = {k: v for k, v in kwargs.items() if k not in VIEW_KWARGS}
@@ -219,12 +209,7 @@ def _rebuild(
 
 @dataclass(frozen=True)
 class RepairToolProtocol:
-    """Results follow their calls; unanswered calls get a placeholder; orphaned results become user text.
-
-    Perplexity, like OpenAI, wants each call's result right after its assistant turn. Middleware,
-    `trim_messages` and unanswered calls break that. Each fix depends only on the turn and what follows
-    up to the next assistant turn, so it is stable across later calls.
-    """
+    """Results follow their calls; unanswered calls get a placeholder; orphaned results become user text."""
 
     missing_result: str = "(no result: this tool call was not answered)"
     name: str = "repair_tool_protocol"
@@ -245,9 +230,8 @@ class RepairToolProtocol:
         return out, changes
 
     def _answer_turn(self, turn: list[Entry], window: list[Entry], changes: list[Change]) -> list[Entry]:
-        """The entries up to the next assistant turn: its results first, in order, then the rest."""
-        calls = [c for e in turn if isinstance(e.message, AIMessage) for c in e.message.tool_calls]
-        pending = {c["id"]: c for c in calls}
+        """The entries up to the next assistant turn: its results first, then the rest."""
+        pending = {c["id"]: c for e in turn if isinstance(e.message, AIMessage) for c in e.message.tool_calls}
         results: list[Entry] = []
         others: list[Entry] = []
         out_of_place = False
@@ -271,9 +255,8 @@ class RepairToolProtocol:
         if pending:
             sources = tuple(s for e in turn for s in e.sources)
             names = ", ".join(f"{c.get('name')!r} ({c['id']})" for c in pending.values())
-            changes.append(
-                Change(self.name, sources, f"tool call(s) {names} had no result; a placeholder result is sent")
-            )
+            why = f"tool call(s) {names} had no result; a placeholder result is sent"
+            changes.append(Change(self.name, sources, why))
             results += [
                 Entry(ToolMessage(self.missing_result, tool_call_id=c["id"], name=c.get("name")), "tool", ())
                 for c in pending.values()
@@ -293,10 +276,7 @@ class RepairToolProtocol:
 
 
 def first_broken_turn(entries: Sequence[Entry]) -> int | None:
-    """The start of the first turn whose results are out of place, or None.
-
-    Unanswered calls at the end count as in place: a later rule drops them.
-    """
+    """The start of the first turn whose results are out of place, or None; unanswered calls at the end pass."""
     pending: set[Any] = set()
     turn_start = 0
     previous = ""
@@ -320,44 +300,32 @@ def first_broken_turn(entries: Sequence[Entry]) -> int | None:
 
 @dataclass(frozen=True)
 class DemoteLateSystemMessages:
-    """Send a system (or developer) message that follows any other message as user.
-
-    Perplexity: "only the initial message can have the system role". A role depends only on what precedes it.
-    """
+    """Send a late system (or developer) message as user: "only the initial message can have the system role"."""
 
     name: str = "demote_late_system_messages"
 
     def __call__(self, entries: Sequence[Entry]) -> tuple[list[Entry], list[Change]]:
         roles = list(map(_ROLE, entries))
         start = next((i for i, role in enumerate(roles) if role != "system"), len(roles))
-        if "system" not in roles[start:]:
-            return list(entries), []
-        out: list[Entry] = list(entries[:start])
+        out: list[Entry] = list(entries)
         changes: list[Change] = []
-        for entry in entries[start:]:
-            if entry.role != "system":
-                out.append(entry)
-                continue
-            message = entry.message
+        for index in [i for i, role in enumerate(roles[start:], start) if role == "system"]:
+            (message, _, sources) = entries[index]
             kind = "developer" if is_developer(message) else "system"
             why = (
                 f"a {kind} message after the conversation started is sent as a user message "
                 "(Perplexity accepts system messages only at the start)"
             )
-            changes.append(Change(self.name, entry.sources, why))
-            out.append(
-                Entry(HumanMessage(content=message.content, name=message.name, id=message.id), "user", entry.sources)
-            )
+            changes.append(Change(self.name, sources, why))
+            out[index] = Entry(HumanMessage(content=message.content, name=message.name, id=message.id), "user", sources)
         return out, changes
 
 
 @dataclass(frozen=True)
 class MergeAdjacentTurns:
-    """Merge adjacent user messages, and adjacent assistant messages, into one.
+    """Merge adjacent user messages, and adjacent assistant messages, into one; tool results never.
 
-    Perplexity wants user/tool and assistant turns to alternate. Other fields merge by
-    `merge_message_runs`; its content merge is not used: it drops separators and leaves bare strings in lists.
-    Tool messages are never merged: each answers its own call.
+    Not `merge_message_runs`' content merge: it drops separators and leaves bare strings.
     """
 
     separator: str = "\n\n"
@@ -388,16 +356,16 @@ class MergeAdjacentTurns:
         content = merge_contents([m.content for m in messages], self.separator)
         names = {m.name for m in messages}
         name = names.pop() if len(names) == 1 else None
-        # As the class of their role, so `merge_message_runs` merges them.
+        # As the class of their role, so `merge_message_runs` merges them; blank, so chunk addition cannot fold
+        # blocks sharing an "index".
         wanted = AIMessage if run[0].role == "assistant" else HumanMessage
-        canonical = [
-            m
+        blank = [
+            m.model_copy(update={"content": ""})
             if isinstance(m, wanted)
-            else wanted(m.content, name=m.name, id=m.id, additional_kwargs=m.additional_kwargs)
+            else wanted("", name=m.name, id=m.id, additional_kwargs=m.additional_kwargs)
             for m in messages
         ]
-        # Blank content, so chunk addition cannot fold blocks sharing an "index".
-        (merged,) = merge_message_runs([m.model_copy(update={"content": ""}) for m in canonical])
+        (merged,) = merge_message_runs(blank)
         return merged.model_copy(update={"content": content, "name": name, "id": messages[0].id})
 
 
@@ -405,22 +373,13 @@ def merge_contents(contents: Sequence[str | list[Any]], separator: str) -> Any:
     """Join message contents: strings with `separator`, else one block list; empty strings are skipped."""
     if all(isinstance(c, str) for c in contents):
         return separator.join(c for c in contents if isinstance(c, str) and c)
-    blocks: list[Any] = []
-    for content in contents:
-        for block in [content] if isinstance(content, str) else content:
-            if not isinstance(block, str):
-                blocks.append(block)
-            elif block:
-                blocks.append({"type": "text", "text": block})
-    return blocks
+    blocks = [b for c in contents for b in ([c] if isinstance(c, str) else c) if not isinstance(b, str) or b]
+    return [{"type": "text", "text": b} if isinstance(b, str) else b for b in blocks]
 
 
 @dataclass(frozen=True)
 class DropTrailingAssistantMessages:
-    """Drop assistant messages at the end of the conversation.
-
-    Perplexity requires a user or tool message last; OpenAI ignores a trailing one (docs/perplexity-rules.md).
-    """
+    """Drop assistant messages at the end of the conversation: Perplexity requires a user or tool message last."""
 
     name: str = "drop_trailing_assistant_messages"
 
@@ -440,10 +399,7 @@ class DropTrailingAssistantMessages:
 
 @dataclass(frozen=True)
 class StartWithUserTurn:
-    """Open the conversation with a user turn when an assistant message comes first.
-
-    Perplexity wants "user then assistant" (docs/perplexity-rules.md); `opening` goes before the greeting.
-    """
+    """Open with a user turn (`opening`) when an assistant message comes first: Perplexity wants user first."""
 
     opening: str = "(conversation start)"
     name: str = "start_with_user_turn"
@@ -480,9 +436,9 @@ _LABELS = {"video": "video block(s)", "file": "file(s)", "image": "image(s)", "i
 
 @dataclass(frozen=True)
 class ContentLimits:
-    """Leave out kinds in `turns`; name kinds in `tool_results` in the tool result's text.
+    """Leave out kinds in `turns`, name kinds in `tool_results` in the result's text; each kind maps to why.
 
-    Kinds: `"video"`, `"file"`, `"image"`, `"image_url"`; each maps to why it is not sent.
+    Kinds: `"video"`, `"file"`, `"image"`, `"image_url"`.
     """
 
     name: str = "agent_content"
@@ -555,15 +511,14 @@ AGENT_CONTENT: tuple[ContentLimits, ...] = (
 
 def _limit_kind(block: dict[str, Any]) -> tuple[str, str]:
     """A block's `ContentLimits` kind ("" if none) and its report name."""
-    canonical = canonical_content([block], assistant=False)
-    blocks = canonical.content if isinstance(canonical.content, list) else []
-    converted = blocks[0] if len(blocks) == 1 else {}
-    if converted.get("type") == "video":
-        return "video", (canonical.videos or [str(block.get("kind") or block.get("type"))])[0]
-    if converted.get("type") == "file":
+    converted = next(iter(canonical_blocks([block])), {})
+    kind = converted.get("type")
+    if kind == "video":
+        return "video", converted["kind"]
+    if kind == "file":
         return "file", str(converted.get("filename") or converted.get("url") or "a file")
-    if converted.get("type") == "image":
-        return ("image" if str(converted["url"]).startswith("data:") else "image_url"), str(block.get("type"))
+    if kind == "image":
+        return ("image" if converted["url"].startswith("data:") else "image_url"), str(block.get("type"))
     return "", ""
 
 
@@ -640,11 +595,7 @@ def _normalized(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResu
 
 
 def _as_is(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult | None:
-    """`messages` unchanged when the rules, all the package's, would pass them as they are; else None.
-
-    Every check that decides "nothing to fix", in one pass each: the order of roles, plain content, the
-    tool protocol. A history that passes holds only text, so no MCP approval either.
-    """
+    """`messages` unchanged when the rules, all the package's, would pass them as they are (text only); else None."""
     if not _KNOWN_RULES.issuperset(map(type, rules)):
         return None
     if not _IN_ORDER.fullmatch("".join(map(_LETTER.get, map(type, messages), repeat("-")))):
@@ -665,7 +616,6 @@ class Prepared:
     compaction: dict[str, Any] | None = None
     """What compaction dropped, for `response_metadata["compaction"]`; None when nothing."""
     kept_whole: bool = False
-    """Whether compaction was skipped by `keep_whole`."""
 
     @property
     def messages(self) -> list[BaseMessage]:
@@ -680,11 +630,9 @@ def prepare(
     counter: TokenCounter | None = None,
     keep_whole: Callable[[NormalizationResult], bool] | None = None,
 ) -> Prepared:
-    """Normalize the whole history, then compact it to `budget` tokens, then normalize what is left.
+    """Normalize all (roles fixed before a cut), compact to `budget` unless `keep_whole`, normalize what is left.
 
-    Normalizing first fixes roles before a cut can change them. A true `keep_whole(normalized)` skips
-    compaction (a continuation sends only its tail). Approvals are checked on the caller's messages,
-    before merging would blur the error.
+    Approvals are checked before merging would blur the error.
     """
     whole = _as_is(messages, rules)
     if whole is None:
@@ -709,10 +657,7 @@ def prepare(
 def compact_normalized(
     normalized: NormalizationResult, rules: Sequence[Any], budget: int | None, counter: TokenCounter | None
 ) -> NormalizationResult:
-    """Compact a normalized history to `budget` tokens, and normalize what is left.
-
-    Text alone under the default counter is counted in one call: the count is a sum over messages.
-    """
+    """Compact a normalized history to `budget` tokens, and normalize what is left."""
     messages = normalized.messages
     if not budget or (
         counter is None

@@ -1,13 +1,10 @@
-"""The role Perplexity sees for each LangChain message, and the records the normalizer's rules exchange.
-
-The one place that maps a message to system, user, assistant or tool, so all callers agree. A rule passes
-`Entry`s (a message with its role) and reports `Change`s.
-"""
+"""The role Perplexity sees for each LangChain message, and the records the normalizer's rules exchange."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Literal, NamedTuple, Protocol
 
 from langchain_core.messages import (
@@ -24,7 +21,6 @@ from langchain_perplexity_strict._once import warn
 
 Role = Literal["system", "user", "assistant", "tool"]
 
-# ChatMessage role spellings.
 _CHAT_MESSAGE_ROLES: dict[str, Role] = {
     "system": "system",
     "developer": "system",
@@ -99,12 +95,7 @@ class Change:
 
 def _positions(sources: tuple[int, ...]) -> str:
     """Positions as `#1, #2`, with runs of three or more as `#1-#82`."""
-    runs: list[list[int]] = []
-    for i in sources:
-        if runs and i == runs[-1][-1] + 1:
-            runs[-1].append(i)
-        else:
-            runs.append([i])
+    runs = [[i for _, i in run] for _, run in groupby(enumerate(sources), lambda pair: pair[1] - pair[0])]
     return ", ".join(f"#{run[0]}-#{run[-1]}" if len(run) > 2 else ", ".join(f"#{i}" for i in run) for run in runs)
 
 
