@@ -11,8 +11,8 @@ from langchain_core.runnables.config import get_config_list, merge_configs
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
 
-from langchain_perplexity_strict._accepts import CONNECTION, near_typo, unknown_argument
-from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
+from langchain_perplexity_strict._accepts import CONNECTION, check_known, suggestion
+from langchain_perplexity_strict._redact import RedactedBinding, named, shown
 from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, Convert, translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter_row import CLIENT, Api
@@ -20,12 +20,10 @@ from langchain_perplexity_strict._request._parameter_table import PARAMETERS, ch
 from langchain_perplexity_strict._request._unset import over
 
 HELD = tuple(name for name, row in PARAMETERS.items() if name == "stop" or not row.agent == row.chat == CLIENT)
-"""The settings an unset value given over them cannot lift (`_unset.over`); the client options (`n`,
-`max_resumes`, ...) shape how the call runs, and their None keeps its own meaning."""
+"""The settings an unset value cannot lift (`_unset.over`); a client option's (`n`, ...) None keeps its meaning."""
 
 
 def held(model: Any) -> dict[str, Any]:
-    """What `model` holds of the `HELD` settings (None: nothing)."""
     fields = model.__dict__
     return {name: fields[name] for name in HELD}
 
@@ -38,19 +36,14 @@ def stop_list(stop: Any) -> list[str]:
 
 
 CALL_KWARGS = ("tools", "tool_choice", "response_format")
-# Passed by LangChain itself: not sent.
-IGNORED_KWARGS = ("ls_structured_output_format",)
-
-
-CALL_ONLY = ("model", "model_kwargs")
-"""A call's arguments besides the parameters (`extra_body=` becomes `model_kwargs`)."""
+IGNORED_KWARGS = ("ls_structured_output_format",)  # LangChain's own: not sent
+CALL_ONLY = ("model", "model_kwargs")  # `extra_body=` becomes `model_kwargs`
 
 
 def _check_converted(api: Api) -> Callable[[str, Any, Convert, Mapping[str, Any]], None]:
-    """A check of what a converted dict became on `api`."""
+    """A check of what a converted dict became on `api`, naming the key as the user wrote it."""
 
     def check(name: str, given: Any, habit: Convert, converted: Mapping[str, Any]) -> None:
-        """Check each converted value, the error naming the key as the user wrote it."""
         if habit.keys is None or not isinstance(given, Mapping):
             return
         for key in given:
@@ -70,10 +63,7 @@ def _check_converted(api: Api) -> Callable[[str, Any, Convert, Mapping[str, Any]
 
 
 def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A call's keyword arguments as (tools, tool choice and response format; parameters).
-
-    Other integrations' names are translated first; an unknown one raises `ValueError`.
-    """
+    """A call's keyword arguments, other integrations' names translated, as (`CALL_KWARGS`; parameters)."""
     if not kwargs:
         return {}, {}
     if "model_kwargs" in kwargs:
@@ -87,19 +77,15 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
     call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
     unknown = sorted(k for k in params if k not in PARAMETERS and k not in CALL_ONLY)
     if unknown:
-        close = near_typo(unknown[0], [*PARAMETERS, *FOREIGN_HINTS])
-        like = close_names(unknown[0], [*PARAMETERS, *FOREIGN_HINTS])
-        hint = f" Did you mean {close!r}?" if close else ""
-        if close in FOREIGN_HINTS:
-            hint += f" {FOREIGN_HINTS[close]}."
-        listed = f" Call-time parameters are: {', '.join([*sorted(PARAMETERS), *CALL_KWARGS, 'model', 'extra_body'])}."
-        if unknown[0] in CONNECTION:  # the client's settings belong to the model, as ChatOpenAI's do
-            name = unknown[0]
-            hint, listed = "", f" {name} is set on the model: model.model_copy(update={{{name!r}: ...}})."
-        msg = (
-            f"{named(unknown[0], params[unknown[0]], *like)} "
-            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{hint}{'' if hint else listed}"
+        name = unknown[0]
+        hint, like = suggestion(name, PARAMETERS, FOREIGN_HINTS)
+        listed = (
+            hint
+            or f" Call-time parameters are: {', '.join([*sorted(PARAMETERS), *CALL_KWARGS, 'model', 'extra_body'])}."
         )
+        if name in CONNECTION:  # the client's settings belong to the model, as ChatOpenAI's do
+            listed = f" {name} is set on the model: model.model_copy(update={{{name!r}: ...}})."
+        msg = f"{named(name, params[name], *like)} is not a parameter of ChatPerplexityStrict (api={api!r}).{listed}"
         raise ValueError(msg)
     model = params.get("model")
     if "model" in params and (not isinstance(model, str) or not model):
@@ -115,7 +101,6 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     """Constructor arguments with other integrations' names translated; an unknown one is refused."""
     if not isinstance(values, dict):
         return values
-    accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
     api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
     values = translate(values, "constructor", {*PARAMETERS, "model"}, _check_converted(api))
     if values.get("output_version") not in OUTPUT_VERSIONS:
@@ -128,10 +113,7 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     surface_default = DEFAULT_MODELS.get(values.get("api"), fields["model"].default)
     if "model" not in values and surface_default != fields["model"].default:
         values["model"] = surface_default  # the field's default stays implicit
-    unknown = sorted(k for k in values if k not in accepted)
-    if unknown:
-        name = unknown[0]
-        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict", foreign=FOREIGN_HINTS)
+    check_known(values, fields, "ChatPerplexityStrict", {}, FOREIGN_HINTS)
     return values
 
 
