@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, ensure_config
-from langchain_core.runnables.base import RunnableBindingBase
+from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langchain_core.runnables.config import get_config_list, merge_configs
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
@@ -79,10 +78,8 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
     if unknown:
         name = unknown[0]
         hint, like = suggestion(name, PARAMETERS, FOREIGN_HINTS)
-        listed = (
-            hint
-            or f" Call-time parameters are: {', '.join([*sorted(PARAMETERS), *CALL_KWARGS, 'model', 'extra_body'])}."
-        )
+        every = ", ".join([*sorted(PARAMETERS), *CALL_KWARGS, "model", "extra_body"])
+        listed = hint or f" Call-time parameters are: {every}."
         if name in CONNECTION:  # the client's settings belong to the model, as ChatOpenAI's do
             listed = f" {name} is set on the model: model.model_copy(update={{{name!r}: ...}})."
         msg = f"{named(name, params[name], *like)} is not a parameter of ChatPerplexityStrict (api={api!r}).{listed}"
@@ -94,16 +91,13 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
     return call, params
 
 
-OUTPUT_VERSIONS = (None, "v0", "v1")
-
-
 def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     """Constructor arguments with other integrations' names translated; an unknown one is refused."""
     if not isinstance(values, dict):
         return values
     api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
     values = translate(values, "constructor", {*PARAMETERS, "model"}, _check_converted(api))
-    if values.get("output_version") not in OUTPUT_VERSIONS:
+    if values.get("output_version") not in (None, "v0", "v1"):
         msg = (
             f"output_version={shown(values['output_version'])} is not accepted: use 'v1' for LangChain's "
             "standard content blocks (text, reasoning, citations as annotations; ChatOpenAI's 'responses/v1' "
@@ -118,10 +112,8 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
 
 
 class _KeepsWhatItHolds:
-    """`bind_tools` and `with_structured_output` that keep what this runnable holds around the model.
-
-    langchain-core's `__getattr__` hands both to the model, dropping bound arguments and configuration.
-    """
+    """`bind_tools`, `with_structured_output` and batches that keep what this runnable holds around the model
+    (langchain-core's `__getattr__` hands them to the model, dropping bound arguments and configuration)."""
 
     def _model(self) -> Any:
         raise NotImplementedError
@@ -130,36 +122,30 @@ class _KeepsWhatItHolds:
         return cast(Any, self).bind(**self._model().bind_tools(tools, **kwargs).kwargs)
 
     def with_structured_output(self, schema: Any = None, **kwargs: Any) -> Runnable:
-        # The model's own method, run on this runnable.
         return cast(Any, type(self._model())).with_structured_output(self, schema, **kwargs)
-
-    # Batches (docs/batches.md) keep the configuration and arguments held here.
 
     def _batching(self, config: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
         return self._model(), config, kwargs
 
-    def submit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
-        model, config, kwargs = self._batching(config, kwargs)
-        return model.submit_batch(inputs, config, **kwargs)
 
-    async def asubmit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
-        model, config, kwargs = self._batching(config, kwargs)
-        return await model.asubmit_batch(inputs, config, **kwargs)
+def _batch_method(name: str) -> Callable[..., Any]:
+    """The model's `name` (docs/batches.md), with the configuration and arguments held around it."""
 
-    def get_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    def method(self: _KeepsWhatItHolds, first: Any, config: Any = None, **kwargs: Any) -> Any:
         model, config, kwargs = self._batching(config, kwargs)
-        return model.get_batch(batch_id, config, **kwargs)
+        return getattr(model, name)(first, config, **kwargs)
 
-    async def aget_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        model, config, kwargs = self._batching(config, kwargs)
-        return await model.aget_batch(batch_id, config, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _name in ("submit_batch", "asubmit_batch", "get_batch", "aget_batch"):
+    setattr(_KeepsWhatItHolds, _name, _batch_method(_name))
 
 
 class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
-    """`configurable_fields` whose configured values are set by the model's `model_copy(update=...)`.
-
-    langchain-core's `cls(**every_field, ...)` would mark every field as given.
-    """
+    """`configurable_fields` whose values are set by `model_copy(update=...)`, not langchain-core's
+    `cls(**every_field, ...)`, which marks every field as given."""
 
     def _prepare(self, config: RunnableConfig | None = None) -> Any:
         if not all(isinstance(spec, ConfigurableField) for spec in self.fields.values()):
@@ -175,7 +161,6 @@ class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
         return self.default
 
     def bind(self, **kwargs: Any) -> KeptBinding:
-        """A `KeptBinding`, as the model's `bind` gives."""
         return KeptBinding(bound=self, kwargs=kwargs, config={})
 
     def _configured(self, inputs: Any, config: Any) -> tuple[Any, list[Any] | None]:
@@ -218,8 +203,8 @@ class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
 
 
 def _keeping(name: str) -> Callable[..., Any]:
-    """`RunnableBinding`'s `name`, whose call arguments merge over the bound ones by `_unset.over` (langchain-core
-    merges `{**bound, **given}` in each method, so a call's `tool_choice=None` would lift a bound one)."""
+    """`RunnableBinding`'s `name`, merging a call's arguments by `_unset.over` (langchain-core's `{**bound,
+    **given}` lets a call's `tool_choice=None` lift a bound one)."""
 
     def method(self: KeptBinding, input: Any, config: Any = None, **kwargs: Any) -> Any:
         return getattr(super(KeptBinding, self), name)(input, config, **over(self.kwargs, kwargs, "the binding"))
@@ -231,5 +216,4 @@ def _keeping(name: str) -> Callable[..., Any]:
 for _name in ("invoke", "ainvoke", "batch", "abatch", "batch_as_completed", "abatch_as_completed", "stream", "astream"):
     setattr(KeptBinding, _name, _keeping(_name))
 for _name in ("transform", "atransform", "stream_events", "astream_events"):
-    if _name in vars(RunnableBindingBase) or _name in vars(RunnableBinding):
-        setattr(KeptBinding, _name, _keeping(_name))
+    setattr(KeptBinding, _name, _keeping(_name))

@@ -22,7 +22,6 @@ from langchain_perplexity_strict._request._habits import HABITS
 from langchain_perplexity_strict._request._parameter_row import (
     CHAT_REASONING_EFFORTS,
     CLIENT,
-    DATE_FILTERS,
     FILTERS,
     SERVICE_TIERS,
     WS,
@@ -44,7 +43,7 @@ DateFilter = Annotated[str | None, Parameter(rows.DATE, FILTERS + NAME, NAME)]
 class PerplexityParameters(PerplexitySettings):
     """The chat model's settings: the connection's, client options, then Perplexity's parameters (`None`: not sent).
 
-    Each field carries its `Parameter` as `Annotated` metadata; `PARAMETERS` is read from them.
+    A parameter's field carries its `Parameter` as `Annotated` metadata, read into `PARAMETERS`.
     """
 
     stop: Annotated[list[str] | str | None, Parameter(rows.STOP, CLIENT, CLIENT)] = None
@@ -79,7 +78,6 @@ class PerplexityParameters(PerplexitySettings):
     @field_validator("max_input_tokens", mode="before")
     @classmethod
     def _token_budget(cls, value: Any) -> Any:
-        """`max_input_tokens` (None: the profile's)."""
         if value is not None:
             check("max_input_tokens", value, TOKEN_BUDGET)
         return value
@@ -132,9 +130,8 @@ class PerplexityParameters(PerplexitySettings):
     web_search: Annotated[bool | None, Parameter(rows.FLAG, CLIENT, None)] = None
     """Add the `web_search` tool (Agent API; default on)."""
     effort: Annotated[str | None, Parameter(rows.EFFORT, NAME, None)] = None
-    """Agent API effort level: a Perplexity-managed configuration that picks the model unless given one.
-
-    Not `reasoning_effort`. Replaces the deprecated `preset`."""
+    """Agent API effort level (not `reasoning_effort`): a Perplexity-managed configuration that picks the model
+    unless given one. Replaces the deprecated `preset`."""
     preset: Annotated[
         str | None, Parameter(Accepts("a preset name such as fast, low, medium, high, xhigh", rows.TEXT), NAME, None)
     ] = None
@@ -180,7 +177,7 @@ def _named(row: Parameter, name: str, info: FieldInfo) -> Parameter:
         return path.replace(NAME, name) if path else path
 
     nullable = type(None) in get_args(info.annotation) or info.annotation is Any
-    return replace(row, name=name, agent=fill(row.agent), chat=fill(row.chat), nullable=nullable)
+    return replace(row, agent=fill(row.agent), chat=fill(row.chat), nullable=nullable)
 
 
 PARAMETERS: dict[str, Parameter] = {
@@ -190,14 +187,14 @@ PARAMETERS: dict[str, Parameter] = {
     if isinstance(row, Parameter)
 }
 """Every Perplexity parameter, in declaration order."""
+DATE_FILTERS = {name for name, row in PARAMETERS.items() if row.rule is rows.DATE}
 
 
 _IMAGES = (
     "for images bind_tools([image_search_tool(), web_search_tool()]) (web_search_tool() carries the model's search "
     "settings, which image_search alone would bypass)"
 )
-# What the Agent API offers instead of a chat-completions-only parameter.
-_AGENT_INSTEAD = {
+_AGENT_INSTEAD = {  # what the Agent API offers instead of a chat-completions-only parameter
     "enable_search_classifier": (
         "the Agent API has no search classifier: the model decides when to call the web_search tool, as the "
         "classifier did; remove it"
@@ -221,13 +218,11 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
     """Raise `ValueError` naming the field, the value and what is accepted."""
     for name, value in values.items():
         parameter = PARAMETERS.get(name)
-        if value is None:
-            if parameter is not None and not parameter.nullable:  # None would silently mean 0 or off
-                msg = f"{name}=None is not accepted on api={api!r}: expected {parameter.accepted}."
-                raise ValueError(msg)
+        if parameter is None or (value is None and parameter.nullable):
             continue
-        if parameter is None:
-            continue
+        if value is None:  # it would silently mean 0 or off
+            msg = f"{name}=None is not accepted on api={api!r}: expected {parameter.accepted}."
+            raise ValueError(msg)
         if parameter.path(api) is None:
             if value is False and api == "agent" and name in FALSE_IS_DEFAULT_ON_AGENT:
                 continue
@@ -257,7 +252,7 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
             "which store=False hides; drop store=False."
         )
         raise ValueError(msg)
-    dates = sorted(present & set(DATE_FILTERS))
+    dates = sorted(present & DATE_FILTERS)
     if "search_recency_filter" in present and dates:
         msg = (
             f"search_recency_filter={shown(values['search_recency_filter'])} cannot be combined "
@@ -266,8 +261,7 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
         raise ValueError(msg)
 
 
-# Body fields the package writes itself, and how to set each.
-_BUILT = {
+_BUILT = {  # body fields the package writes itself, and how to set each
     "input": "the messages",
     "messages": "the messages",
     "model": "model=...",
@@ -338,10 +332,7 @@ def extra_fields(api: Api) -> list[str]:
 
 
 def check_model_kwargs(extra: Any, api: Api) -> None:
-    """Raise `ValueError` when `model_kwargs` would carry a parameter, a built field or an unpublished one.
-
-    `model_kwargs` are sent unchecked, so a parameter there would skip its check.
-    """
+    """Raise `ValueError` when `model_kwargs`, sent unchecked, would carry a parameter, a built or unpublished field."""
     if not isinstance(extra, Mapping):
         raise ValueError(
             f"model_kwargs={shown(extra, 'model_kwargs')} is not accepted; expected a dict of extra body fields."
