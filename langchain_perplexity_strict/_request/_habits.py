@@ -1,7 +1,6 @@
 """Other integrations' argument names, as data: what each means here, or what to write instead.
 
-`HABITS` maps each name from `ChatPerplexity` or `ChatOpenAI` to `Rename`, `Convert` or `Refuse`;
-`translate` applies it to every entry point before any other check.
+`translate` applies `HABITS` (`ChatPerplexity`'s and `ChatOpenAI`'s names) at every entry point, before any check.
 """
 
 from __future__ import annotations
@@ -28,11 +27,11 @@ class Convert:
     """A value converted into this package's arguments."""
 
     means: str
-    """What it becomes, for the migration page and errors."""
+    """What it becomes, in words."""
     keys: Mapping[str, str] | None = None
-    """For a dict value: each key the user may write -> the argument it becomes (for errors, and the conversion)."""
+    """A dict value's keys -> the arguments they become."""
     convert: Callable[[Any, Where], dict[str, Any]] | None = None
-    """The conversion, when it is not renaming a dict's `keys`."""
+    """The conversion, when it is not renaming `keys`."""
 
 
 @dataclass(frozen=True)
@@ -65,14 +64,9 @@ def _sub_keys(name: str, value: Any, keys: Mapping[str, str]) -> dict[str, Any]:
     return {keys[k]: v for k, v in given.items() if v is not None}
 
 
-# `WebSearchOptionsInput`, plus langchain-perplexity's name for `image_results_enhanced_relevance`.
-WEB_SEARCH_OPTIONS = {
-    "search_context_size": "search_context_size",
-    "user_location": "user_location",
-    "search_type": "search_type",
-    "image_results_enhanced_relevance": "image_results_enhanced_relevance",
-    "image_search_relevance_enhanced": "image_results_enhanced_relevance",
-}
+_OPTIONS = ("search_context_size", "user_location", "search_type", "image_results_enhanced_relevance")
+WEB_SEARCH_OPTIONS = {**{name: name for name in _OPTIONS}, "image_search_relevance_enhanced": _OPTIONS[-1]}
+"""`WebSearchOptionsInput`, and langchain-perplexity's name for `image_results_enhanced_relevance`."""
 
 
 def _use_responses_api(value: Any, where: Where) -> dict[str, Any]:
@@ -127,8 +121,7 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
     "openai_api_base": Rename("base_url"),
     "request_timeout": Rename("timeout"),
     "web_search_options": Convert(
-        "search_context_size, user_location, search_type and image_results_enhanced_relevance "
-        "(on the Agent API, the web_search tool's fields)",
+        f"{', '.join(_OPTIONS[:-1])} and {_OPTIONS[-1]} (on the Agent API, the web_search tool's fields)",
         WEB_SEARCH_OPTIONS,
     ),
     # `ReasoningConfigInput` has only `effort`.
@@ -193,7 +186,7 @@ EXTRA_BODY = "extra_body"
 
 
 def what_it_is_here(name: str) -> str:
-    """A foreign name's fate in a sentence, for "Did you mean" hints."""
+    """A foreign name's fate in a sentence."""
     habit = HABITS[name]
     if isinstance(habit, Rename):
         return f"{name} carries over, as {habit.to}"
@@ -203,7 +196,7 @@ def what_it_is_here(name: str) -> str:
 
 
 FOREIGN_HINTS = {name: what_it_is_here(name) for name in HABITS}
-"""For `_arguments.unknown_argument`: a typo of a foreign name gets its fate."""
+"""A typo of a foreign name is told its fate."""
 
 
 _Check = Callable[[str, Any, Convert, Mapping[str, Any]], None]
@@ -212,7 +205,7 @@ _Check = Callable[[str, Any, Convert, Mapping[str, Any]], None]
 class _Translation:
     """One `translate` call's result, and where each setting came from (for errors)."""
 
-    def __init__(self, where: Where, known: Collection[str], check_converted: _Check | None) -> None:
+    def __init__(self, where: Where, known: Collection[str], check_converted: _Check) -> None:
         self.where, self.known, self.check_converted = where, known, check_converted
         self.out: dict[str, Any] = {}
         self.came: dict[str, str] = {}
@@ -268,8 +261,7 @@ class _Translation:
             converted = habit.convert(value, self.where)
         else:
             converted = _sub_keys(name, value, habit.keys or {})
-        if self.check_converted is not None:
-            self.check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted)
+        self.check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted)
         for key, item in converted.items():
             self.take(key, item, given_as)
 
@@ -278,13 +270,12 @@ def translate(
     values: Mapping[str, Any],
     where: Where,
     known: Collection[str],
-    check_converted: _Check | None = None,
+    check_converted: _Check,
 ) -> dict[str, Any]:
     """`values` in this package's names: renamed, converted, or refused by `HABITS`.
 
-    `extra_body` and `model_kwargs` entries are translated as arguments; an `extra_body` entry naming
-    a setting in `known` becomes that argument; credentials are refused; the rest go to `model_kwargs`.
-    A setting given twice with different values is refused.
+    An `extra_body` entry naming a setting in `known` becomes that argument, a credential is refused, the rest
+    go to `model_kwargs`; a setting given twice with different values is refused.
     """
     run = _Translation(where, known, check_converted)
     for name, value in values.items():
