@@ -51,19 +51,6 @@ def _as_dict(name: str, value: Any) -> dict[str, Any]:
     return dict(value)
 
 
-def _sub_keys(name: str, value: Any, keys: Mapping[str, str]) -> dict[str, Any]:
-    """`value`'s keys renamed by `keys`; another key is refused."""
-    given = _as_dict(name, value)
-    unknown = sorted(k for k in given if k not in keys)
-    if unknown:
-        msg = (
-            f"{name}[{unknown[0]!r}] is not in Perplexity's published request models; "
-            f"{name} takes {', '.join(sorted(keys))}."
-        )
-        raise ValueError(msg)
-    return {keys[k]: v for k, v in given.items() if v is not None}
-
-
 _OPTIONS = ("search_context_size", "user_location", "search_type", "image_results_enhanced_relevance")
 WEB_SEARCH_OPTIONS = {**{name: name for name in _OPTIONS}, "image_search_relevance_enhanced": _OPTIONS[-1]}
 """`WebSearchOptionsInput`, and langchain-perplexity's name for `image_results_enhanced_relevance`."""
@@ -199,7 +186,8 @@ FOREIGN_HINTS = {name: what_it_is_here(name) for name in HABITS}
 """A typo of a foreign name is told its fate."""
 
 
-_Check = Callable[[str, Any, Convert, Mapping[str, Any]], None]
+_Check = Callable[[str, str, Any], None]
+"""Checks a converted dict's entry (named as given) as `target=value`."""
 
 
 class _Translation:
@@ -259,9 +247,19 @@ class _Translation:
     def convert(self, name: str, value: Any, given_as: str, habit: Convert) -> None:
         if habit.convert is not None:
             converted = habit.convert(value, self.where)
-        else:
-            converted = _sub_keys(name, value, habit.keys or {})
-        self.check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted)
+        else:  # a dict's keys renamed; another key is refused
+            given, keys = _as_dict(name, value), habit.keys or {}
+            unknown = sorted(k for k in given if k not in keys)
+            if unknown:
+                msg = (
+                    f"{name}[{unknown[0]!r}] is not in Perplexity's published request models; "
+                    f"{name} takes {', '.join(sorted(keys))}."
+                )
+                raise ValueError(msg)
+            converted = {keys[k]: v for k, v in given.items() if v is not None}
+            for key in given:
+                if keys[key] in converted:
+                    self.check_converted(f"{name}[{key!r}]", keys[key], converted[keys[key]])
         for key, item in converted.items():
             self.take(key, item, given_as)
 

@@ -12,7 +12,7 @@ from langchain_core.runnables.utils import ConfigurableField
 
 from langchain_perplexity_strict._accepts import CONNECTION, check_known, suggestion
 from langchain_perplexity_strict._redact import RedactedBinding, named, shown
-from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, Convert, translate
+from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter_row import CLIENT, Api
 from langchain_perplexity_strict._request._parameter_table import PARAMETERS, check_parameters
@@ -39,24 +39,17 @@ IGNORED_KWARGS = ("ls_structured_output_format",)  # LangChain's own: not sent
 CALL_ONLY = ("model", "model_kwargs")  # `extra_body=` becomes `model_kwargs`
 
 
-def _check_converted(api: Api) -> Callable[[str, Any, Convert, Mapping[str, Any]], None]:
-    """A check of what a converted dict became on `api`, naming the key as the user wrote it."""
+def _check_converted(api: Api) -> Callable[[str, str, Any], None]:
+    """`translate`'s check of a converted dict's entry on `api`, naming it as the user wrote it."""
 
-    def check(name: str, given: Any, habit: Convert, converted: Mapping[str, Any]) -> None:
-        if habit.keys is None or not isinstance(given, Mapping):
-            return
-        for key in given:
-            target = habit.keys.get(key)
-            if target is None or target not in converted:
-                continue
-            try:
-                check_parameters({target: converted[target]}, api)
-            except ValueError as error:
-                row = PARAMETERS.get(target)
-                paths = [p for p in (row.path(api), row.chat, row.agent) if p not in (None, CLIENT)] if row else []
-                published = f"Perplexity's {paths[0]}, " if paths and paths[0] != target else ""
-                msg = f"{name}[{key!r}] ({published}taken as {target}=...): {error}"
-                raise ValueError(msg) from None
+    def check(given_as: str, target: str, value: Any) -> None:
+        try:
+            check_parameters({target: value}, api)
+        except ValueError as error:
+            row = PARAMETERS[target]
+            paths = [p for p in (row.path(api), row.chat, row.agent) if p not in (None, CLIENT)]
+            published = f"Perplexity's {paths[0]}, " if paths and paths[0] != target else ""
+            raise ValueError(f"{given_as} ({published}taken as {target}=...): {error}") from None
 
     return check
 

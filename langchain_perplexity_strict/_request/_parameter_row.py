@@ -39,6 +39,9 @@ def integer(low: int, high: int | None = None, note: str = "") -> Accepts:
 TEXT = Annotated[str, StringConstraints(min_length=1)]
 FLAG = Accepts("True or False", StrictBool)
 STRING = Accepts("a string", StrictStr)
+LANGUAGE = Accepts("a language name or code", TEXT)
+PRESET = Accepts("a preset name such as fast, low, medium, high, xhigh", TEXT)
+CONTEXT_SIZE = one_of("low", "medium", "high")
 STOP = Accepts("a string or a list of non-empty strings", StrictStr | list[TEXT])
 STALL = Accepts(
     "a number of seconds >= 0 (0 or None: no stall detection)", Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -49,6 +52,7 @@ REASONING = Accepts(
     f"one of {', '.join(REASONING_EFFORTS)} (agent) or {', '.join(CHAT_REASONING_EFFORTS)} (chat_completions)",
     one_of(*REASONING_EFFORTS).type,
 )
+CHAT_REASONING = one_of(*CHAT_REASONING_EFFORTS).type
 DOMAINS = Accepts(
     "at most 20 domains without a scheme, all allowed or all denied with a '-' prefix", ruled(domains_problem)
 )

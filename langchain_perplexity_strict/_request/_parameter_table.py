@@ -20,7 +20,6 @@ from langchain_perplexity_strict._request import _parameter_row as rows
 from langchain_perplexity_strict._request._filters import RECENCY
 from langchain_perplexity_strict._request._habits import HABITS
 from langchain_perplexity_strict._request._parameter_row import (
-    CHAT_REASONING_EFFORTS,
     CLIENT,
     FILTERS,
     SERVICE_TIERS,
@@ -82,22 +81,17 @@ class PerplexityParameters(PerplexitySettings):
             check("max_input_tokens", value, TOKEN_BUDGET)
         return value
 
-    temperature: Annotated[
-        float | None, Parameter(rows.TEMPERATURE, "temperature", "temperature", rows.CHAT_TEMPERATURE)
-    ] = None
+    temperature: Annotated[float | None, Parameter(rows.TEMPERATURE, NAME, NAME, rows.CHAT_TEMPERATURE)] = None
     """Sampling temperature."""
-    top_p: Annotated[float | None, Parameter(rows.number(0, 1), "top_p", "top_p")] = None
+    top_p: Annotated[float | None, Parameter(rows.number(0, 1), NAME, NAME)] = None
     """Nucleus sampling."""
     max_tokens: Annotated[int | None, Parameter(rows.integer(1), "max_output_tokens", "max_tokens")] = None
     """Answer length limit (`max_output_tokens` on the Agent API)."""
     reasoning_effort: Annotated[
-        str | None,
-        Parameter(rows.REASONING, "reasoning.effort", "reasoning_effort", rows.one_of(*CHAT_REASONING_EFFORTS).type),
+        str | None, Parameter(rows.REASONING, "reasoning.effort", NAME, rows.CHAT_REASONING)
     ] = None
     """Reasoning effort (`reasoning.effort` on the Agent API)."""
-    language_preference: Annotated[str | None, Parameter(Accepts("a language name or code", rows.TEXT), NAME, NAME)] = (
-        None
-    )
+    language_preference: Annotated[str | None, Parameter(rows.LANGUAGE, NAME, NAME)] = None
     """Answer language."""
     search_domain_filter: Annotated[list[str] | None, Parameter(rows.DOMAINS, FILTERS + NAME, NAME)] = None
     """At most 20 domains to search (`-` prefix excludes)."""
@@ -111,9 +105,7 @@ class PerplexityParameters(PerplexitySettings):
     """Updated after, MM/DD/YYYY."""
     last_updated_before_filter: DateFilter = None
     """Updated before, MM/DD/YYYY."""
-    search_context_size: Annotated[
-        str | None, Parameter(rows.one_of("low", "medium", "high"), WS + NAME, OPTIONS + NAME)
-    ] = None
+    search_context_size: Annotated[str | None, Parameter(rows.CONTEXT_SIZE, WS + NAME, OPTIONS + NAME)] = None
     """low, medium or high."""
     user_location: Annotated[dict[str, Any] | None, Parameter(rows.LOCATION, WS + NAME, OPTIONS + NAME)] = None
     """Where the user is."""
@@ -132,9 +124,7 @@ class PerplexityParameters(PerplexitySettings):
     effort: Annotated[str | None, Parameter(rows.EFFORT, NAME, None)] = None
     """Agent API effort level (not `reasoning_effort`): a Perplexity-managed configuration that picks the model
     unless given one. Replaces the deprecated `preset`."""
-    preset: Annotated[
-        str | None, Parameter(Accepts("a preset name such as fast, low, medium, high, xhigh", rows.TEXT), NAME, None)
-    ] = None
+    preset: Annotated[str | None, Parameter(rows.PRESET, NAME, None)] = None
     """Deprecated in favour of `effort`; not sent with it."""
     models: Annotated[list[str] | None, Parameter(rows.MODELS, NAME, None)] = None
     """Agent API fallback models (1 to 5)."""
