@@ -87,7 +87,6 @@ def check(name: str, value: Any, accepts: Accepts) -> None:
 
 
 RETRIES = Accepts("an integer >= 0", Annotated[int, Strict(), Field(ge=0)])
-"""`max_retries` of every class."""
 TOKEN_BUDGET = Accepts("an integer >= 0 (0: no compaction)", Annotated[int, Strict(), Field(ge=0)])
 """The chat model's `max_input_tokens`."""
 
@@ -101,7 +100,6 @@ def _is_url(value: str) -> bool:
 
 
 SECONDS = Annotated[float, Strict(), Field(gt=0, allow_inf_nan=False)]
-"""Seconds > 0, finite; not a bool."""
 
 
 def _parts(value: Any) -> Any:
@@ -112,20 +110,17 @@ def _parts(value: Any) -> Any:
 
 
 API_KEY = Accepts("a string or SecretStr (the Perplexity API key)", StrictStr | InstanceOf[SecretStr])
-"""`api_key` of every class; a missing key has its own message."""
 BASE_URL = Accepts(
     "http:// or https://, a host, and an optional path, such as 'https://api.perplexity.ai'",
     Annotated[StrictStr, holds(_is_url)],
     refusal=" is not a URL",
 )
-"""`base_url` of every class, checked at construction."""
 TIMEOUT = Accepts(
     "seconds > 0 (finite), a (connect, read) pair of them or None (a third and fourth: write, pool), "
     "an openai.Timeout or httpx.Timeout whose set parts are, or None for the client's default "
     "(the forms ChatOpenAI takes)",
     None | SECONDS | Annotated[tuple[SECONDS | None, ...], Field(min_length=2, max_length=4), BeforeValidator(_parts)],
 )
-"""`timeout` of every class, in `ChatOpenAI`'s forms."""
 
 IDEMPOTENCY_KEY = Accepts(
     "None (each submission its own) or a non-empty string of printable ASCII characters, not only spaces "
@@ -145,7 +140,7 @@ CONNECTION: Mapping[str, Accepts] = {
     "timeout": TIMEOUT,
     "max_retries": RETRIES,
 }
-"""Every class's connection settings, and their rules."""
+"""Every class's connection settings, and their rules (a missing key has its own message)."""
 
 
 def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
@@ -191,8 +186,7 @@ def _distance(a: str, b: str) -> int:
 
 
 def near_typo(name: str, accepted: Iterable[str]) -> str | None:
-    """The accepted name `name` is one edit from (two past five letters), or cuts short at a word; wider guesses
-    mislead."""
+    """The accepted name `name` is one edit from (two past five letters) or cuts short at a word, or None."""
     names = list(accepted)
     limit = 1 if len(name) <= 5 else 2
     scored = sorted((_distance(name.lower(), n.lower()), n) for n in names)
@@ -203,8 +197,7 @@ def near_typo(name: str, accepted: Iterable[str]) -> str | None:
 
 
 def suggestion(name: str, names: Iterable[str], foreign: Mapping[str, str]) -> tuple[str, list[str]]:
-    """A near typo's " Did you mean ...?" (with what a `foreign` name means here) or "", and the names `name`
-    resembles."""
+    """A near typo's " Did you mean ...?" (a `foreign` one's with its meaning) or "", and the names it resembles."""
     names = [*names, *foreign]
     close = near_typo(name, names)
     hint = "" if close is None else f" Did you mean {close!r}?" + (f" {foreign[close]}." if close in foreign else "")
@@ -215,26 +208,19 @@ class UnknownArgumentError(PerplexityRequestTypeError):
     """An argument the class does not take: a `TypeError` and a `ValueError`, not retryable."""
 
 
-def unknown_argument(
-    name: str, value: Any, accepted: Iterable[str], owner: str, why: str = "", foreign: Mapping[str, str] | None = None
-) -> UnknownArgumentError:
-    """The error for `name=value`: the closest accepted or `foreign` name, else every accepted one."""
-    names = sorted(n for n in accepted if not n.startswith("_"))
-    hint, like = suggestion(name, names, foreign or {})
-    listed = hint or f" Accepted: {', '.join(names)}."
-    return UnknownArgumentError(
-        f"{named(name, value, *like)} is not an argument of {owner}{f' ({why})' if why else ''}.{listed}"
-    )
-
-
 def check_known(
     values: Any, fields: Mapping[str, FieldInfo], owner: str, instead: Mapping[str, str], foreign: Any = None
 ) -> None:
-    """Raise `unknown_argument` for the first argument `fields` do not take."""
+    """Refuse the first argument `fields` do not take, with the closest accepted or `foreign` name, else every
+    accepted one; `instead` says why some are not taken."""
     if not isinstance(values, dict):
         return
     accepted = accepted_names(fields)
     unknown = sorted(k for k in values if k not in accepted)
     if unknown:
-        name = unknown[0]
-        raise unknown_argument(name, values[name], accepted, owner, instead.get(name, ""), foreign)
+        name, why = unknown[0], instead.get(unknown[0])
+        names = sorted(n for n in accepted if not n.startswith("_"))
+        hint, like = suggestion(name, names, foreign or {})
+        listed = hint or f" Accepted: {', '.join(names)}."
+        shown_name = named(name, values[name], *like)
+        raise UnknownArgumentError(f"{shown_name} is not an argument of {owner}{f' ({why})' if why else ''}.{listed}")

@@ -71,8 +71,7 @@ class PerplexitySettings(Redacted):
 
     @model_validator(mode="after")
     def _connected(self) -> Self:
-        """The transport built now, as ChatOpenAI's is (loading the TLS trust store blocks); a warning that
-        `OPENAI_BASE_URL` is not read (a Perplexity key must not go to OpenAI)."""
+        """Build the transport now, as ChatOpenAI does (the trust store blocks); warn of an unread OPENAI_BASE_URL."""
         _ = self.transport
         root = os.environ.get("OPENAI_BASE_URL", "").strip()
         told = "base_url" in self.model_fields_set or os.environ.get("PPLX_BASE_URL") or _COPYING.get()

@@ -169,8 +169,6 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
 }
 """Every foreign argument name, with its fate (`extra_body` is unpacked by `translate`)."""
 
-EXTRA_BODY = "extra_body"
-
 
 def what_it_is_here(name: str) -> str:
     """A foreign name's fate in a sentence."""
@@ -187,7 +185,6 @@ FOREIGN_HINTS = {name: what_it_is_here(name) for name in HABITS}
 
 
 _Check = Callable[[str, str, Any], None]
-"""Checks a converted dict's entry (named as given) as `target=value`."""
 
 
 class _Translation:
@@ -199,11 +196,10 @@ class _Translation:
         self.came: dict[str, str] = {}
 
     def put(self, name: str, value: Any, given_as: str) -> None:
-        out, came = self.out, self.came
-        if name in out and out[name] != value:
-            msg = f"{name} is given twice, as {came[name]} and as {given_as}, with different values; give it once."
+        if name in self.out and self.out[name] != value:
+            msg = f"{name} is given twice, as {self.came[name]} and as {given_as}, with different values; give it once."
             raise ValueError(msg)
-        out[name], came[name] = value, given_as
+        self.out[name], self.came[name] = value, given_as
 
     def put_extra(self, key: str, item: Any, given_as: str) -> None:
         extra = dict(self.out.get("model_kwargs") or {})
@@ -217,7 +213,7 @@ class _Translation:
     def unpack(self, name: str, value: Any, given_as: str, settings: Collection[str]) -> None:
         for key, item in _as_dict(name, value).items():
             entry = f"{given_as}[{key!r}]"
-            if key in settings or key in HABITS or key == EXTRA_BODY:
+            if key in settings or key in HABITS or key == "extra_body":
                 self.take(key, item, entry)
             elif secret_name(key):
                 msg = (
@@ -230,7 +226,7 @@ class _Translation:
 
     def take(self, name: str, value: Any, given_as: str) -> None:
         habit = HABITS.get(name)
-        if name == EXTRA_BODY:
+        if name == "extra_body":
             self.unpack(name, value, given_as, self.known)
         elif name == "model_kwargs" and isinstance(value, Mapping):
             self.out.setdefault(name, {})
@@ -270,11 +266,8 @@ def translate(
     known: Collection[str],
     check_converted: _Check,
 ) -> dict[str, Any]:
-    """`values` in this package's names: renamed, converted, or refused by `HABITS`.
-
-    An `extra_body` entry naming a setting in `known` becomes that argument, a credential is refused, the rest
-    go to `model_kwargs`; a setting given twice with different values is refused.
-    """
+    """`values` in this package's names, by `HABITS`; an `extra_body` entry naming a `known` setting becomes that
+    argument, the others (not a credential) go to `model_kwargs`."""
     run = _Translation(where, known, check_converted)
     for name, value in values.items():
         run.take(name, value, name)

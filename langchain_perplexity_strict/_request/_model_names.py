@@ -52,11 +52,8 @@ def preset_notice(preset: str | None, effort: str | None) -> str | None:
             f"preset={preset!r} is not sent: effort={effort!r} takes precedence (Perplexity deprecated preset; "
             "when both are supplied, effort wins). Remove preset."
         )
-    write = (
-        f"effort={preset!r}"
-        if preset.split("@")[0] in EFFORT_NAMES
-        else "effort=... (fast, low, medium, high or xhigh)"
-    )
+    known = preset.split("@")[0] in EFFORT_NAMES
+    write = f"effort={preset!r}" if known else "effort=... (fast, low, medium, high or xhigh)"
     return f'preset={preset!r} is deprecated by Perplexity ("Use effort instead"); write {write}.'
 
 

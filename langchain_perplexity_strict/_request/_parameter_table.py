@@ -316,11 +316,6 @@ PUBLISHED_FIELDS: dict[str, frozenset[str]] = {
 """Each surface's published top-level fields; a test checks them against the SDK."""
 
 
-def extra_fields(api: Api) -> list[str]:
-    """The published fields `model_kwargs` may carry on `api`."""
-    return sorted(PUBLISHED_FIELDS[api] - _sent_by_parameters(api) - set(PARAMETERS) - set(_BUILT) - set(HABITS))
-
-
 def check_model_kwargs(extra: Any, api: Api) -> None:
     """Raise `ValueError` when `model_kwargs`, sent unchecked, would carry a parameter, a built or unpublished field."""
     if not isinstance(extra, Mapping):
@@ -341,9 +336,10 @@ def check_model_kwargs(extra: Any, api: Api) -> None:
             msg = f"model_kwargs[{key!r}]: the package builds {key!r} itself; set it with {_BUILT[key]}."
             raise ValueError(msg)
         if key not in PUBLISHED_FIELDS[api]:  # refused or silently ignored
+            extra_fields = sorted(set(_NO_PARAMETER[api]) - set(_BUILT) - set(PARAMETERS) - set(HABITS))
             msg = (
                 f"model_kwargs[{key!r}] is not a field of Perplexity's published request on api={api!r} "
                 f"(perplexity.generated.api), so it would be refused or ignored; the published fields with no "
-                f"parameter here, which model_kwargs and extra_body may carry: {', '.join(extra_fields(api))}."
+                f"parameter here, which model_kwargs and extra_body may carry: {', '.join(extra_fields)}."
             )
             raise ValueError(msg)

@@ -1,9 +1,7 @@
 """A value that means "unset", given over a setting already held, keeps the held one.
 
-Otherwise a model built with `search_domain_filter=[...]` (or a binding holding `tools`, `tool_choice`,
-`response_format`, `stop`) then called, bound or configured with `None`, `[]`, `{}`, `""` or the OpenAI SDK's
-`NOT_GIVEN`/`omit` would send a wider request than it was built for. `model_copy(update=...)` builds another
-model, as the constructor would, and is the way to lift a setting.
+Else a model built with `search_domain_filter=[...]` (or a binding holding `tools`, ...) then called, bound or
+configured with `None`, `[]`, `{}`, `""` or `NOT_GIVEN` would send a wider request; `model_copy(update=...)` lifts.
 """
 
 from __future__ import annotations
@@ -15,8 +13,7 @@ import openai
 
 from langchain_perplexity_strict._redact import named
 
-_SENTINELS = (openai.NotGiven, openai.Omit)
-"""The OpenAI SDK's "not given" (`NOT_GIVEN`, `omit`)."""
+_SENTINELS = (openai.NotGiven, openai.Omit)  # `NOT_GIVEN`, `omit`
 
 WIDENED_BY_FALSE = {"disable_search": "searches again"}
 """Flags whose True restricts: False over a held True (unset, or on purpose?) is refused rather than guessed."""
