@@ -1,7 +1,6 @@
 """What a setting accepts, one way for every public class, and the refusal of an argument no class takes.
 
-A rule is a strict pydantic type; `Accepts` pairs it with the words a refusal shows.
-Nothing is coerced.
+A rule is a strict pydantic type; `Accepts` pairs it with the words a refusal shows. Nothing is coerced.
 """
 
 from __future__ import annotations
@@ -14,8 +13,10 @@ from urllib.parse import urlsplit
 
 import httpx
 import openai
+from annotated_types import Predicate
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     Field,
     InstanceOf,
     SecretStr,
@@ -31,8 +32,8 @@ from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict.errors import PerplexityRequestTypeError
 
 
-def rule(check: Callable[[Any], str | None]) -> Any:
-    """A validator: `check` says why a value breaks the rule, or None."""
+def ruled(check: Callable[[Any], str | None]) -> Any:
+    """Any value, checked by `check`: why it breaks the rule, or None."""
 
     def validate(value: Any) -> Any:
         why = check(value)
@@ -40,17 +41,12 @@ def rule(check: Callable[[Any], str | None]) -> Any:
             raise ValueError(why)
         return value
 
-    return AfterValidator(validate)
+    return Annotated[Any, AfterValidator(validate)]
 
 
 def holds(check: Callable[[Any], bool]) -> Any:
     """A validator with no reason beyond what is accepted."""
-    return rule(lambda value: None if check(value) else "")
-
-
-def ruled(check: Callable[[Any], str | None]) -> Any:
-    """Any value, checked by `check` alone."""
-    return Annotated[Any, rule(check)]
+    return Predicate(check)
 
 
 @dataclass(frozen=True)
@@ -91,7 +87,6 @@ def check(name: str, value: Any, accepts: Accepts) -> None:
 
 
 RETRIES = Accepts("an integer >= 0", Annotated[int, Strict(), Field(ge=0)])
-"""`max_retries` of every class."""
 TOKEN_BUDGET = Accepts("an integer >= 0 (0: no compaction)", Annotated[int, Strict(), Field(ge=0)])
 """The chat model's `max_input_tokens`."""
 
@@ -105,40 +100,27 @@ def _is_url(value: str) -> bool:
 
 
 SECONDS = Annotated[float, Strict(), Field(gt=0, allow_inf_nan=False)]
-"""Seconds > 0, finite; not a bool."""
-_PART = SECONDS | None
-"""Seconds, or None for no limit."""
-_PARTS = Annotated[tuple[_PART, ...], Field(min_length=2, max_length=4)]
-"""(connect, read), then optionally write and pool."""
-_PARTS_CHECK: TypeAdapter[tuple[Any, ...]] = TypeAdapter(_PARTS)
-_TIMEOUT_OBJECT = InstanceOf[openai.Timeout] | InstanceOf[httpx.Timeout]
-"""openai's `Timeout` or httpx's."""
 
 
-def _timeout_in_seconds(value: Any) -> bool:
-    """Whether every part of a `Timeout` is seconds or None, as a tuple's are."""
-    try:
-        _PARTS_CHECK.validate_python((value.connect, value.read, value.write, value.pool))
-    except ValidationError:
-        return False
-    return True
+def _parts(value: Any) -> Any:
+    """An openai or httpx `Timeout` as its (connect, read, write, pool) tuple, checked as one."""
+    if isinstance(value, (openai.Timeout, httpx.Timeout)):
+        return (value.connect, value.read, value.write, value.pool)
+    return value
 
 
 API_KEY = Accepts("a string or SecretStr (the Perplexity API key)", StrictStr | InstanceOf[SecretStr])
-"""`api_key` of every class; a missing key has its own message."""
 BASE_URL = Accepts(
     "http:// or https://, a host, and an optional path, such as 'https://api.perplexity.ai'",
     Annotated[StrictStr, holds(_is_url)],
     refusal=" is not a URL",
 )
-"""`base_url` of every class, checked at construction."""
 TIMEOUT = Accepts(
     "seconds > 0 (finite), a (connect, read) pair of them or None (a third and fourth: write, pool), "
     "an openai.Timeout or httpx.Timeout whose set parts are, or None for the client's default "
     "(the forms ChatOpenAI takes)",
-    None | SECONDS | _PARTS | Annotated[_TIMEOUT_OBJECT, holds(_timeout_in_seconds)],
+    None | SECONDS | Annotated[tuple[SECONDS | None, ...], Field(min_length=2, max_length=4), BeforeValidator(_parts)],
 )
-"""`timeout` of every class, in `ChatOpenAI`'s forms."""
 
 IDEMPOTENCY_KEY = Accepts(
     "None (each submission its own) or a non-empty string of printable ASCII characters, not only spaces "
@@ -158,7 +140,7 @@ CONNECTION: Mapping[str, Accepts] = {
     "timeout": TIMEOUT,
     "max_retries": RETRIES,
 }
-"""Every class's connection settings, and their rules."""
+"""Every class's connection settings, and their rules (a missing key has its own message)."""
 
 
 def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
@@ -181,15 +163,10 @@ def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
 
 
 def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
-    """Every name a pydantic model takes, aliases included."""
+    """Every name a pydantic model takes, its `AliasChoices` included."""
     names = set(fields)
     for info in fields.values():
-        if info.alias:
-            names.add(info.alias)
-        choices = getattr(info.validation_alias, "choices", None)
-        names.update(c for c in choices or () if isinstance(c, str))
-        if isinstance(info.validation_alias, str):
-            names.add(info.validation_alias)
+        names.update(c for c in getattr(info.validation_alias, "choices", ()) if isinstance(c, str))
     return names
 
 
@@ -209,11 +186,8 @@ def _distance(a: str, b: str) -> int:
 
 
 def near_typo(name: str, accepted: Iterable[str]) -> str | None:
-    """The accepted name `name` is a near typo of, or None.
-
-    Near: one edit (two past five letters), or cut short at a word. Wider guesses mislead.
-    """
-    names = [n for n in accepted if isinstance(n, str)]
+    """The accepted name `name` is one edit from (two past five letters) or cuts short at a word, or None."""
+    names = list(accepted)
     limit = 1 if len(name) <= 5 else 2
     scored = sorted((_distance(name.lower(), n.lower()), n) for n in names)
     if scored and scored[0][0] <= limit:
@@ -222,42 +196,31 @@ def near_typo(name: str, accepted: Iterable[str]) -> str | None:
     return longer[0] if len(longer) == 1 else None
 
 
+def suggestion(name: str, names: Iterable[str], foreign: Mapping[str, str]) -> tuple[str, list[str]]:
+    """A near typo's " Did you mean ...?" (a `foreign` one's with its meaning) or "", and the names it resembles."""
+    names = [*names, *foreign]
+    close = near_typo(name, names)
+    hint = "" if close is None else f" Did you mean {close!r}?" + (f" {foreign[close]}." if close in foreign else "")
+    return hint, close_names(name, names)
+
+
 class UnknownArgumentError(PerplexityRequestTypeError):
     """An argument the class does not take: a `TypeError` and a `ValueError`, not retryable."""
 
 
-def unknown_argument(
-    name: str,
-    value: Any,
-    accepted: Iterable[str],
-    owner: str,
-    why: str = "",
-    foreign: Mapping[str, str] | None = None,
-) -> UnknownArgumentError:
-    """The error for `name=value`: the closest accepted name, else all of them.
-
-    `foreign`: other integrations' names, with what to write instead.
-    """
-    names = sorted(n for n in accepted if not n.startswith("_"))
-    foreign = foreign or {}
-    close = near_typo(name, [*names, *foreign])
-    like = close_names(name, [*names, *foreign])
-    if close is not None and close in foreign:
-        hint = f" Did you mean {close!r}? {foreign[close]}."
-    else:
-        hint = f" Did you mean {close!r}?" if close and not why else ""
-    listed = "" if hint else f" Accepted: {', '.join(names)}."
-    return UnknownArgumentError(
-        f"{named(name, value, *like)} is not an argument of {owner}{f' ({why})' if why else ''}.{hint}{listed}"
-    )
-
-
-def check_known(values: Any, fields: Mapping[str, FieldInfo], owner: str, instead: Mapping[str, str]) -> None:
-    """Raise `unknown_argument` for the first argument `fields` do not take."""
+def check_known(
+    values: Any, fields: Mapping[str, FieldInfo], owner: str, instead: Mapping[str, str], foreign: Any = None
+) -> None:
+    """Refuse the first argument `fields` do not take, with the closest accepted or `foreign` name, else every
+    accepted one; `instead` says why some are not taken."""
     if not isinstance(values, dict):
         return
     accepted = accepted_names(fields)
     unknown = sorted(k for k in values if k not in accepted)
     if unknown:
-        name = unknown[0]
-        raise unknown_argument(name, values[name], accepted, owner, instead.get(name, ""))
+        name, why = unknown[0], instead.get(unknown[0])
+        names = sorted(n for n in accepted if not n.startswith("_"))
+        hint, like = suggestion(name, names, foreign or {})
+        listed = hint or f" Accepted: {', '.join(names)}."
+        shown_name = named(name, values[name], *like)
+        raise UnknownArgumentError(f"{shown_name} is not an argument of {owner}{f' ({why})' if why else ''}.{listed}")

@@ -1,7 +1,4 @@
-"""The settings base of every public class: connection settings, their checks, redaction, copies, the transport.
-
-The chat model's parameters, and the search, embeddings and platform classes, build on `PerplexitySettings`.
-"""
+"""The settings base of every public class: connection settings, their checks, redaction, copies, the transport."""
 
 from __future__ import annotations
 
@@ -30,7 +27,6 @@ INSTEAD = dict.fromkeys(
 """Arguments other integrations take, with what to pass here instead."""
 
 _WARNINGS = OncePerOwner()
-"""Each instance's own warnings."""
 
 _COPYING: ContextVar[bool] = ContextVar("_COPYING", default=False)
 """True while `model_copy` validates: copies do not repeat the original's warnings."""
@@ -62,42 +58,36 @@ class PerplexitySettings(Redacted):
     @model_validator(mode="before")
     @classmethod
     def _known_arguments(cls, values: Any) -> Any:
-        """Refuse an argument this class does not take (the chat model's also translates other integrations')."""
+        """Refuse an argument this class does not take."""
         check_known(values, cls.model_fields, cls.__name__, INSTEAD)
         return values
 
     @field_validator(*CONNECTION, mode="before")
     @classmethod
     def _connection_setting(cls, value: Any, info: ValidationInfo) -> Any:
-        """The one check of a connection setting, defaults from the environment too, before pydantic converts it."""
+        """Environment defaults included, before pydantic converts it."""
         check_connection_setting(str(info.field_name), value, cls.__name__)
         return value
 
     @model_validator(mode="after")
     def _connected(self) -> Self:
-        """The transport built now, as ChatOpenAI's is (loading the TLS trust store blocks); a warning that
-        `OPENAI_BASE_URL` is not read (a Perplexity key must not go to OpenAI; the URL may carry user info)."""
+        """Build the transport now, as ChatOpenAI does (the trust store blocks); warn of an unread OPENAI_BASE_URL."""
         _ = self.transport
-        openai_root = os.environ.get("OPENAI_BASE_URL", "").strip()
-        if "base_url" in self.model_fields_set or not openai_root or os.environ.get("PPLX_BASE_URL"):
-            return self
-        if openai_root.rstrip("/").startswith(DEFAULT_BASE_URL) or _COPYING.get():
-            return self
-        _WARNINGS.warn(
-            self,
-            "OPENAI_BASE_URL",
-            f"OPENAI_BASE_URL is set but not read: requests go to {DEFAULT_BASE_URL}. To send them to the server "
-            "OPENAI_BASE_URL names (a gateway), set PPLX_BASE_URL to it or pass base_url=...; to keep Perplexity's "
-            "and silence this, pass base_url= or set PPLX_BASE_URL.",
-        )
+        root = os.environ.get("OPENAI_BASE_URL", "").strip()
+        told = "base_url" in self.model_fields_set or os.environ.get("PPLX_BASE_URL") or _COPYING.get()
+        if root and not told and not root.rstrip("/").startswith(DEFAULT_BASE_URL):
+            _WARNINGS.warn(
+                self,
+                "OPENAI_BASE_URL",
+                f"OPENAI_BASE_URL is set but not read: requests go to {DEFAULT_BASE_URL}. To send them to the server "
+                "OPENAI_BASE_URL names (a gateway), set PPLX_BASE_URL to it or pass base_url=...; to keep "
+                "Perplexity's and silence this, pass base_url= or set PPLX_BASE_URL.",
+            )
         return self
 
     @property
     def transport(self) -> Transport:
-        """The `ChatOpenAI` that carries the requests; rebuilt when its settings change.
-
-        Held in `__dict__`, not a `PrivateAttr`, which would make pydantic add a `model_post_init`.
-        """
+        """Rebuilt when its settings change; in `__dict__`, as a `PrivateAttr` would add a `model_post_init`."""
         key = (self.base_url, self.api_key, self.timeout, self.max_retries)
         transport = self.__dict__.get("_transport")
         if transport is None or transport.key != key:
@@ -120,20 +110,17 @@ class PerplexitySettings(Redacted):
 
 
 class PerplexityConnection(PerplexitySettings):
-    """The search, embeddings and platform classes' requests, whose errors name their API."""
+    """The search, embeddings and platform classes' requests, whose errors name `_api_name`."""
 
     _api_name: ClassVar[str] = "search"
-    """How errors name the API."""
 
     def _post(self, path: str, body: bytes) -> dict[str, Any]:
-        """POST `body` to the endpoint `path`; errors name this API."""
         return self.transport.post(path, body, api=self._api_name)
 
     async def _apost(self, path: str, body: bytes) -> dict[str, Any]:
         return await self.transport.apost(path, body, api=self._api_name)
 
     def _get(self, path: str) -> dict[str, Any]:
-        """GET the endpoint `path`; errors name this API."""
         return self.transport.get(path, api=self._api_name)
 
     async def _aget(self, path: str) -> dict[str, Any]:

@@ -1,7 +1,6 @@
 """Other integrations' argument names, as data: what each means here, or what to write instead.
 
-`HABITS` maps each name from `ChatPerplexity` or `ChatOpenAI` to `Rename`, `Convert` or `Refuse`;
-`translate` applies it to every entry point before any other check.
+`translate` applies `HABITS` (`ChatPerplexity`'s and `ChatOpenAI`'s names) at every entry point, before any check.
 """
 
 from __future__ import annotations
@@ -28,11 +27,11 @@ class Convert:
     """A value converted into this package's arguments."""
 
     means: str
-    """What it becomes, for the migration page and errors."""
+    """What it becomes, in words."""
     keys: Mapping[str, str] | None = None
-    """For a dict value: each key the user may write -> the argument it becomes (for errors, and the conversion)."""
+    """A dict value's keys -> the arguments they become."""
     convert: Callable[[Any, Where], dict[str, Any]] | None = None
-    """The conversion, when it is not renaming a dict's `keys`."""
+    """The conversion, when it is not renaming `keys`."""
 
 
 @dataclass(frozen=True)
@@ -52,27 +51,9 @@ def _as_dict(name: str, value: Any) -> dict[str, Any]:
     return dict(value)
 
 
-def _sub_keys(name: str, value: Any, keys: Mapping[str, str]) -> dict[str, Any]:
-    """`value`'s keys renamed by `keys`; another key is refused."""
-    given = _as_dict(name, value)
-    unknown = sorted(k for k in given if k not in keys)
-    if unknown:
-        msg = (
-            f"{name}[{unknown[0]!r}] is not in Perplexity's published request models; "
-            f"{name} takes {', '.join(sorted(keys))}."
-        )
-        raise ValueError(msg)
-    return {keys[k]: v for k, v in given.items() if v is not None}
-
-
-# `WebSearchOptionsInput`, plus langchain-perplexity's name for `image_results_enhanced_relevance`.
-WEB_SEARCH_OPTIONS = {
-    "search_context_size": "search_context_size",
-    "user_location": "user_location",
-    "search_type": "search_type",
-    "image_results_enhanced_relevance": "image_results_enhanced_relevance",
-    "image_search_relevance_enhanced": "image_results_enhanced_relevance",
-}
+_OPTIONS = ("search_context_size", "user_location", "search_type", "image_results_enhanced_relevance")
+WEB_SEARCH_OPTIONS = {**{name: name for name in _OPTIONS}, "image_search_relevance_enhanced": _OPTIONS[-1]}
+"""`WebSearchOptionsInput`, and langchain-perplexity's name for `image_results_enhanced_relevance`."""
 
 
 def _use_responses_api(value: Any, where: Where) -> dict[str, Any]:
@@ -127,8 +108,7 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
     "openai_api_base": Rename("base_url"),
     "request_timeout": Rename("timeout"),
     "web_search_options": Convert(
-        "search_context_size, user_location, search_type and image_results_enhanced_relevance "
-        "(on the Agent API, the web_search tool's fields)",
+        f"{', '.join(_OPTIONS[:-1])} and {_OPTIONS[-1]} (on the Agent API, the web_search tool's fields)",
         WEB_SEARCH_OPTIONS,
     ),
     # `ReasoningConfigInput` has only `effort`.
@@ -189,11 +169,9 @@ HABITS: dict[str, Rename | Convert | Refuse] = {
 }
 """Every foreign argument name, with its fate (`extra_body` is unpacked by `translate`)."""
 
-EXTRA_BODY = "extra_body"
-
 
 def what_it_is_here(name: str) -> str:
-    """A foreign name's fate in a sentence, for "Did you mean" hints."""
+    """A foreign name's fate in a sentence."""
     habit = HABITS[name]
     if isinstance(habit, Rename):
         return f"{name} carries over, as {habit.to}"
@@ -203,26 +181,25 @@ def what_it_is_here(name: str) -> str:
 
 
 FOREIGN_HINTS = {name: what_it_is_here(name) for name in HABITS}
-"""For `_arguments.unknown_argument`: a typo of a foreign name gets its fate."""
+"""A typo of a foreign name is told its fate."""
 
 
-_Check = Callable[[str, Any, Convert, Mapping[str, Any]], None]
+_Check = Callable[[str, str, Any], None]
 
 
 class _Translation:
     """One `translate` call's result, and where each setting came from (for errors)."""
 
-    def __init__(self, where: Where, known: Collection[str], check_converted: _Check | None) -> None:
+    def __init__(self, where: Where, known: Collection[str], check_converted: _Check) -> None:
         self.where, self.known, self.check_converted = where, known, check_converted
         self.out: dict[str, Any] = {}
         self.came: dict[str, str] = {}
 
     def put(self, name: str, value: Any, given_as: str) -> None:
-        out, came = self.out, self.came
-        if name in out and out[name] != value:
-            msg = f"{name} is given twice, as {came[name]} and as {given_as}, with different values; give it once."
+        if name in self.out and self.out[name] != value:
+            msg = f"{name} is given twice, as {self.came[name]} and as {given_as}, with different values; give it once."
             raise ValueError(msg)
-        out[name], came[name] = value, given_as
+        self.out[name], self.came[name] = value, given_as
 
     def put_extra(self, key: str, item: Any, given_as: str) -> None:
         extra = dict(self.out.get("model_kwargs") or {})
@@ -236,7 +213,7 @@ class _Translation:
     def unpack(self, name: str, value: Any, given_as: str, settings: Collection[str]) -> None:
         for key, item in _as_dict(name, value).items():
             entry = f"{given_as}[{key!r}]"
-            if key in settings or key in HABITS or key == EXTRA_BODY:
+            if key in settings or key in HABITS or key == "extra_body":
                 self.take(key, item, entry)
             elif secret_name(key):
                 msg = (
@@ -249,7 +226,7 @@ class _Translation:
 
     def take(self, name: str, value: Any, given_as: str) -> None:
         habit = HABITS.get(name)
-        if name == EXTRA_BODY:
+        if name == "extra_body":
             self.unpack(name, value, given_as, self.known)
         elif name == "model_kwargs" and isinstance(value, Mapping):
             self.out.setdefault(name, {})
@@ -266,10 +243,19 @@ class _Translation:
     def convert(self, name: str, value: Any, given_as: str, habit: Convert) -> None:
         if habit.convert is not None:
             converted = habit.convert(value, self.where)
-        else:
-            converted = _sub_keys(name, value, habit.keys or {})
-        if self.check_converted is not None:
-            self.check_converted(name, _as_dict(name, value) if habit.keys else value, habit, converted)
+        else:  # a dict's keys renamed; another key is refused
+            given, keys = _as_dict(name, value), habit.keys or {}
+            unknown = sorted(k for k in given if k not in keys)
+            if unknown:
+                msg = (
+                    f"{name}[{unknown[0]!r}] is not in Perplexity's published request models; "
+                    f"{name} takes {', '.join(sorted(keys))}."
+                )
+                raise ValueError(msg)
+            converted = {keys[k]: v for k, v in given.items() if v is not None}
+            for key in given:
+                if keys[key] in converted:
+                    self.check_converted(f"{name}[{key!r}]", keys[key], converted[keys[key]])
         for key, item in converted.items():
             self.take(key, item, given_as)
 
@@ -278,14 +264,10 @@ def translate(
     values: Mapping[str, Any],
     where: Where,
     known: Collection[str],
-    check_converted: _Check | None = None,
+    check_converted: _Check,
 ) -> dict[str, Any]:
-    """`values` in this package's names: renamed, converted, or refused by `HABITS`.
-
-    `extra_body` and `model_kwargs` entries are translated as arguments; an `extra_body` entry naming
-    a setting in `known` becomes that argument; credentials are refused; the rest go to `model_kwargs`.
-    A setting given twice with different values is refused.
-    """
+    """`values` in this package's names, by `HABITS`; an `extra_body` entry naming a `known` setting becomes that
+    argument, the others (not a credential) go to `model_kwargs`."""
     run = _Translation(where, known, check_converted)
     for name, value in values.items():
         run.take(name, value, name)

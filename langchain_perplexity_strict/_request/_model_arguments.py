@@ -5,27 +5,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, ensure_config
-from langchain_core.runnables.base import RunnableBindingBase
+from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from langchain_core.runnables.config import get_config_list, merge_configs
 from langchain_core.runnables.configurable import RunnableConfigurableFields
 from langchain_core.runnables.utils import ConfigurableField
 
-from langchain_perplexity_strict._accepts import CONNECTION, near_typo, unknown_argument
-from langchain_perplexity_strict._redact import RedactedBinding, close_names, named, shown
-from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, Convert, translate
+from langchain_perplexity_strict._accepts import CONNECTION, check_known, suggestion
+from langchain_perplexity_strict._redact import RedactedBinding, named, shown
+from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, translate
 from langchain_perplexity_strict._request._model_names import DEFAULT_MODELS
 from langchain_perplexity_strict._request._parameter_row import CLIENT, Api
 from langchain_perplexity_strict._request._parameter_table import PARAMETERS, check_parameters
 from langchain_perplexity_strict._request._unset import over
 
 HELD = tuple(name for name, row in PARAMETERS.items() if name == "stop" or not row.agent == row.chat == CLIENT)
-"""The settings an unset value given over them cannot lift (`_unset.over`); the client options (`n`,
-`max_resumes`, ...) shape how the call runs, and their None keeps its own meaning."""
+"""The settings an unset value cannot lift (`_unset.over`); a client option's (`n`, ...) None keeps its meaning."""
 
 
 def held(model: Any) -> dict[str, Any]:
-    """What `model` holds of the `HELD` settings (None: nothing)."""
     fields = model.__dict__
     return {name: fields[name] for name in HELD}
 
@@ -38,42 +35,27 @@ def stop_list(stop: Any) -> list[str]:
 
 
 CALL_KWARGS = ("tools", "tool_choice", "response_format")
-# Passed by LangChain itself: not sent.
-IGNORED_KWARGS = ("ls_structured_output_format",)
+IGNORED_KWARGS = ("ls_structured_output_format",)  # LangChain's own: not sent
+CALL_ONLY = ("model", "model_kwargs")  # `extra_body=` becomes `model_kwargs`
 
 
-CALL_ONLY = ("model", "model_kwargs")
-"""A call's arguments besides the parameters (`extra_body=` becomes `model_kwargs`)."""
+def _check_converted(api: Api) -> Callable[[str, str, Any], None]:
+    """`translate`'s check of a converted dict's entry on `api`, naming it as the user wrote it."""
 
-
-def _check_converted(api: Api) -> Callable[[str, Any, Convert, Mapping[str, Any]], None]:
-    """A check of what a converted dict became on `api`."""
-
-    def check(name: str, given: Any, habit: Convert, converted: Mapping[str, Any]) -> None:
-        """Check each converted value, the error naming the key as the user wrote it."""
-        if habit.keys is None or not isinstance(given, Mapping):
-            return
-        for key in given:
-            target = habit.keys.get(key)
-            if target is None or target not in converted:
-                continue
-            try:
-                check_parameters({target: converted[target]}, api)
-            except ValueError as error:
-                row = PARAMETERS.get(target)
-                paths = [p for p in (row.path(api), row.chat, row.agent) if p not in (None, CLIENT)] if row else []
-                published = f"Perplexity's {paths[0]}, " if paths and paths[0] != target else ""
-                msg = f"{name}[{key!r}] ({published}taken as {target}=...): {error}"
-                raise ValueError(msg) from None
+    def check(given_as: str, target: str, value: Any) -> None:
+        try:
+            check_parameters({target: value}, api)
+        except ValueError as error:
+            row = PARAMETERS[target]
+            paths = [p for p in (row.path(api), row.chat, row.agent) if p not in (None, CLIENT)]
+            published = f"Perplexity's {paths[0]}, " if paths and paths[0] != target else ""
+            raise ValueError(f"{given_as} ({published}taken as {target}=...): {error}") from None
 
     return check
 
 
 def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A call's keyword arguments as (tools, tool choice and response format; parameters).
-
-    Other integrations' names are translated first; an unknown one raises `ValueError`.
-    """
+    """A call's keyword arguments, other integrations' names translated, as (`CALL_KWARGS`; parameters)."""
     if not kwargs:
         return {}, {}
     if "model_kwargs" in kwargs:
@@ -87,19 +69,13 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
     call = {k: params.pop(k) for k in CALL_KWARGS if k in params}
     unknown = sorted(k for k in params if k not in PARAMETERS and k not in CALL_ONLY)
     if unknown:
-        close = near_typo(unknown[0], [*PARAMETERS, *FOREIGN_HINTS])
-        like = close_names(unknown[0], [*PARAMETERS, *FOREIGN_HINTS])
-        hint = f" Did you mean {close!r}?" if close else ""
-        if close in FOREIGN_HINTS:
-            hint += f" {FOREIGN_HINTS[close]}."
-        listed = f" Call-time parameters are: {', '.join([*sorted(PARAMETERS), *CALL_KWARGS, 'model', 'extra_body'])}."
-        if unknown[0] in CONNECTION:  # the client's settings belong to the model, as ChatOpenAI's do
-            name = unknown[0]
-            hint, listed = "", f" {name} is set on the model: model.model_copy(update={{{name!r}: ...}})."
-        msg = (
-            f"{named(unknown[0], params[unknown[0]], *like)} "
-            f"is not a parameter of ChatPerplexityStrict (api={api!r}).{hint}{'' if hint else listed}"
-        )
+        name = unknown[0]
+        hint, like = suggestion(name, PARAMETERS, FOREIGN_HINTS)
+        every = ", ".join([*sorted(PARAMETERS), *CALL_KWARGS, "model", "extra_body"])
+        listed = hint or f" Call-time parameters are: {every}."
+        if name in CONNECTION:  # the client's settings belong to the model, as ChatOpenAI's do
+            listed = f" {name} is set on the model: model.model_copy(update={{{name!r}: ...}})."
+        msg = f"{named(name, params[name], *like)} is not a parameter of ChatPerplexityStrict (api={api!r}).{listed}"
         raise ValueError(msg)
     model = params.get("model")
     if "model" in params and (not isinstance(model, str) or not model):
@@ -108,17 +84,13 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
     return call, params
 
 
-OUTPUT_VERSIONS = (None, "v0", "v1")
-
-
 def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     """Constructor arguments with other integrations' names translated; an unknown one is refused."""
     if not isinstance(values, dict):
         return values
-    accepted = set(fields) | {f.alias for f in fields.values() if f.alias}
     api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
     values = translate(values, "constructor", {*PARAMETERS, "model"}, _check_converted(api))
-    if values.get("output_version") not in OUTPUT_VERSIONS:
+    if values.get("output_version") not in (None, "v0", "v1"):
         msg = (
             f"output_version={shown(values['output_version'])} is not accepted: use 'v1' for LangChain's "
             "standard content blocks (text, reasoning, citations as annotations; ChatOpenAI's 'responses/v1' "
@@ -128,18 +100,13 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     surface_default = DEFAULT_MODELS.get(values.get("api"), fields["model"].default)
     if "model" not in values and surface_default != fields["model"].default:
         values["model"] = surface_default  # the field's default stays implicit
-    unknown = sorted(k for k in values if k not in accepted)
-    if unknown:
-        name = unknown[0]
-        raise unknown_argument(name, values[name], accepted, "ChatPerplexityStrict", foreign=FOREIGN_HINTS)
+    check_known(values, fields, "ChatPerplexityStrict", {}, FOREIGN_HINTS)
     return values
 
 
 class _KeepsWhatItHolds:
-    """`bind_tools` and `with_structured_output` that keep what this runnable holds around the model.
-
-    langchain-core's `__getattr__` hands both to the model, dropping bound arguments and configuration.
-    """
+    """`bind_tools`, `with_structured_output` and batches that keep what this runnable holds around the model
+    (langchain-core's `__getattr__` hands them to the model, dropping bound arguments and configuration)."""
 
     def _model(self) -> Any:
         raise NotImplementedError
@@ -148,36 +115,30 @@ class _KeepsWhatItHolds:
         return cast(Any, self).bind(**self._model().bind_tools(tools, **kwargs).kwargs)
 
     def with_structured_output(self, schema: Any = None, **kwargs: Any) -> Runnable:
-        # The model's own method, run on this runnable.
         return cast(Any, type(self._model())).with_structured_output(self, schema, **kwargs)
-
-    # Batches (docs/batches.md) keep the configuration and arguments held here.
 
     def _batching(self, config: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
         return self._model(), config, kwargs
 
-    def submit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
-        model, config, kwargs = self._batching(config, kwargs)
-        return model.submit_batch(inputs, config, **kwargs)
 
-    async def asubmit_batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> Any:
-        model, config, kwargs = self._batching(config, kwargs)
-        return await model.asubmit_batch(inputs, config, **kwargs)
+def _batch_method(name: str) -> Callable[..., Any]:
+    """The model's `name` (docs/batches.md), with the configuration and arguments held around it."""
 
-    def get_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    def method(self: _KeepsWhatItHolds, first: Any, config: Any = None, **kwargs: Any) -> Any:
         model, config, kwargs = self._batching(config, kwargs)
-        return model.get_batch(batch_id, config, **kwargs)
+        return getattr(model, name)(first, config, **kwargs)
 
-    async def aget_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        model, config, kwargs = self._batching(config, kwargs)
-        return await model.aget_batch(batch_id, config, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _name in ("submit_batch", "asubmit_batch", "get_batch", "aget_batch"):
+    setattr(_KeepsWhatItHolds, _name, _batch_method(_name))
 
 
 class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
-    """`configurable_fields` whose configured values are set by the model's `model_copy(update=...)`.
-
-    langchain-core's `cls(**every_field, ...)` would mark every field as given.
-    """
+    """`configurable_fields` whose values are set by `model_copy(update=...)`, not langchain-core's
+    `cls(**every_field, ...)`, which marks every field as given."""
 
     def _prepare(self, config: RunnableConfig | None = None) -> Any:
         if not all(isinstance(spec, ConfigurableField) for spec in self.fields.values()):
@@ -193,7 +154,6 @@ class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
         return self.default
 
     def bind(self, **kwargs: Any) -> KeptBinding:
-        """A `KeptBinding`, as the model's `bind` gives."""
         return KeptBinding(bound=self, kwargs=kwargs, config={})
 
     def _configured(self, inputs: Any, config: Any) -> tuple[Any, list[Any] | None]:
@@ -236,8 +196,8 @@ class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
 
 
 def _keeping(name: str) -> Callable[..., Any]:
-    """`RunnableBinding`'s `name`, whose call arguments merge over the bound ones by `_unset.over` (langchain-core
-    merges `{**bound, **given}` in each method, so a call's `tool_choice=None` would lift a bound one)."""
+    """`RunnableBinding`'s `name`, merging a call's arguments by `_unset.over` (langchain-core's `{**bound,
+    **given}` lets a call's `tool_choice=None` lift a bound one)."""
 
     def method(self: KeptBinding, input: Any, config: Any = None, **kwargs: Any) -> Any:
         return getattr(super(KeptBinding, self), name)(input, config, **over(self.kwargs, kwargs, "the binding"))
@@ -249,5 +209,4 @@ def _keeping(name: str) -> Callable[..., Any]:
 for _name in ("invoke", "ainvoke", "batch", "abatch", "batch_as_completed", "abatch_as_completed", "stream", "astream"):
     setattr(KeptBinding, _name, _keeping(_name))
 for _name in ("transform", "atransform", "stream_events", "astream_events"):
-    if _name in vars(RunnableBindingBase) or _name in vars(RunnableBinding):
-        setattr(KeptBinding, _name, _keeping(_name))
+    setattr(KeptBinding, _name, _keeping(_name))

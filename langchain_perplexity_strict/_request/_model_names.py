@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Built-in tool names, reserved on the Agent API (docs/perplexity-rules.md).
 RESERVED_FUNCTION_NAMES = frozenset(
     {"web_search", "search_web", "people_search", "search_people", "fetch_url", "finance_search", "sandbox"}
 )
+"""Built-in tool names, reserved on the Agent API (docs/perplexity-rules.md)."""
 
-# The model each surface sends when none is given.
-DEFAULT_MODELS = {"agent": "perplexity/sonar", "chat_completions": "sonar"}
+DEFAULT_MODELS = {"agent": "perplexity/sonar", "chat_completions": "sonar"}  # when none is given
 
 
 @dataclass(frozen=True)
@@ -21,7 +20,6 @@ class AgentTarget:
     preset: str | None
 
 
-# Perplexity's migration table (docs.perplexity.ai/docs/agent-api/migrate-from-sonar).
 SONAR_TO_AGENT: dict[str, AgentTarget] = {
     "sonar": AgentTarget("perplexity/sonar", None),
     "sonar-pro": AgentTarget(None, "low"),
@@ -29,10 +27,11 @@ SONAR_TO_AGENT: dict[str, AgentTarget] = {
     "sonar-reasoning-pro": AgentTarget(None, "low"),
     "sonar-deep-research": AgentTarget(None, "medium"),
 }
+"""Perplexity's migration table (docs.perplexity.ai/docs/agent-api/migrate-from-sonar)."""
 
 
 def sonar_notice(model: str) -> str | None:
-    """The warning for a Sonar name `model` (None: not one)."""
+    """The warning for a Sonar name (None: not one)."""
     target = SONAR_TO_AGENT.get(model)
     if target is None:
         return None
@@ -53,19 +52,14 @@ def preset_notice(preset: str | None, effort: str | None) -> str | None:
             f"preset={preset!r} is not sent: effort={effort!r} takes precedence (Perplexity deprecated preset; "
             "when both are supplied, effort wins). Remove preset."
         )
-    write = (
-        f"effort={preset!r}"
-        if preset.split("@")[0] in EFFORT_NAMES
-        else "effort=... (fast, low, medium, high or xhigh)"
-    )
+    known = preset.split("@")[0] in EFFORT_NAMES
+    write = f"effort={preset!r}" if known else "effort=... (fast, low, medium, high or xhigh)"
     return f'preset={preset!r} is deprecated by Perplexity ("Use effort instead"); write {write}.'
 
 
 EFFORT_NAMES = ("fast", "low", "medium", "high", "xhigh")
 """The Agent API's effort levels (docs.perplexity.ai/docs/agent-api/effort)."""
 
-
-# The migration table read backwards.
 AGENT_TO_SONAR = {target.model: name for name, target in SONAR_TO_AGENT.items() if target.model}
 
 

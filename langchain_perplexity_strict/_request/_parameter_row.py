@@ -1,7 +1,6 @@
 """A row of the parameter table (`Parameter`): what a parameter accepts, and where it goes on each surface.
 
 A path is dotted (`web_search.*` is the Agent API's tool), `CLIENT` (done by the package) or None (absent).
-Sources: as `_parameter_table`'s.
 """
 
 from __future__ import annotations
@@ -26,12 +25,6 @@ CLIENT = "client"
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")  # ReasoningConfigInput.effort
 CHAT_REASONING_EFFORTS = ("minimal", "low", "medium", "high")  # ApiChatCompletionsRequestInput.reasoning_effort
 SERVICE_TIERS = ("auto", "default", "flex", "priority", "fast")  # ResponsesRequestInput.service_tier
-DATE_FILTERS = (
-    "search_after_date_filter",
-    "search_before_date_filter",
-    "last_updated_after_filter",
-    "last_updated_before_filter",
-)
 
 
 def number(low: float, high: float) -> Accepts:
@@ -46,6 +39,9 @@ def integer(low: int, high: int | None = None, note: str = "") -> Accepts:
 TEXT = Annotated[str, StringConstraints(min_length=1)]
 FLAG = Accepts("True or False", StrictBool)
 STRING = Accepts("a string", StrictStr)
+LANGUAGE = Accepts("a language name or code", TEXT)
+PRESET = Accepts("a preset name such as fast, low, medium, high, xhigh", TEXT)
+CONTEXT_SIZE = one_of("low", "medium", "high")
 STOP = Accepts("a string or a list of non-empty strings", StrictStr | list[TEXT])
 STALL = Accepts(
     "a number of seconds >= 0 (0 or None: no stall detection)", Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -56,6 +52,7 @@ REASONING = Accepts(
     f"one of {', '.join(REASONING_EFFORTS)} (agent) or {', '.join(CHAT_REASONING_EFFORTS)} (chat_completions)",
     one_of(*REASONING_EFFORTS).type,
 )
+CHAT_REASONING = one_of(*CHAT_REASONING_EFFORTS).type
 DOMAINS = Accepts(
     "at most 20 domains without a scheme, all allowed or all denied with a '-' prefix", ruled(domains_problem)
 )
@@ -81,9 +78,6 @@ CONTINUATION = Accepts(
 )
 NO_CONTINUATION = Annotated[StrictBool, holds(lambda v: v is False)]
 
-SAME: Any = object()
-"""`Parameter.chat_type`'s default: as the Agent API."""
-
 
 @dataclass(frozen=True)
 class Parameter:
@@ -92,30 +86,25 @@ class Parameter:
     rule: Accepts
     agent: str | None
     chat: str | None
-    chat_type: Any = SAME
-    """What chat completions accept, if different (in the rule's words)."""
-    name: str = ""
+    chat_type: Any = None
+    """What chat completions accept, if not the rule's type (in the rule's words)."""
     nullable: bool = True
     """Whether None is a value; from the field's type."""
-
     _rules: dict[str, Accepts] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        chat = self.rule if self.chat_type is SAME else Accepts(self.rule.accepted, self.chat_type)
+        chat = self.rule if self.chat_type is None else Accepts(self.rule.accepted, self.chat_type)
         object.__setattr__(self, "_rules", {"agent": self.rule, "chat_completions": chat})
 
     @property
     def accepted(self) -> str:
-        """What the parameter accepts, in words."""
         return self.rule.accepted
 
     def accepts(self, api: Api) -> Accepts:
-        """This parameter's rule on `api`."""
         return self._rules[api]
 
     def path(self, api: Api) -> str | None:
-        """Where the value goes on `api`."""
-        return {"agent": self.agent, "chat_completions": self.chat}[api]
+        return self.agent if api == "agent" else self.chat
 
 
 WS = "web_search."

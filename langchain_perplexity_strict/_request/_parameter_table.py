@@ -20,9 +20,7 @@ from langchain_perplexity_strict._request import _parameter_row as rows
 from langchain_perplexity_strict._request._filters import RECENCY
 from langchain_perplexity_strict._request._habits import HABITS
 from langchain_perplexity_strict._request._parameter_row import (
-    CHAT_REASONING_EFFORTS,
     CLIENT,
-    DATE_FILTERS,
     FILTERS,
     SERVICE_TIERS,
     WS,
@@ -44,7 +42,7 @@ DateFilter = Annotated[str | None, Parameter(rows.DATE, FILTERS + NAME, NAME)]
 class PerplexityParameters(PerplexitySettings):
     """The chat model's settings: the connection's, client options, then Perplexity's parameters (`None`: not sent).
 
-    Each field carries its `Parameter` as `Annotated` metadata; `PARAMETERS` is read from them.
+    A parameter's field carries its `Parameter` as `Annotated` metadata, read into `PARAMETERS`.
     """
 
     stop: Annotated[list[str] | str | None, Parameter(rows.STOP, CLIENT, CLIENT)] = None
@@ -79,27 +77,21 @@ class PerplexityParameters(PerplexitySettings):
     @field_validator("max_input_tokens", mode="before")
     @classmethod
     def _token_budget(cls, value: Any) -> Any:
-        """`max_input_tokens` (None: the profile's)."""
         if value is not None:
             check("max_input_tokens", value, TOKEN_BUDGET)
         return value
 
-    temperature: Annotated[
-        float | None, Parameter(rows.TEMPERATURE, "temperature", "temperature", rows.CHAT_TEMPERATURE)
-    ] = None
+    temperature: Annotated[float | None, Parameter(rows.TEMPERATURE, NAME, NAME, rows.CHAT_TEMPERATURE)] = None
     """Sampling temperature."""
-    top_p: Annotated[float | None, Parameter(rows.number(0, 1), "top_p", "top_p")] = None
+    top_p: Annotated[float | None, Parameter(rows.number(0, 1), NAME, NAME)] = None
     """Nucleus sampling."""
     max_tokens: Annotated[int | None, Parameter(rows.integer(1), "max_output_tokens", "max_tokens")] = None
     """Answer length limit (`max_output_tokens` on the Agent API)."""
     reasoning_effort: Annotated[
-        str | None,
-        Parameter(rows.REASONING, "reasoning.effort", "reasoning_effort", rows.one_of(*CHAT_REASONING_EFFORTS).type),
+        str | None, Parameter(rows.REASONING, "reasoning.effort", NAME, rows.CHAT_REASONING)
     ] = None
     """Reasoning effort (`reasoning.effort` on the Agent API)."""
-    language_preference: Annotated[str | None, Parameter(Accepts("a language name or code", rows.TEXT), NAME, NAME)] = (
-        None
-    )
+    language_preference: Annotated[str | None, Parameter(rows.LANGUAGE, NAME, NAME)] = None
     """Answer language."""
     search_domain_filter: Annotated[list[str] | None, Parameter(rows.DOMAINS, FILTERS + NAME, NAME)] = None
     """At most 20 domains to search (`-` prefix excludes)."""
@@ -113,9 +105,7 @@ class PerplexityParameters(PerplexitySettings):
     """Updated after, MM/DD/YYYY."""
     last_updated_before_filter: DateFilter = None
     """Updated before, MM/DD/YYYY."""
-    search_context_size: Annotated[
-        str | None, Parameter(rows.one_of("low", "medium", "high"), WS + NAME, OPTIONS + NAME)
-    ] = None
+    search_context_size: Annotated[str | None, Parameter(rows.CONTEXT_SIZE, WS + NAME, OPTIONS + NAME)] = None
     """low, medium or high."""
     user_location: Annotated[dict[str, Any] | None, Parameter(rows.LOCATION, WS + NAME, OPTIONS + NAME)] = None
     """Where the user is."""
@@ -132,12 +122,9 @@ class PerplexityParameters(PerplexitySettings):
     web_search: Annotated[bool | None, Parameter(rows.FLAG, CLIENT, None)] = None
     """Add the `web_search` tool (Agent API; default on)."""
     effort: Annotated[str | None, Parameter(rows.EFFORT, NAME, None)] = None
-    """Agent API effort level: a Perplexity-managed configuration that picks the model unless given one.
-
-    Not `reasoning_effort`. Replaces the deprecated `preset`."""
-    preset: Annotated[
-        str | None, Parameter(Accepts("a preset name such as fast, low, medium, high, xhigh", rows.TEXT), NAME, None)
-    ] = None
+    """Agent API effort level (not `reasoning_effort`): a Perplexity-managed configuration that picks the model
+    unless given one. Replaces the deprecated `preset`."""
+    preset: Annotated[str | None, Parameter(rows.PRESET, NAME, None)] = None
     """Deprecated in favour of `effort`; not sent with it."""
     models: Annotated[list[str] | None, Parameter(rows.MODELS, NAME, None)] = None
     """Agent API fallback models (1 to 5)."""
@@ -180,7 +167,7 @@ def _named(row: Parameter, name: str, info: FieldInfo) -> Parameter:
         return path.replace(NAME, name) if path else path
 
     nullable = type(None) in get_args(info.annotation) or info.annotation is Any
-    return replace(row, name=name, agent=fill(row.agent), chat=fill(row.chat), nullable=nullable)
+    return replace(row, agent=fill(row.agent), chat=fill(row.chat), nullable=nullable)
 
 
 PARAMETERS: dict[str, Parameter] = {
@@ -190,14 +177,14 @@ PARAMETERS: dict[str, Parameter] = {
     if isinstance(row, Parameter)
 }
 """Every Perplexity parameter, in declaration order."""
+DATE_FILTERS = {name for name, row in PARAMETERS.items() if row.rule is rows.DATE}
 
 
 _IMAGES = (
     "for images bind_tools([image_search_tool(), web_search_tool()]) (web_search_tool() carries the model's search "
     "settings, which image_search alone would bypass)"
 )
-# What the Agent API offers instead of a chat-completions-only parameter.
-_AGENT_INSTEAD = {
+_AGENT_INSTEAD = {  # what the Agent API offers instead of a chat-completions-only parameter
     "enable_search_classifier": (
         "the Agent API has no search classifier: the model decides when to call the web_search tool, as the "
         "classifier did; remove it"
@@ -221,13 +208,11 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
     """Raise `ValueError` naming the field, the value and what is accepted."""
     for name, value in values.items():
         parameter = PARAMETERS.get(name)
-        if value is None:
-            if parameter is not None and not parameter.nullable:  # None would silently mean 0 or off
-                msg = f"{name}=None is not accepted on api={api!r}: expected {parameter.accepted}."
-                raise ValueError(msg)
+        if parameter is None or (value is None and parameter.nullable):
             continue
-        if parameter is None:
-            continue
+        if value is None:  # it would silently mean 0 or off
+            msg = f"{name}=None is not accepted on api={api!r}: expected {parameter.accepted}."
+            raise ValueError(msg)
         if parameter.path(api) is None:
             if value is False and api == "agent" and name in FALSE_IS_DEFAULT_ON_AGENT:
                 continue
@@ -257,7 +242,7 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
             "which store=False hides; drop store=False."
         )
         raise ValueError(msg)
-    dates = sorted(present & set(DATE_FILTERS))
+    dates = sorted(present & DATE_FILTERS)
     if "search_recency_filter" in present and dates:
         msg = (
             f"search_recency_filter={shown(values['search_recency_filter'])} cannot be combined "
@@ -266,8 +251,7 @@ def check_parameters(values: Mapping[str, Any], api: Api) -> None:
         raise ValueError(msg)
 
 
-# Body fields the package writes itself, and how to set each.
-_BUILT = {
+_BUILT = {  # body fields the package writes itself, and how to set each
     "input": "the messages",
     "messages": "the messages",
     "model": "model=...",
@@ -332,16 +316,8 @@ PUBLISHED_FIELDS: dict[str, frozenset[str]] = {
 """Each surface's published top-level fields; a test checks them against the SDK."""
 
 
-def extra_fields(api: Api) -> list[str]:
-    """The published fields `model_kwargs` may carry on `api`."""
-    return sorted(PUBLISHED_FIELDS[api] - _sent_by_parameters(api) - set(PARAMETERS) - set(_BUILT) - set(HABITS))
-
-
 def check_model_kwargs(extra: Any, api: Api) -> None:
-    """Raise `ValueError` when `model_kwargs` would carry a parameter, a built field or an unpublished one.
-
-    `model_kwargs` are sent unchecked, so a parameter there would skip its check.
-    """
+    """Raise `ValueError` when `model_kwargs`, sent unchecked, would carry a parameter, a built or unpublished field."""
     if not isinstance(extra, Mapping):
         raise ValueError(
             f"model_kwargs={shown(extra, 'model_kwargs')} is not accepted; expected a dict of extra body fields."
@@ -360,9 +336,10 @@ def check_model_kwargs(extra: Any, api: Api) -> None:
             msg = f"model_kwargs[{key!r}]: the package builds {key!r} itself; set it with {_BUILT[key]}."
             raise ValueError(msg)
         if key not in PUBLISHED_FIELDS[api]:  # refused or silently ignored
+            extra_fields = sorted(set(_NO_PARAMETER[api]) - set(_BUILT) - set(PARAMETERS) - set(HABITS))
             msg = (
                 f"model_kwargs[{key!r}] is not a field of Perplexity's published request on api={api!r} "
                 f"(perplexity.generated.api), so it would be refused or ignored; the published fields with no "
-                f"parameter here, which model_kwargs and extra_body may carry: {', '.join(extra_fields(api))}."
+                f"parameter here, which model_kwargs and extra_body may carry: {', '.join(extra_fields)}."
             )
             raise ValueError(msg)
