@@ -58,8 +58,7 @@ def encode_body(payload: Mapping[str, Any]) -> bytes:
 
 
 def client_timeout(value: Any) -> Any:
-    """A timeout in any form `ChatOpenAI` takes, as openai's client takes it: seconds or None unchanged, else
-    an `openai.Timeout` (the client's own HTTP library's, which refuses httpx's from openai 3 on)."""
+    """Any timeout `ChatOpenAI` takes: seconds or None kept, else an `openai.Timeout` (openai 3 refuses httpx's)."""
     if isinstance(value, tuple):
         return openai.Timeout(value)
     if value is None or isinstance(value, (int, float, openai.Timeout)):
@@ -182,8 +181,7 @@ class Transport:
     def post(
         self, path: str, body: bytes, headers: Headers = None, *, api: str | None = None, run: bool = False
     ) -> dict[str, Any]:
-        """POST `body` (`encode_body`) to `path`; Perplexity's JSON answer. `run`: the body creates a run that may
-        outlive the request, re-sent only when no run was started (`_create`)."""
+        """POST `body` to `path`; Perplexity's JSON answer (`run`: re-sent only if it surely started no run)."""
         client = self.chat_openai.root_client
         options: Any = {"headers": dict(headers or {}), **(ONCE if run else {})}
         request = partial(client.post, path, content=body, cast_to=object, options=options)
@@ -307,11 +305,8 @@ def _options(params: Params, run: bool = False) -> Any:
 
 
 def bound_body_reads(stream: S, seconds: float | None) -> S:
-    """`stream` with each read of its body bounded at `seconds`, so a stall is caught early and a slow head waited for.
-
-    httpx has one read timeout for head and body; httpcore (and httpcore2) read the body's from the request's
-    `timeout` extension at the body's first read, so setting it now bounds the body alone.
-    """
+    """`stream` with each read of its body bounded at `seconds`, so a stall is caught early and a slow head waited for:
+    httpcore (and httpcore2) read the body's timeout from the request's `timeout` extension at its first read."""
     timeouts = stream.response.request.extensions.get("timeout") if seconds is not None else None
     if isinstance(timeouts, dict):
         timeouts["read"] = seconds
@@ -355,8 +350,7 @@ async def aiterate_batches(
 
 @dataclass(frozen=True)
 class translated_errors(AbstractContextManager):
-    """Re-raise what the transport raises as this package's errors; once a stream has started (`mid_stream`), a
-    broken connection is a `PerplexityStreamError`, as part of the answer already arrived."""
+    """Re-raise the transport's errors as this package's; a connection broken `mid_stream`: `PerplexityStreamError`."""
 
     api: str | None
     hints: Hints | None = None

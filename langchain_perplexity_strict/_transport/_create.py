@@ -66,8 +66,7 @@ def may_have_started(error: openai.APIError) -> bool:
 
 
 def next_delay(error: openai.APIError, attempt: int, max_retries: int) -> float:
-    """Seconds before sending the create again after `error`; raised instead (as `PerplexityRunUnknownError` when
-    the run may have started) when it may not be sent again."""
+    """Seconds before sending the create again after `error`; else raised (`PerplexityRunUnknownError` if it ran)."""
     delay = retry_delay(error, attempt) if attempt < max_retries else None
     if delay is not None:
         return delay

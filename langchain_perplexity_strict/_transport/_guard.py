@@ -92,8 +92,7 @@ def together(one: Callable[[int], T], n: int) -> list[T]:
 def guarded(step: Callable[[], T], left: Callable[[T], None], then: Callable[[T], R]) -> R:
     """`then(step())`, with Ctrl-C held during `step`; if Ctrl-C came meanwhile, `left(result)`, then it is raised.
 
-    `then` takes the run over; a `KeyboardInterrupt` out of `then` before it can cancel the run also gets
-    `left(result)` (one cancel is sent per run: `Runs.cancel`).
+    A `KeyboardInterrupt` out of `then`, which takes the run over, also gets `left(result)` (one cancel per run).
     """
     worker = threading.current_thread() is not threading.main_thread()
     if not worker and not _ours(signal.getsignal(signal.SIGINT)):
@@ -139,8 +138,7 @@ _RUN_ENDS = getattr(getattr(asyncio.runners, "_cancel_all_tasks", None), "__code
 
 
 class _Guarded(asyncio.Task):
-    """A task that `asyncio.run`'s end does not cancel, so it waits for it; other cancels (the HTTP library's own
-    timeouts, through anyio's cancel scopes) are honoured."""
+    """A task that `asyncio.run`'s end does not cancel, so it waits for it; other cancels are honoured."""
 
     def cancel(self, msg: Any = None) -> bool:
         if _RUN_ENDS is not None and sys._getframe(1).f_code is _RUN_ENDS:

@@ -68,8 +68,7 @@ def sync_pool(base_url: str, timeout: Any, api_key: str) -> Any:
 
 @cache
 def template_async_pool() -> Any:
-    """The async HTTP client a `ChatOpenAI` is built with, never used to send (`LoopClients`): else langchain-openai
-    builds one per server and timeout, each loading the CA bundle."""
+    """The async HTTP client every `ChatOpenAI` is built with (one CA bundle load), never sending (`LoopClients`)."""
     return openai.DefaultAsyncHttpxClient(verify=trust_store())
 
 

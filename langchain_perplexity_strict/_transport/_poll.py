@@ -87,8 +87,7 @@ def _wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> Steps[
             except openai.APIError as error:
                 poll.failed(error)
     except BaseException as error:
-        # The caller left (interrupt, cancelled task, the `timeout` bound): cancel the run. A poll that failed
-        # for good leaves the run to finish instead, and its error names it.
+        # The caller left (interrupt, cancelled task, `timeout`): cancel the run; a failed poll leaves it to finish.
         leaving = isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, (Exception, GeneratorExit))
         if leaving and runs.states.pending(poll.response):
             yield "cancel", (poll.response_id,), {}

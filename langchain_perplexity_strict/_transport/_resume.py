@@ -100,8 +100,7 @@ class _Follower:
         """Batches read by `identify`, before the caller iterates."""
 
     def read(self, batch: list[dict[str, Any]], ended: bool) -> Batch | None:
-        """One network read (`ended`: the connection's last): what goes to the caller, marked ended if the answer
-        is complete; None when nothing new."""
+        """What one network read passes on, marked ended if the answer is complete; None when nothing new."""
         fresh = self.cursor.take(batch)
         if ended and not self.cursor.finished and self.cursor.resumable:
             return (fresh, False) if fresh else None  # resumed next
@@ -140,8 +139,7 @@ class _Follower:
         )
 
     def standing(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """After a connection that brought nothing: the run's terminal event if it is over and its last
-        events were already asked for; otherwise None, and the stream is resumed."""
+        """The run's terminal event once it is over and its last events were asked for; else None (resume)."""
         if not self.runs.states.over(response):
             self.over = None
             return None
@@ -197,8 +195,7 @@ class _Follower:
         return f"resume failed ({type(error).__name__})"
 
     def recovering(self, reason: str) -> Steps[Any]:
-        """After a connection ended early: the run's terminal event as the last batch, if it is over (`standing`),
-        else a new stream: resumed, after the backoff `note` gives, until a resume request succeeds."""
+        """After an early end: the run's terminal event as the last batch if it is over, else a new stream."""
         if self.cursor.idle:  # the last connection brought nothing: ask where the run stands
             try:
                 terminal = self.standing((yield "retrieve", (str(self.cursor.response_id),), {}))
@@ -221,8 +218,7 @@ class _Follower:
             return stream
 
     def must_cancel(self) -> str | None:
-        """The id of the background run the caller leaves before its end, to cancel; None once resuming failed
-        (the run is left to finish, and the error says how to fetch it)."""
+        """The id of the background run the caller leaves before its end, to cancel (none once resuming failed)."""
         if self.closed:
             return None
         self.closed = True
@@ -363,8 +359,7 @@ class StreamScope:
         self.token = _SCOPE.set(self.followers)
 
     async def close(self, outer: AsyncIterator[Any] | None = None) -> None:
-        """Close the stream opened in this scope, then `outer` (langchain-core's `astream`, so its callbacks report
-        a stream left early now, with the chunks received)."""
+        """Close the stream opened in this scope, then `outer` (langchain-core's `astream`: its callbacks end now)."""
         try:
             with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
                 _SCOPE.reset(self.token)
