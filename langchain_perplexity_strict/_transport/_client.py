@@ -105,8 +105,7 @@ def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints
         cause = f": {redact_text(str(error.__cause__), _sent_key(error.request))}" if str(error.__cause__ or "") else ""
         where = f"the Perplexity {api + ' ' if api else ''}API at {url.scheme}://{url.netloc.decode()}"
         said = f"Could not connect to {where}" if not_sent(error) else f"The connection to {where} broke after sending"
-        message = f"{said}{cause}"
-        error = openai.APIConnectionError(message=message, request=error.request)
+        error = openai.APIConnectionError(message=said + cause, request=error.request)
     raise langchain_openai_error(error)
 
 
