@@ -1,14 +1,8 @@
 """Stage 4 of a call: send bytes to a Perplexity path through `ChatOpenAI`'s own clients.
 
-The `ChatOpenAI` instance owns the key, the server's URL, retries (429 with
-`Retry-After`, 5xx) and timeouts. A `Transport` knows nothing of messages or
-surfaces: every call names its path (`/v1/responses`, `/chat/completions`,
-`/search`, ...), POSTs JSON bytes or GETs with query parameters, and returns
-Perplexity's JSON untouched (langchain-openai's response converters drop
-`search_results` and the cost) or an open stream. HTTP errors are re-raised
-as langchain-openai's exceptions, carrying Perplexity's message; `Fallback`
-sends a second body once when the first was refused for a reason the caller
-names (a continuation whose stored response the server forgot).
+`ChatOpenAI` owns the key, the URL, retries and timeouts. Answers are Perplexity's JSON untouched (langchain-openai's
+converters drop `search_results` and the cost); HTTP errors become langchain-openai's exceptions with Perplexity's
+message.
 """
 
 from __future__ import annotations
@@ -25,10 +19,11 @@ from langchain_openai import ChatOpenAI
 
 from langchain_perplexity_strict._accepts import check_connection_setting
 from langchain_perplexity_strict._redact import redact, redact_text
-from langchain_perplexity_strict._transport._compat import BINARY, http_error, langchain_openai_error
+from langchain_perplexity_strict._transport._compat import http_error, langchain_openai_error
 from langchain_perplexity_strict._transport._create import ONCE, acreate, create, not_sent
 from langchain_perplexity_strict._transport._loops import (
     HTTP_ERROR,
+    LIBRARY,
     LoopClients,
     sync_pool,
     template_async_pool,
@@ -47,12 +42,7 @@ MAX_BODY_BYTES = 32 * 1024 * 1024  # docs/perplexity-rules.md: Perplexity answer
 
 
 def encode_body(payload: Mapping[str, Any]) -> bytes:
-    """The body's bytes, exactly as sent; a body Perplexity would answer 413 is refused here.
-
-    Serialized once, with the openai client's own settings (compact, UTF-8, no
-    NaN), and posted as bytes: the size checked is the size sent, and the
-    client does not serialize the body a second time.
-    """
+    """The body's bytes as sent, serialized once as the openai client would; over 32 MiB (a 413) it is refused."""
     try:
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
     except ValueError as error:
@@ -68,8 +58,7 @@ def encode_body(payload: Mapping[str, Any]) -> bytes:
 
 
 def client_timeout(value: Any) -> Any:
-    """A timeout in any form `ChatOpenAI` takes, as openai's client takes it: seconds or None unchanged, else
-    an `openai.Timeout` (the client's own HTTP library's, which refuses httpx's from openai 3 on)."""
+    """Any timeout `ChatOpenAI` takes: seconds or None kept, else an `openai.Timeout` (openai 3 refuses httpx's)."""
     if isinstance(value, tuple):
         return openai.Timeout(value)
     if value is None or isinstance(value, (int, float, openai.Timeout)):
@@ -88,17 +77,15 @@ def timeout_seconds(value: Any) -> float | None:
 
 
 Hints = Mapping[str, str]
-"""What to do about an error, by Perplexity's error `type`: a sentence the caller's surface adds to the message
-(the transport knows no error type; `_surfaces.ERROR_HINTS` hands them over)."""
+"""What to do about an error, by Perplexity's error `type`, added to its message (`_surfaces.ERROR_HINTS`)."""
 
 
 def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints | None = None) -> NoReturn:
-    """Re-raise `error` as the exception of its kind (`_compat.http_error`), with Perplexity's words whatever the body's
-    form (`api` names the API; `hints` adds what to do about an error of a type it names)."""
+    """Re-raise `error` as the exception of its kind, with Perplexity's words whatever the body's form."""
     if isinstance(error, openai.APIStatusError):
         detail = error_detail(error.body)
         kind = detail.get("type")
-        # The emulator (langchain_perplexity_strict.testing) names itself in a header on every answer.
+        # The emulator names itself in a header on every answer.
         who = "Perplexity emulator" if error.response.headers.get("x-perplexity-emulator") else "Perplexity"
         message = f"{who} {api + ' ' if api else ''}API answered HTTP {error.status_code}"
         said = detail.get("message") or f"{error.response.reason_phrase or 'no reason given'}, with no body"
@@ -118,8 +105,7 @@ def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints
         cause = f": {redact_text(str(error.__cause__), _sent_key(error.request))}" if str(error.__cause__ or "") else ""
         where = f"the Perplexity {api + ' ' if api else ''}API at {url.scheme}://{url.netloc.decode()}"
         said = f"Could not connect to {where}" if not_sent(error) else f"The connection to {where} broke after sending"
-        message = f"{said}{cause}"
-        error = openai.APIConnectionError(message=message, request=error.request)
+        error = openai.APIConnectionError(message=said + cause, request=error.request)
     raise langchain_openai_error(error)
 
 
@@ -149,17 +135,13 @@ class _ChatOpenAI(ChatOpenAI):
 
 
 class Transport:
-    """Requests to one Perplexity server through one `ChatOpenAI`: JSON or a stream, sync and async.
-
-    `api` on each call names the API in error messages (`"agent"`, `"search"`, ...).
-    """
+    """Requests to one Perplexity server through one `ChatOpenAI`; `api` names the API in error messages."""
 
     def __init__(self, chat_openai: ChatOpenAI, key: tuple[Any, ...] = (), hints: Hints | None = None) -> None:
         self.chat_openai = chat_openai
         self.key = key
         """The settings this transport was built from (the chat model rebuilds it when they change)."""
         self.hints: Hints = dict(hints or {})
-        """What to do about an error, by its type (`raise_perplexity_error`), as the caller handed it."""
         self._loop_clients = LoopClients(chat_openai.root_async_client)
         trust_store()  # made here, outside any event loop
 
@@ -171,47 +153,34 @@ class Transport:
     def build(
         cls, base_url: str, key: tuple[Any, ...], *, model: str, hints: Hints | None = None, owner: str = ""
     ) -> Transport:
-        """A transport over a new `ChatOpenAI` pointed at the server root of `base_url` (key, retries and timeout
-        from `key`: `(base_url, api_key, timeout, max_retries)`; `hints` as in `raise_perplexity_error`; `owner`:
-        the class holding the settings, as a missing key's refusal names it)."""
+        """A transport over a new `ChatOpenAI` at the server root of `base_url`; `key` is `(base_url, api_key,
+        timeout, max_retries)`, `owner` the class a refused setting's message names."""
         _, api_key, timeout, max_retries = key
-        # The class that holds the settings checked them when given; a setting assigned after construction
-        # (`model.base_url = ...`) reaches only this rebuild: the same rules (`_accepts.CONNECTION`) hold it.
+        # A setting assigned after construction (`model.base_url = ...`) is checked here, at the rebuild.
         for name, value in zip(("base_url", "api_key", "timeout", "max_retries"), key, strict=True):
             check_connection_setting(name, value, owner)
-        timeout = client_timeout(timeout)  # the one conversion, to the client's library's Timeout
-        # Every path (`/v1/responses`, ...) starts from the root: `base_url` without the trailing `/v1` that
-        # Perplexity's OpenAI-compatibility guide gives (`https://api.perplexity.ai/v1`).
+        timeout = client_timeout(timeout)
+        # Paths start from the root: `base_url` without the `/v1` of Perplexity's OpenAI-compatibility guide.
         root = base_url.rstrip("/").removesuffix("/v1")
-        # The sync pool is this key's own (`_loops.sync_pool`): langchain-openai's default is shared by
-        # every client of the server and timeout, cookies included, whatever their key.
+        # A sync pool of this key's own: langchain-openai's default is shared by every key, cookies included.
         secret = api_key.get_secret_value() if hasattr(api_key, "get_secret_value") else str(api_key or "")
-        pool = sync_pool(root, timeout, secret)
         chat_openai = _ChatOpenAI(
             model=model,
             api_key=api_key,
             base_url=root,
             max_retries=max_retries,
             timeout=timeout,
-            http_client=pool,
+            http_client=sync_pool(root, timeout, secret),
             http_async_client=template_async_pool(),
-            # Socket options shape only the default clients, and both are given: with none, langchain-openai skips
-            # its check that they hide the environment's proxy (wrong here, and a scan on every model built).
+            # Both clients are given: with no socket options, langchain-openai skips its proxy scan on every build.
             http_socket_options=(),
         )
         return cls(chat_openai, key, hints)
 
-    # A body is JSON already serialized (`encode_body`); the client posts `content` as it is, with its JSON
-    # content type. `headers` (the Batch API's `Idempotency-Key`) are re-sent by the client's retries.
-
     def post(
         self, path: str, body: bytes, headers: Headers = None, *, api: str | None = None, run: bool = False
     ) -> dict[str, Any]:
-        """POST `body` to `path`; Perplexity's JSON answer.
-
-        `run`: the body creates a run that may outlive the request, so it is re-sent only when
-        no run was started (`_create`); otherwise the client's retries apply.
-        """
+        """POST `body` to `path`; Perplexity's JSON answer (`run`: re-sent only if it surely started no run)."""
         client = self.chat_openai.root_client
         options: Any = {"headers": dict(headers or {}), **(ONCE if run else {})}
         request = partial(client.post, path, content=body, cast_to=object, options=options)
@@ -226,9 +195,6 @@ class Transport:
         request = partial(client.post, path, content=body, cast_to=object, options=options)
         with translated_errors(api, hints=self.hints):
             return await (acreate(request, client.max_retries) if run else request())
-
-    # A multipart form (a file upload) and a GET of raw bytes (a file's content): the Batch API's needs, kept
-    # generic. The openai client builds the multipart body (its boundary) as its own `files.create` does.
 
     def post_form(self, path: str, fields: Mapping[str, str], files: Files, *, api: str | None = None) -> Any:
         """POST a multipart form: `fields` as text parts, `files` as `{name: (filename, bytes, content type)}`."""
@@ -246,11 +212,11 @@ class Transport:
     def get_bytes(self, path: str, *, api: str | None = None) -> bytes:
         """GET `path`; the body's bytes as sent (a file's content), not JSON."""
         with translated_errors(api, hints=self.hints):
-            return bytes(self.chat_openai.root_client.get(path, cast_to=BINARY, options=_OCTETS).content)
+            return self.chat_openai.root_client.get(path, cast_to=LIBRARY.Response, options=_OCTETS).content
 
     async def aget_bytes(self, path: str, *, api: str | None = None) -> bytes:
         with translated_errors(api, hints=self.hints):
-            return bytes((await self.async_client().get(path, cast_to=BINARY, options=_OCTETS)).content)
+            return (await self.async_client().get(path, cast_to=LIBRARY.Response, options=_OCTETS)).content
 
     def get(self, path: str, params: Params = None, *, api: str | None = None) -> dict[str, Any]:
         """GET `path` with query `params`; Perplexity's JSON answer."""
@@ -272,15 +238,12 @@ class Transport:
         run: bool = False,
     ) -> openai.Stream[Any]:
         """Open a server-sent-event stream: POST `body` to `path`, or GET `path` with `params` when no body.
-
-        `read_timeout` bounds each read of the body (the stall detection); the head waits the client's
-        timeout. `run` as in `post`.
-        """
+        `read_timeout` bounds each read of the body; the head waits the client's timeout. `run` as in `post`."""
         client = self.chat_openai.root_client
         send = client.get if body is None else partial(client.post, content=body)
         opened = partial(send, path, cast_to=object, options=_options(params, run), stream=True, stream_cls=_STREAM)
         with translated_errors(api, self.hints):
-            stream = create(opened, client.max_retries) if run and body is not None else opened()
+            stream = create(opened, client.max_retries) if run else opened()
         return bound_body_reads(stream, read_timeout)
 
     async def astream(
@@ -297,11 +260,10 @@ class Transport:
         send = client.get if body is None else partial(client.post, content=body)
         opened = partial(send, path, cast_to=object, options=_options(params, run), stream=True, stream_cls=_ASTREAM)
         with translated_errors(api, self.hints):
-            stream = await (acreate(opened, client.max_retries) if run and body is not None else opened())
+            stream = await (acreate(opened, client.max_retries) if run else opened())
         return bound_body_reads(stream, read_timeout)
 
-    # With a `fallback`, a refused first body is replaced by the fallback's, sent once; the second value says
-    # whether it was. `options` are `post`'s, or `stream`'s with `stream=True` (`open_stream`).
+    # A first body refused as `fallback` says is replaced by the fallback's; the second value says whether it was.
 
     def send(
         self, path: str, body: bytes, fallback: Fallback | None = None, *, stream: bool = False, **options: Any
@@ -342,13 +304,8 @@ def _options(params: Params, run: bool = False) -> Any:
 
 
 def bound_body_reads(stream: S, seconds: float | None) -> S:
-    """`stream` with each read of its body bounded at `seconds`, its head having arrived within the client's
-    timeout: a stall between events is detected early, a slow head (a busy server) is waited for.
-
-    httpx has one read timeout for head and body alike. httpcore (and httpcore2) take the body's from the
-    request's `timeout` extension when the body is first read, so setting its `read` now, after the head and
-    before any body read, bounds the body alone. `test_long_runs_creates` checks both sides on httpx and httpx2.
-    """
+    """`stream` with each read of its body bounded at `seconds`, so a stall is caught early and a slow head waited for:
+    httpcore (and httpcore2) read the body's timeout from the request's `timeout` extension at its first read."""
     timeouts = stream.response.request.extensions.get("timeout") if seconds is not None else None
     if isinstance(timeouts, dict):
         timeouts["read"] = seconds
@@ -356,18 +313,13 @@ def bound_body_reads(stream: S, seconds: float | None) -> S:
 
 
 DONE: dict[str, Any] = {"type": "[DONE]"}
-"""Ends the batch that held Sonar's `data: [DONE]`: the stream ended as it should, which a reader can
-then tell from a cut (readers of streams without it ignore an event type they do not know)."""
+"""Ends the batch that held Sonar's `data: [DONE]`, so a reader tells a whole stream from a cut."""
 
 
 def iterate_batches(
     stream: openai.Stream[Any], api: str | None = None, hints: Hints | None = None
 ) -> Generator[tuple[list[dict[str, Any]], bool], None, None]:
-    """The stream's JSON events, a batch per network read, each with whether the stream ended there
-    (`DONE` last in the batch that held `[DONE]`).
-
-    Transport failures become clear errors.
-    """
+    """The stream's JSON events, a batch per network read, each with whether the stream ended there."""
     batcher = SSEBatcher()
     with translated_errors(api, hints=hints, mid_stream=True):
         for data in stream.response.iter_bytes():
@@ -397,13 +349,7 @@ async def aiterate_batches(
 
 @dataclass(frozen=True)
 class translated_errors(AbstractContextManager):
-    """Re-raise what the transport raises as this package's errors, for every call path.
-
-    HTTP errors become langchain-openai's exceptions with Perplexity's message;
-    a body that is not JSON becomes `PerplexityResponseError`; and, once a
-    stream has started (`mid_stream`), a broken connection becomes
-    `PerplexityStreamError`, because part of the answer already arrived.
-    """
+    """Re-raise the transport's errors as this package's; a connection broken `mid_stream`: `PerplexityStreamError`."""
 
     api: str | None
     hints: Hints | None = None

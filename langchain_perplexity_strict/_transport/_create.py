@@ -1,12 +1,7 @@
 """Create a run that may outlive its request: sent again only when the server surely did not start it.
 
-A background create, or an Agent API stream the package would resume, bills
-whether or not its answer arrives, and `POST /v1/responses` takes no
-idempotency key. So the openai client's own retries are off for it
-(`max_retries=0` in the request's options), and it is retried here only when
-no run was started: the connection was never made, a 408, 409 or 429 (or a 4xx
-with `Retry-After`), or `x-should-retry: true`. Anything else after sending
-raises `PerplexityRunUnknownError` (docs/long-runs.md).
+A background create, or an Agent API stream the package would resume, bills whether or not its answer arrives,
+and `POST /v1/responses` takes no idempotency key: the openai client's retries are off for it (docs/long-runs.md).
 """
 
 from __future__ import annotations
@@ -30,7 +25,6 @@ from langchain_perplexity_strict.errors import PerplexityRunUnknownError, error_
 T = TypeVar("T")
 
 ONCE: dict[str, Any] = {"max_retries": 0}
-"""Request options that turn the openai client's retries off for one request."""
 NOT_SENT = frozenset({"ConnectError", "ConnectTimeout", "PoolTimeout"})
 """httpx's (and its fork's) errors raised before a request is written."""
 REFUSALS = frozenset({408, 409, 429})
@@ -72,8 +66,7 @@ def may_have_started(error: openai.APIError) -> bool:
 
 
 def next_delay(error: openai.APIError, attempt: int, max_retries: int) -> float:
-    """Seconds before sending the create again after `error`; raised instead when it may not be sent again
-    (as `PerplexityRunUnknownError` when the run may have started: no response id came back)."""
+    """Seconds before sending the create again after `error`; else raised (`PerplexityRunUnknownError` if it ran)."""
     delay = retry_delay(error, attempt) if attempt < max_retries else None
     if delay is not None:
         return delay

@@ -1,23 +1,15 @@
 """The step that names a background run, finished even when the caller leaves during it, then the run cancelled.
 
-A background run bills from the moment the server accepts its create, and its id, the one handle to cancel it
-by (`POST /v1/responses/{id}/cancel`), comes back only with the create's answer: the queued response, or a
-stream's first event. A caller who left while that answer was on its way (Ctrl-C, a
-cancelled task, `asyncio.wait_for` or `asyncio.timeout`, `asyncio.run` ending, an `abatch` cancelled) would
-lose the id, and the run would go on, queued then billed, with no cancel ever sent. So that step is guarded:
-it goes on to its end, and when the caller left meanwhile, `left` gets its result (and cancels the run)
-before the caller's leaving goes on.
+A background run bills once the server accepts its create, and its id, the one handle to cancel it by, comes
+back only with the create's answer. A caller who left meanwhile (Ctrl-C, a cancelled task, `asyncio.run`
+ending) would lose the id, and the run would go on, billed. So that step goes on to its end, and `left` gets
+its result (and cancels the run) before the caller's leaving goes on.
 
-- sync: Ctrl-C (SIGINT, which Python delivers to the main thread) is held while the step runs, when Python's
-  own handler is installed, and raised once `left` is done; a second Ctrl-C raises at once, the way out of a
-  server that never answers. Other threads receive no Ctrl-C, and a handler of the application's is left alone.
+- sync: Ctrl-C is held while the step runs, when Python's own handler is installed; a second one raises at once.
 - threads: Ctrl-C reaches the main thread alone. Within `leaving_together` (a model's `batch`, its `n` answers),
-  the threads started with the caller's context (langchain-core's executor copies it) learn that it left by
-  Ctrl-C (`caller_left`), and leave too: a step they guard ends with its run cancelled, a poll's pause and a
-  stream's next read end with `KeyboardInterrupt`, which cancels the run as it does in the main thread.
-- async: the step runs in a task of its own, which the caller awaits through `asyncio.shield`, so a cancelled
-  caller does not cut the request. `asyncio.run` cancels every task left as it ends, then waits for them: that
-  cancel the task refuses (`_Guarded.cancel`), so `asyncio.run` waits for it; the request's timeout bounds it.
+  threads started with the caller's context learn that it left (`caller_left`) and leave too.
+- async: the step runs in a task of its own, awaited through `asyncio.shield`, whose cancel at `asyncio.run`'s
+  end is refused (`_Guarded.cancel`), so `asyncio.run` waits for it; the request's timeout bounds it.
 """
 
 from __future__ import annotations
@@ -100,10 +92,7 @@ def together(one: Callable[[int], T], n: int) -> list[T]:
 def guarded(step: Callable[[], T], left: Callable[[T], None], then: Callable[[T], R]) -> R:
     """`then(step())`, with Ctrl-C held during `step`; if Ctrl-C came meanwhile, `left(result)`, then it is raised.
 
-    `then` takes the run over (it cancels it when the caller leaves during it). The hand-over has a moment
-    of its own: Ctrl-C raises again from the moment `step` is done, also before `then` is far enough to
-    cancel the run on leaving; a `KeyboardInterrupt` out of `then` therefore also gets `left(result)`
-    (which, like `then`'s own cancel, sends one cancel per run: `Runs.cancel`, `StreamFollower.close`).
+    A `KeyboardInterrupt` out of `then`, which takes the run over, also gets `left(result)` (one cancel per run).
     """
     worker = threading.current_thread() is not threading.main_thread()
     if not worker and not _ours(signal.getsignal(signal.SIGINT)):
@@ -123,8 +112,7 @@ def guarded(step: Callable[[], T], left: Callable[[T], None], then: Callable[[T]
             "Ctrl-C: waiting for the answer naming the Perplexity run, to cancel it (Ctrl-C again: leave now)",
         )
 
-    # Python runs signal handlers in the main thread only: no Ctrl-C interrupts a worker's step, but the main
-    # thread's caller may leave meanwhile (`leaving_together`), and a poll's pause then raises.
+    # Signal handlers run in the main thread only; a worker's caller may leave meanwhile (`leaving_together`).
     previous = None if worker else signal.signal(signal.SIGINT, hold)
     try:
         result = step()
@@ -150,11 +138,7 @@ _RUN_ENDS = getattr(getattr(asyncio.runners, "_cancel_all_tasks", None), "__code
 
 
 class _Guarded(asyncio.Task):
-    """A task that `asyncio.run`'s end does not cancel, so it waits for it, as for a task that catches it.
-
-    Other cancels are honoured: nothing else holds this task but the HTTP library, whose own timeouts cancel
-    the task they run in (anyio's cancel scopes).
-    """
+    """A task that `asyncio.run`'s end does not cancel, so it waits for it; other cancels are honoured."""
 
     def cancel(self, msg: Any = None) -> bool:
         if _RUN_ENDS is not None and sys._getframe(1).f_code is _RUN_ENDS:
@@ -173,7 +157,7 @@ async def aguarded(step: Callable[[], Awaitable[T]], left: Callable[[T], Corouti
         return result
 
     task: asyncio.Task[T] = _Guarded(run(), loop=asyncio.get_running_loop())
-    hold_open(task)  # referenced until it ends, and the loop's connections open at its shutdown until then
+    hold_open(task)
     task.add_done_callback(_retrieved)
     try:
         return await asyncio.shield(task)

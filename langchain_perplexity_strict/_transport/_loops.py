@@ -1,16 +1,9 @@
 """An async client per event loop, so that `asyncio.run(model.ainvoke(...))` works every time.
 
-langchain-openai caches one async HTTP client per process, but its pooled
-connections belong to the loop that opened them: a second `asyncio.run` then
-fails with `Event loop is closed` (langchain-ai/langchain#35783). Here each
-loop gets its own pool per connection settings (server, timeout, and a one-way
-tag of the account: a pool keeps cookies too), closed with the loop; the sync
-pools are keyed alike and closed at exit. The TLS context is made once, outside
-any loop (`trust_store`).
-
-What the package builds for the client (a TLS context, a timeout: `_client.client_timeout`) or catches from it
-(a broken stream's error) is the HTTP library's under openai's clients (httpx2 from openai 3, httpx before),
-never whichever one the package happens to import.
+langchain-openai caches one async HTTP client per process, but pooled connections belong to the loop that opened
+them: a second `asyncio.run` fails with `Event loop is closed` (langchain-ai/langchain#35783). Each loop gets its
+own pool per server, timeout and account (a pool keeps cookies), closed with the loop; sync pools are keyed alike
+and closed at exit. All is the HTTP library's under openai's clients (httpx2 from openai 3, httpx before).
 """
 
 from __future__ import annotations
@@ -36,18 +29,13 @@ HTTP_ERROR: type[BaseException] = LIBRARY.HTTPError
 
 @cache
 def trust_store() -> ssl.SSLContext:
-    """The process's TLS context, as the library makes it by default.
-
-    Called first from synchronous code (a transport's construction), so that no event loop waits on the read.
-    """
+    """The process's TLS context, made first by a transport's construction, so that no event loop waits on it."""
     context: ssl.SSLContext = LIBRARY.create_ssl_context()
     return context
 
 
 _LOCK = threading.RLock()
-# Loop -> (server, timeout, owner) -> (pool, the generator that closes it at the loop's shutdown). A pool's
-# connections hold their loop, so a weak mapping would never let go; the entries of closed loops are
-# dropped instead whenever a new loop comes (`_drop_closed`).
+# Loop -> (server, timeout, owner) -> (pool, its closer). Not weak: a pool holds its loop; closed loops are dropped.
 _POOLS: dict[asyncio.AbstractEventLoop, dict[tuple[str, str, str], tuple[Any, AsyncGenerator[None, None]]]] = {}
 _SYNC_POOLS: dict[tuple[str, str, str], Any] = {}
 """(server, timeout, owner) -> the sync connection pool of the clients with those settings."""
@@ -61,8 +49,7 @@ def owner_tag(api_key: str, headers: Any = None, query: Any = None) -> str:
 
 @atexit.register
 def _close_sync_pools() -> None:
-    """Close the sync pools as the process exits: their kept-alive connections, left to the collector, would
-    each be a `ResourceWarning` (langchain-openai's own sync client closes itself in `__del__`)."""
+    """Close the sync pools at exit: kept-alive connections left to the collector are each a `ResourceWarning`."""
     with _LOCK:
         pools = list(_SYNC_POOLS.values())
         _SYNC_POOLS.clear()
@@ -81,9 +68,7 @@ def sync_pool(base_url: str, timeout: Any, api_key: str) -> Any:
 
 @cache
 def template_async_pool() -> Any:
-    """The async HTTP client a `ChatOpenAI` is built with, never used to send (`LoopClients` rebinds every request
-    to its running loop's pool): else langchain-openai builds one per server and timeout, each loading the CA
-    bundle into a TLS context of its own."""
+    """The async HTTP client every `ChatOpenAI` is built with (one CA bundle load), never sending (`LoopClients`)."""
     return openai.DefaultAsyncHttpxClient(verify=trust_store())
 
 
@@ -105,29 +90,22 @@ _HELD: set[asyncio.Future[Any]] = set()
 
 
 def hold_open(request: asyncio.Future[Any]) -> None:
-    """Keep `request` referenced until it ends, and its loop's pools open at shutdown until then.
-
-    A background run's cancel may be sent while `asyncio.run` closes the caller's generators, at the same
-    time as the pools: the pool then waits for it rather than cut it (a run left running, and billed).
-    """
+    """Keep `request` referenced until it ends, and its loop's pools open at shutdown until then: a cancel sent as
+    `asyncio.run` closes the caller's generators is waited for, not cut."""
     _HELD.add(request)
     request.add_done_callback(_HELD.discard)
 
 
 def _closed_at_shutdown(pool: Any, loop: asyncio.AbstractEventLoop) -> AsyncGenerator[None, None]:
-    """An async generator, started on `loop`, that closes `pool` when the loop shuts its generators down.
-
-    `loop.shutdown_asyncgens()` (`asyncio.run`'s end) is the one hook a loop offers before it closes: the
-    connections close on their own loop, not in the collector (a `ResourceWarning` each). The caller keeps
-    the generator: the loop holds it only weakly.
-    """
+    """An async generator, started on `loop`, that closes `pool` in `loop.shutdown_asyncgens()`, the one hook a loop
+    offers before it closes. The caller keeps it: the loop holds it only weakly."""
 
     async def closer() -> AsyncGenerator[None, None]:
         try:
             yield
         finally:
             held = [request for request in _HELD if request.get_loop() is loop]
-            if held:  # a cancel sent as the caller's generators close: its own timeout bounds the wait
+            if held:  # its own timeout bounds the wait
                 await asyncio.wait(held)
             await pool.aclose()
 

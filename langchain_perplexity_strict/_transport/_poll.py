@@ -1,9 +1,7 @@
 """`background=True`: poll `GET /v1/responses/{id}` with backoff until the run's status is final (`timeout`).
 
-Whether a run is still going is the reader's word (`Runs.states.pending`). A
-failed poll (connection, 5xx) is tried again, up to `max_resumes` in a row;
-a caller who leaves before the end (the `timeout` bound, an interrupt, a
-cancelled task) cancels the run (docs/long-runs.md).
+A failed poll (connection, 5xx) is tried again, up to `max_resumes` in a row; a caller who leaves before the end
+(the `timeout` bound, an interrupt, a cancelled task) cancels the run (docs/long-runs.md).
 """
 
 from __future__ import annotations
@@ -25,8 +23,7 @@ MAX_POLL = 5.0
 class Poll:
     """The state of one wait: the run, the deadline, the next pause, failures in a row."""
 
-    def __init__(self, runs: Runs, response: dict[str, Any], timeout: float | None, max_resumes: int) -> None:
-        self.states = runs.states
+    def __init__(self, response: dict[str, Any], timeout: float | None, max_resumes: int) -> None:
         self.response = response
         self.response_id = str(response.get("id"))
         self.deadline = time.monotonic() + timeout if timeout else None
@@ -34,10 +31,6 @@ class Poll:
         self.max_resumes = max_resumes
         self.pause = FIRST_POLL
         self.failures = 0
-
-    @property
-    def pending(self) -> bool:
-        return self.states.pending(self.response)
 
     def next_pause(self) -> float:
         """Seconds to wait before the next poll; raises once the deadline has passed."""
@@ -84,9 +77,9 @@ async def aabandon(runs: Runs, response: dict[str, Any]) -> None:
 
 
 def _wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> Steps[dict[str, Any]]:
-    poll = Poll(runs, response, settings.timeout, settings.max_resumes)
+    poll = Poll(response, settings.timeout, settings.max_resumes)
     try:
-        while poll.pending:
+        while runs.states.pending(poll.response):
             yield "sleep", (poll.next_pause(),), {}
             try:
                 poll.response = yield "retrieve", (poll.response_id,), {}
@@ -94,18 +87,16 @@ def _wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> Steps[
             except openai.APIError as error:
                 poll.failed(error)
     except BaseException as error:
-        # The caller left (interrupt, cancelled task, the `timeout` bound): cancel the run. A poll that failed
-        # for good leaves the run to finish instead, and its error names it.
+        # The caller left (interrupt, cancelled task, `timeout`): cancel the run; a failed poll leaves it to finish.
         leaving = isinstance(error, PerplexityRunTimeoutError) or not isinstance(error, (Exception, GeneratorExit))
-        if poll.pending and leaving:
+        if leaving and runs.states.pending(poll.response):
             yield "cancel", (poll.response_id,), {}
         raise
     return poll.response
 
 
 def wait(runs: Runs, response: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
-    """The run `response` began, once its status is final."""
-    # A pause is cut short if the caller left by Ctrl-C (a worker thread of `batch`).
+    """The run `response` began, once its status is final (a pause cut short when the caller left by Ctrl-C)."""
     return drive(runs, _wait(runs, response, settings), sleep=pause)
 
 

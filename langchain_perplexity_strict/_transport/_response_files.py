@@ -1,12 +1,7 @@
 """The files an Agent API run shared (`GET /v1/responses/{id}/files`) and their bytes (`.../{file_id}/content`).
 
-docs.perplexity.ai/docs/agent-api/working-with-files: code the `sandbox` tool
-runs writes a file and delivers it with `share_file`; the response's output
-then holds a `share_file` item, and the file itself is listed and downloaded by
-the response's id. The list is the published `ResponseFileListOutput` (each
-`ResponseFileOutput`: `id`, `filename`, `bytes`, `created_at`, `object`); the
-content is raw bytes, with a `Content-Disposition: attachment` header naming the
-file. Requests and events only (no messages): the chat model finds the id.
+docs.perplexity.ai/docs/agent-api/working-with-files: the `sandbox` tool's `share_file` delivers a file, listed
+and downloaded by the response's id (the published `ResponseFileListOutput`; the content is raw bytes).
 """
 
 from __future__ import annotations
@@ -29,11 +24,8 @@ def files_path(response_id: str) -> str:
 
 @dataclass(frozen=True)
 class PerplexityResponseFile:
-    """A file a run shared (the published `ResponseFileOutput`), with its run's id; `download()` fetches it.
-
-    `extra` keeps any field Perplexity adds. `download()` / `adownload()` return the bytes;
-    `save(directory)` writes them under the file's own name (its last path part only).
-    """
+    """A file a run shared (the published `ResponseFileOutput`), with its run's id; `extra` keeps any field
+    Perplexity adds. `download()` returns the bytes; `save(directory)` writes them under the file's own name."""
 
     id: str
     filename: str

@@ -1,19 +1,16 @@
 """Resume a broken stream where it broke (`stream_chunk_timeout`, `max_resumes`), to the run's terminal event.
 
-A stream that breaks after its first event is picked up again with
-`GET /v1/responses/{id}?stream=true&starting_after=N`, N the last event's
-`sequence_number`; repeated events are dropped, so the reader sees each once,
-and the run is never posted again. A connection that brings nothing new asks
-where the run stands. The guarantees and each failure's outcome: docs/long-runs.md.
+A broken stream is picked up with `GET /v1/responses/{id}?stream=true&starting_after=N` (N the last event's
+`sequence_number`), repeated events dropped; the run is never posted again (docs/long-runs.md).
 
-An async call's stream is closed when its caller closes the model's `astream` (`StreamScope`), not when the
-loop gets to it: langchain-core's `astream` does not close `_astream` on `aclose()`, the loop's finalizer does,
-later, and never when `asyncio.run` ends first, so a background run's cancel would not go out.
+An async call's stream is closed when its caller closes the model's `astream` (`StreamScope`): langchain-core's
+`astream` leaves `_astream` to the loop's finalizer, which never runs when `asyncio.run` ends first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -31,14 +28,11 @@ RESUME_BACKOFF = 0.25
 RESUME_BACKOFF_MAX = 4.0
 
 Batch = tuple[list[dict[str, Any]], bool]
-READ_ON, COMPLETE, RESUME = "read on", "complete", "resume"
-"""What follows one network read (`_Follower.read`)."""
 
 
 @dataclass
 class Cursor:
-    """Where a followed run stands: its id, the last event received, and the resumes so far; `terminal` says
-    which events end the run (`RunStates.terminal`)."""
+    """Where a followed run stands: its id, the last event received, and the resumes so far."""
 
     terminal: Callable[[Mapping[str, Any]], bool]
     response_id: str | None = None
@@ -54,7 +48,6 @@ class Cursor:
 
     @property
     def resumable(self) -> bool:
-        """Whether the run can be picked up again: its id and the last event's number are known."""
         return self.response_id is not None and self.after is not None
 
     def take(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -106,15 +99,14 @@ class _Follower:
         self.early: list[Batch] = []
         """Batches read by `identify`, before the caller iterates."""
 
-    def read(self, batch: list[dict[str, Any]], ended: bool) -> tuple[Batch | None, str]:
-        """One network read of the current connection: what goes to the caller (None: nothing new), then
-        READ_ON, COMPLETE (the answer is complete) or RESUME (the connection ended before the answer did)."""
+    def read(self, batch: list[dict[str, Any]], ended: bool) -> Batch | None:
+        """What one network read passes on, marked ended if the answer is complete; None when nothing new."""
         fresh = self.cursor.take(batch)
         if ended and not self.cursor.finished and self.cursor.resumable:
-            return ((fresh, False) if fresh else None), RESUME
+            return (fresh, False) if fresh else None  # resumed next
         if ended and self.background and not self.cursor.finished:
             raise self.unidentified("the Perplexity stream ended")
-        return ((fresh, ended) if fresh or ended else None), COMPLETE if ended else READ_ON
+        return (fresh, ended) if fresh or ended else None
 
     def reason(self, error: PerplexityStreamError) -> str:
         """Why the stream broke, when it can be resumed; otherwise the error to raise, raised."""
@@ -138,8 +130,7 @@ class _Follower:
         raise self.unidentified(detail) from error
 
     def unidentified(self, detail: str) -> PerplexityStreamError:
-        """The error for a stream that broke before any event identified its run (nothing to resume);
-        `detail` says how it broke, as a clause."""
+        """The error for a stream that broke (as `detail` says) before any event identified its run."""
         if self.cursor.unnumbered:
             return PerplexityStreamError(f"{detail}; the answer is incomplete.")
         return PerplexityRunUnknownError(
@@ -148,8 +139,7 @@ class _Follower:
         )
 
     def standing(self, response: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """After a connection that brought nothing: the run's terminal event if it is over and its last
-        events were already asked for; otherwise None, and the stream is resumed."""
+        """The run's terminal event once it is over and its last events were asked for; else None (resume)."""
         if not self.runs.states.over(response):
             self.over = None
             return None
@@ -205,8 +195,7 @@ class _Follower:
         return f"resume failed ({type(error).__name__})"
 
     def recovering(self, reason: str) -> Steps[Any]:
-        """After a connection ended early: the run's terminal event as the last batch, if it is over (`standing`),
-        else a new stream: resumed, after the backoff `note` gives, until a resume request succeeds."""
+        """After an early end: the run's terminal event as the last batch if it is over, else a new stream."""
         if self.cursor.idle:  # the last connection brought nothing: ask where the run stands
             try:
                 terminal = self.standing((yield "retrieve", (str(self.cursor.response_id),), {}))
@@ -229,10 +218,7 @@ class _Follower:
             return stream
 
     def must_cancel(self) -> str | None:
-        """The id of the background run the caller leaves before its end, which should be cancelled.
-
-        Leaving is closing the stream, an interrupt, a cancelled task, a matched stop; a call that fails
-        because resuming failed leaves the run to finish instead, and its error says how to fetch it."""
+        """The id of the background run the caller leaves before its end, to cancel (none once resuming failed)."""
         if self.closed:
             return None
         self.closed = True
@@ -247,23 +233,19 @@ class StreamFollower(_Follower):
     reads: Generator[Batch, None, None] | None = None
 
     def identify(self) -> None:
-        """Read until an event names the run (the stream's first, as a rule), keeping what was read for
-        `batches`: a background stream is handed over once its run can be cancelled (`_guard`)."""
+        """Read until an event names the run, keeping what was read for `events`: a background stream is handed
+        over once its run can be cancelled (`_guard`)."""
         self.reads = self._follow()
-        while self.cursor.response_id is None and not (self.early and self.early[-1][1]):
-            batch = next(self.reads, None)
-            if batch is None:
-                break
+        for batch in self.reads:
             self.early.append(batch)
+            if self.cursor.response_id is not None or batch[1]:
+                break
 
     def events(self) -> Iterator[dict[str, Any]]:
-        """The run's events one by one, without breaks: the reader makes its chunks event by event, however
-        the network splits them."""
+        """The run's events one by one, however the network splits them."""
         reads = self.reads = self.reads or self._follow()
         with contextlib.closing(reads):
-            while self.early:
-                yield from self.early.pop(0)[0]
-            for batch, _ in reads:
+            for batch, _ in itertools.chain(self.early, reads):
                 yield from batch
                 if self.background and caller_left():  # a worker thread of `batch`, its caller gone (Ctrl-C)
                     raise KeyboardInterrupt
@@ -275,13 +257,11 @@ class StreamFollower(_Follower):
                     iterate_batches(self.stream, self.runs.api, self.runs.transport.hints)
                 ) as reads:
                     for batch, ended in reads:
-                        out, then = self.read(batch, ended)
+                        out = self.read(batch, ended)
                         if out is not None:
                             yield out
-                        if then == COMPLETE:
-                            return
-                        if then == RESUME:
-                            break
+                            if out[1]:
+                                return
                 reason = "ended before the terminal event"
             except PerplexityStreamError as error:
                 reason = self.reason(error)
@@ -309,11 +289,10 @@ class AsyncStreamFollower(_Follower):
 
     async def identify(self) -> None:
         self.reads = self._follow()
-        while self.cursor.response_id is None and not (self.early and self.early[-1][1]):
-            batch = await anext(self.reads, None)
-            if batch is None:
-                break
+        async for batch in self.reads:
             self.early.append(batch)
+            if self.cursor.response_id is not None or batch[1]:
+                break
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
         reads = self.reads = self.reads or self._follow()
@@ -333,13 +312,11 @@ class AsyncStreamFollower(_Follower):
                     aiterate_batches(self.stream, self.runs.api, self.runs.transport.hints)
                 ) as reads:
                     async for batch, ended in reads:
-                        out, then = self.read(batch, ended)
+                        out = self.read(batch, ended)
                         if out is not None:
                             yield out
-                        if then == COMPLETE:
-                            return
-                        if then == RESUME:
-                            break
+                            if out[1]:
+                                return
                 reason = "ended before the terminal event"
             except PerplexityStreamError as error:
                 reason = self.reason(error)
@@ -366,11 +343,8 @@ _SCOPE: ContextVar[list[AsyncStreamFollower] | None] = ContextVar("perplexity_st
 
 
 def opened(follower: AsyncStreamFollower) -> AsyncStreamFollower:
-    """Record `follower` in the current scope, unless that scope has its stream already.
-
-    Only the first is taken: a task started while an `astream` is suspended copies its context, scope
-    included, and must not have its own stream closed by that `astream`.
-    """
+    """Record `follower` in the current scope, unless that scope has its stream already: a task started while an
+    `astream` is suspended copies its context, and its stream is its own."""
     scope = _SCOPE.get()
     if scope is not None and not scope:
         scope.append(follower)
@@ -378,20 +352,14 @@ def opened(follower: AsyncStreamFollower) -> AsyncStreamFollower:
 
 
 class StreamScope:
-    """The stream one `astream` call opens: entered before the call's first step, closed as it ends.
-
-    A plain object, not an async context manager: it is closed from the `finally` of the model's
-    `astream`, also when the event loop finalizes that generator at shutdown.
-    """
+    """The stream one `astream` call opens: entered before the call's first step, closed from its `finally`."""
 
     def __init__(self) -> None:
         self.followers: list[AsyncStreamFollower] = []
         self.token = _SCOPE.set(self.followers)
 
     async def close(self, outer: AsyncIterator[Any] | None = None) -> None:
-        """Close the stream opened in this scope (cancelling a background run the caller left), then `outer`
-        (langchain-core's `astream`, so its callbacks end the run now: a stream left early reports
-        `on_llm_error` with the chunks received, their cost included)."""
+        """Close the stream opened in this scope, then `outer` (langchain-core's `astream`: its callbacks end now)."""
         try:
             with contextlib.suppress(ValueError):  # ended from another context (a finalizer's): nothing to restore
                 _SCOPE.reset(self.token)

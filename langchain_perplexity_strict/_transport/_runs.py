@@ -1,10 +1,7 @@
 """The endpoints of a background run: retrieve it, resume its stream, cancel it.
 
-Paths and shapes are those of the published Agent API (`responses.retrieve`
-with `stream` and `starting_after`, and `responses.cancel` in Perplexity's
-SDK): `GET /v1/responses/{id}`, `GET /v1/responses/{id}?stream=true&starting_after=N`
-and `POST /v1/responses/{id}/cancel`. Requests go through the same
-`Transport` as every other call, so the key, base URL and retries are shared.
+Paths and shapes are the published Agent API's (`responses.retrieve` with `stream` and `starting_after`, and
+`responses.cancel` in Perplexity's SDK).
 """
 
 from __future__ import annotations
@@ -35,8 +32,8 @@ CANCEL_WAIT = 2.0
 
 
 def body_read_timeout(client_timeout: Any, stall: float | None) -> float | None:
-    """Seconds each read of a stream's body may wait before the stream counts as stalled: `stall`, or the
-    client's read timeout when that is shorter; None (no stall detection) leaves the client's own."""
+    """Seconds each read of a stream's body may wait: `stall`, or the client's read timeout when shorter (None: the
+    client's own)."""
     if not stall:
         return None
     read = getattr(client_timeout, "read", client_timeout)  # seconds, an httpx.Timeout, or None
@@ -44,8 +41,7 @@ def body_read_timeout(client_timeout: Any, stall: float | None) -> float | None:
 
 
 def drive(target: Any, steps: Steps[T], sleep: Callable[[float], None] = time.sleep) -> T:
-    """Run `steps` with `target`'s sync methods: the one sequence of requests both `drive` and `adrive` send,
-    each answer (or error) handed back to it."""
+    """Run `steps` with `target`'s sync methods, each answer (or error) handed back to it."""
     answer: Any = None
     error: BaseException | None = None
     while True:
@@ -77,8 +73,7 @@ async def adrive(target: Any, steps: Steps[T]) -> T:
 
 @dataclass(frozen=True)
 class RunStates:
-    """What a run's answers mean, as the surface's reader says it (`_response._vocabulary`, handed over by
-    `_surfaces.py`): the transport polls, follows and cancels runs knowing no status or event name."""
+    """What a run's answers mean, in the reader's words (`_surfaces.RUN_STATES`): the transport knows no status."""
 
     pending: Callable[[Mapping[str, Any]], bool]
     """A retrieved run that is still going: polled on, cancelled when the caller leaves."""
@@ -101,8 +96,7 @@ class RunSettings:
 
 @dataclass
 class Runs:
-    """Retrieve, resume and cancel the runs of one endpoint (`path`), streams read with the stall timeout;
-    `states` says what the runs' answers mean."""
+    """Retrieve, resume and cancel the runs of one endpoint (`path`)."""
 
     transport: Transport
     path: str
@@ -110,14 +104,12 @@ class Runs:
     stall: float | None
     states: RunStates
     read_timeout: float | None
-    """The bound on each read of a stream's body (`body_read_timeout`; its head waits the client's timeout)."""
+    """The bound on each read of a stream's body (`body_read_timeout`)."""
     cancelled: set[str] = field(default_factory=set)
     """Runs a cancel was sent for: each is sent once, however many ways of leaving reach it (`_guard`)."""
 
     def _path(self, response_id: str, suffix: str = "") -> str:
         return f"{self.path}/{quote(response_id, safe='')}{suffix}"
-
-    # -- sync ------------------------------------------------------------------------------------
 
     def retrieve(self, response_id: str) -> dict[str, Any]:
         """`GET /v1/responses/{id}`: the run as it stands."""
@@ -125,10 +117,8 @@ class Runs:
 
     def resume(self, response_id: str, after: int) -> openai.Stream[Any]:
         """The run's events after sequence number `after`, as a stream."""
-        after_it = {"stream": "true", "starting_after": after}
-        return self.transport.stream(
-            self._path(response_id), None, after_it, api=self.api, read_timeout=self.read_timeout
-        )
+        query = {"stream": "true", "starting_after": after}
+        return self.transport.stream(self._path(response_id), None, query, api=self.api, read_timeout=self.read_timeout)
 
     def cancel(self, response_id: str) -> bool:
         """Ask the server to cancel the run (once); never raises, and waits `CANCEL_WAIT` seconds at most."""
@@ -143,15 +133,13 @@ class Runs:
             return False
         return True
 
-    # -- async -----------------------------------------------------------------------------------
-
     async def aretrieve(self, response_id: str) -> dict[str, Any]:
         return await self.transport.aget(self._path(response_id), api=self.api)
 
     async def aresume(self, response_id: str, after: int) -> openai.AsyncStream[Any]:
-        after_it = {"stream": "true", "starting_after": after}
+        query = {"stream": "true", "starting_after": after}
         path, timeout = self._path(response_id), self.read_timeout
-        return await self.transport.astream(path, None, after_it, api=self.api, read_timeout=timeout)
+        return await self.transport.astream(path, None, query, api=self.api, read_timeout=timeout)
 
     async def acancel(self, response_id: str) -> bool:
         """Async twin of `cancel`: the request is shielded, so cancelling the caller again cannot cut it."""
@@ -163,15 +151,14 @@ class Runs:
         self.cancelled.add(response_id)
         path = self._path(response_id, "/cancel")
         request = asyncio.ensure_future(client.post(path, cast_to=object, options=_CANCEL_OPTIONS))
-        hold_open(request)  # kept referenced, and the loop's pool open at shutdown until it ends
-        # The request's own outcome is read and logged once it ends, also when the caller stopped waiting,
-        # so its failure is one log line, never an unretrieved task exception.
+        hold_open(request)
+        # Logged once it ends, also when the caller stopped waiting: never an unretrieved task exception.
         request.add_done_callback(lambda done: _settled(response_id, done))
         try:
             await asyncio.wait_for(asyncio.shield(request), CANCEL_WAIT)
         except asyncio.CancelledError:
             raise  # the caller was cancelled again: stop waiting (the shielded request goes on)
-        except Exception:  # best effort, as in `cancel`: a failed request is logged by `_settled`
+        except Exception:  # best effort: `_settled` logs a failure
             return False
         return True
 
@@ -185,16 +172,9 @@ def _log_failure(response_id: str, error: BaseException) -> None:
 
 def _settled(response_id: str, request: asyncio.Future[Any]) -> None:
     """A cancel request ended: log its failure (which also marks its exception retrieved)."""
-    if request.cancelled():  # the event loop closed before the server answered
-        log(
-            logger,
-            logging.WARNING,
-            "could not cancel Perplexity run %s: no answer before the event loop closed",
-            response_id,
-        )
-        return
-    error = request.exception()
-    if error is not None:
+    if request.cancelled():
+        log(logger, logging.WARNING, "could not cancel Perplexity run %s: the event loop closed first", response_id)
+    elif (error := request.exception()) is not None:
         _log_failure(response_id, error)
 
 

@@ -1,19 +1,9 @@
 """Server-sent events, decoded as each network read completes them.
 
-Each read yields the complete events it carried, a batch the follower
-(`_resume`) notes at once (the newest `sequence_number`, a terminal event);
-the chat model still makes its chunks event by event.
-
-Why not openai's `SSEDecoder` (`openai._streaming`): it drops a last event
-that arrives without its blank line, and the Agent API has no `[DONE]`, so
-its terminal event (`response.completed`, which carries the usage and the
-status) is the only sign the answer is whole; dropped, a complete answer
-would read as a cut stream (resumed, or an error). Here it is kept
-(`test_sse.py` shows the two side by side).
-
-The common case (one `data:` line per event, `\\n` line ends) skips the
-line-by-line parsing; anything else takes the general path, with the same
-result. This runs for every event of every stream, so it is kept lean.
+Not openai's `SSEDecoder`: it drops a last event that arrives without its blank line, and on the Agent API (no
+`[DONE]`) that terminal event is the only sign the answer is whole (`test_sse.py` shows the two side by side).
+The common case (one `data:` line per event, `\\n` line ends) skips the line-by-line parsing: this runs for
+every event of every stream.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from langchain_perplexity_strict._transport import _poll, _resume
 
 
 def test_polls_wait_longer_each_time_up_to_a_bound() -> None:
-    poll = _poll.Poll(SimpleNamespace(states=None), {"id": "resp_1"}, timeout=None, max_resumes=2)  # type: ignore[arg-type]
+    poll = _poll.Poll({"id": "resp_1"}, timeout=None, max_resumes=2)
     pauses = [poll.next_pause() for _ in range(12)]
     assert pauses[:4] == pytest.approx([0.2, 0.3, 0.45, 0.675])
     assert pauses[-1] == _poll.MAX_POLL == 5.0 and pauses == sorted(pauses)
