@@ -20,20 +20,6 @@ RECORD_LISTS = ("images", "videos", "related_questions", "reasoning_steps")
 """Unpublished lists Sonar sends; kept in `additional_kwargs[key]` as langchain-perplexity did."""
 
 
-def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
-    """Sources and Sonar's record lists."""
-    answer.add_citations(data.get("citations") or [])
-    if data.get("search_results"):
-        answer.add_search_results(data["search_results"])
-    for key in RECORD_LISTS:
-        if data.get(key):
-            answer.add_items(key, data[key])
-    choice = (data.get("choices") or [{}])[0]
-    steps = (choice.get("delta") or {}).get("reasoning_steps")
-    if steps:
-        answer.add_items("reasoning_steps", steps)
-
-
 class ChatStreamReader:
     """Chat-completions chunks → message chunks.
 
@@ -48,16 +34,21 @@ class ChatStreamReader:
         self._done = False
 
     def feed(self, data: dict[str, Any]) -> list[AIMessageChunk]:
-        """Read one chunk; return the stream chunk it makes, if any."""
         answer = self.answer
         if data.get("type") == "[DONE]":  # `_transport`'s end mark
             self._done = True
             return []
         # A sources-only trailing chunk must not erase the finish chunk's fields.
         self._last = {**self._last, **{k: v for k, v in data.items() if v is not None}}
-        _read_chat_sources(answer, data)
+        answer.add_citations(data.get("citations") or [])
+        answer.add_search_results(data.get("search_results") or [])
+        for key in RECORD_LISTS:
+            if data.get(key):
+                answer.add_items(key, data[key])
         for choice in data.get("choices") or []:
             delta = choice.get("delta") or {}
+            if delta.get("reasoning_steps"):
+                answer.add_items("reasoning_steps", delta["reasoning_steps"])
             if delta.get("content"):
                 answer.add_text(content_text(delta["content"]))
             for call in delta.get("tool_calls") or [] if not answer.stopped else []:
@@ -71,7 +62,7 @@ class ChatStreamReader:
         return answer.take_text()
 
     def read(self, completion: dict[str, Any]) -> None:
-        """A whole chat completion (`CompletionResponseOutput`): a stream of one chunk, so both read alike."""
+        """A whole chat completion (`CompletionResponseOutput`), read as a stream of one chunk."""
         choices = [{**choice, "delta": choice.get("message") or {}} for choice in (completion.get("choices") or [])[:1]]
         self.feed({**completion, "choices": choices})
         self.end()
@@ -90,7 +81,7 @@ class ChatStreamReader:
         return [self.answer.final_chunk()]
 
     def end(self) -> None:
-        """What the chunks held back: the text, the tool calls, then usage and metadata."""
+        """The text and tool calls held back, then usage and metadata."""
         answer = self.answer
         if answer.stopped and self._last:  # cut by a stop: no tool calls
             self._finish_reason, self._tool_parts = "stop", {}

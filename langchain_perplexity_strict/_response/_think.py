@@ -16,12 +16,13 @@ class ThinkSplitter:
     OPEN = "<think>"
 
     def __init__(self) -> None:
-        self._state = "start"  # start -> (thinking ->) answer
+        self._state = "start"  # start -> (thinking -> after ->) answer
         self._start = ""
         self._close: StopFilter | None = None
 
     def feed(self, text: str) -> tuple[str, str]:
         """`(reasoning, answer)` text safe to emit."""
+        reasoning = ""
         if self._state == "start":
             self._start += text
             candidate = self._start.lstrip()
@@ -38,17 +39,12 @@ class ThinkSplitter:
             if not self._close.stopped:
                 return reasoning, ""
             self._state = "after"
-            return reasoning, self._after(self._close.remainder)
+            text = self._close.remainder
         if self._state == "after":
-            return "", self._after(text)
-        return "", text
-
-    def _after(self, text: str) -> str:
-        # Newlines after </think> are dropped.
-        stripped = text.lstrip("\n")
-        if stripped:
-            self._state = "answer"
-        return stripped
+            text = text.lstrip("\n")  # newlines after </think> are dropped
+            if text:
+                self._state = "answer"
+        return reasoning, text
 
     def flush(self) -> tuple[str, str]:
         """At the end: whatever is still held."""
