@@ -43,10 +43,8 @@ class SearchResult(dict[str, Any]):
     __slots__ = ()
 
     def __getattr__(self, name: str) -> Any:
-        if name in self:
-            return self[name]
-        if name in RECORD_FIELDS:
-            return None
+        if name in self or name in RECORD_FIELDS:
+            return self.get(name)
         msg = f"search result has no field {name!r} (it has: {', '.join(self)})"
         raise AttributeError(msg)
 
@@ -80,11 +78,10 @@ class Answer:
     def __post_init__(self) -> None:
         self._stop = StopFilter(self.stops) if self.stops else None
         self._think: ThinkSplitter | None = None
-        self._started = False  # whether the text's start was seen (a `<think>` block can only lead it)
+        self._started = False  # whether the text's start was seen: a `<think>` block can only open with `<`
         self._pending = ("", "")  # reasoning, answer: the next stream chunk's text
         self._cited: set[str] = set()  # Sonar repeats URLs in every chunk
         self._results_kept: set[tuple[Any, Any]] = set()  # by URL and `id` (`[n]` markers cite ids)
-        self._call_ids: set[str] = set()
         self._sent = (0, 0, 0)  # citations, search results and server items streamed
         self.stopped = False  # a stop sequence matched
         self.v1 = self.output_version == "v1"
@@ -92,10 +89,7 @@ class Answer:
         self.server.blocks = self.v1
 
     def add_text(self, piece: str) -> None:
-        """Add raw content; what is safe to emit goes to the next stream chunk.
-
-        A `<think>` block leads the text: it is split only when the text opens with `<` or blanks.
-        """
+        """Add raw content; what is safe to emit goes to the next stream chunk."""
         if not self._started:
             self._started = True
             if piece.lstrip()[:1] in ("", "<"):
@@ -156,9 +150,8 @@ class Answer:
     def add_tool_call(self, call_id: Any, name: Any, arguments: Any, thought_signature: Any = None) -> None:
         """A function call, once per id (else by position); `thought_signature` is kept to echo back."""
         call_id = call_id or f"call_without_id_{len(self.tool_calls)}"
-        if call_id in self._call_ids:
+        if any(call["id"] == call_id for call in self.tool_calls):
             return
-        self._call_ids.add(call_id)
         self.tool_calls.append({"id": call_id, "name": name, "arguments": arguments or ""})
         if thought_signature:
             self.thought_signatures[str(call_id)] = str(thought_signature)
@@ -235,10 +228,8 @@ class Answer:
         return message
 
     def take_text(self) -> list[AIMessageChunk]:
-        """One stream chunk for pending text, blocks and new sources, or none.
-
-        Each chunk names the provider, so its `content_blocks` use this package's translator.
-        """
+        """One stream chunk for pending text, blocks and new sources, or none; it names the provider, so its
+        `content_blocks` use this package's translator."""
         reasoning, text = self._pending
         self._pending = ("", "")
         news = (len(self.citations), len(self.search_results), len(self.server.items)) != self._sent
@@ -277,10 +268,9 @@ class Answer:
         if reasoning:
             blocks.append({"type": "reasoning", "reasoning": reasoning, "index": REASONING_INDEX})
         blocks.extend(self.server.take_blocks())
-        last = tool_chunks is not None
-        annotations = (
-            citation_annotations(self.text, self.annotations, self.citations, self.search_results) if last else []
-        )
+        annotations = []
+        if tool_chunks is not None:
+            annotations = citation_annotations(self.text, self.annotations, self.citations, self.search_results)
         if text or annotations:
             blocks.append(text_block(text, annotations, TEXT_INDEX))
         valid = {c["id"]: c for c in _parse_tool_calls(self.tool_calls)[0]} if tool_chunks else {}
@@ -385,10 +375,8 @@ def read_usage(usage: dict[str, Any]) -> UsageMetadata | None:
 
 
 def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
-    """`total` plus one response's usage, for `generate().llm_output`.
-
-    langchain-openai's `_update_token_usage` takes ints and dicts only; this also sums float costs.
-    """
+    """`total` plus one response's usage, for `generate().llm_output`; langchain-openai's `_update_token_usage`
+    takes ints and dicts only, not float costs."""
     out = dict(total)
     for key, value in usage.items():
         if value is None:

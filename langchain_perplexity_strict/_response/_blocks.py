@@ -1,5 +1,4 @@
-"""An answer's standard content blocks, and the block translator (registered for `"perplexity"`) giving a v0
-answer the same."""
+"""An answer's standard content blocks, and the translator (registered for `"perplexity"`) giving v0 the same."""
 
 from __future__ import annotations
 

@@ -16,15 +16,12 @@ def content_text(content: Any) -> str:
     return "".join(str(p.get("text") or "") for p in content or [] if isinstance(p, dict) and p.get("type") == "text")
 
 
+# Unpublished lists Sonar sends, kept as langchain-perplexity did.
 RECORD_LISTS = ("images", "videos", "related_questions", "reasoning_steps")
-"""Unpublished lists Sonar sends; kept in `additional_kwargs[key]` as langchain-perplexity did."""
 
 
 class ChatStreamReader:
-    """Chat-completions chunks → message chunks.
-
-    Chunks repeat citations and cumulative usage: only the last usage counts (agno PR #6058).
-    """
+    """Chat-completions chunks → message chunks; usage is cumulative, so only the last counts (agno PR #6058)."""
 
     def __init__(self, answer: Answer) -> None:
         self.answer = answer
@@ -52,7 +49,9 @@ class ChatStreamReader:
             if delta.get("content"):
                 answer.add_text(content_text(delta["content"]))
             for call in delta.get("tool_calls") or [] if not answer.stopped else []:
-                part = self._tool_parts.setdefault(self._index(call), {"id": None, "name": "", "arguments": ""})
+                # A piece without an `index` is a whole call (`ToolCallOutput`).
+                index = call["index"] if isinstance(call.get("index"), int) else max(self._tool_parts, default=-1) + 1
+                part = self._tool_parts.setdefault(index, {"id": None, "name": "", "arguments": ""})
                 function = call.get("function") or {}
                 part["id"] = call.get("id") or part["id"]
                 part["name"] += function.get("name") or ""
@@ -66,12 +65,6 @@ class ChatStreamReader:
         choices = [{**choice, "delta": choice.get("message") or {}} for choice in (completion.get("choices") or [])[:1]]
         self.feed({**completion, "choices": choices})
         self.end()
-
-    def _index(self, call: dict[str, Any]) -> int:
-        """The call a piece belongs to: its `index`, else a new call (`ToolCallOutput` is whole)."""
-        if isinstance(call.get("index"), int):
-            return int(call["index"])
-        return max(self._tool_parts, default=-1) + 1
 
     def finish(self) -> list[AIMessageChunk]:
         """The stream ended: complete only after a finish reason, `[DONE]` or a matched stop."""

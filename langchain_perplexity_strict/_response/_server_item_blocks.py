@@ -127,8 +127,7 @@ def _decoded(arguments: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-ITEM_ORDER = "server_item_order"
-"""v0 key: `"<type>:<call id>"` per server item, in order, so v0 translates as v1 does."""
+ITEM_ORDER = "server_item_order"  # v0: "<type>:<call id>" per item, in order, so v0 translates as v1 does
 V0_KEYS = {"search_results": "search_result_items"}
 """The v0 key of a type's items, where it is not the type (`search_results` holds the records)."""
 
@@ -176,9 +175,9 @@ class ServerItems:
 
     def add(self, item: Mapping[str, Any], ordinals: dict[str, int]) -> None:
         """An output item, if a server tool's or a skill's; `ordinals` counts the items read per type."""
-        if item.get("type") in READ_ELSEWHERE or not isinstance(item.get("type"), str):
+        kind = item.get("type")
+        if kind in READ_ELSEWHERE or not isinstance(kind, str):
             return
-        kind = str(item.get("type"))
         ordinal = ordinals.get(kind, 0)
         ordinals[kind] = ordinal + 1
         block_id = item_id(item, ordinal)

@@ -6,10 +6,8 @@ from langchain_perplexity_strict._response._stop import StopFilter
 
 
 class ThinkSplitter:
-    """Separate `<think>…</think>` reasoning from the answer, piece by piece.
-
-    It leads the content even with a JSON schema (docs/perplexity-rules.md).
-    """
+    """Separate `<think>…</think>` reasoning from the answer, piece by piece; it leads the content even with a
+    JSON schema (docs/perplexity-rules.md)."""
 
     __slots__ = ("_close", "_start", "_state")
 

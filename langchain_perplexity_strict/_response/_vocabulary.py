@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 PENDING_STATUSES = frozenset({"queued", "in_progress"})
-ANSWERED_STATUSES = frozenset({"completed", "requires_action"})
-"""`requires_action` carries function calls or approvals."""
+ANSWERED_STATUSES = frozenset({"completed", "requires_action"})  # the latter with function calls or approvals
 FINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "requires_action", "incomplete"})
 TERMINAL_EVENTS = frozenset(
     {"response.completed", "response.failed", "response.incomplete", "response.cancelled", "error"}
