@@ -179,10 +179,10 @@ class Answer:
         self.flush_text()
         self.finished = True
 
-    def partial(self) -> AIMessage | None:
-        """A failed run's output for its error, unparsed from now on; None before its end was read."""
+    def partial(self) -> AIMessage:
+        """A failed run's output for its error, read to its end; unparsed from now on."""
         self.parse_as = None
-        return self.message() if self.finished else None
+        return self.message()
 
     def cut_at_length(self, message: str) -> None:
         """The answer hit the token limit: raise with `raise_on_length`."""
