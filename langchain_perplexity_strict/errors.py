@@ -1,7 +1,6 @@
 """The package's errors, each of one langchain-core kind (`langchain_core.exceptions`), with its retry flag.
 
 HTTP errors surface as langchain-openai's exceptions; these classes cover what those lack.
-Middleware reads the kind and `is_retryable`; `kind_of` below picks the kind.
 """
 
 from __future__ import annotations
@@ -86,7 +85,7 @@ class PerplexityContextOverflowError(PerplexityResponseError, ContextOverflowErr
 
 
 class PerplexityRateLimitError(PerplexityResponseError, ModelRateLimitError):
-    """A run failed, or its stream ended, on a rate limit: retryable, once the limit resets."""
+    """A run failed, or its stream ended, on a rate limit (retryable, once the limit resets)."""
 
 
 class PerplexityAuthenticationError(PerplexityResponseError, ModelAuthenticationError):
@@ -108,8 +107,7 @@ class PerplexityNotFoundError(PerplexityResponseError, ModelNotFoundError):
 
 
 class PerplexityRefusedRunError(PerplexityResponseError, ModelInvalidRequestError):
-    """A run failed, or its stream ended, because its request is invalid: the same request fails alike
-    (not retryable)."""
+    """A run failed, or its stream ended, because its request is invalid (not retryable)."""
 
     is_retryable = False
 
@@ -125,18 +123,15 @@ class PerplexityStreamError(PerplexityResponseError):
 
 
 class PerplexityRunUnknownError(PerplexityStreamError):
-    """A run may have started, and be billed, but no response id came back.
-
-    Posting it again could bill it twice: not retryable (docs/long-runs.md).
-    """
+    """A run may have started, and be billed, but no response id came back (not retryable: docs/long-runs.md)."""
 
     is_retryable = False
 
 
 class PerplexityResumeError(PerplexityStreamError):
-    """A broken stream could not be resumed, or a background run polled.
+    """A broken stream could not be resumed, or a background run polled (not retryable: the run may go on).
 
-    `response_id` and `sequence_number` say where it stopped. Not retryable: the run may go on.
+    `response_id` and `sequence_number` say where it stopped.
     """
 
     is_retryable = False
@@ -171,10 +166,7 @@ class PerplexityBudgetExceededError(RuntimeError, ModelError):
 
 
 class PerplexityBatchError(PerplexityResponseError):
-    """One batch input has no answer; it stands in that input's place in `job.results()`.
-
-    Not retryable: a retry does not resend a batch line.
-    """
+    """One batch input has no answer; it stands in that input's place in `job.results()` (not retryable)."""
 
     is_retryable = False
 
@@ -209,8 +201,7 @@ class PerplexityBatchTimeoutError(PerplexityResponseError, TimeoutError):
 Kind = Literal["context_overflow", "invalid_request", "auth", "permission", "not_found", "rate_limit", "server"]
 
 ERROR_KINDS: dict[str, Kind] = {
-    # Sonar's over-long input (recorded live); OpenAI's name for it.
-    "too_many_prompt_tokens": "context_overflow",
+    "too_many_prompt_tokens": "context_overflow",  # Sonar's, recorded live
     "context_length_exceeded": "context_overflow",
     # The Agent API's error types (docs.perplexity.ai, API error reference).
     "invalid_request": "invalid_request",
@@ -228,34 +219,30 @@ ERROR_KINDS: dict[str, Kind] = {
     "service_unavailable": "server",
     "gateway_timeout": "server",
     "upstream_structured_output_failed": "server",
-    # OpenAI's codes, which the Agent API's `error` event and failed run follow (`ResponseError.code`;
-    # platform.openai.com/docs/guides/error-codes for a refused key).
+    # OpenAI's codes, which the Agent API's `error` event and failed run follow (`ResponseError.code`).
     "rate_limit_exceeded": "rate_limit",
     "invalid_api_key": "auth",
 }
-"""Perplexity's error `type` (or `code`) → its kind (`kind_of` says when it counts)."""
 
 STATUS_KINDS: dict[int, Kind] = {
     401: "auth",
     403: "permission",
     404: "not_found",
-    408: "server",  # a timeout and a conflict, both retried by openai's client
+    408: "server",  # retried by openai's client, as is 409
     409: "server",
-    424: "server",  # a failed dependency
+    424: "server",
     429: "rate_limit",
 }
-"""The statuses with a meaning of their own (and every 5xx, a server error)."""
+"""The statuses with a meaning of their own, besides 5xx."""
 
 REFUSALS = frozenset({"context_overflow", "invalid_request", "auth", "permission", "not_found"})
-"""The kinds a retry does not get past: what a body may narrow a plain 4xx to."""
 
 
 def kind_of(detail: Mapping[str, Any], status: int | None = None) -> Kind | None:
     """The kind of an error object (`{"type", "code", "message"}`) answered with HTTP `status`.
 
-    A status with a meaning of its own (`STATUS_KINDS`, 5xx) decides the kind; any other 4xx is an invalid
-    request, which the body's type or code (`ERROR_KINDS`) narrows to another refusal (a context overflow, say);
-    with no status (an error inside an answer), the type or code alone decides.
+    `STATUS_KINDS` and 5xx decide; the body's type or code (`ERROR_KINDS`) narrows another 4xx to a refusal
+    (`REFUSALS`), and alone decides an error inside an answer (no status).
     """
     named = next((ERROR_KINDS[str(detail[k])] for k in ("type", "code") if str(detail.get(k)) in ERROR_KINDS), None)
     if status is None:
@@ -292,7 +279,6 @@ def _fastapi_words(detail: Any) -> str:
 
 
 def _page_words(text: str, limit: int = 500) -> str:
-    """A text or HTML body's words, without tags."""
     if "<" in text and ">" in text:
         text = html.unescape(re.sub(r"<[^>]*>", " ", re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", text)))
     words = " ".join(text.split())
@@ -307,7 +293,7 @@ REPORTED: dict[Kind | None, type[PerplexityResponseError]] = {
     "not_found": PerplexityNotFoundError,
     "rate_limit": PerplexityRateLimitError,
 }
-"""The class of each kind of error reported inside an answer; any other is a `PerplexityResponseError`."""
+"""The class of each kind of error reported inside an answer, else `PerplexityResponseError`."""
 
 
 def reported_error(message: str, detail: Mapping[str, Any], partial: Any = None) -> PerplexityResponseError:
@@ -316,6 +302,6 @@ def reported_error(message: str, detail: Mapping[str, Any], partial: Any = None)
 
 
 def refused_before_sending(error: ValueError | TypeError) -> PerplexityRequestError:
-    """A plain `ValueError`/`TypeError` raised before sending, as `PerplexityRequestError`, so retries skip it."""
+    """A `ValueError`/`TypeError` raised before sending, as `PerplexityRequestError`, so retries skip it."""
     kind = PerplexityRequestTypeError if type(error) is TypeError else PerplexityRequestError
     return kind(*error.args).with_traceback(error.__traceback__)

@@ -1,5 +1,4 @@
 """Stage 5 of a call: read Perplexity's JSON into a LangChain message; it knows nothing of request building.
 
-`_agent` and `_chat` read each surface into an `Answer` (`_answer`), which makes the message or chunks;
-`_stop` and `_think` filter stops and split `<think>`, only when a call or its text needs them.
+`_agent` and `_chat` read each surface into an `Answer` (`_answer`), which makes the message or chunks.
 """

@@ -1,7 +1,5 @@
-"""Agent API responses and stream events → LangChain messages.
+"""Agent API responses and stream events → LangChain messages; invoke reads a response as a stream's last event.
 
-Invoke reads a whole response as a stream's terminal event, so they cannot drift; the stream adds deltas and
-live tool events.
 Shapes: `ResponsesResponseOutput`, `ResponseStreamEventOutput` (`perplexity.generated.api`).
 """
 
@@ -77,10 +75,7 @@ class AgentStreamReader:
     _thought: str | None = None  # a repeat is no new step
 
     def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]:
-        """Read one event; return the chunks it completes: what it brought as one chunk, or the last.
-
-        Chunks depend on events alone, never on how the network split them.
-        """
+        """The chunks one event completes: what it brought as one chunk, or the last."""
         kind = event.get("type", "")
         answer = self.answer
         index = int(event.get("output_index") or 0)
@@ -143,10 +138,7 @@ class AgentStreamReader:
                 answer.server.finished(item_type, value)
 
     def _add(self, key: tuple[int, int], text: str) -> None:
-        """Part `key`'s text is now `text`; add what extends what was read.
-
-        Text may come in deltas, a done event or the terminal response: it is taken once.
-        """
+        """Part `key`'s text is now `text` (from deltas, a done event or the response): add what is new."""
         received = self._received.get(key, "")
         after_stop = self._stopped_at is not None and key[0] > self._stopped_at
         if not text.startswith(received) or len(text) == len(received) or after_stop:
@@ -162,7 +154,7 @@ class AgentStreamReader:
             self._stopped_at = key[0]
 
     def _catch_up(self, index: int, item: dict[str, Any]) -> None:
-        """A whole message item: add text that deltas missed."""
+        """A message item's text that deltas missed."""
         if item.get("type") != "message":
             return
         for part_index, part in enumerate(item.get("content") or []):  # content_index counts all parts
@@ -170,11 +162,8 @@ class AgentStreamReader:
                 self._add((index, part_index), str(part.get("text") or ""))
 
     def read(self, response: dict[str, Any]) -> None:
-        """A whole response: a stream's terminal event, or the answer to an invoke, read alike. Text the
-        events missed, then sources, server items, calls and status.
-
-        Messages and calls after the item where a stop matched are skipped.
-        """
+        """A whole response (a stream's last event, or an invoke's answer); messages and calls after the item
+        where a stop matched are skipped."""
         answer = self.answer
         output = response.get("output") or [self._items[i] for i in sorted(self._items)]
         ordinals: dict[str, int] = {}

@@ -1,9 +1,7 @@
 """The answer read from one response, and its LangChain messages: whole or as stream chunks, v0 or v1.
 
-Readers call its methods, never set its fields. It owns the text pipeline (`<think>`, stops, pending),
-sources and tool calls (each once), usage and metadata. A whole v1 message is its v0 message's
-`content_blocks` (the `_blocks` translator); a stream chunk's v1 blocks are built here, as a tool call
-streams before its v0 item exists.
+A whole v1 message is its v0 message's `content_blocks` (the `_blocks` translator); a stream chunk's v1
+blocks are built here, as a tool call streams before its v0 item exists.
 """
 
 from __future__ import annotations
@@ -20,11 +18,10 @@ from langchain_core.output_parsers.openai_tools import make_invalid_tool_call, p
 from langchain_core.outputs import ChatGenerationChunk
 
 from langchain_perplexity_strict._continuation import Context
-from langchain_perplexity_strict._message_keys import CONTEXT_KEY, THOUGHT_SIGNATURES
+from langchain_perplexity_strict._message_keys import CONTEXT_KEY, MODEL_PROVIDER, THOUGHT_SIGNATURES
 from langchain_perplexity_strict._response._blocks import (
     ANNOTATIONS,
     FIRST_TOOL_CALL_INDEX,
-    PROVIDER,
     REASONING_INDEX,
     TEXT_INDEX,
     citation_annotations,
@@ -38,30 +35,26 @@ from langchain_perplexity_strict.errors import PerplexityIncompleteError, Perple
 RECORD_FIELDS = frozenset({"title", "url", "date", "last_updated", "snippet", "source", "id"})
 """Published search-result fields (`ApiPublicSearchResultOutput`): reading them never raises."""
 USAGE_EXTRAS = ("cost", "tool_calls_details", "num_search_queries", "search_context_size", "citation_tokens")
-"""Usage fields for `response_metadata`."""
 
 
 class SearchResult(dict[str, Any]):
-    """One search result: the dict as sent, also readable as attributes, as langchain-perplexity's users read it."""
+    """One search result as sent, also readable as attributes, as langchain-perplexity's users read it."""
 
     __slots__ = ()
 
     def __getattr__(self, name: str) -> Any:
-        if name in self:
-            return self[name]
-        if name in RECORD_FIELDS:
-            return None
+        if name in self or name in RECORD_FIELDS:
+            return self.get(name)
         msg = f"search result has no field {name!r} (it has: {', '.join(self)})"
         raise AttributeError(msg)
 
     def model_dump(self, **_: Any) -> dict[str, Any]:
-        """The record as a plain dict, as the SDK model gives."""
         return dict(self)
 
 
 @dataclass
 class Answer:
-    """Everything gathered from one response: text, reasoning, sources, tool calls, usage, metadata."""
+    """Everything gathered from one response; readers call its methods, never set its fields."""
 
     output_version: str = "v0"
     stops: Sequence[str] = ()
@@ -73,45 +66,30 @@ class Answer:
     annotations: list[dict[str, Any]] = field(init=False, default_factory=list)
     extras: dict[str, Any] = field(init=False, default_factory=dict)
     thought_signatures: dict[str, str] = field(init=False, default_factory=dict)
-    context: Context | None = None
-    """The conversation as the server holds it, for a continuation record."""
+    context: Context | None = None  # the conversation as the server holds it, for a continuation record
     usage: UsageMetadata | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     finished: bool = False
     raise_on_length: bool = False
-    """Whether a cut answer raises `PerplexityIncompleteError`."""
-    parse_as: type | None = None
-    """A Pydantic class to parse the text into."""
-    stream_usage: bool = True
-    """Whether a stream's last chunk carries `usage_metadata`."""
+    parse_as: type | None = None  # a Pydantic class to parse the text into
+    stream_usage: bool = True  # whether a stream's last chunk carries `usage_metadata`
     server: ServerItems = field(default_factory=ServerItems)
 
     def __post_init__(self) -> None:
         self._stop = StopFilter(self.stops) if self.stops else None
         self._think: ThinkSplitter | None = None
-        self._started = False  # whether the text's start was seen (a `<think>` block can only lead it)
+        self._started = False  # whether the text's start was seen: a `<think>` block can only open with `<`
         self._pending = ("", "")  # reasoning, answer: the next stream chunk's text
         self._cited: set[str] = set()  # Sonar repeats URLs in every chunk
         self._results_kept: set[tuple[Any, Any]] = set()  # by URL and `id` (`[n]` markers cite ids)
-        self._call_ids: set[str] = set()
-        self._provider = {
-            "model_provider": PROVIDER,
-            **({"output_version": "v1"} if self.output_version == "v1" else {}),
-        }
         self._sent = (0, 0, 0)  # citations, search results and server items streamed
-        self.stopped = False
-        """Whether a stop sequence matched."""
+        self.stopped = False  # a stop sequence matched
         self.v1 = self.output_version == "v1"
+        self._provider = {"model_provider": MODEL_PROVIDER, **({"output_version": "v1"} if self.v1 else {})}
         self.server.blocks = self.v1
 
-    # -- text, piece by piece ---------------------------------------------------------
-
     def add_text(self, piece: str) -> None:
-        """Add raw content; what is safe to emit goes to the next stream chunk.
-
-        The `<think>` splitter and the stop filter run only where they can change the text: a think block
-        leads the text, so it is split only when the text opens with `<` or blanks.
-        """
+        """Add raw content; what is safe to emit goes to the next stream chunk."""
         if not self._started:
             self._started = True
             if piece.lstrip()[:1] in ("", "<"):
@@ -129,7 +107,7 @@ class Answer:
         self._pending = (self._pending[0] + reasoning, self._pending[1] + piece)
 
     def flush_text(self) -> None:
-        """At the end: what the splitter and filter hold goes to the next chunk."""
+        """What the splitter and filter hold goes to the next chunk."""
         if self._think is not None:
             reasoning, held = self._think.flush()
             self._think = None
@@ -141,11 +119,9 @@ class Answer:
             self._pending = (self._pending[0], self._pending[1] + held)
 
     def add_reasoning(self, piece: str) -> None:
-        """Reasoning from its own events (Agent API), for the next chunk too."""
+        """Reasoning from its own events (Agent API)."""
         self.reasoning += piece
         self._pending = (self._pending[0] + piece, self._pending[1])
-
-    # -- sources, tool calls, extras ------------------------------------------------------
 
     def add_search_results(self, results: Sequence[dict[str, Any]]) -> None:
         """Keep each record once (by URL and `id`); citations are their URLs, in order."""
@@ -159,7 +135,6 @@ class Answer:
                 self._cited.add(record["url"])
 
     def add_citations(self, urls: Iterable[str]) -> None:
-        """Keep each URL once."""
         for url in urls:
             if url not in self._cited:
                 self.citations.append(url)
@@ -173,35 +148,21 @@ class Answer:
                 self.add_citations([annotation["url"]])
 
     def add_tool_call(self, call_id: Any, name: Any, arguments: Any, thought_signature: Any = None) -> None:
-        """A function call, once per id; `thought_signature` is kept to echo back.
-
-        A call without an id gets one by position, alike in invoke and stream.
-        """
+        """A function call, once per id (else by position); `thought_signature` is kept to echo back."""
         call_id = call_id or f"call_without_id_{len(self.tool_calls)}"
-        if call_id in self._call_ids:
+        if any(call["id"] == call_id for call in self.tool_calls):
             return
-        self._call_ids.add(call_id)
         self.tool_calls.append({"id": call_id, "name": name, "arguments": arguments or ""})
         if thought_signature:
             self.thought_signatures[str(call_id)] = str(thought_signature)
 
     def add_items(self, key: str, items: Sequence[Any]) -> None:
-        """Records with no standard place (search queries, images, ...), in `additional_kwargs[key]`, each once."""
+        """Records with no standard place (search queries, images, ...) for `additional_kwargs[key]`, each once."""
         known = self.extras.setdefault(key, [])
         known.extend(item for item in items if item not in known)
 
-    @property
-    def waits_for_the_app(self) -> bool:
-        """`requires_action` with function calls or approvals for the app."""
-        return self.metadata.get("status") == "requires_action" and bool(
-            self.tool_calls or self.server.approval_requests()
-        )
-
-    # -- the end --------------------------------------------------------------------------
-
     def end(self, data: dict[str, Any], finish_reason: Any, envelope: Sequence[str] = (), **fields: Any) -> None:
-        """The response is complete: the text held back, then id, model, `fields`, the `envelope` fields
-        `data` has, finish reason, usage and cost."""
+        """The response is complete: the text held back, id, model, `fields`, `envelope`, usage and cost."""
         if self._think is not None or self._stop is not None:
             self.flush_text()
         usage = data.get("usage") or {}
@@ -215,22 +176,16 @@ class Answer:
         self.finished = True
 
     def fail(self) -> None:
-        """The run failed: the answer so far is final."""
         self.flush_text()
         self.finished = True
 
-    def partial(self) -> AIMessage | None:
-        """A failed run's output for its error, unparsed; None before its end was read."""
-        if not self.finished:
-            return None
-        parse_as, self.parse_as = self.parse_as, None
-        try:
-            return self.message()
-        finally:
-            self.parse_as = parse_as
+    def partial(self) -> AIMessage:
+        """A failed run's output for its error, read to its end; unparsed from now on."""
+        self.parse_as = None
+        return self.message()
 
     def cut_at_length(self, message: str) -> None:
-        """The answer hit the token limit: `finish_reason: "length"`, or raise with `raise_on_length`."""
+        """The answer hit the token limit: raise with `raise_on_length`."""
         self.metadata["finish_reason"] = "length"
         if self.raise_on_length:
             raise PerplexityIncompleteError(message, self.message())
@@ -249,14 +204,8 @@ class Answer:
         )
         raise PerplexityStreamError(msg)
 
-    # -- as LangChain messages ----------------------------------------------------------------
-
     def message(self) -> AIMessage:
-        """The whole answer as one message (invoke), with its continuation record.
-
-        A v1 answer's content is its v0 message's `content_blocks`. The record is made for a whole,
-        completed answer only.
-        """
+        """The whole answer as one message, with a continuation record when it is complete and answered."""
         tool_calls, invalid = _parse_tool_calls(self.tool_calls) if self.tool_calls else ([], [])
         message = AIMessage(
             content=self.text,
@@ -267,19 +216,20 @@ class Answer:
             usage_metadata=self.usage,
             id=self.metadata.get("id"),
         )
-        if self.output_version == "v1":
+        if self.v1:
             update = {"content": message.content_blocks, "additional_kwargs": self._kwargs(v0=False)}
             message = message.model_copy(update=update)
-        answered = self.metadata.get("status") == "completed" or self.waits_for_the_app
+        status = self.metadata.get("status")
+        answered = status == "completed" or (  # or waits for the app's function calls or approvals
+            status == "requires_action" and bool(self.tool_calls or self.server.approval_requests())
+        )
         if self.context is not None and not self.stopped and self.metadata.get("id") and answered:
             message.response_metadata[CONTEXT_KEY] = self.context.record(message)
         return message
 
     def take_text(self) -> list[AIMessageChunk]:
-        """One stream chunk for pending text, blocks and new sources, or none; each source streams once.
-
-        Each chunk names the provider, so its `content_blocks` use this package's translator.
-        """
+        """One stream chunk for pending text, blocks and new sources, or none; it names the provider, so its
+        `content_blocks` use this package's translator."""
         reasoning, text = self._pending
         self._pending = ("", "")
         news = (len(self.citations), len(self.search_results), len(self.server.items)) != self._sent
@@ -312,34 +262,24 @@ class Answer:
         )
 
     def _content(self, reasoning: str, text: str, tool_chunks: Sequence[Any] | None = None) -> list[Any]:
-        """A v1 stream chunk's blocks, each with its `index` so chunks merge by block; the last (`tool_chunks`
-        given) has the annotations and tool calls.
-
-        Parsed tool calls are blocks, so their stream index cannot collide with the text's; the rest stay chunks.
-        """
+        """A v1 stream chunk's blocks, indexed to merge by block; the last (`tool_chunks` given) adds the
+        annotations, and the tool calls (a parsed one as a block)."""
         blocks: list[dict[str, Any]] = []
         if reasoning:
             blocks.append({"type": "reasoning", "reasoning": reasoning, "index": REASONING_INDEX})
         blocks.extend(self.server.take_blocks())
-        last = tool_chunks is not None
-        annotations = (
-            citation_annotations(self.text, self.annotations, self.citations, self.search_results) if last else []
-        )
+        annotations = []
+        if tool_chunks is not None:
+            annotations = citation_annotations(self.text, self.annotations, self.citations, self.search_results)
         if text or annotations:
             blocks.append(text_block(text, annotations, TEXT_INDEX))
         valid = {c["id"]: c for c in _parse_tool_calls(self.tool_calls)[0]} if tool_chunks else {}
         for i, chunk in enumerate(tool_chunks or ()):
-            call = valid.get(chunk["id"])
-            block = (
-                chunk
-                if call is None
-                else {"type": "tool_call", "id": call["id"], "name": call["name"], "args": call["args"]}
-            )
-            blocks.append({**block, "index": FIRST_TOOL_CALL_INDEX + i})
+            blocks.append({**valid.get(chunk["id"], chunk), "index": FIRST_TOOL_CALL_INDEX + i})
         return blocks
 
     def _stream_kwargs(self, reasoning: str) -> dict[str, Any]:
-        """A chunk's v0 reasoning and server items, and the sources not streamed yet: each source streams once."""
+        """A chunk's v0 reasoning and server items, and the sources not streamed yet."""
         citations, results, items = self._sent
         self._sent = (len(self.citations), len(self.search_results), len(self.server.items))
         kwargs: dict[str, Any] = {"reasoning_content": reasoning} if reasoning and not self.v1 else {}
@@ -352,10 +292,8 @@ class Answer:
         return kwargs
 
     def _kwargs(self, *, v0: bool, whole: bool = True) -> dict[str, Any]:
-        """Sources, v0 reasoning, thought signatures, fields with no standard place, and the parsed text.
-
-        Not `whole`: for the last stream chunk, without what streamed before it (sources, reasoning).
-        """
+        """Sources, v0 reasoning, thought signatures, extras and the parsed text; not `whole`: without what
+        streamed before the last chunk."""
         kwargs: dict[str, Any] = {}
         if self.citations and whole:
             kwargs["citations"] = list(self.citations)
@@ -384,7 +322,6 @@ def emit(chunk: AIMessageChunk, run_manager: CallbackManagerForLLMRun | None) ->
 
 
 async def aemit(chunk: AIMessageChunk, run_manager: AsyncCallbackManagerForLLMRun | None) -> ChatGenerationChunk:
-    """Async twin of `emit`."""
     generation = ChatGenerationChunk(message=chunk)
     if run_manager:
         await run_manager.on_llm_new_token(generation.text, chunk=generation)
@@ -412,9 +349,8 @@ def _first(usage: dict[str, Any], *keys: str) -> Any:
 def read_usage(usage: dict[str, Any]) -> UsageMetadata | None:
     """`usage_metadata` from an Agent API `ResponsesUsageOutput` or a chat-completions `UsageInfoOutput`.
 
-    Reported counts are kept, 0 included, as `ChatOpenAI` keeps them. Citation tokens are priced
-    apart from prompt tokens (https://docs.perplexity.ai/getting-started/pricing), so they are not
-    input details; they go to `response_metadata` and, deprecated, `output_token_details`.
+    Citation tokens are priced apart from prompt tokens (https://docs.perplexity.ai/getting-started/pricing),
+    so they go to `response_metadata` and, deprecated, `output_token_details`.
     """
     if not usage:
         return None
@@ -439,11 +375,8 @@ def read_usage(usage: dict[str, Any]) -> UsageMetadata | None:
 
 
 def add_usage(total: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
-    """`total` plus one response's usage as sent, for `generate().llm_output`.
-
-    langchain-openai's `_update_token_usage` takes ints and dicts only; this also sums float costs
-    and keeps a label's first value.
-    """
+    """`total` plus one response's usage, for `generate().llm_output`; langchain-openai's `_update_token_usage`
+    takes ints and dicts only, not float costs."""
     out = dict(total)
     for key, value in usage.items():
         if value is None:

@@ -1,7 +1,4 @@
-"""An answer's standard content blocks, and the block translator that gives a v0 answer the same.
-
-The translator is registered for `"perplexity"` (langchain-core's `register_translator`).
-"""
+"""An answer's standard content blocks, and the translator (registered for `"perplexity"`) giving v0 the same."""
 
 from __future__ import annotations
 
@@ -12,17 +9,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk
 
-from langchain_perplexity_strict._message_keys import MODEL_PROVIDER
 from langchain_perplexity_strict._response._server_item_blocks import item_blocks, v0_items
 
-PROVIDER = MODEL_PROVIDER
-"""`response_metadata["model_provider"]` of this package's answers."""
-ANNOTATIONS = "annotations"
-"""v0 key of Perplexity's `url_citation` annotations."""
+ANNOTATIONS = "annotations"  # v0 key of Perplexity's `url_citation` annotations
 
 _MARKER = re.compile(r"\[(\d+)\]")
-REASONING_INDEX, TEXT_INDEX, FIRST_TOOL_CALL_INDEX = 0, 1, 2
-"""Stream block indices: reasoning, text, then function calls."""
+REASONING_INDEX, TEXT_INDEX, FIRST_TOOL_CALL_INDEX = 0, 1, 2  # stream block indices
 
 
 def citation_annotations(
@@ -33,8 +25,7 @@ def citation_annotations(
 ) -> list[dict[str, Any]]:
     """Standard `citation` annotations: Perplexity's `url_citation`s, else one per `[n]` marker.
 
-    `[n]` cites the result with `id` n (vercel/ai's `packages/perplexity/src/__fixtures__/agent-web-search.json`,
-    docs/perplexity-rules.md), else the n-th citation.
+    `[n]` cites the result with `id` n (docs/perplexity-rules.md), else the n-th citation.
     """
     if annotations:
         return [
@@ -66,16 +57,12 @@ def _citation(url: Any, title: Any, start: Any, end: Any, text: str) -> dict[str
 
 
 def text_block(text: str, annotations: list[dict[str, Any]], index: int | None = None) -> dict[str, Any]:
-    """A standard text block."""
     block: dict[str, Any] = {"type": "text", "text": text}
     if annotations:
         block["annotations"] = annotations
     if index is not None:
         block["index"] = index
     return block
-
-
-# ---- the translator ---------------------------------------------------------------------------
 
 
 def translate_content(message: AIMessage, *, chunk: bool = False) -> list[Any]:
@@ -96,8 +83,7 @@ def translate_content(message: AIMessage, *, chunk: bool = False) -> list[Any]:
         text, kwargs.get(ANNOTATIONS) or [], kwargs.get("citations") or [], kwargs.get("search_results") or []
     )
     calls = _calls(message, chunk)
-    # An empty text block only when nothing else is there.
-    if text or annotations or (not calls and not blocks and not chunk):
+    if text or annotations or (not calls and not blocks and not chunk):  # else no empty text block
         blocks.append(text_block(text, annotations, TEXT_INDEX if chunk else None))
     blocks.extend(calls)
     return blocks

@@ -16,29 +16,12 @@ def content_text(content: Any) -> str:
     return "".join(str(p.get("text") or "") for p in content or [] if isinstance(p, dict) and p.get("type") == "text")
 
 
+# Unpublished lists Sonar sends, kept as langchain-perplexity did.
 RECORD_LISTS = ("images", "videos", "related_questions", "reasoning_steps")
-"""Unpublished lists Sonar sends; kept in `additional_kwargs[key]` as langchain-perplexity did."""
-
-
-def _read_chat_sources(answer: Answer, data: dict[str, Any]) -> None:
-    """Sources and Sonar's record lists."""
-    answer.add_citations(data.get("citations") or [])
-    if data.get("search_results"):
-        answer.add_search_results(data["search_results"])
-    for key in RECORD_LISTS:
-        if data.get(key):
-            answer.add_items(key, data[key])
-    choice = (data.get("choices") or [{}])[0]
-    steps = (choice.get("delta") or {}).get("reasoning_steps")
-    if steps:
-        answer.add_items("reasoning_steps", steps)
 
 
 class ChatStreamReader:
-    """Chat-completions chunks → message chunks.
-
-    Chunks repeat citations and cumulative usage: only the last usage counts (agno PR #6058).
-    """
+    """Chat-completions chunks → message chunks; usage is cumulative, so only the last counts (agno PR #6058)."""
 
     def __init__(self, answer: Answer) -> None:
         self.answer = answer
@@ -48,20 +31,27 @@ class ChatStreamReader:
         self._done = False
 
     def feed(self, data: dict[str, Any]) -> list[AIMessageChunk]:
-        """Read one chunk; return the stream chunk it makes, if any."""
         answer = self.answer
         if data.get("type") == "[DONE]":  # `_transport`'s end mark
             self._done = True
             return []
         # A sources-only trailing chunk must not erase the finish chunk's fields.
         self._last = {**self._last, **{k: v for k, v in data.items() if v is not None}}
-        _read_chat_sources(answer, data)
+        answer.add_citations(data.get("citations") or [])
+        answer.add_search_results(data.get("search_results") or [])
+        for key in RECORD_LISTS:
+            if data.get(key):
+                answer.add_items(key, data[key])
         for choice in data.get("choices") or []:
             delta = choice.get("delta") or {}
+            if delta.get("reasoning_steps"):
+                answer.add_items("reasoning_steps", delta["reasoning_steps"])
             if delta.get("content"):
                 answer.add_text(content_text(delta["content"]))
             for call in delta.get("tool_calls") or [] if not answer.stopped else []:
-                part = self._tool_parts.setdefault(self._index(call), {"id": None, "name": "", "arguments": ""})
+                # A piece without an `index` is a whole call (`ToolCallOutput`).
+                index = call["index"] if isinstance(call.get("index"), int) else max(self._tool_parts, default=-1) + 1
+                part = self._tool_parts.setdefault(index, {"id": None, "name": "", "arguments": ""})
                 function = call.get("function") or {}
                 part["id"] = call.get("id") or part["id"]
                 part["name"] += function.get("name") or ""
@@ -71,16 +61,10 @@ class ChatStreamReader:
         return answer.take_text()
 
     def read(self, completion: dict[str, Any]) -> None:
-        """A whole chat completion (`CompletionResponseOutput`): a stream of one chunk, so both read alike."""
+        """A whole chat completion (`CompletionResponseOutput`), read as a stream of one chunk."""
         choices = [{**choice, "delta": choice.get("message") or {}} for choice in (completion.get("choices") or [])[:1]]
         self.feed({**completion, "choices": choices})
         self.end()
-
-    def _index(self, call: dict[str, Any]) -> int:
-        """The call a piece belongs to: its `index`, else a new call (`ToolCallOutput` is whole)."""
-        if isinstance(call.get("index"), int):
-            return int(call["index"])
-        return max(self._tool_parts, default=-1) + 1
 
     def finish(self) -> list[AIMessageChunk]:
         """The stream ended: complete only after a finish reason, `[DONE]` or a matched stop."""
@@ -90,7 +74,7 @@ class ChatStreamReader:
         return [self.answer.final_chunk()]
 
     def end(self) -> None:
-        """What the chunks held back: the text, the tool calls, then usage and metadata."""
+        """The text and tool calls held back, then usage and metadata."""
         answer = self.answer
         if answer.stopped and self._last:  # cut by a stop: no tool calls
             self._finish_reason, self._tool_parts = "stop", {}

@@ -1,9 +1,8 @@
 """The Agent API's server-side output items as langchain-core's standard content blocks, each sent once.
 
-Items other than `message` and `function_call` (`OutputItemOutput`) become a `server_tool_call` and a
-`server_tool_result`, as langchain-core's OpenAI translator does, or a `non_standard` block.
-Fields outside the call are the output, so nothing is lost. A stream reports a tool in `response.reasoning.*`
-events, then as its output item; the item, matched by ordinal per type, adds nothing already sent.
+An item becomes a `server_tool_call` and a `server_tool_result` (fields outside the call are the output), as
+langchain-core's OpenAI translator does, or a `non_standard` block. A stream reports a tool in
+`response.reasoning.*` events, then as its output item, matched by ordinal per type.
 """
 
 from __future__ import annotations
@@ -18,16 +17,11 @@ from typing import Any
 class ItemSpec:
     """How one output item type maps to a server tool call and its result."""
 
-    tool: str
-    """The call's `name` (OpenAI's where it matches)."""
-    id_field: str | None
-    """The id field; None: an ordinal id is made."""
-    args: tuple[str, ...] = ()
-    """Argument fields; JSON `arguments` is decoded."""
-    extras: tuple[str, ...] = ()
-    """Fields that are neither argument nor output."""
-    raw_output: str | None = None
-    """The field that is the whole output (MCP)."""
+    tool: str  # the call's `name` (OpenAI's where it matches)
+    id_field: str | None  # None: an ordinal id is made
+    args: tuple[str, ...] = ()  # JSON `arguments` is decoded
+    extras: tuple[str, ...] = ()  # neither argument nor output
+    raw_output: str | None = None  # the field that is the whole output (MCP)
 
 
 ITEM_SPECS: dict[str, ItemSpec] = {
@@ -52,13 +46,8 @@ ITEM_SPECS: dict[str, ItemSpec] = {
     ),
     "tool_search_output": ItemSpec("tool_search", "call_id", args=("arguments",), extras=("id", "execution")),
 }
-"""Item type → how it maps; other types are `non_standard`."""
-
 NON_STANDARD_ITEMS = frozenset({"mcp_approval_request", "skill_loaded", "unknown"})
-"""Item types kept whole in a `non_standard` block."""
-
-READ_ELSEWHERE = frozenset({"message", "function_call"})
-"""Item types that are text and function calls."""
+READ_ELSEWHERE = frozenset({"message", "function_call"})  # text and function calls
 
 _STATUS_FIELDS = ("status", "error")
 _FAILED = frozenset({"failed", "timed_out", "cancelled", "incomplete"})
@@ -73,7 +62,6 @@ def item_id(item: Mapping[str, Any], ordinal: int) -> str:
 
 
 def item_blocks(item: Mapping[str, Any], block_id: str) -> list[dict[str, Any]]:
-    """The standard blocks for one server item."""
     kind = str(item.get("type"))
     spec = ITEM_SPECS.get(kind)
     if spec is None:
@@ -82,7 +70,6 @@ def item_blocks(item: Mapping[str, Any], block_id: str) -> list[dict[str, Any]]:
 
 
 def call_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str, Any]:
-    """`server_tool_call` for `item`."""
     spec = ITEM_SPECS[kind]
     args: dict[str, Any] = {}
     extras: dict[str, Any] = {}
@@ -109,11 +96,8 @@ def call_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str, A
 
 
 def result_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str, Any]:
-    """`server_tool_result` for `item`: fields not in the call are the output."""
     spec = ITEM_SPECS[kind]
-    taken = {"type", *spec.args, *spec.extras, *_STATUS_FIELDS}
-    if spec.id_field:
-        taken.add(spec.id_field)
+    taken = {"type", spec.id_field, *spec.args, *spec.extras, *_STATUS_FIELDS}
     failed = item.get("error") or item.get("status") in _FAILED
     block: dict[str, Any] = {
         "type": "server_tool_result",
@@ -143,15 +127,9 @@ def _decoded(arguments: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-# ---- where a v0 answer keeps them ------------------------------------------------------------------
-
-ITEM_ORDER = "server_item_order"
-"""v0 key: `"<type>:<call id>"` per server item, in order, so v0 translates as v1 does."""
-
-SEARCH_ITEMS = "search_result_items"
-"""v0 key: `search_results` items as sent, keeping which search found what."""
-V0_KEYS = {"search_results": SEARCH_ITEMS}
-"""The v0 key holding items of a type, where it is not the type."""
+ITEM_ORDER = "server_item_order"  # v0: "<type>:<call id>" per item, in order, so v0 translates as v1 does
+V0_KEYS = {"search_results": "search_result_items"}
+"""The v0 key of a type's items, where it is not the type (`search_results` holds the records)."""
 
 
 def v0_items(kwargs: Mapping[str, Any]) -> list[tuple[dict[str, Any], str]]:
@@ -173,14 +151,11 @@ class ServerItems:
     """Server items in arrival order, and the v1 stream blocks not yet sent."""
 
     items: list[tuple[dict[str, Any], str]] = field(default_factory=list)
-    blocks: bool = True
-    """Whether stream blocks are made (v1); else only the items are kept."""
+    blocks: bool = True  # whether v1 stream blocks are made
     _stored: dict[str, int] = field(default_factory=dict)
     _calls: dict[str, int] = field(default_factory=dict)  # calls streamed, per type
     _results: dict[str, int] = field(default_factory=dict)
     _pending: list[dict[str, Any]] = field(default_factory=list)
-
-    # -- what arrives -------------------------------------------------------------------------
 
     def started(self, kind: str, args: dict[str, Any]) -> None:
         """A search or fetch started: its call goes out now."""
@@ -190,21 +165,19 @@ class ServerItems:
         self._pend(call, f"{kind}_{n}")
 
     def finished(self, kind: str, fields: Mapping[str, Any]) -> None:
-        """A search or fetch brought its results."""
         n = self._results.get(kind, 0)
         self._call_and_result(kind, {"type": kind, **fields}, n, f"{kind}_{n}")
 
     def skill_loaded(self, name: str) -> None:
-        """A skill loaded: its block goes out now."""
         n = self._calls.get("skill_loaded", 0)
         self._calls["skill_loaded"] = n + 1
         self._pend({"type": "non_standard", "value": {"type": "skill_loaded", "name": name}}, f"skill_loaded_{n}")
 
     def add(self, item: Mapping[str, Any], ordinals: dict[str, int]) -> None:
         """An output item, if a server tool's or a skill's; `ordinals` counts the items read per type."""
-        if item.get("type") in READ_ELSEWHERE or not isinstance(item.get("type"), str):
+        kind = item.get("type")
+        if kind in READ_ELSEWHERE or not isinstance(kind, str):
             return
-        kind = str(item.get("type"))
         ordinal = ordinals.get(kind, 0)
         ordinals[kind] = ordinal + 1
         block_id = item_id(item, ordinal)
@@ -221,7 +194,6 @@ class ServerItems:
             self._call_and_result(kind, item, ordinal, block_id)
 
     def approval_requests(self) -> list[dict[str, Any]]:
-        """MCP calls waiting for the app's approval."""
         return [item for item, _ in self.items if item.get("type") == "mcp_approval_request"]
 
     def _call_and_result(self, kind: str, item: Mapping[str, Any], ordinal: int, block_id: str) -> None:
@@ -237,10 +209,7 @@ class ServerItems:
         # langchain-core merges string indices prefixed "lc_".
         self._pending.append({**block, "index": f"lc_{block_id}_result" if result else f"lc_{block_id}"})
 
-    # -- what goes out ------------------------------------------------------------------------
-
     def take_blocks(self) -> list[dict[str, Any]]:
-        """The v1 stream blocks not sent yet."""
         blocks, self._pending = self._pending, []
         return blocks
 

@@ -1,8 +1,4 @@
-"""Client-side stop sequences for streamed text.
-
-The Agent API has no `stop` parameter, so both surfaces stop on the client.
-After a stop the stream reads on for usage and metadata.
-"""
+"""Client-side stop sequences for streamed text: the Agent API has no `stop` parameter."""
 
 from __future__ import annotations
 
@@ -11,9 +7,8 @@ from collections.abc import Sequence
 
 
 class StopFilter:
-    """Filter text pieces against case-sensitive stop sequences.
+    """Filter text pieces against stop sequences; the first to complete wins, however the text is chunked.
 
-    The first stop to complete wins, so chunking never changes the result.
     Single characters step a memoized automaton whose state is the held text.
     """
 
@@ -44,13 +39,10 @@ class StopFilter:
         self._steps: dict[tuple[str, str], tuple[str, str, bool]] = {}
         self._plain: set[str] = set()  # characters that start no stop
         self._busy = False  # held or stopped
-        self.held = ""
-        """Text held back: it may start a stop."""
+        self.held = ""  # it may start a stop
         self.stopped = False
         self.matched = ""
-        """The stop that matched."""
-        self.remainder = ""
-        """Text after the stop in its piece."""
+        self.remainder = ""  # after the stop, in its piece
 
     def feed(self, text: str) -> str:
         """The text that can no longer be part of a stop."""
@@ -95,7 +87,7 @@ class StopFilter:
         return emitted
 
     def _step(self, char: str) -> tuple[str, str, bool]:
-        """One step on `char`: (held text or stop, emitted, stopped)."""
+        """(held text or stop, emitted, stopped)."""
         text = self.held + char
         stop = next((s for s in self._stops if text.endswith(s)), None)
         state = stop or self._held_suffix(text)

@@ -6,22 +6,21 @@ from langchain_perplexity_strict._response._stop import StopFilter
 
 
 class ThinkSplitter:
-    """Separate `<think>…</think>` reasoning from the answer, piece by piece.
-
-    It leads the content even with a JSON schema (docs/perplexity-rules.md).
-    """
+    """Separate `<think>…</think>` reasoning from the answer, piece by piece; it leads the content even with a
+    JSON schema (docs/perplexity-rules.md)."""
 
     __slots__ = ("_close", "_start", "_state")
 
     OPEN = "<think>"
 
     def __init__(self) -> None:
-        self._state = "start"  # start -> (thinking ->) answer
+        self._state = "start"  # start -> (thinking -> after ->) answer
         self._start = ""
         self._close: StopFilter | None = None
 
     def feed(self, text: str) -> tuple[str, str]:
         """`(reasoning, answer)` text safe to emit."""
+        reasoning = ""
         if self._state == "start":
             self._start += text
             candidate = self._start.lstrip()
@@ -38,17 +37,12 @@ class ThinkSplitter:
             if not self._close.stopped:
                 return reasoning, ""
             self._state = "after"
-            return reasoning, self._after(self._close.remainder)
+            text = self._close.remainder
         if self._state == "after":
-            return "", self._after(text)
-        return "", text
-
-    def _after(self, text: str) -> str:
-        # Newlines after </think> are dropped.
-        stripped = text.lstrip("\n")
-        if stripped:
-            self._state = "answer"
-        return stripped
+            text = text.lstrip("\n")  # newlines after </think> are dropped
+            if text:
+                self._state = "answer"
+        return reasoning, text
 
     def flush(self) -> tuple[str, str]:
         """At the end: whatever is still held."""

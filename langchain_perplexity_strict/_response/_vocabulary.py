@@ -1,7 +1,6 @@
 """The Agent API's run vocabulary: which statuses a run passes through and which events end its stream.
 
-The transport gets these as predicates (`_transport.RunStates`), so each list exists once.
-Sources: `StatusOutput`, `ResponseCompletedEvent`, `ResponseFailedEvent` in `perplexity.generated.api`,
+Sources: `StatusOutput`, `ResponseCompletedEvent`, `ResponseFailedEvent` (`perplexity.generated.api`),
 plus OpenAI's `incomplete` and `cancelled`.
 """
 
@@ -11,9 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 PENDING_STATUSES = frozenset({"queued", "in_progress"})
-"""Still going: polled, and cancelled when the caller leaves."""
-ANSWERED_STATUSES = frozenset({"completed", "requires_action"})
-"""Answered; `requires_action` carries function calls or approvals."""
+ANSWERED_STATUSES = frozenset({"completed", "requires_action"})  # the latter with function calls or approvals
 FINAL_STATUSES = frozenset({"completed", "failed", "cancelled", "requires_action", "incomplete"})
 TERMINAL_EVENTS = frozenset(
     {"response.completed", "response.failed", "response.incomplete", "response.cancelled", "error"}
@@ -35,5 +32,4 @@ def terminal(event: Mapping[str, Any]) -> bool:
 
 
 def as_terminal_event(response: dict[str, Any]) -> dict[str, Any]:
-    """A finished run as a `response.completed` event."""
     return {"type": COMPLETED_EVENT, "response": response}
