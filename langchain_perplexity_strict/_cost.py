@@ -1,8 +1,7 @@
 """What Perplexity charged, totalled across calls, and a budget that stops the next call once spent.
 
-Sums `response_metadata["cost"]` per model, as `get_usage_metadata_callback` sums tokens.
-langchain-core has no cost callback. Only what reached Perplexity counts: cache hits
-add nothing; a failed run's reported cost counts once.
+langchain-core has no cost callback; this sums `response_metadata["cost"]` per model, as
+`get_usage_metadata_callback` sums tokens. Cache hits add nothing; a failed run's reported cost counts once.
 """
 
 from __future__ import annotations
@@ -23,12 +22,8 @@ from langchain_perplexity_strict.errors import PerplexityBudgetExceededError
 
 
 def _not_the_budget_refusal(record: logging.LogRecord) -> bool:
-    """Drops langchain-core's log line for the budget's refusal: the app gets the error itself.
-
-    It compares text only: a record's arguments may be anything.
-    """
-    args = record.args if isinstance(record.args, tuple) and len(record.args) == 3 else (None, None, None)
-    name, error = args[0], args[2]
+    """Drops langchain-core's log line for the budget's refusal (the app gets the error itself), by text only."""
+    name, _, error = record.args if isinstance(record.args, tuple) and len(record.args) == 3 else (None, None, None)
     refusal = isinstance(error, str) and error.startswith(PerplexityBudgetExceededError.__name__ + "(")
     return not (isinstance(name, str) and name == "PerplexityCostCallbackHandler" and refusal)
 
@@ -40,10 +35,10 @@ COST_FIELDS = ("input_cost", "output_cost", "cache_creation_cost", "cache_read_c
 
 
 class PerplexityCostCallbackHandler(BaseCallbackHandler):
-    """Adds up Perplexity's reported cost per model, and per built-in tool; refuses a call once a budget is spent.
+    """Adds up Perplexity's reported cost per model and per built-in tool; refuses a call once a budget is spent.
 
-    `costs`: per model, summed cost fields. `tool_calls`: per built-in tool, `invocation` and
-    `cost_usd`. The budget is checked between calls, never cutting one in flight.
+    `costs`: per model, summed cost fields. `tool_calls`: per built-in tool, `invocation` and `cost_usd`.
+    The budget is checked between calls, never cutting one in flight.
     """
 
     raise_error = True  # the budget's error must stop the call
@@ -86,10 +81,11 @@ class PerplexityCostCallbackHandler(BaseCallbackHandler):
         self.check_budget()
 
     def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
-        for generations in response.generations:
-            for generation in generations:
-                if isinstance(generation, ChatGeneration) and not _cached(generation):
-                    self._add(generation.message.response_metadata)
+        for generation in (g for generations in response.generations for g in generations):
+            # langchain-core marks a cache hit by `total_cost` 0 (langchain-ai/langchain#32437)
+            usage = getattr(getattr(generation, "message", None), "usage_metadata", None) or {}
+            if isinstance(generation, ChatGeneration) and usage.get("total_cost") != 0:
+                self._add(generation.message.response_metadata)
 
     def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
         """Count a failed run's reported cost once: from `partial`, or the streamed chunks."""
@@ -115,12 +111,6 @@ class PerplexityCostCallbackHandler(BaseCallbackHandler):
                 summed["cost_usd"] += float((details or {}).get("cost_usd") or 0.0)
 
 
-def _cached(generation: ChatGeneration) -> bool:
-    """Whether langchain-core marked `generation` a cache hit (langchain-ai/langchain#32437)."""
-    usage = getattr(generation.message, "usage_metadata", None) or {}
-    return usage.get("total_cost") == 0
-
-
 @contextmanager
 def get_perplexity_cost_callback(
     budget_usd: float | None = None, name: str = "perplexity_cost_callback"
@@ -143,10 +133,7 @@ def get_perplexity_cost_callback(
         var.reset(token)
 
 
-_DEFERRED: ContextVar[list[PerplexityCostCallbackHandler] | None] = ContextVar(
-    "perplexity_strict_deferred", default=None
-)
-"""The budgets this context's `generate` call of the chat model checks when it sends a request."""
+_DEFERRED: ContextVar[list[PerplexityCostCallbackHandler] | None] = ContextVar("pplx_deferred", default=None)
 
 
 def requesting() -> None:
@@ -157,10 +144,9 @@ def requesting() -> None:
 
 @contextmanager
 def deferred_budgets() -> Iterator[None]:
-    """Budgets of `generate`'s runs wait for `requesting()`: a cache may answer without a request.
+    """Budgets of `generate`'s runs wait for `requesting()`: a run starts before the cache lookup.
 
-    A run's start comes before the cache lookup, and langchain-core's `stream` and `invoke`'s
-    streaming path call `_stream` without the run's callbacks, so the scope says which calls wait.
+    langchain-core's `stream` calls `_stream` without the run's callbacks, so the scope says which calls wait.
     """
     token = _DEFERRED.set([])
     try:

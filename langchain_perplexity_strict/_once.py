@@ -1,7 +1,6 @@
 """What the package says on the side of a call, never raising into it: warnings once per owner, log records.
 
-`warnings.warn`'s registry would hide a second model's identical warning, so each
-owner keeps what it said; the caller's filters still apply.
+`warnings.warn`'s registry would hide a second model's identical warning, so each owner keeps what it said.
 """
 
 from __future__ import annotations
@@ -20,13 +19,11 @@ _INTERNAL = frozenset({"langchain_perplexity_strict", "langchain_core", "pydanti
 
 
 def _module(frame: Any) -> str:
-    """The frame's module name as `warnings.warn` reads it."""
     name = dict.get(frame.f_globals, "__name__")
     return name if isinstance(name, str) else "<string>"
 
 
 def _caller() -> tuple[str, int, str]:
-    """The file, line and module of the first frame outside `_INTERNAL`."""
     frame = sys._getframe(2)
     while frame.f_back is not None and _module(frame).partition(".")[0] in _INTERNAL:
         frame = frame.f_back
@@ -41,7 +38,6 @@ class OncePerOwner:
         self._lock = threading.Lock()
 
     def warn(self, owner: object, key: str, message: str, category: type[Warning] = UserWarning) -> None:
-        """Warn `message` unless `owner` already warned under `key`."""
         with self._lock:
             record = self._by_owner.get(id(owner))
             if record is None or record[0]() is not owner:  # new, or at a dead owner's address
@@ -57,7 +53,7 @@ class OncePerOwner:
 
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    """A warning at the caller's line (the first frame outside this package), however deep the package is."""
+    """A warning at the caller's line, the first frame outside `_INTERNAL`."""
     warnings.warn_explicit(message, category, *_caller())
 
 
@@ -72,10 +68,7 @@ def log(logger: logging.Logger, level: int, message: str, *args: object) -> None
 
 
 def warn_deprecated_name(message: str) -> None:
-    """Warn once per use of a deprecated name, at the line that uses it.
-
-    importlib's `hasattr` look before `from package import name` stays silent.
-    """
+    """Warn at the line using a deprecated name; importlib's `hasattr` before `from x import name` stays silent."""
     asker = sys._getframe(2)
     if asker.f_globals.get("__name__") == "importlib._bootstrap":
         return

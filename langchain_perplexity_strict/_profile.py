@@ -1,7 +1,6 @@
 """The profile of a model on a surface: one answer for `model.profile` and for every setting read from it.
 
-What is sent comes from the body builders' tables; model facts from `MODEL_FACTS`.
-A given `profile=` wins, key by key.
+What is sent comes from the body builders' tables, model facts from `MODEL_FACTS`; a given `profile=` wins, key by key.
 """
 
 from __future__ import annotations
@@ -27,13 +26,12 @@ _KINDS = {
     "image_tool_message": ("image", ("image", "image_url"), "tool results"),
     "pdf_tool_message": ("file", ("file",), "tool results"),
 }
-"""Profile keys -> the part a surface sends for them, and the content block kinds `ContentLimits` leaves out
-or names when the profile says False, in turns or in tool results."""
+"""Profile key -> the part a surface sends for it, the block kinds left out when it is False, and where."""
 
 
 @lru_cache(maxsize=64)
 def surface_profile(surface: Surface, demotes: bool) -> dict[str, Any]:
-    """What `surface` sends, whatever the model; `demotes`: the rules demote late system messages."""
+    """What `surface` sends, whatever the model."""
     parts = {"turns": surface.parts, "tool results": surface.tool_parts}
     sent = {key: part in parts[where] for key, (part, _, where) in _KINDS.items()}
     functions = surface.function_tools
@@ -50,7 +48,7 @@ def surface_profile(surface: Surface, demotes: bool) -> dict[str, Any]:
 
 @lru_cache(maxsize=256)
 def _derived(api: str, model: str, effort: Any, preset: Any, explicit: bool, demotes: bool) -> dict[str, Any] | None:
-    """The profile of `model` (with `effort` or `preset`) on `api`, once per model; None if unknown or refused."""
+    """The profile of `model` on `api`; None if unknown or refused."""
     surface = SURFACES[api]
     try:
         served = surface.served({"model": model, "effort": effort, "preset": preset}, explicit)
@@ -100,10 +98,3 @@ def call_rules(surface: Surface, rules: Sequence[Any], profile: Mapping[str, Any
     if profile.get("mid_conversation_system_messages"):
         rules = [r for r in rules if not isinstance(r, DemoteLateSystemMessages)]
     return (*surface.rules, *limits, *rules)
-
-
-def structured_output_method(profile: Mapping[str, Any]) -> str:
-    """`with_structured_output`'s default method, by the profile."""
-    if profile.get("structured_output", True) or not profile.get("tool_calling"):
-        return "json_schema"
-    return "function_calling"

@@ -1,16 +1,11 @@
-"""The two surfaces, each one object: path, body builder, reader.
-
-`SURFACES` is the only place a surface is chosen by name.
-"""
+"""The two surfaces, each one object: path, body builder, reader."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol
-
-from langchain_core.messages import AIMessageChunk
+from typing import Any
 
 from langchain_perplexity_strict._continuation import Context, ItemEncoder
 from langchain_perplexity_strict._request._agent import (
@@ -54,19 +49,6 @@ from langchain_perplexity_strict._transport import (
 from langchain_perplexity_strict._transport._runs import body_read_timeout
 
 RUN_STATES = RunStates(pending=pending, over=over, terminal=terminal, as_event=as_terminal_event)
-"""What a run's answers mean, in the reader's words, for the transport."""
-
-
-class Reader(Protocol):
-    """Reads one surface's answer into its `Answer`: whole, or stream event by event."""
-
-    answer: Answer
-
-    def read(self, whole: dict[str, Any]) -> None: ...
-
-    def feed(self, event: dict[str, Any]) -> list[AIMessageChunk]: ...
-
-    def finish(self) -> list[AIMessageChunk]: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,37 +58,26 @@ class Surface:
     name: str
     path: str
     build_body: Callable[[BodyInput], dict[str, Any]]
-    reader: Callable[[Answer], Reader]
+    reader: Callable[[Answer], AgentStreamReader | ChatStreamReader]
     function_tools: bool
-    """Whether client-side function tools exist."""
     encode_items: ItemEncoder | None
-    """The item encoder continuations digest; None: responses are not stored."""
+    """None: responses are not stored, so none is continued."""
     resumable_streams: bool = False
-    """Whether a broken stream is resumed by `sequence_number`, never re-posted."""
-
+    """A broken stream is resumed by `sequence_number`, never re-posted."""
     error_hints: Mapping[str, str] = field(default_factory=dict)
     """Hints for errors only this surface answers, by error `type`."""
-
     model_notice: Callable[[str], str | None] = lambda model: None
-    """The notice for a model name sent as another, else None."""
-
     settings_notice: Callable[[str | None, str | None], str | None] = lambda preset, effort: None
-    """The notice for `preset` and `effort` (a deprecated `preset`), else None."""
-
+    """The notice for a deprecated `preset` (with `effort`), else None."""
     rules: Sequence[Any] = ()
     """Rules leaving out content this surface cannot take, run before the model's."""
-
     parts: PartTable = field(default_factory=dict)
-    """The content parts its body builder writes, by canonical kind."""
     tool_parts: PartTable = field(default_factory=dict)
-    """The parts a tool result takes."""
     reasoning_efforts: tuple[str, ...] = ()
-    """The reasoning-effort levels the surface sends."""
     served: Callable[[Mapping[str, Any], bool], str | None] = lambda settings, explicit: settings["model"]
     """The model the body names (None: an effort picks it); `ValueError` if not served."""
 
     def notices(self, settings: Mapping[str, Any]) -> tuple[str, ...]:
-        """The notices for the call's settings on this surface (a model keeps its own: `_CallState`)."""
         said = (
             self.model_notice(settings["model"]),
             self.settings_notice(settings.get("preset"), settings.get("effort")),
@@ -155,12 +126,11 @@ SURFACES: dict[str, Surface] = {
 ERROR_HINTS: dict[str, str] = {
     kind: hint for surface in SURFACES.values() for kind, hint in surface.error_hints.items()
 }
-"""Every surface's error hints, for the one transport."""
 
 
 @dataclass(frozen=True)
 class PreparedCall:
-    """A checked, normalized call, ready to send: the body as JSON and as the bytes posted."""
+    """A checked, normalized call, ready to send."""
 
     surface: Surface
     body: dict[str, Any]
@@ -169,59 +139,48 @@ class PreparedCall:
     n: int
     output_version: str
     compaction: dict[str, Any] | None
-    """What compaction kept and dropped, if it dropped anything."""
     context: Context | None
-    """The conversation the server will hold, for the answer's record."""
     fallback: Fallback | None
     """A continuation's `Fallback`: the whole conversation."""
     run: RunSettings
-    """How the call follows its run (docs/long-runs.md)."""
     parse_as: type | None
-    """The Pydantic class to parse the answer into."""
     stream_usage: bool = True
-    """Whether a stream's last chunk carries `usage_metadata`."""
     background: bool = False
-    """Whether the body creates a background run (`background: true`)."""
 
-    def runs(self, transport: Transport, settings: RunSettings) -> Runs:
-        read_timeout = body_read_timeout(transport.chat_openai.root_client.timeout, settings.stall)
-        return Runs(transport, self.surface.path, self.surface.name, settings.stall, RUN_STATES, read_timeout)
+    def runs(self, transport: Transport) -> Runs:
+        read_timeout = body_read_timeout(transport.chat_openai.root_client.timeout, self.run.stall)
+        return Runs(transport, self.surface.path, self.surface.name, self.run.stall, RUN_STATES, read_timeout)
 
-    # Each returns the answer and whether the fallback was used. Background creates are
-    # guarded: a caller who leaves still gets the run cancelled.
+    # Each returns the answer and whether the fallback was used; leaving a background create cancels the run.
 
-    def send(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
+    def send(self, transport: Transport) -> tuple[dict[str, Any], bool]:
         background, surface = self.background, self.surface
         create = partial(transport.send, surface.path, self.data, self.fallback, api=surface.name, run=background)
         if not background:
             return create()
-        runs = self.runs(transport, settings)
+        runs = self.runs(transport)
         return guarded(
-            create, lambda sent: abandon(runs, sent[0]), lambda sent: (wait(runs, sent[0], settings), sent[1])
+            create, lambda sent: abandon(runs, sent[0]), lambda sent: (wait(runs, sent[0], self.run), sent[1])
         )
 
-    async def asend(self, transport: Transport, settings: RunSettings) -> tuple[dict[str, Any], bool]:
+    async def asend(self, transport: Transport) -> tuple[dict[str, Any], bool]:
         background, surface = self.background, self.surface
         create = partial(transport.asend, surface.path, self.data, self.fallback, api=surface.name, run=background)
         if not background:
             return await create()
-        runs = self.runs(transport, settings)
+        runs = self.runs(transport)
+        data, fell_back = await aguarded(create, lambda sent: aabandon(runs, sent[0]))
+        return await await_run(runs, data, self.run), fell_back
 
-        async def left(sent: tuple[dict[str, Any], bool]) -> None:
-            await aabandon(runs, sent[0])
-
-        data, fell_back = await aguarded(create, left)
-        return await await_run(runs, data, settings), fell_back
-
-    def open_stream(self, transport: Transport, settings: RunSettings) -> tuple[StreamFollower, bool]:
-        runs, background = self.runs(transport, settings), self.background
-        resumable = background or self.surface.resumable_streams  # followed by id, never re-posted
+    def open_stream(self, transport: Transport) -> tuple[StreamFollower, bool]:
+        runs, background = self.runs(transport), self.background
+        resumable = background or self.surface.resumable_streams
 
         def start() -> tuple[StreamFollower, bool]:
             stream, fell_back = transport.open_stream(
                 self.surface.path, self.data, self.fallback, api=runs.api, read_timeout=runs.read_timeout, run=resumable
             )
-            follower = StreamFollower(runs, stream, background=background, max_resumes=settings.max_resumes)
+            follower = StreamFollower(runs, stream, background=background, max_resumes=self.run.max_resumes)
             if background:
                 try:
                     follower.identify()
@@ -232,15 +191,15 @@ class PreparedCall:
 
         return guarded(start, lambda started: started[0].close(), lambda started: started) if background else start()
 
-    async def aopen_stream(self, transport: Transport, settings: RunSettings) -> tuple[AsyncStreamFollower, bool]:
-        runs, background = self.runs(transport, settings), self.background
+    async def aopen_stream(self, transport: Transport) -> tuple[AsyncStreamFollower, bool]:
+        runs, background = self.runs(transport), self.background
         resumable = background or self.surface.resumable_streams
 
         async def start() -> tuple[AsyncStreamFollower, bool]:
             stream, fell_back = await transport.aopen_stream(
                 self.surface.path, self.data, self.fallback, api=runs.api, read_timeout=runs.read_timeout, run=resumable
             )
-            follower = AsyncStreamFollower(runs, stream, background=background, max_resumes=settings.max_resumes)
+            follower = AsyncStreamFollower(runs, stream, background=background, max_resumes=self.run.max_resumes)
             if background:
                 try:
                     await follower.identify()
@@ -249,8 +208,5 @@ class PreparedCall:
                     raise
             return follower, fell_back
 
-        async def left(started: tuple[AsyncStreamFollower, bool]) -> None:
-            await started[0].close()
-
-        follower, fell_back = await aguarded(start, left) if background else await start()
+        follower, fell_back = await (aguarded(start, lambda started: started[0].close()) if background else start())
         return opened(follower), fell_back

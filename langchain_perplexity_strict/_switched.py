@@ -25,9 +25,7 @@ MOVED: dict[str, str] = {
     "ReasoningStructuredOutputParser": _PARSERS,
     "strip_think_tags": _PARSERS,
 }
-"""langchain-perplexity's public names (its `__all__`, 1.4.2) that this package has not: what to use instead.
-Its `PerplexityEmbeddings`, `PerplexitySearchRetriever`, `PerplexitySearchResults` and `UserLocation` are here."""
-
+"""langchain-perplexity's public names (its `__all__`, 1.4.2) that this package has not: what to use instead."""
 
 _MODULES = {
     "retrievers": ("PerplexitySearchRetriever",),
@@ -38,16 +36,13 @@ _MODULES = {
 }
 """langchain-perplexity's modules that this package has not, and the names a switched import wants from them."""
 
-_HERE = {"PerplexitySearchRetriever", "PerplexitySearchResults", "PerplexityEmbeddings"}
-"""Names of those modules this package's root exports."""
-
-
-def _fate(name: str) -> str:
-    if name in _HERE:
-        return f"{name}: from {_PACKAGE} import {name}"
-    if name == "UserLocation":
-        return "UserLocation: pass user_location={...} as a dict"
-    return f"{name}: {MOVED[name]}"
+_FATES = {
+    **MOVED,
+    "PerplexitySearchRetriever": f"from {_PACKAGE} import PerplexitySearchRetriever",
+    "PerplexitySearchResults": f"from {_PACKAGE} import PerplexitySearchResults",
+    "PerplexityEmbeddings": f"from {_PACKAGE} import PerplexityEmbeddings",
+    "UserLocation": "pass user_location={...} as a dict",
+}
 
 
 class SwitchedModules:
@@ -58,6 +53,6 @@ class SwitchedModules:
     def find_spec(fullname: str, path: object = None, target: object = None) -> None:
         module = fullname.removeprefix(f"{_PACKAGE}.")
         if module in _MODULES:
-            fates = "; ".join(_fate(name) for name in _MODULES[module])
+            fates = "; ".join(f"{name}: {_FATES[name]}" for name in _MODULES[module])
             msg = f"{fullname}: langchain-perplexity's module, which {_PACKAGE} has not. {fates}."
             raise ModuleNotFoundError(msg, name=fullname)

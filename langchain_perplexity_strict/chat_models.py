@@ -26,18 +26,11 @@ from langchain_core.tools import BaseTool
 from pydantic import ConfigDict, model_validator
 from typing_extensions import Self
 
-from langchain_perplexity_strict._batches import BatchJob, check_metadata
-from langchain_perplexity_strict._batches import Reader as BatchReader
-from langchain_perplexity_strict._batches import aget as aget_batches
-from langchain_perplexity_strict._batches import asubmit as asubmit_batches
-from langchain_perplexity_strict._batches import check_key as check_batch_key
-from langchain_perplexity_strict._batches import get as get_batches
-from langchain_perplexity_strict._batches import line as batch_line
-from langchain_perplexity_strict._batches import submit as submit_batches
+from langchain_perplexity_strict import _batches
 from langchain_perplexity_strict._continuation import Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._cost import deferred_budgets, requesting
 from langchain_perplexity_strict._once import OncePerOwner
-from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile, structured_output_method
+from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile
 from langchain_perplexity_strict._redact import redact, shown
 from langchain_perplexity_strict._request._agent import model_and_preset
 from langchain_perplexity_strict._request._habits import check_parallel_tool_calls
@@ -73,7 +66,6 @@ from langchain_perplexity_strict.normalize._normalizer import NormalizationResul
 
 _SETTING_NAMES = tuple(PARAMETERS)
 _WARNINGS = OncePerOwner()
-"""Each model's own warnings."""
 _NOT_IN_A_BATCH = {
     "api": (
         ("agent",),
@@ -91,19 +83,17 @@ _NOT_IN_A_BATCH = {
 }
 """Settings a batch line cannot carry: the values it takes, and why."""
 
-
 _NOT_IN_THE_CACHE_KEY = frozenset(
     {"api_key", "cache", "callbacks", "verbose", "tags", "metadata", "rate_limiter", "name", "disable_streaming"}
 )
 """Fields that change neither the request nor how its answer is read."""
-
 
 _STATE_FIELDS = itemgetter(
     *_SETTING_NAMES,
     *("model", "model_kwargs", "api", "base_url", "timeout", "rules", "profile", "max_input_tokens"),
     *("token_counter", "custom_get_token_ids"),
 )
-"""The fields a call's state (`_CallState`) is derived from."""
+"""The fields a `_CallState` is derived from."""
 
 
 class _CallState(NamedTuple):
@@ -113,8 +103,7 @@ class _CallState(NamedTuple):
     settings: dict[str, Any]
     """Parameters by name, plus `model` and `model_kwargs`; never changed once built."""
     surface: Surface
-    explicit: bool
-    """Whether the caller chose the model."""
+    explicit: bool  # the caller chose the model
     profile: dict[str, Any]
     rules: Sequence[Any]
     budget: int | None
@@ -123,8 +112,7 @@ class _CallState(NamedTuple):
     stops: tuple[str, ...]
     n: int
     run: RunSettings
-    shown: dict[str, Any]
-    """The model's identifying parameters, redacted for traces."""
+    shown: dict[str, Any]  # the identifying parameters, redacted
 
 
 def _key_part(value: Any) -> Any:
@@ -135,10 +123,9 @@ def _key_part(value: Any) -> Any:
 
 
 class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
-    """Perplexity chat model that normalizes every conversation before sending it.
+    """Perplexity chat model that normalizes every conversation, which Perplexity might refuse with a 400, first.
 
-    The normalizer's rules fix histories Perplexity would refuse with a 400. Requests go
-    through `ChatOpenAI`'s clients; sources, usage and cost land in LangChain's standard places.
+    Requests go through `ChatOpenAI`'s clients; sources, usage and cost land in LangChain's standard places.
 
     Setup: `pip install .` and set `PPLX_API_KEY`. Offline, point `base_url` at
     `langchain_perplexity_strict.testing.PerplexityEmulator`.
@@ -157,11 +144,9 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
     message.additional_kwargs["citations"]  # the URLs
     ```
 
-    Stream, async, tool calling and structured output: as in `ChatOpenAI` (see the README).
-    Built-in tools: docs/built-in-tools.md.
+    Stream, async, tools and structured output: as in `ChatOpenAI` (README); built-in tools: docs/built-in-tools.md.
 
-    Token usage and metadata: `message.usage_metadata`; `message.response_metadata`
-    holds `cost`, `model_name`, `id` and `finish_reason`.
+    Usage: `message.usage_metadata`; `message.response_metadata` holds `cost`, `model_name`, `id`, `finish_reason`.
     """
 
     model: str = "perplexity/sonar"
@@ -176,8 +161,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
     @model_validator(mode="before")
     @classmethod
     def _known_arguments(cls, values: Any) -> Any:
-        """Refuse unknown arguments (typos); map known aliases; check every parameter as given, before pydantic
-        coerces it, as a call's arguments are."""
+        """Refuse unknown arguments; map aliases; check each parameter as given, before pydantic coerces it."""
         values = known_arguments(values, cls.model_fields)
         if isinstance(values, dict):
             api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
@@ -186,16 +170,11 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
     @model_validator(mode="after")
     def _validate(self) -> Self:
-        if self.api not in SURFACES:
-            msg = f"api={self.api!r} is not a Perplexity surface: use 'agent' or 'chat_completions'."
-            raise ValueError(msg)
         check_parameters(self._settings(), self.api)
         if self.n > 1 and self.streaming:
             msg = f"n={self.n} cannot be streamed (streaming=True returns one answer); set streaming=False or n=1."
             raise ValueError(msg)
         return self
-
-    # -- LangChain plumbing ----------------------------------------------------------------
 
     @property
     def _llm_type(self) -> str:
@@ -248,8 +227,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
     @model_validator(mode="wrap")
     @classmethod
     def _derived_profile(cls, values: Any, handler: Any) -> Any:
-        """`profile`, unless given: the model the requests name, on this surface; not counted as given,
-        so copies derive their own."""
+        """`profile`, unless given: the named model's on this surface, not counted as given so copies derive theirs."""
         model = handler(values)
         if isinstance(values, dict) and values.get("profile") is None:
             explicit = "model" in model.model_fields_set
@@ -264,14 +242,10 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         given = self.profile if "profile" in self.model_fields_set else None
         return call_profile(given, settings, self.api, explicit, self.rules)
 
-    # -- the steps of every call ----------------------------------------------------------------
-
     def _settings(self) -> dict[str, Any]:
         fields = self.__dict__
         values = {name: fields[name] for name in _SETTING_NAMES if fields[name] is not None}
-        values["model"] = self.model
-        values["model_kwargs"] = self.model_kwargs
-        return values
+        return {**values, "model": self.model, "model_kwargs": self.model_kwargs}
 
     @property
     def surface(self) -> Surface:
@@ -289,10 +263,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         return self._state().budget
 
     def _state(self, kwargs: dict[str, Any] | None = None) -> _CallState:
-        """What a call derives from the fields and its settings `kwargs` (checked here); kept for calls without.
-
-        Fields change only by assignment or `model_copy`: the kept state serves while they are the same.
-        """
+        """What a call derives from the fields and its settings `kwargs` (checked here); kept while the fields stay."""
         fields = self.__dict__
         key = (*_STATE_FIELDS(fields), len(self.__pydantic_fields_set__))
         kept = fields.get("_call_state")
@@ -330,10 +301,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         return prepare(history, rules=state.rules, budget=state.budget, counter=state.counter).result
 
     def response_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
-        """The files an Agent API run shared (`GET /v1/responses/{id}/files`).
-
-        `answer`: an `AIMessage` this model returned, or its response id.
-        """
+        """The files an Agent API run shared; `answer`: an `AIMessage` this model returned, or its response id."""
         return list_files(self.transport, self._response_id(answer))
 
     async def aresponse_files(self, answer: BaseMessage | str) -> list[PerplexityResponseFile]:
@@ -360,7 +328,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         return self._prepare(self._convert_input(messages).to_messages(), stop, kwargs, stream=stream).body
 
     def _prepare(self, messages: list[BaseMessage], stop: Any, kwargs: dict[str, Any], *, stream: bool) -> PreparedCall:
-        """Check the arguments, normalize, plan and build the body; nothing is sent. Refusals are not retried."""
+        """Check the arguments, normalize, plan and build the body; nothing is sent."""
         try:
             if kwargs or stop is not None:
                 call, state, parse_as = self._call_arguments(stop, kwargs)
@@ -378,7 +346,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
                 counter=state.counter,
                 keep_whole=planner.keep_whole if planner else None,
             )
-            if conversation.compaction is not None:  # warned once per model, as each notice
+            if conversation.compaction is not None:
                 _WARNINGS.warn(self, "compaction", compaction_warning(conversation.compaction))
             for notice in state.notices:
                 _WARNINGS.warn(self, notice, notice)
@@ -387,12 +355,11 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             body = surface.build_body(request)
             fallback = None
             if context is not None and context.continuation is not None:
-                # The whole conversation, built only if the server forgot the response.
                 fallback = Fallback(
                     forgot_the_response,
                     lambda: encode_body(surface.build_body(replace(request, plan=replace(context, continuation=None)))),
                 )
-            requesting()  # the call is sent next: check the cost budget
+            requesting()
             data = encode_body(body)
         except (ValueError, TypeError) as error:
             if type(error) not in (ValueError, TypeError):
@@ -436,8 +403,9 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         surface = state.surface
         if surface.encode_items is None:
             return None
-        owner = (model_and_preset(state.settings, state.explicit), self.base_url, account_tag(self.api_key))
-        return Planner(*owner, surface.encode_items, state.budget, state.counter)
+        target = model_and_preset(state.settings, state.explicit)
+        owner = {"target": target, "server": self.base_url, "account": account_tag(self.api_key)}
+        return Planner(owner, surface.encode_items, state.budget, state.counter)
 
     def _answer(self, prepared: PreparedCall, fell_back: bool = False) -> Answer:
         answer = Answer(
@@ -484,11 +452,8 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             return super().generate(*args, **kwargs)
 
     async def agenerate(self, *args: Any, **kwargs: Any) -> LLMResult:
-        """Async `generate`."""
         with deferred_budgets():
             return await super().agenerate(*args, **kwargs)
-
-    # -- sync --------------------------------------------------------------------------------------
 
     def _generate(
         self,
@@ -500,9 +465,8 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         def one(_: int = 0) -> ChatGeneration:
-            return self._read(prepared, *prepared.send(self.transport, prepared.run))
+            return self._read(prepared, *prepared.send(self.transport))
 
-        # n answers: n concurrent requests
         return self._result([one()] if prepared.n == 1 else together(one, prepared.n))
 
     def _stream(
@@ -515,7 +479,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         prepared = self._prepare(messages, stop, kwargs, stream=True)
         follower: StreamFollower | None = None
         try:  # opened within, so a Ctrl-C cancels a named run
-            follower, fell_back = prepared.open_stream(self.transport, prepared.run)
+            follower, fell_back = prepared.open_stream(self.transport)
             answer = self._answer(prepared, fell_back)
             follower.metadata = answer.metadata
             reader = prepared.surface.reader(answer)
@@ -523,9 +487,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
                 for event in events:
                     for chunk in reader.feed(event):
                         yield emit(chunk, run_manager)
-                    # A stop ends the text, not the reading (usage and sources follow);
-                    # a background run is cancelled instead.
-                    if answer.stopped and prepared.background:
+                    if answer.stopped and prepared.background:  # else usage and sources follow a stop
                         break
             for chunk in reader.finish() if not answer.finished else ():  # after a terminal event: nothing
                 yield emit(chunk, run_manager)
@@ -538,8 +500,6 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         with leaving_together():
             return super().batch(inputs, config, **kwargs)
 
-    # -- async -------------------------------------------------------------------------------------
-
     async def _agenerate(
         self,
         messages: list[BaseMessage],
@@ -550,7 +510,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         prepared = self._prepare(messages, stop, kwargs, stream=False)
 
         async def one() -> ChatGeneration:
-            return self._read(prepared, *await prepared.asend(self.transport, prepared.run))
+            return self._read(prepared, *await prepared.asend(self.transport))
 
         if prepared.n == 1:
             return self._result([await one()])
@@ -580,7 +540,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         prepared = self._prepare(messages, stop, kwargs, stream=True)
-        follower, fell_back = await prepared.aopen_stream(self.transport, prepared.run)
+        follower, fell_back = await prepared.aopen_stream(self.transport)
         answer = self._answer(prepared, fell_back)
         follower.metadata = answer.metadata
         reader = prepared.surface.reader(answer)
@@ -596,16 +556,14 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         finally:
             await follower.close()
 
-    # -- batches: Perplexity's Batch API (docs/batches.md) ----------------------------------------------
-
     def _batch_request(
         self, inputs: Sequence[LanguageModelInput], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None
-    ) -> tuple[list[bytes], dict[str, str], str | None, BatchReader, tuple[str, ...]]:
+    ) -> tuple[list[bytes], dict[str, str], str | None, _batches.Reader, tuple[str, ...]]:
         """Everything `submit_batch` sends, each input's line built as `invoke` builds it, before sending."""
         call = dict(kwargs)
-        meta = check_metadata(call.pop("metadata", None))
+        meta = _batches.check_metadata(call.pop("metadata", None))
         key = call.pop("idempotency_key", None)
-        check_batch_key(key)
+        _batches.check_key(key)
         if not isinstance(inputs, Sequence) or isinstance(inputs, (str, bytes)):
             kind = type(inputs).__name__
             msg = f"submit_batch: inputs must be a list of model inputs, as batch() takes them; got {kind}."
@@ -622,12 +580,12 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
                 if settings.get(name) not in accepted:
                     raise ValueError(f"submit_batch: {name}={settings[name]!r}: {why}")
         lines = [
-            batch_line(i, m._prepare(m._convert_input(x).to_messages(), stop, dict(call), stream=False).data)
+            _batches.line(i, m._prepare(m._convert_input(x).to_messages(), stop, dict(call), stream=False).data)
             for i, (m, x) in enumerate(zip(builders, inputs, strict=True))
         ]
         return lines, meta, key, *self._batch_reader(stop, call)
 
-    def _batch_reader(self, stop: Any, call: dict[str, Any]) -> tuple[BatchReader, tuple[str, ...]]:
+    def _batch_reader(self, stop: Any, call: dict[str, Any]) -> tuple[_batches.Reader, tuple[str, ...]]:
         """A batch line's reader, as `invoke` reads, and the stop sequences to record."""
         template = self._prepare([HumanMessage("-")], stop, call, stream=False)
 
@@ -645,19 +603,18 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         metadata: dict[str, str] | None = None,
         idempotency_key: str | None = None,
         **kwargs: Any,
-    ) -> BatchJob:
-        """Send `inputs` through Perplexity's Batch API (docs/batches.md).
+    ) -> _batches.BatchJob:
+        """Send `inputs` through Perplexity's Batch API (docs/batches.md); each line is what `invoke` would post.
 
-        Each input's line is what `invoke` would post. `job.results()` gives each input's
-        `AIMessage` or `PerplexityBatchError`, in order. `idempotency_key` makes a resubmission
-        return the batches already created.
+        `job.results()` gives each input's `AIMessage` or `PerplexityBatchError`, in order. `idempotency_key` makes
+        a resubmission return the batches already created.
         """
         return self._submit_batch(inputs, config, {"metadata": metadata, "idempotency_key": idempotency_key, **kwargs})
 
     def _submit_batch(
         self, inputs: Sequence[Any], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None = None
-    ) -> BatchJob:
-        return submit_batches(self.transport, *self._batch_request(inputs, config, kwargs, models))
+    ) -> _batches.BatchJob:
+        return _batches.submit(self.transport, *self._batch_request(inputs, config, kwargs, models))
 
     async def asubmit_batch(
         self,
@@ -667,7 +624,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         metadata: dict[str, str] | None = None,
         idempotency_key: str | None = None,
         **kwargs: Any,
-    ) -> BatchJob:
+    ) -> _batches.BatchJob:
         """Async twin of `submit_batch`."""
         return await self._asubmit_batch(
             inputs, config, {"metadata": metadata, "idempotency_key": idempotency_key, **kwargs}
@@ -675,18 +632,16 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
     async def _asubmit_batch(
         self, inputs: Sequence[Any], config: Any, kwargs: dict[str, Any], models: Sequence[Any] | None = None
-    ) -> BatchJob:
-        return await asubmit_batches(self.transport, *self._batch_request(inputs, config, kwargs, models))
+    ) -> _batches.BatchJob:
+        return await _batches.asubmit(self.transport, *self._batch_request(inputs, config, kwargs, models))
 
-    def get_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
+    def get_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> _batches.BatchJob:
         """The batch job `batch_id` names, its answers read by this model."""
-        return get_batches(self.transport, batch_id, self._batch_reader(kwargs.pop("stop", None), kwargs)[0])
+        return _batches.get(self.transport, batch_id, self._batch_reader(kwargs.pop("stop", None), kwargs)[0])
 
-    async def aget_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> BatchJob:
+    async def aget_batch(self, batch_id: str, config: RunnableConfig | None = None, **kwargs: Any) -> _batches.BatchJob:
         """Async twin of `get_batch`."""
-        return await aget_batches(self.transport, batch_id, self._batch_reader(kwargs.pop("stop", None), kwargs)[0])
-
-    # -- bindings, tools and structured output ----------------------------------------------------------
+        return await _batches.aget(self.transport, batch_id, self._batch_reader(kwargs.pop("stop", None), kwargs)[0])
 
     def bind(self, **kwargs: Any) -> KeptBinding:
         return KeptBinding(bound=self, kwargs=kwargs, config={})
@@ -737,8 +692,10 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         if kwargs:
             msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}; it takes tools= besides its own."
             raise ValueError(msg)
-        if method is None:
-            method = cast(Method, structured_output_method(self._state().profile))
+        if method is None:  # by the profile
+            profile = self._state().profile
+            tools_only = not profile.get("structured_output", True) and profile.get("tool_calling")
+            method = "function_calling" if tools_only else "json_schema"
         return structured_runnable(self, schema, method, include_raw=include_raw, strict=strict, tools=tools)
 
 

@@ -1,8 +1,7 @@
 """Make `perplexity_strict` a provider of `langchain.chat_models.init_chat_model`, as far as LangChain allows.
 
-LangChain offers no hook, so the import adds the name to the private
-`_BUILTIN_PROVIDERS` table. Without langchain-perplexity, `perplexity:` is served too,
-with a warning. wrapt's post-import hooks keep the import light.
+LangChain offers no hook, so the import adds the name to the private `_BUILTIN_PROVIDERS` table (once imported:
+wrapt's post-import hooks). Without langchain-perplexity, `perplexity:` is served too, with a warning.
 """
 
 from __future__ import annotations
@@ -41,12 +40,9 @@ def register_provider() -> bool:
 
 
 def _register_in(base: ModuleType) -> bool:
-    """Add the names to the provider table of `base`."""
-    providers = getattr(base, "_BUILTIN_PROVIDERS", None)
+    providers = getattr(base, "_BUILTIN_PROVIDERS", {})
     template = providers.get("openai") if isinstance(providers, dict) else None
-    if not isinstance(providers, dict) or not (
-        isinstance(template, tuple) and len(template) == 3 and callable(template[2])
-    ):
+    if not (isinstance(template, tuple) and len(template) == 3 and callable(template[2])):
         _cannot("langchain.chat_models.base._BUILTIN_PROVIDERS is not the (module, class, factory) table it was")
         return False
     providers.setdefault(PROVIDER, ("langchain_perplexity_strict", "ChatPerplexityStrict", template[2]))
@@ -61,10 +57,7 @@ def _register_in(base: ModuleType) -> bool:
 
 
 def _register_block_translator(translators: ModuleType) -> None:
-    """Register `_response._blocks`' translator for `content_blocks`.
-
-    It imports lazily: this hook runs inside langchain-core's own imports.
-    """
+    """Register `_response._blocks`' translator, imported lazily: this hook runs inside langchain-core's imports."""
     translators.register_translator(MODEL_PROVIDER, _translate_content, _translate_content_chunk)
 
 
