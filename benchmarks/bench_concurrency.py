@@ -17,8 +17,10 @@ timed too, because they hold the loop as long as a blocking call would.
 from __future__ import annotations
 
 import asyncio
+import cProfile
 import gc
 import logging
+import pstats
 import statistics
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -242,6 +244,33 @@ def debug_pass(clients: Clients, label: str) -> tuple[int, int]:
     return slow.count, len(collections)
 
 
+PARTS = {
+    "the model's own code": ("langchain_perplexity_strict", "bench_concurrency"),
+    "langchain-core": ("langchain_core",),
+    "openai": ("/openai/",),
+}
+
+
+def cpu_split(clients: Clients, label: str, rounds: int = 3) -> tuple[float, dict[str, float]]:
+    """CPU ms per stream, and the share of it spent in each of `PARTS` (own time, under cProfile)."""
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(together(clients.calls(label)))  # warm-up
+    profile, start = cProfile.Profile(), time.process_time()
+    profile.enable()
+    for _ in range(rounds):
+        loop.run_until_complete(together(clients.calls(label)))
+    profile.disable()
+    streams = rounds * CONCURRENCY
+    total = (time.process_time() - start) * 1e3 / streams
+    loop.close()
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    parts = {
+        part: sum(v[2] for k, v in stats.items() if any(m in k[0] for m in marks)) * 1e3 / streams
+        for part, marks in PARTS.items()
+    }
+    return total, parts
+
+
 def run() -> dict[str, Any]:
     results: dict[str, Any] = {}
     with emulator_process() as base_url:
@@ -253,6 +282,12 @@ def run() -> dict[str, Any]:
         print(f"callbacks that held the event loop over 100 ms (asyncio debug mode): ours {ours_slow}, "
               f"raw AsyncOpenAI {raw_slow}; full garbage collections over 100 ms in the same passes: "
               f"ours {ours_gc}, raw {raw_gc} (a collection holds the loop as a blocking call would)")  # fmt: skip
+        # Where a stream's CPU goes: the minimal model shares langchain-core and the event loop with ours.
+        clients = Clients(base_url)
+        for label in ("ours", "minimal"):
+            total, parts = cpu_split(clients, label)
+            split = ", ".join(f"{part} {ms:.2f}" for part, ms in parts.items())
+            print(f"CPU per stream under cProfile, {label}: {total:.2f} ms, of it in {split} ms")
     with emulator_process("--event-delay", "0.01") as base_url:
         # Paced like token generation (10 ms between events): latency, not client CPU, sets the pace.
         results["paced"] = compare(base_url, "events paced 10 ms apart")
