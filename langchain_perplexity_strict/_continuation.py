@@ -87,10 +87,8 @@ class Context:
         return record
 
 
-def _anchor(
-    messages: Sequence[BaseMessage], per_message: Sequence[Sequence[dict[str, Any]]], owner: dict[str, Any]
-) -> tuple[int, str] | None:
-    """The latest answer with a record, if `owner` and the digest of the items up to it match: (position, id)."""
+def _anchor(messages: Sequence[BaseMessage], owner: dict[str, Any]) -> tuple[int, str, str] | None:
+    """The latest answer with a record, if `owner` matches: (position, id, digest)."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if not isinstance(message, AIMessage):
@@ -99,9 +97,7 @@ def _anchor(
         response_id = message.response_metadata.get("id")
         if isinstance(record, dict) and isinstance(response_id, str) and record.get("digest"):
             same = all(record.get(name) == value for name, value in owner.items())
-            if same and record["digest"] == hashlib.sha256(_ENCODE(per_message[: index + 1]).encode()).hexdigest():
-                return index, response_id
-            return None
+            return (index, response_id, record["digest"]) if same else None
     return None
 
 
@@ -120,11 +116,15 @@ class Planner:
         """Plan the call; whether it goes out uncompacted, as a continuation (when safe) within the budget."""
         messages, per_message = whole.messages, self.encode(whole.messages)
         items = [item for message_items in per_message for item in message_items]
-        self._context = Context(_ENCODE(per_message)[:-1], len(items), self.owner, items, self.encode)
-        anchor = _anchor(messages, per_message, self.owner)
-        if anchor is None:
+        anchor = _anchor(messages, self.owner)
+        # The history is encoded once: the anchor's prefix is digested, the rest appended.
+        head = _ENCODE(per_message[: anchor[0] + 1] if anchor else per_message)
+        tail = _ENCODE(per_message[anchor[0] + 1 :])[1:-1] if anchor else ""
+        opened = head[:-1] + ("," + tail if tail else "")
+        self._context = Context(opened, len(items), self.owner, items, self.encode)
+        if anchor is None or hashlib.sha256(head.encode()).hexdigest() != anchor[2]:
             return False
-        index, response_id = anchor
+        index, response_id, _ = anchor
         rest = [item for later in per_message[index + 1 :] for item in later]
         self._context.continuation = Continuation(response_id, rest, len(items))
         if not self.budget:
