@@ -18,8 +18,8 @@ The forms:
 - a key-shaped `model` the server names in its 400: the chat model on both surfaces (invoke, ainvoke, stream,
   astream, batch, abatch, a background run's create), `PerplexityDecision`, `submit_batch`, and the embeddings
   classes' own refusal;
-- a run's create answered 5xx with a body repeating the model (`_create`), and a batch's error lines and
-  validation errors repeating it (`_batches`).
+- a run's create answered 5xx with a body repeating the model, and a batch's error lines and validation errors
+  repeating it: tests/unit_tests/test_transport_create.py and test_batches_results.py.
 
 Each checks the error's text, every exception reachable through `__cause__` and `__context__` (str, repr, args),
 the printed traceback, every log record at DEBUG and every warning.
@@ -28,15 +28,12 @@ the printed traceback, every log record at DEBUG and every warning.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import httpx
-import openai
 import pytest
 from pydantic import SecretStr
 
@@ -50,9 +47,6 @@ from langchain_perplexity_strict import (
     alist_models,
     list_models,
 )
-from langchain_perplexity_strict._batches._results import Part, collect
-from langchain_perplexity_strict._transport._create import acreate, create
-from langchain_perplexity_strict.errors import PerplexityRunUnknownError
 from langchain_perplexity_strict.testing import PerplexityEmulator
 
 KEY = "pplx-canary0123456789abcdef"
@@ -222,37 +216,3 @@ def test_a_key_shaped_model_of_the_other_classes_is_in_no_chained_error(
         error = failure(lambda cls=cls: cls(api_key="test-key", base_url=emu.base_url, model=KEY))
         assert "model='***' is not accepted" in str(error)
         seen += chained(error)
-
-
-def _server_error(message: str) -> openai.InternalServerError:
-    request = httpx.Request("POST", "https://api.perplexity.ai/v1/responses", headers={"Authorization": "Bearer k"})
-    body = {"error": {"message": message, "type": "internal_error"}}
-    response = httpx.Response(500, json=body, request=request)
-    return openai.InternalServerError(f"Error code: 500 - {body}", response=response, body=body)
-
-
-@pytest.mark.parametrize("asynchronous", [False, True])
-def test_a_runs_create_answered_5xx_repeating_the_model_is_in_no_chained_error(
-    asynchronous: bool, seen: list[str]
-) -> None:
-    def post() -> Any:
-        raise _server_error(f"model {KEY!r} failed")
-
-    async def apost() -> Any:
-        post()
-
-    async def acreated() -> Any:
-        return await acreate(apost, 0)
-
-    error = failure(acreated if asynchronous else lambda: create(post, 0))
-    assert isinstance(error, PerplexityRunUnknownError) and "HTTP 500: model '***' failed" in str(error)
-    seen += chained(error)
-
-
-def test_a_batchs_errors_repeating_the_model_never_show_it(seen: list[str]) -> None:
-    part = Part("batch_1", first=0, count=2)
-    line = {"custom_id": "input-0", "response": None, "error": {"code": "invalid", "message": f"model {KEY} unknown"}}
-    failed = {"status": "failed", "errors": {"data": [{"code": "invalid", "line": 2, "message": f"bad model {KEY}"}]}}
-    outcomes = collect(part, failed, [json.dumps(line).encode()], lambda body, stops: body)
-    assert all("***" in str(outcome) for outcome in outcomes), outcomes
-    seen += [str(outcome) for outcome in outcomes]
