@@ -32,8 +32,8 @@ from langchain_perplexity_strict._redact import close_names, named, shown
 from langchain_perplexity_strict.errors import PerplexityRequestTypeError
 
 
-def ruled(check: Callable[[Any], str | None]) -> Any:
-    """Any value, checked by `check`: why it breaks the rule, or None."""
+def ruled(check: Callable[[Any], str | None], base: Any = Any) -> Any:
+    """A `base` value, checked by `check`: why it breaks the rule, or None."""
 
     def validate(value: Any) -> Any:
         why = check(value)
@@ -41,7 +41,7 @@ def ruled(check: Callable[[Any], str | None]) -> Any:
             raise ValueError(why)
         return value
 
-    return Annotated[Any, AfterValidator(validate)]
+    return Annotated[base, AfterValidator(validate)]
 
 
 def holds(check: Callable[[Any], bool]) -> Any:
@@ -109,7 +109,20 @@ def _parts(value: Any) -> Any:
     return value
 
 
-API_KEY = Accepts("a string or SecretStr (the Perplexity API key)", StrictStr | InstanceOf[SecretStr])
+def _key_problem(value: str | SecretStr) -> str | None:
+    """What of the key an HTTP header cannot carry (h11 and httpx would refuse it mid-request, showing it), or None."""
+    key = value.get_secret_value() if isinstance(value, SecretStr) else value
+    if key != key.strip():
+        end = "ends with a newline" if key.endswith(("\n", "\r")) else "starts or ends with whitespace"
+        return f"{end}; strip it"
+    return None if key.isascii() and key.isprintable() else "holds a non-ASCII or control character (a tab, a newline)"
+
+
+API_KEY = Accepts(
+    "a string or SecretStr of printable ASCII characters, no whitespace at either end (the Perplexity API key: "
+    "api_key=..., else PPLX_API_KEY or PERPLEXITY_API_KEY; sent in an HTTP header)",
+    ruled(_key_problem, StrictStr | InstanceOf[SecretStr]),
+)
 BASE_URL = Accepts(
     "http:// or https://, a host, and an optional path, such as 'https://api.perplexity.ai'",
     Annotated[StrictStr, holds(_is_url)],

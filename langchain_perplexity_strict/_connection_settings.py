@@ -92,7 +92,7 @@ class PerplexitySettings(Redacted):
         transport = self.__dict__.get("_transport")
         if transport is None or transport.key != key:
             transport = self.__dict__["_transport"] = Transport.build(
-                self.base_url, key, model=_PLACEHOLDER_MODEL, hints=self._error_hints, owner=type(self).__name__
+                key, model=_PLACEHOLDER_MODEL, hints=self._error_hints, owner=type(self).__name__
             )
         return transport
 

@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from langchain_perplexity_strict._batches._lines import index_of
+from langchain_perplexity_strict._redact import redact_text
 from langchain_perplexity_strict.errors import PerplexityBatchError, PerplexityResponseError
 
 Reader = Callable[[dict[str, Any], tuple[str, ...]], AIMessage]
@@ -76,7 +77,7 @@ class Part:
 
 
 def _failure(part: Part, index: int, code: str | None, message: str, partial: AIMessage | None = None) -> Exception:
-    named = f"{code}: {message}" if code else message
+    named = redact_text(f"{code}: {message}" if code else message)  # the server's words may repeat a sent key
     return PerplexityBatchError(
         f"batch {part.id}, input {index} (custom_id input-{index}): {named}",
         index=index,

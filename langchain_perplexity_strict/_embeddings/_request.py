@@ -25,6 +25,7 @@ from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import Accepts, check, one_of
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
+from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
@@ -108,9 +109,8 @@ class EmbeddingSettings(PerplexityConnection):
     def _check_settings(self) -> Self:
         model = self.model
         if model not in self.allowed_models:
-            msg = (
-                f"model={model!r} is not accepted by {type(self).__name__}. Accepted: {', '.join(self.allowed_models)}."
-            )
+            accepted = ", ".join(self.allowed_models)
+            msg = f"model={shown(model)} is not accepted by {type(self).__name__}. Accepted: {accepted}."
             if model in _OTHER_CLASS:
                 msg += f" {model!r} is served by {_OTHER_CLASS[model]}."
             raise ValueError(msg)

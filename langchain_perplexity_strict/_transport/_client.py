@@ -82,6 +82,7 @@ Hints = Mapping[str, str]
 
 def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints | None = None) -> NoReturn:
     """Re-raise `error` as the exception of its kind, with Perplexity's words whatever the body's form."""
+    sent = error.request.headers.get("authorization", "").removeprefix("Bearer ")  # hidden where an answer repeats it
     if isinstance(error, openai.APIStatusError):
         detail = error_detail(error.body)
         kind = detail.get("type")
@@ -90,28 +91,24 @@ def raise_perplexity_error(error: openai.APIError, api: str | None, hints: Hints
         message = f"{who} {api + ' ' if api else ''}API answered HTTP {error.status_code}"
         said = detail.get("message") or f"{error.response.reason_phrase or 'no reason given'}, with no body"
         # A server may echo what it was sent (a value, the key it refused): the message shows no credential.
-        text = redact_text(str(said), _sent_key(error.response.request))
+        text = redact_text(str(said), sent)
         message += f" ({kind}): {text}" if kind else f": {text}"
         if isinstance(kind, str) and hints and kind in hints:
             message += f" {hints[kind]}"
-        # Chained to a copy with the message shown: `error`'s own repeats the body unredacted.
+        # Chained to a copy with the message shown, never to `error`: its text repeats the body unredacted.
         shown = type(error)(message, response=error.response, body=error.body)
         try:
             raise shown
         except openai.APIStatusError:
+            shown.__context__ = None
             raise http_error(shown, message) from shown
     if type(error) is openai.APIConnectionError:  # openai says only "Connection error.": say where, and why
         url = error.request.url
-        cause = f": {redact_text(str(error.__cause__), _sent_key(error.request))}" if str(error.__cause__ or "") else ""
+        cause = f": {redact_text(str(error.__cause__), sent)}" if str(error.__cause__ or "") else ""
         where = f"the Perplexity {api + ' ' if api else ''}API at {url.scheme}://{url.netloc.decode()}"
         said = f"Could not connect to {where}" if not_sent(error) else f"The connection to {where} broke after sending"
         error = openai.APIConnectionError(message=said + cause, request=error.request)
     raise langchain_openai_error(error)
-
-
-def _sent_key(request: Any) -> str:
-    """The key a request carried (`Authorization: Bearer <key>`), to hide wherever an answer repeats it."""
-    return request.headers.get("authorization", "").removeprefix("Bearer ").strip()
 
 
 S = TypeVar("S", openai.Stream[Any], openai.AsyncStream[Any])
@@ -150,12 +147,10 @@ class Transport:
         return self._loop_clients.current()
 
     @classmethod
-    def build(
-        cls, base_url: str, key: tuple[Any, ...], *, model: str, hints: Hints | None = None, owner: str = ""
-    ) -> Transport:
-        """A transport over a new `ChatOpenAI` at the server root of `base_url`; `key` is `(base_url, api_key,
-        timeout, max_retries)`, `owner` the class a refused setting's message names."""
-        _, api_key, timeout, max_retries = key
+    def build(cls, key: tuple[Any, ...], *, model: str, hints: Hints | None = None, owner: str = "") -> Transport:
+        """A transport over a new `ChatOpenAI` from `key`, `(base_url, api_key, timeout, max_retries)`; `owner` names
+        the class in a refusal."""
+        base_url, api_key, timeout, max_retries = key
         # A setting assigned after construction (`model.base_url = ...`) is checked here, at the rebuild.
         for name, value in zip(("base_url", "api_key", "timeout", "max_retries"), key, strict=True):
             check_connection_setting(name, value, owner)

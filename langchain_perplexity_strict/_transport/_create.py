@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import openai
 
+from langchain_perplexity_strict._redact import redact_text
 from langchain_perplexity_strict._transport._compat import (
     INITIAL_RETRY_DELAY,
     MAX_RETRY_AFTER_DELAY,
@@ -72,8 +73,8 @@ def next_delay(error: openai.APIError, attempt: int, max_retries: int) -> float:
         return delay
     if not may_have_started(error):
         raise error
-    if isinstance(error, openai.APIStatusError):
-        what = f"HTTP {error.status_code}: {error_detail(error.body).get('message') or error.message}"
+    if isinstance(error, openai.APIStatusError):  # its text repeats the body unredacted: shown redacted, unchained
+        what = f"HTTP {error.status_code}: {redact_text(str(error_detail(error.body).get('message') or error.message))}"
     else:
         cause = error.__cause__ or error
         what = f"{type(cause).__name__}: {cause or error}"
@@ -83,7 +84,7 @@ def next_delay(error: openai.APIError, attempt: int, max_retries: int) -> float:
         f"(max_retries={max_retries} re-sends such a request only when no run was started: the connection "
         "failed before sending, or Perplexity refused it with HTTP 408, 409, 429 or a Retry-After)."
     )
-    raise PerplexityRunUnknownError(msg) from error
+    raise PerplexityRunUnknownError(msg) from None if isinstance(error, openai.APIStatusError) else error
 
 
 def create(post: Callable[[], T], max_retries: int) -> T:
@@ -93,9 +94,9 @@ def create(post: Callable[[], T], max_retries: int) -> T:
         try:
             return post()
         except openai.APIError as error:
-            delay = next_delay(error, attempt, max_retries)
+            failed = error  # judged after the handler, so that what it raises has no raw error as its context
+        time.sleep(next_delay(failed, attempt, max_retries))
         attempt += 1
-        time.sleep(delay)
 
 
 async def acreate(post: Callable[[], Awaitable[T]], max_retries: int) -> T:
@@ -104,6 +105,6 @@ async def acreate(post: Callable[[], Awaitable[T]], max_retries: int) -> T:
         try:
             return await post()
         except openai.APIError as error:
-            delay = next_delay(error, attempt, max_retries)
+            failed = error
+        await asyncio.sleep(next_delay(failed, attempt, max_retries))
         attempt += 1
-        await asyncio.sleep(delay)

@@ -14,7 +14,7 @@ BODY = {"model": "perplexity/sonar", "input": "hello", "stream": False}
 
 def _transport(emu: PerplexityEmulator) -> Transport:
     key = (emu.base_url, SecretStr("test-key"), 10.0, 0)
-    return Transport.build(emu.base_url, key, model="perplexity/sonar")
+    return Transport.build(key, model="perplexity/sonar")
 
 
 def test_post_and_get_take_the_path_per_call(emu: PerplexityEmulator) -> None:

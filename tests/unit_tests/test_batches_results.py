@@ -91,3 +91,14 @@ def test_every_input_of_a_batch_failed_by_one_line_gets_perplexitys_reason() -> 
     for outcome in (outcomes[0], outcomes[2]):
         assert "the batch failed" in str(outcome)
         assert "input 5: invalid_request: model 'x' is not served" in str(outcome)
+
+
+def test_a_batchs_errors_repeating_a_sent_key_like_value_never_show_it() -> None:
+    """An error line's and a failed batch's words may repeat a key-like `model`: hidden as everywhere."""
+    key = "pplx-canary0123456789abcdef"
+    part = Part("batch_1", first=0, count=2)
+    line = {"custom_id": "input-0", "response": None, "error": {"code": "invalid", "message": f"model {key} unknown"}}
+    failed = {"status": "failed", "errors": {"data": [{"code": "invalid", "line": 2, "message": f"bad model {key}"}]}}
+    outcomes = collect(part, failed, [_file(line)], _read)
+    assert [str(outcome).count("***") for outcome in outcomes] == [1, 1]
+    assert all(key[5:] not in str(outcome) for outcome in outcomes)

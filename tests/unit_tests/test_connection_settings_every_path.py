@@ -47,6 +47,10 @@ CANARY = "pplx-canary-5e1d0b77"
 """A credential that must never show in a refusal."""
 URL = "http://127.0.0.1:9"  # never reached: every refusal comes before a request
 GOOD = {"api_key": "pplx-test", "base_url": URL}
+KEY_ACCEPTED = (
+    "a string or SecretStr of printable ASCII characters, no whitespace at either end (the Perplexity API key: "
+    "api_key=..., else PPLX_API_KEY or PERPLEXITY_API_KEY; sent in an HTTP header)"
+)
 
 CLASSES: dict[str, type] = {
     "chat": ChatPerplexityStrict,
@@ -75,8 +79,19 @@ BAD: list[tuple[str, Any, str]] = [
     ("timeout", httpx.Timeout(-1), "timeout=Timeout(timeout=-1): expected seconds > 0"),
     ("max_retries", "3", "max_retries='3': expected an integer >= 0."),
     ("max_retries", True, "max_retries=True: expected an integer >= 0."),
-    ("api_key", 5, "api_key='***': expected a string or SecretStr (the Perplexity API key)."),
-    ("api_key", [CANARY], "expected a string or SecretStr (the Perplexity API key)."),
+    ("api_key", 5, f"api_key='***': expected {KEY_ACCEPTED}."),
+    ("api_key", [CANARY], f"expected {KEY_ACCEPTED}."),
+    # What an HTTP header cannot carry (h11 refused it mid-request, its error showing the key): refused when set.
+    ("api_key", CANARY + "\n", f"api_key='***': expected {KEY_ACCEPTED} (ends with a newline; strip it)."),
+    ("api_key", SecretStr(CANARY + "\r\n"), "api_key=SecretStr('**********'): expected a string or SecretStr of"),
+    ("api_key", SecretStr(CANARY + "\r\n"), "(ends with a newline; strip it)."),
+    ("api_key", CANARY + " ", "(starts or ends with whitespace; strip it)."),
+    ("api_key", "\t" + CANARY, "(starts or ends with whitespace; strip it)."),
+    ("api_key", CANARY + "\u00e9", "(holds a non-ASCII or control character (a tab, a newline))."),
+    ("api_key", CANARY + "\u201d", "(holds a non-ASCII or control character"),
+    ("api_key", CANARY[:5] + "\n" + CANARY[5:], "(holds a non-ASCII or control character"),
+    ("api_key", CANARY[:5] + "\x00" + CANARY[5:], "(holds a non-ASCII or control character"),
+    ("api_key", CANARY[:5] + "\x7f" + CANARY[5:], "(holds a non-ASCII or control character"),
     ("api_key", "", "api_key: no key given to {cls}, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY is set."),
     ("api_key", None, "api_key: no key given to {cls}, and neither PPLX_API_KEY nor PERPLEXITY_API_KEY is set."),
     ("api_key", SecretStr(""), "api_key: no key given to {cls}"),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import traceback
+from typing import Any
 
 import httpx
 import openai
@@ -10,7 +13,7 @@ import pytest
 from openai import _constants as openai_constants
 
 from langchain_perplexity_strict._transport._compat import parse_retry_after
-from langchain_perplexity_strict._transport._create import create, may_have_started, retry_delay
+from langchain_perplexity_strict._transport._create import acreate, create, may_have_started, retry_delay
 from langchain_perplexity_strict.errors import PerplexityRunUnknownError
 
 REQUEST = httpx.Request("POST", "https://api.perplexity.ai/v1/responses")
@@ -134,3 +137,32 @@ def test_the_backoff_is_the_openai_clients(monkeypatch: pytest.MonkeyPatch, atte
     monkeypatch.setattr("random.random", lambda: 0.0)  # no jitter: the delay is the backoff itself
     expected = min(openai_constants.INITIAL_RETRY_DELAY * 2.0**attempt, openai_constants.MAX_RETRY_DELAY)
     assert retry_delay(status_error(429), attempt) == expected
+
+
+KEY = "pplx-canary0123456789abcdef"
+
+
+def _chain(error: BaseException | None) -> str:
+    """The traceback as printed, and every exception under `error` by `__cause__` or `__context__`, as text."""
+    texts = ["".join(traceback.format_exception(error))] if error else []
+    while error is not None:
+        texts += [str(error), repr(error.args)]
+        error = error.__cause__ or error.__context__
+    return " ".join(texts)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_5xx_repeating_a_sent_key_like_value_is_shown_redacted_and_chained_to_nothing(asynchronous: bool) -> None:
+    """A run's create answered 5xx names it in the error; the server's words may repeat a key-like `model`."""
+    body = {"error": {"message": f"model {KEY!r} failed", "type": "internal_error"}}
+    response = httpx.Response(500, json=body, request=REQUEST)
+
+    def post() -> Any:
+        raise openai.InternalServerError(f"Error code: 500 - {body}", response=response, body=body)
+
+    async def apost() -> Any:
+        post()
+
+    with pytest.raises(PerplexityRunUnknownError, match=r"HTTP 500: model '\*\*\*' failed") as caught:
+        asyncio.run(acreate(apost, 0)) if asynchronous else create(post, 0)
+    assert KEY[5:] not in _chain(caught.value)
