@@ -12,10 +12,13 @@ import threading
 import traceback
 import warnings
 import weakref
+from contextvars import ContextVar
 from typing import Any
 
-_INTERNAL = frozenset({"langchain_perplexity_strict", "langchain_core", "pydantic", "asyncio"})
-"""Packages skipped to find the caller's line (asyncio: a task's caller is the loop's)."""
+_INTERNAL = frozenset({__name__.partition(".")[0], "langchain_core", "langchain", "langgraph", "pydantic", "asyncio"})
+"""Packages skipped to find the caller's line: this one, LangChain's, asyncio (a task's caller is the loop's)."""
+_CALLER: ContextVar[tuple[str, int, str] | None] = ContextVar("perplexity_caller", default=None)
+"""The line of the call under way (`calling`): its threads' and tasks' stacks lack it."""
 
 
 def _module(frame: Any) -> str:
@@ -27,7 +30,14 @@ def _caller() -> tuple[str, int, str]:
     frame = sys._getframe(2)
     while frame.f_back is not None and _module(frame).partition(".")[0] in _INTERNAL:
         frame = frame.f_back
-    return frame.f_code.co_filename, frame.f_lineno or 0, _module(frame)
+    return _CALLER.get() or (frame.f_code.co_filename, frame.f_lineno or 0, _module(frame))
+
+
+def calling() -> contextlib.ExitStack:
+    """Within: warnings name this caller's line, also in the threads and tasks it starts (their stacks lack it)."""
+    stack = contextlib.ExitStack()
+    stack.callback(_CALLER.reset, _CALLER.set(_caller()))
+    return stack
 
 
 class OncePerOwner:
@@ -69,7 +79,5 @@ def log(logger: logging.Logger, level: int, message: str, *args: object) -> None
 
 def warn_deprecated_name(message: str) -> None:
     """Warn at the line using a deprecated name; importlib's `hasattr` before `from x import name` stays silent."""
-    asker = sys._getframe(2)
-    if asker.f_globals.get("__name__") == "importlib._bootstrap":
-        return
-    warnings.warn(message, DeprecationWarning, stacklevel=3)
+    if sys._getframe(2).f_globals.get("__name__") != "importlib._bootstrap":
+        warnings.warn(message, DeprecationWarning, stacklevel=3)

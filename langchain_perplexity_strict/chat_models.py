@@ -29,7 +29,7 @@ from typing_extensions import Self
 from langchain_perplexity_strict import _batches
 from langchain_perplexity_strict._continuation import Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._cost import deferred_budgets, requesting
-from langchain_perplexity_strict._once import OncePerOwner
+from langchain_perplexity_strict._once import OncePerOwner, calling
 from langchain_perplexity_strict._profile import call_profile, call_rules, model_profile
 from langchain_perplexity_strict._redact import redact, shown
 from langchain_perplexity_strict._request._agent import model_and_preset
@@ -452,7 +452,7 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
             return super().generate(*args, **kwargs)
 
     async def agenerate(self, *args: Any, **kwargs: Any) -> LLMResult:
-        with deferred_budgets():
+        with deferred_budgets(), calling():
             return await super().agenerate(*args, **kwargs)
 
     def _generate(
@@ -496,9 +496,13 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
                 follower.close()  # cancels a background run the caller left
 
     def batch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> list[Any]:
-        """`Runnable.batch`, whose threads leave with the caller on Ctrl-C."""
-        with leaving_together():
+        """`Runnable.batch`, whose threads leave with the caller on Ctrl-C and warn at its line."""
+        with leaving_together(), calling():
             return super().batch(inputs, config, **kwargs)
+
+    async def abatch(self, inputs: list[Any], config: Any = None, **kwargs: Any) -> list[Any]:
+        with calling():
+            return await super().abatch(inputs, config, **kwargs)
 
     async def _agenerate(
         self,

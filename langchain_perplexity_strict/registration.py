@@ -14,6 +14,7 @@ from typing import Any
 import wrapt
 
 from langchain_perplexity_strict._message_keys import MODEL_PROVIDER
+from langchain_perplexity_strict._once import warn
 
 PROVIDER = "perplexity_strict"
 LEGACY_PROVIDER = "perplexity"
@@ -76,12 +77,10 @@ def _translate_content_chunk(message: Any) -> Any:
 def serve_legacy_name(cls: type, **kwargs: Any) -> Any:
     """`init_chat_model("perplexity:...")` without langchain-perplexity: this model, with a warning."""
     model = kwargs.get("model")
-    warnings.warn(
+    warn(
         f"init_chat_model: the 'perplexity' provider is langchain-perplexity's, which is not installed; "
         f"langchain-perplexity-strict's ChatPerplexityStrict serves it. Write 'perplexity_strict:{model}' "
-        "(or model_provider='perplexity_strict') to choose it by its own name and silence this warning.",
-        UserWarning,
-        stacklevel=4,
+        "(or model_provider='perplexity_strict') to choose it by its own name and silence this warning."
     )
     return cls(**kwargs)
 

@@ -205,10 +205,10 @@ def test_minus_c_every_form_answers_and_warns_at_the_callers_line(server: Perple
         assert text in result.stderr, what
     # One per model: invoke (once for two calls), stream, batch, ainvoke, astream, abatch, thread, six exec/eval.
     assert result.stderr.count(SONAR) == 13
-    # At the caller's line: the `-c` code's (invoke, stream, ainvoke, astream, abatch, the thread's call), the
-    # exec'd or eval'd code's; batch warns from its executor thread.
+    # At the caller's line: the `-c` code's (invoke, stream, batch, ainvoke, astream, abatch, the thread's call),
+    # the exec'd or eval'd code's; batch's from its executor thread too.
     blamed = re.findall(rf"^(\S+):\d+: UserWarning: model 'sonar-pro' {SONAR}", result.stderr, re.MULTILINE)
-    assert blamed.count("<string>") == 6 and blamed.count("<odd>") == 6
+    assert blamed.count("<string>") == 7 and blamed.count("<odd>") == 6
 
 
 def test_stdin_with_warnings_ignored_answers_and_says_nothing(server: PerplexityEmulator) -> None:
