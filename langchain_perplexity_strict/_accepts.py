@@ -87,8 +87,9 @@ def check(name: str, value: Any, accepts: Accepts) -> None:
 
 
 RETRIES = Accepts("an integer >= 0", Annotated[int, Strict(), Field(ge=0)])
-TOKEN_BUDGET = Accepts("an integer >= 0 (0: no compaction)", Annotated[int, Strict(), Field(ge=0)])
+TOKEN_BUDGET = Accepts("an integer >= 0 (0: no compaction) or None", None | Annotated[int, Strict(), Field(ge=0)])
 """The chat model's `max_input_tokens`."""
+NON_BLANK = Annotated[StrictStr, StringConstraints(pattern=r"\S")]  # a name: neither empty nor only spaces
 
 
 def _is_url(value: str) -> bool:
@@ -175,11 +176,11 @@ def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
     check(name, value, CONNECTION[name])
 
 
-def accepted_names(fields: Mapping[str, FieldInfo]) -> set[str]:
+def accepted_names(fields: Mapping[str, FieldInfo | None]) -> set[str]:
     """Every name a pydantic model takes, its `AliasChoices` included."""
     names = set(fields)
     for info in fields.values():
-        names.update(c for c in getattr(info.validation_alias, "choices", ()) if isinstance(c, str))
+        names.update(c for c in getattr(getattr(info, "validation_alias", None), "choices", ()) if isinstance(c, str))
     return names
 
 
@@ -222,7 +223,7 @@ class UnknownArgumentError(PerplexityRequestTypeError):
 
 
 def check_known(
-    values: Any, fields: Mapping[str, FieldInfo], owner: str, instead: Mapping[str, str], foreign: Any = None
+    values: Any, fields: Mapping[str, FieldInfo | None], owner: str, instead: Mapping[str, str], foreign: Any = None
 ) -> None:
     """Refuse the first argument `fields` do not take, with the closest accepted or `foreign` name, else every
     accepted one; `instead` says why some are not taken."""

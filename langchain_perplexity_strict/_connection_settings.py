@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from contextvars import ContextVar
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from langchain_core.utils import from_env, secret_from_env
 from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator, model_validator
@@ -96,6 +96,10 @@ class PerplexitySettings(Redacted):
             )
         return transport
 
+    def configurable_fields(self, **kwargs: Any) -> Any:
+        check_known(kwargs, type(self).model_fields, f"{type(self).__name__}.configurable_fields", {})
+        return cast(Any, super()).configurable_fields(**kwargs)
+
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """With `update`, validated as the constructor validates (pydantic's skips it)."""
         copy = super().model_copy(deep=deep)
@@ -104,7 +108,7 @@ class PerplexitySettings(Redacted):
         given = {name: copy.__dict__[name] for name in copy.model_fields_set}
         token = _COPYING.set(True)
         try:
-            return type(self).model_validate({**given, **update})
+            return type(self)(**{**given, **update})
         finally:
             _COPYING.reset(token)
 

@@ -10,7 +10,7 @@ import functools
 import operator
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, cast
+from typing import Any, cast, get_args
 
 from langchain_core.language_models import chat_models
 from langchain_core.runnables import RunnableBinding
@@ -118,10 +118,15 @@ def secret_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
 
 
 def redacted_error(error: ValidationError, fields: Mapping[str, Any]) -> ValidationError:
-    """`error` with each record's `input` redacted; values under unknown names hidden."""
+    """`error` with inputs redacted, unknown names' values hidden, and wrong types worded as any refusal is."""
     details: list[Any] = []
+    wrong: dict[Any, list[Any]] = {}
     for record in error.errors():
         loc, value = record["loc"], record.get("input")
+        if loc and loc[0] in fields and record["type"] not in ("value_error", "missing"):
+            said = record["msg"].removeprefix("Input should be ").replace("a valid boolean", "True or False")
+            wrong.setdefault(loc[0], [value]).append(said)
+            continue
         if not loc and isinstance(value, Mapping):
             value = {k: redact(v, k) if k in fields else HIDDEN for k, v in value.items()}
         else:
@@ -134,13 +139,17 @@ def redacted_error(error: ValidationError, fields: Mapping[str, Any]) -> Validat
             message = record["msg"].replace("{", "{{").replace("}", "}}")
             detail = {"type": PydanticCustomError(record["type"], message), "loc": loc, "input": value}
         details.append(detail)
+    for name, (value, *words) in wrong.items():
+        words += ["None"] if type(None) in get_args(fields[name].annotation) else []
+        text = f"{name}={shown(value, name)}: expected {' or '.join(dict.fromkeys(words))}."
+        details.append({"type": "value_error", "loc": (name,), "input": HIDDEN, "ctx": {"error": ValueError(text)}})
     return ValidationError.from_exception_data(error.title, details, hide_input=True)
 
 
 class Redacted(BaseModel):
     """A model whose repr, `model_dump`, pydantic errors and LangChain dump never show a credential."""
 
-    model_config = ConfigDict(hide_input_in_errors=True)
+    model_config = ConfigDict(hide_input_in_errors=True, strict=True)  # a value is checked as given, never coerced
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         try:

@@ -27,6 +27,7 @@ from pydantic import ConfigDict, model_validator
 from typing_extensions import Self
 
 from langchain_perplexity_strict import _batches
+from langchain_perplexity_strict._accepts import check_known
 from langchain_perplexity_strict._continuation import Planner, account_tag, forgot_the_response
 from langchain_perplexity_strict._cost import deferred_budgets, requesting
 from langchain_perplexity_strict._once import OncePerOwner, calling
@@ -43,7 +44,6 @@ from langchain_perplexity_strict._request._model_arguments import (
     known_arguments,
     stop_list,
 )
-from langchain_perplexity_strict._request._parameter_row import Api
 from langchain_perplexity_strict._request._parameter_table import PARAMETERS, PerplexityParameters, check_parameters
 from langchain_perplexity_strict._request._structured_output import (
     Method,
@@ -61,7 +61,7 @@ from langchain_perplexity_strict._transport._guard import leaving_together, toge
 from langchain_perplexity_strict._transport._response_files import PerplexityResponseFile, alist_files, list_files
 from langchain_perplexity_strict._transport._resume import StreamFollower, StreamScope
 from langchain_perplexity_strict.errors import refused_before_sending
-from langchain_perplexity_strict.normalize._compaction import compaction_warning, count_tokens
+from langchain_perplexity_strict.normalize._compaction import MessageCounter, compaction_warning, count_tokens
 from langchain_perplexity_strict.normalize._normalizer import NormalizationResult, prepare
 
 _SETTING_NAMES = tuple(PARAMETERS)
@@ -162,15 +162,12 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
     @classmethod
     def _known_arguments(cls, values: Any) -> Any:
         """Refuse unknown arguments; map aliases; check each parameter as given, before pydantic coerces it."""
-        values = known_arguments(values, cls.model_fields)
-        if isinstance(values, dict):
-            api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
-            check_parameters({name: values[name] for name in _SETTING_NAMES if name in values}, api)
-        return values
+        return known_arguments(values, cls.model_fields)
 
     @model_validator(mode="after")
     def _validate(self) -> Self:
         check_parameters(self._settings(), self.api)
+        MessageCounter(self.token_counter)  # refused now, not at the first call
         if self.n > 1 and self.streaming:
             msg = f"n={self.n} cannot be streamed (streaming=True returns one answer); set streaming=False or n=1."
             raise ValueError(msg)
@@ -692,10 +689,9 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
 
         `json_mode` sends a schema: Perplexity has no JSON mode.
         """
+        own = dict.fromkeys(("schema", "method", "include_raw", "strict", "tools"))  # `tools=`: as ChatOpenAI takes it
+        check_known(kwargs, own, "with_structured_output", {})
         tools = kwargs.pop("tools", None)  # bound beside the response format, as ChatOpenAI does
-        if kwargs:
-            msg = f"with_structured_output: unexpected arguments {sorted(kwargs)}; it takes tools= besides its own."
-            raise ValueError(msg)
         if method is None:  # by the profile
             profile = self._state().profile
             tools_only = not profile.get("structured_output", True) and profile.get("tool_calling")

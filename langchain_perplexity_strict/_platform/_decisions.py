@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 from typing_extensions import NotRequired, TypedDict
 
-from langchain_perplexity_strict._accepts import Accepts, check
+from langchain_perplexity_strict._accepts import NON_BLANK, Accepts, check, suggestion
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
@@ -71,7 +71,7 @@ _SHAPES = (
     "[lowest, ..., highest]})"
 )
 ACCEPTS = {
-    "model": Accepts("a decision model name, such as pplx-decider-v1-27b", StrictStr),
+    "model": Accepts("a decision model name, neither empty nor blank, such as pplx-decider-v1-27b", NON_BLANK),
     "questions": Accepts(
         f"a dict of question names to noul, choice or score questions {_SHAPES}", dict[StrictStr, Question]
     ),
@@ -165,7 +165,7 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
         unknown = sorted(set(overrides) - {"questions", "model"})
         if unknown:
             msg = f"{unknown[0]}: not a per-call setting of PerplexityDecision; accepted: questions, model."
-            raise TypeError(msg)
+            raise TypeError(msg + suggestion(unknown[0], ("questions", "model"), {})[0])
         for name, setting in overrides.items():
             check_setting(name, setting)
         state = state_of(value)

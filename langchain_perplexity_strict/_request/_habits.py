@@ -222,6 +222,8 @@ class _Translation:
                 )
                 raise ValueError(msg)
             else:
+                if name == "extra_body":  # named as given, before it joins model_kwargs
+                    self.check_converted(entry, "model_kwargs", {key: item})
                 self.put_extra(key, item, entry)
 
     def take(self, name: str, value: Any, given_as: str) -> None:

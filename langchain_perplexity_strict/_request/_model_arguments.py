@@ -46,8 +46,8 @@ def _check_converted(api: Api) -> Callable[[str, str, Any], None]:
         try:
             check_parameters({target: value}, api)
         except ValueError as error:
-            row = PARAMETERS[target]
-            paths = [p for p in (row.path(api), row.chat, row.agent) if p not in (None, CLIENT)]
+            row = PARAMETERS.get(target)
+            paths = [p for p in (row.path(api), row.chat, row.agent) if p not in (None, CLIENT)] if row else []
             published = f"Perplexity's {paths[0]}, " if paths and paths[0] != target else ""
             raise ValueError(f"{given_as} ({published}taken as {target}=...): {error}") from None
 
@@ -70,22 +70,18 @@ def call_arguments(kwargs: Mapping[str, Any], api: Api) -> tuple[dict[str, Any],
     unknown = sorted(k for k in params if k not in PARAMETERS and k not in CALL_ONLY)
     if unknown:
         name = unknown[0]
-        hint, like = suggestion(name, PARAMETERS, FOREIGN_HINTS)
-        every = ", ".join([*sorted(PARAMETERS), *CALL_KWARGS, "model", "extra_body"])
-        listed = hint or f" Call-time parameters are: {every}."
+        every = [*sorted(PARAMETERS), *CALL_KWARGS, "model", "extra_body"]
+        hint, like = suggestion(name, every, FOREIGN_HINTS)
+        listed = hint or f" Call-time parameters are: {', '.join(every)}."
         if name in CONNECTION:  # the client's settings belong to the model, as ChatOpenAI's do
             listed = f" {name} is set on the model: model.model_copy(update={{{name!r}: ...}})."
         msg = f"{named(name, params[name], *like)} is not a parameter of ChatPerplexityStrict (api={api!r}).{listed}"
-        raise ValueError(msg)
-    model = params.get("model")
-    if "model" in params and (not isinstance(model, str) or not model):
-        msg = f"model={shown(model)} is not accepted: expected a model name (a non-empty string)."
         raise ValueError(msg)
     return call, params
 
 
 def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
-    """Constructor arguments with other integrations' names translated; an unknown one is refused."""
+    """Constructor arguments with other integrations' names translated, then checked; an unknown one is refused."""
     if not isinstance(values, dict):
         return values
     api: Api = "chat_completions" if values.get("api") == "chat_completions" else "agent"
@@ -101,6 +97,7 @@ def known_arguments(values: Any, fields: dict[str, Any]) -> Any:
     if "model" not in values and surface_default != fields["model"].default:
         values["model"] = surface_default  # the field's default stays implicit
     check_known(values, fields, "ChatPerplexityStrict", {}, FOREIGN_HINTS)
+    check_parameters(values, "chat_completions" if values.get("api") == "chat_completions" else "agent")
     return values
 
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StrictStr, StringConstraints
 
-from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled
+from langchain_perplexity_strict._accepts import NON_BLANK, Accepts, holds, one_of, ruled
 from langchain_perplexity_strict._request._filters import (
     MAX_SEARCH_TOKENS,
     UserLocation,
@@ -77,6 +77,10 @@ CONTINUATION = Accepts(
     "True or False (True only on api='agent': chat completions store nothing to continue from)", StrictBool
 )
 NO_CONTINUATION = Annotated[StrictBool, holds(lambda v: v is False)]
+MODEL = Accepts("a model name, not empty nor blank ('perplexity/sonar', 'sonar')", NON_BLANK, " is not accepted")
+RULES = Accepts(
+    "a list or tuple of callable normalizer rules", Annotated[list | tuple, holds(lambda v: all(map(callable, v)))]
+)
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import ConfigDict, Field, StrictBool, field_validator
+from pydantic import ConfigDict, Field, StrictBool
 from pydantic.fields import FieldInfo
 
-from langchain_perplexity_strict._accepts import TOKEN_BUDGET, Accepts, check
+from langchain_perplexity_strict._accepts import TOKEN_BUDGET, Accepts, check, suggestion
 from langchain_perplexity_strict._connection_settings import PerplexitySettings
 from langchain_perplexity_strict._redact import shown
 from langchain_perplexity_strict._request import _parameter_row as rows
 from langchain_perplexity_strict._request._filters import RECENCY
-from langchain_perplexity_strict._request._habits import HABITS
+from langchain_perplexity_strict._request._habits import FOREIGN_HINTS, HABITS
 from langchain_perplexity_strict._request._parameter_row import (
     CLIENT,
     FILTERS,
@@ -73,13 +73,6 @@ class PerplexityParameters(PerplexitySettings):
     """The normalizer's rules, in order."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    @field_validator("max_input_tokens", mode="before")
-    @classmethod
-    def _token_budget(cls, value: Any) -> Any:
-        if value is not None:
-            check("max_input_tokens", value, TOKEN_BUDGET)
-        return value
 
     temperature: Annotated[float | None, Parameter(rows.TEMPERATURE, NAME, NAME, rows.CHAT_TEMPERATURE)] = None
     """Sampling temperature."""
@@ -178,6 +171,7 @@ PARAMETERS: dict[str, Parameter] = {
 }
 """Every Perplexity parameter, in declaration order."""
 DATE_FILTERS = {name for name, row in PARAMETERS.items() if row.rule is rows.DATE}
+SETTINGS: dict[str, Accepts] = {"model": rows.MODEL, "max_input_tokens": TOKEN_BUDGET, "rules": rows.RULES}
 
 
 _IMAGES = (
@@ -207,6 +201,8 @@ FALSE_IS_DEFAULT_ON_AGENT = ("return_images", "return_related_questions", "enabl
 def check_parameters(values: Mapping[str, Any], api: Api) -> None:
     """Raise `ValueError` naming the field, the value and what is accepted."""
     for name, value in values.items():
+        if name in SETTINGS:
+            check(name, value, SETTINGS[name])
         parameter = PARAMETERS.get(name)
         if parameter is None or (value is None and parameter.nullable):
             continue
@@ -337,9 +333,11 @@ def check_model_kwargs(extra: Any, api: Api) -> None:
             raise ValueError(msg)
         if key not in PUBLISHED_FIELDS[api]:  # refused or silently ignored
             extra_fields = sorted(set(_NO_PARAMETER[api]) - set(_BUILT) - set(PARAMETERS) - set(HABITS))
+            hint, _ = suggestion(str(key), {*PARAMETERS, *PUBLISHED_FIELDS[api]}, FOREIGN_HINTS)
+            listed = "; the published fields with no parameter here, which model_kwargs and extra_body may carry: "
             msg = (
                 f"model_kwargs[{key!r}] is not a field of Perplexity's published request on api={api!r} "
-                f"(perplexity.generated.api), so it would be refused or ignored; the published fields with no "
-                f"parameter here, which model_kwargs and extra_body may carry: {', '.join(extra_fields)}."
+                f"(perplexity.generated.api), so it would be refused or ignored"
+                + (f".{hint}" if hint else f"{listed}{', '.join(extra_fields)}.")
             )
             raise ValueError(msg)

@@ -15,9 +15,9 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictBool, Str
 from pydantic.types import Strict
 from typing_extensions import Self
 
-from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled
+from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled, suggestion
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
-from langchain_perplexity_strict._redact import close_names, named, shown
+from langchain_perplexity_strict._redact import named, shown
 from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
     Recency,
@@ -83,8 +83,9 @@ def search_body(values: Mapping[str, Any]) -> dict[str, Any]:
         if value is None:
             continue
         if name not in FIELDS:
-            shown_name = named(name, value, *close_names(name, FIELDS))
-            msg = f"{shown_name} is not a Search API field. Accepted: {', '.join(FIELDS)}."
+            hint, like = suggestion(name, FIELDS, {})
+            listed = hint or f" Accepted: {', '.join(FIELDS)}."
+            msg = f"{named(name, value, *like)} is not a Search API field.{listed}"
             raise ValueError(msg)
         check_field(name, value)
         body[name] = list(value) if isinstance(value, list) else value  # a copy

@@ -50,7 +50,7 @@ class MessageCounter:
         self.calls = 0
         if counter is None:
             self._count: Callable[[BaseMessage], int] = lambda m: count_tokens_approximately([m])
-        elif hasattr(counter, "encode"):
+        elif hasattr(counter, "encode") and not isinstance(counter, str):  # a string's encode counts nothing
             self._count = lambda m: len(counter.encode(_text(m)))
         elif hasattr(counter, "get_num_tokens_from_messages"):  # a LangChain model
             self._count = lambda m: int(counter.get_num_tokens_from_messages([m]))
