@@ -93,6 +93,7 @@ class EmbeddingSettings(PerplexityConnection):
     """Requests in flight at once; not sent to the API."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
+    _api_name: ClassVar[str]
     _path: ClassVar[str]
     _what: ClassVar[str]
     """What the answer's items are, for errors."""
@@ -130,7 +131,7 @@ class EmbeddingSettings(PerplexityConnection):
         """Post the bodies, `max_concurrency` at a time in threads; a failure cancels unsent ones (`Executor.map`)."""
 
         def post(body: dict[str, Any]) -> dict[str, Any]:
-            return self._post(self._path, encode_body(body))
+            return self.transport.post(self._path, encode_body(body), api=self._api_name)
 
         if self.max_concurrency <= 1 or len(bodies) <= 1:
             return self._result(bodies, [post(body) for body in bodies])
@@ -139,7 +140,7 @@ class EmbeddingSettings(PerplexityConnection):
             return self._result(bodies, list(pool.map(post, bodies)))
 
     async def _asend(self, bodies: list[dict[str, Any]]) -> EmbeddingsResult:
-        posts = (self._apost(self._path, encode_body(body)) for body in bodies)
+        posts = (self.transport.apost(self._path, encode_body(body), api=self._api_name) for body in bodies)
         return self._result(bodies, await gather_with_concurrency(self.max_concurrency, *posts))
 
     def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:

@@ -12,7 +12,7 @@ from pydantic.v1 import ValidationError as ValidationErrorV1
 from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import near_typo
-from langchain_perplexity_strict._connection_settings import PerplexityConnection
+from langchain_perplexity_strict._connection_settings import PerplexitySettings
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._request._filters import Recency
 from langchain_perplexity_strict._search._request import (
@@ -67,7 +67,7 @@ def explain_arguments(error: ValidationError | ValidationErrorV1) -> str:
     return "; ".join(reasons)
 
 
-class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
+class PerplexitySearchResults(PerplexitySettings, SearchFilters, BaseTool):
     """Perplexity's Search API (`POST /search`) as a tool: numbered results for the model, the answer as artifact.
 
     The model fills `SearchInput`; other Search API fields are constructor arguments.
@@ -138,10 +138,12 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
 
     # `query` is positional: BaseTool passes a plain-string input that way. No `run_manager`: none is passed.
     def _run(self, query: str | list[str], **arguments: Any) -> str | tuple[str, dict[str, Any]]:
-        return self._output(self._post(SEARCH_PATH, self._body({"query": query, **arguments})))
+        return self._output(self.transport.post(SEARCH_PATH, self._body({"query": query, **arguments}), api="search"))
 
     async def _arun(self, query: str | list[str], **arguments: Any) -> str | tuple[str, dict[str, Any]]:
-        return self._output(await self._apost(SEARCH_PATH, self._body({"query": query, **arguments})))
+        return self._output(
+            await self.transport.apost(SEARCH_PATH, self._body({"query": query, **arguments}), api="search")
+        )
 
     def _output(self, response: dict[str, Any]) -> Any:
         """The content, with the answer as artifact when `response_format` asks."""
