@@ -60,9 +60,8 @@ def job_status(names: list[str]) -> str:
     pending = [n for n in names if not status_of(n).over]
     if pending:
         return min(pending, key=ORDER.index)
-    known = [n for n in names if n in SEVERITY]
     unknown = [n for n in names if n not in SEVERITY]
-    return unknown[0] if unknown else min(known, key=SEVERITY.index)
+    return unknown[0] if unknown else min(names, key=SEVERITY.index)
 
 
 @dataclass(frozen=True)
