@@ -112,8 +112,9 @@ class EmbeddingSettings(PerplexityConnection):
         if model not in self.allowed_models:
             accepted = ", ".join(self.allowed_models)
             msg = f"model={shown(model)} is not accepted by {type(self).__name__}. Accepted: {accepted}."
-            if model in _OTHER_CLASS:
-                msg += f" {model!r} is served by {_OTHER_CLASS[model]}."
+            if model in EMBED_MODELS + CONTEXT_MODELS:
+                other = "PerplexityEmbeddings" if model in EMBED_MODELS else "PerplexityContextualizedEmbeddings"
+                msg += f" {model!r} is served by {other}."
             raise ValueError(msg)
         most = FULL_DIMENSIONS[model.rsplit("-", 1)[-1]]
         if self.dimensions is not None and not 128 <= self.dimensions <= most:
@@ -163,10 +164,6 @@ class EmbeddingSettings(PerplexityConnection):
 
 EMBED_MODELS = ("pplx-embed-v1-0.6b", "pplx-embed-v1-4b")
 CONTEXT_MODELS = ("pplx-embed-context-v1-0.6b", "pplx-embed-context-v1-4b")
-_OTHER_CLASS = {
-    **{m: "PerplexityContextualizedEmbeddings" for m in CONTEXT_MODELS},
-    **{m: "PerplexityEmbeddings" for m in EMBED_MODELS},
-}
 
 
 @dataclass

@@ -298,12 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--emulator", action="store_true", help="list the local emulator's models (no key needed)")
     listing.set_defaults(func=_models)
 
-    _add_emulator(sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine"))
-    sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)").set_defaults(func=_demo)
-    return parser
-
-
-def _add_emulator(emulator: argparse.ArgumentParser) -> None:
+    emulator = sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine")
     emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     emulator.add_argument("--port", type=_PORT, default=8765, help="port to listen on (default: 8765; 0: any free)")
     for switch, says in (
@@ -321,6 +316,8 @@ def _add_emulator(emulator: argparse.ArgumentParser) -> None:
         help="live: answer as the live Agent API does (default); schema: the bare published schema",
     )
     emulator.set_defaults(func=_emulator)
+    sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)").set_defaults(func=_demo)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
