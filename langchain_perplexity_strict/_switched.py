@@ -41,8 +41,7 @@ _FATES = {**MOVED, "UserLocation": "pass user_location={...} as a dict"}
 
 
 class SwitchedModules:
-    """Asked last, once every other finder failed: langchain-perplexity's module path under this package
-    (a find-and-replace switch) raises an error saying what to use for each of its names."""
+    """A finder asked last: langchain-perplexity's module path under this package says what to use instead."""
 
     @staticmethod
     def find_spec(fullname: str, path: object = None, target: object = None) -> None:

@@ -73,8 +73,7 @@ class PerplexitySearchResults(PerplexitySettings, SearchFilters, BaseTool):
     The model fills `SearchInput`; other Search API fields are constructor arguments.
     A filter set on the tool binds the model; `max_results` is only a default.
     The artifact is Perplexity's raw answer. `content_as="results"` gives dicts instead of text.
-    A model's bad arguments come back to it as the tool's answer (`handle_validation_error` and
-    `handle_tool_error` False: they raise).
+    A model's bad arguments come back to it as the tool's answer (`handle_*_error=False`: they raise).
     The name is langchain-perplexity's, so prompts keep working.
 
     ```python
@@ -159,8 +158,7 @@ class PerplexitySearchResults(PerplexitySettings, SearchFilters, BaseTool):
         return await super().ainvoke(input, config, **kwargs)
 
     def _note_direct_call(self, input: Any) -> None:
-        """Raise `ValueError` for a direct call's bad arguments, before sending (else the error text would come
-        back as if it were results); with the default `content_as`, warn once that it returns text."""
+        """A direct call's bad arguments raise (not returned as results); the default `content_as` warns once."""
         if isinstance(input, dict) and input.get("type") == "tool_call":
             return
         if isinstance(input, dict) and not {"handle_validation_error", "handle_tool_error"} & self.model_fields_set:

@@ -206,8 +206,7 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
 
 
 def _stop_emulator(args: argparse.Namespace) -> int:
-    """Stop the background emulator this shell points at (else the one on --host/--port); `--env` undoes the exports.
-    A shell that reused another shell's emulator leaves it running, so as not to cut the other off."""
+    """Stop the emulator this shell points at (else --host/--port's) unless another shell started it; `--env` undoes."""
     if args.background:
         raise CommandError("--stop and --background cannot go together", status=2)
     pointed = os.environ.get("PPLX_BASE_URL") if "PERPLEXITY_EMULATOR_PID" in os.environ else None
