@@ -4,6 +4,7 @@ Each public name is imported on first use (PEP 562), so the import stays light."
 
 from __future__ import annotations
 
+import re
 import sys
 from importlib import import_module
 from importlib.util import find_spec
@@ -103,9 +104,11 @@ def _moved(module: str, names: str) -> dict[str, tuple[str, str]]:
     return {name: (module, f"from {__name__}.{module} import {name}") for name in names.split()}
 
 
-def _typed(module: str, instead: str) -> tuple[str, str]:
-    """A built-in tool's or skill's TypedDict -> (its private module, the factory or dict to write instead)."""
-    return f"_request.{module}", f"{instead} or a plain dict (a type checker infers the factory's type)"
+def _typed(module: str, names: str, call: str = "(...)", instead: str = "") -> dict[str, tuple[str, str]]:
+    """Built-in tools' or skills' TypedDicts -> (their private module, `instead` or the factory each is named after)."""
+    dict_too = " or a plain dict (a type checker infers the factory's type)"
+    snake = {name: re.sub("(?<!^)([A-Z])", r"_\1", name).lower() for name in names.split()}
+    return {name: (f"_request.{module}", (instead or factory + call) + dict_too) for name, factory in snake.items()}
 
 
 # Names that left `__all__` -> (their module, what to use instead): each warns until the next release.
@@ -122,24 +125,15 @@ _DEPRECATED: dict[str, tuple[str, str]] = {
     ),
     "NormalizationResult": ("normalize._normalizer", "what normalize_messages(...) returns (no import needed)"),
     "CompactionResult": ("normalize._compaction", "what compact_messages(...) returns (no import needed)"),
-    "WebSearchTool": _typed("_builtin_tools", "web_search_tool(...)"),
-    "FetchUrlTool": _typed("_builtin_tools", "fetch_url_tool(...)"),
-    "ImageSearchTool": _typed("_builtin_tools", "image_search_tool(...)"),
-    "PeopleSearchTool": _typed("_builtin_tools", "people_search_tool()"),
-    "FinanceSearchTool": _typed("_builtin_tools", "finance_search_tool()"),
-    "SandboxTool": _typed("_builtin_tools", "sandbox_tool()"),
-    "McpTool": _typed("_builtin_tools", "mcp_tool(...)"),
-    "ConnectorTool": _typed("_builtin_tools", "connector_tool(...)"),
-    "BuiltinTool": _typed("_builtin_tools", "a factory such as web_search_tool(...)"),
-    "WebSearchFilters": _typed("_builtin_tools", "web_search_tool(filters={...})"),
-    "UserLocation": _typed("_builtin_tools", "web_search_tool(user_location={...})"),
-    "ImageSearchFilters": _typed("_builtin_tools", "image_search_tool(filters={...})"),
-    "ApprovalFilter": _typed("_builtin_tools", "mcp_tool(..., require_approval={...})"),
-    "ApprovalFilters": _typed("_builtin_tools", "mcp_tool(..., require_approval={...})"),
-    "BuiltinSkill": _typed("_skills", "builtin_skill(...)"),
-    "InlineSkill": _typed("_skills", "inline_skill(...)"),
-    "CustomSkill": _typed("_skills", "custom_skill(...)"),
-    "Skill": _typed("_skills", "builtin_skill(...), inline_skill(...) or custom_skill(...)"),
+    **_typed("_builtin_tools", "WebSearchTool FetchUrlTool ImageSearchTool McpTool ConnectorTool"),
+    **_typed("_builtin_tools", "PeopleSearchTool FinanceSearchTool SandboxTool", "()"),
+    **_typed("_skills", "BuiltinSkill InlineSkill CustomSkill"),
+    **_typed("_builtin_tools", "BuiltinTool", instead="a factory such as web_search_tool(...)"),
+    **_typed("_builtin_tools", "WebSearchFilters", instead="web_search_tool(filters={...})"),
+    **_typed("_builtin_tools", "UserLocation", instead="web_search_tool(user_location={...})"),
+    **_typed("_builtin_tools", "ImageSearchFilters", instead="image_search_tool(filters={...})"),
+    **_typed("_builtin_tools", "ApprovalFilter ApprovalFilters", instead="mcp_tool(..., require_approval={...})"),
+    **_typed("_skills", "Skill", instead="builtin_skill(...), inline_skill(...) or custom_skill(...)"),
     "check_builtin_tool": ("_request._builtin_tools", "ChatPerplexityStrict.bind_tools(...), which checks each tool"),
     "check_skill": ("_request._skills", "ChatPerplexityStrict(skills=...), which checks each skill"),
 }

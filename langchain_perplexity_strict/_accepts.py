@@ -86,7 +86,6 @@ def check(name: str, value: Any, accepts: Accepts) -> None:
         raise ValueError(msg)
 
 
-RETRIES = Accepts("an integer >= 0", Annotated[int, Strict(), Field(ge=0)])
 TOKEN_BUDGET = Accepts("an integer >= 0 (0: no compaction) or None", None | Annotated[int, Strict(), Field(ge=0)])
 """The chat model's `max_input_tokens`."""
 NON_BLANK = Annotated[StrictStr, StringConstraints(pattern=r"\S")]  # a name: neither empty nor only spaces
@@ -152,7 +151,7 @@ CONNECTION: Mapping[str, Accepts] = {
     "api_key": API_KEY,
     "base_url": BASE_URL,
     "timeout": TIMEOUT,
-    "max_retries": RETRIES,
+    "max_retries": Accepts("an integer >= 0", Annotated[int, Strict(), Field(ge=0)]),
 }
 """Every class's connection settings, and their rules (a missing key has its own message)."""
 
@@ -174,14 +173,6 @@ def check_connection_setting(name: str, value: Any, owner: str = "") -> None:
             )
         raise ValueError(msg)
     check(name, value, CONNECTION[name])
-
-
-def accepted_names(fields: Mapping[str, FieldInfo | None]) -> set[str]:
-    """Every name a pydantic model takes, its `AliasChoices` included."""
-    names = set(fields)
-    for info in fields.values():
-        names.update(c for c in getattr(getattr(info, "validation_alias", None), "choices", ()) if isinstance(c, str))
-    return names
 
 
 def _distance(a: str, b: str) -> int:
@@ -225,11 +216,15 @@ class UnknownArgumentError(PerplexityRequestTypeError):
 def check_known(
     values: Any, fields: Mapping[str, FieldInfo | None], owner: str, instead: Mapping[str, str], foreign: Any = None
 ) -> None:
-    """Refuse the first argument `fields` do not take, with the closest accepted or `foreign` name, else every
-    accepted one; `instead` says why some are not taken."""
+    """Refuse the first argument `fields` (or their `AliasChoices`) do not take, with the closest accepted or
+    `foreign` name, else every accepted one; `instead` says why some are not taken."""
     if not isinstance(values, dict):
         return
-    accepted = accepted_names(fields)
+    accepted = set(fields)
+    for info in fields.values():
+        accepted.update(
+            c for c in getattr(getattr(info, "validation_alias", None), "choices", ()) if isinstance(c, str)
+        )
     unknown = sorted(k for k in values if k not in accepted)
     if unknown:
         name, why = unknown[0], instead.get(unknown[0])

@@ -32,7 +32,7 @@ _COPYING: ContextVar[bool] = ContextVar("_COPYING", default=False)
 """True while `model_copy` validates: copies do not repeat the original's warnings."""
 
 
-class PerplexitySettings(Redacted):
+class PerplexityConnection(Redacted):
     """Key, server root, timeout and retries, checked however they come; copies validated; the `Transport`."""
 
     api_key: SecretStr | None = Field(
@@ -96,10 +96,6 @@ class PerplexitySettings(Redacted):
             )
         return transport
 
-    def configurable_fields(self, **kwargs: Any) -> Any:
-        check_known(kwargs, type(self).model_fields, f"{type(self).__name__}.configurable_fields", {})
-        return cast(Any, super()).configurable_fields(**kwargs)
-
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """With `update`, validated as the constructor validates (pydantic's skips it)."""
         copy = super().model_copy(deep=deep)
@@ -113,19 +109,9 @@ class PerplexitySettings(Redacted):
             _COPYING.reset(token)
 
 
-class PerplexityConnection(PerplexitySettings):
-    """The search, embeddings and platform classes' requests, whose errors name `_api_name`."""
+class PerplexitySettings(PerplexityConnection):
+    """The Runnable classes' base: `configurable_fields` refuses a misspelt name with the near one."""
 
-    _api_name: ClassVar[str] = "search"
-
-    def _post(self, path: str, body: bytes) -> dict[str, Any]:
-        return self.transport.post(path, body, api=self._api_name)
-
-    async def _apost(self, path: str, body: bytes) -> dict[str, Any]:
-        return await self.transport.apost(path, body, api=self._api_name)
-
-    def _get(self, path: str) -> dict[str, Any]:
-        return self.transport.get(path, api=self._api_name)
-
-    async def _aget(self, path: str) -> dict[str, Any]:
-        return await self.transport.aget(path, api=self._api_name)
+    def configurable_fields(self, **kwargs: Any) -> Any:
+        check_known(kwargs, type(self).model_fields, f"{type(self).__name__}.configurable_fields", {})
+        return cast(Any, super()).configurable_fields(**kwargs)

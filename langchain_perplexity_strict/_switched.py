@@ -36,23 +36,19 @@ _MODULES = {
 }
 """langchain-perplexity's modules that this package has not, and the names a switched import wants from them."""
 
-_FATES = {
-    **MOVED,
-    "PerplexitySearchRetriever": f"from {_PACKAGE} import PerplexitySearchRetriever",
-    "PerplexitySearchResults": f"from {_PACKAGE} import PerplexitySearchResults",
-    "PerplexityEmbeddings": f"from {_PACKAGE} import PerplexityEmbeddings",
-    "UserLocation": "pass user_location={...} as a dict",
-}
+_FATES = {**MOVED, "UserLocation": "pass user_location={...} as a dict"}
+"""What to use instead of each name a switched import wants; any other is this package's, under its own name."""
 
 
 class SwitchedModules:
-    """Asked last, once every other finder failed: langchain-perplexity's module path under this package
-    (a find-and-replace switch) raises an error saying what to use for each of its names."""
+    """A finder asked last: langchain-perplexity's module path under this package says what to use instead."""
 
     @staticmethod
     def find_spec(fullname: str, path: object = None, target: object = None) -> None:
         module = fullname.removeprefix(f"{_PACKAGE}.")
         if module in _MODULES:
-            fates = "; ".join(f"{name}: {_FATES[name]}" for name in _MODULES[module])
+            fates = "; ".join(
+                f"{name}: {_FATES.get(name, f'from {_PACKAGE} import {name}')}" for name in _MODULES[module]
+            )
             msg = f"{fullname}: langchain-perplexity's module, which {_PACKAGE} has not. {fates}."
             raise ModuleNotFoundError(msg, name=fullname)

@@ -6,6 +6,7 @@ wrapt's post-import hooks). Without langchain-perplexity, `perplexity:` is serve
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import warnings
 from types import ModuleType
@@ -58,20 +59,13 @@ def _register_in(base: ModuleType) -> bool:
 
 
 def _register_block_translator(translators: ModuleType) -> None:
-    """Register `_response._blocks`' translator, imported lazily: this hook runs inside langchain-core's imports."""
-    translators.register_translator(MODEL_PROVIDER, _translate_content, _translate_content_chunk)
-
-
-def _translate_content(message: Any) -> Any:
-    from langchain_perplexity_strict._response._blocks import translate_content
-
-    return translate_content(message)
-
-
-def _translate_content_chunk(message: Any) -> Any:
-    from langchain_perplexity_strict._response._blocks import translate_content_chunk
-
-    return translate_content_chunk(message)
+    """Register `_response._blocks`' translators, imported on first use: this hook runs inside langchain-core's."""
+    blocks = "langchain_perplexity_strict._response._blocks"
+    translators.register_translator(
+        MODEL_PROVIDER,
+        lambda message: importlib.import_module(blocks).translate_content(message),
+        lambda message: importlib.import_module(blocks).translate_content_chunk(message),
+    )
 
 
 def serve_legacy_name(cls: type, **kwargs: Any) -> Any:

@@ -34,10 +34,6 @@ FIRST_POLL, POLL_GROWTH, MAX_POLL = 0.2, 1.5, 30.0
 Then = Callable[[Outcome], Outcome]
 
 
-def _unchanged(outcome: Outcome) -> Outcome:
-    return outcome
-
-
 def _call(name: str, *args: Any) -> Call:
     """A Batch API request for `drive`: the transport's method `name` and its arguments."""
     return name, args, {"api": API}
@@ -144,7 +140,7 @@ class BatchJob:
         self.batches: dict[str, dict[str, Any]] = {str(b["id"]): b for b in batches}
         """Each batch's `BatchOutput` as last seen."""
         self._read = read
-        self._then = then or _unchanged
+        self._then = then
         self._outcomes: dict[str, list[Outcome]] = {}
 
     def __repr__(self) -> str:
@@ -214,7 +210,8 @@ class BatchJob:
                     if batch.get(key):
                         files.append((yield _call("get_bytes", f"{FILES}/{batch[key]}/content")))
                 self._outcomes[part.id] = collect(part, batch, files, self._read)
-        return [o if isinstance(o, Exception) else self._then(o) for p in self._parts for o in self._outcomes[p.id]]
+        outcomes = [o for p in self._parts for o in self._outcomes[p.id]]
+        return outcomes if self._then is None else [o if isinstance(o, Exception) else self._then(o) for o in outcomes]
 
     def results(self, timeout: float | None = None) -> list[Outcome]:
         """Wait up to `timeout` seconds (None: no limit); each input's `AIMessage` or `PerplexityBatchError`."""

@@ -14,6 +14,7 @@ MAX_LINES = 50_000
 MAX_FILE_BYTES = 200_000_000
 """200 MB as decimal megabytes, the smaller reading."""
 _PREFIX = "input-"
+_LINE = f'{{"custom_id":"{_PREFIX}%d","method":"POST","url":"{ENDPOINT}","body":%s}}\n'.encode()
 
 
 def index_of(custom_id: object) -> int | None:
@@ -24,12 +25,7 @@ def index_of(custom_id: object) -> int | None:
 
 def line(index: int, body: bytes) -> bytes:
     """One JSONL line around an encoded Agent API body, its `custom_id` naming the input's position in the job."""
-    return b'{"custom_id":"%s%d","method":"POST","url":"%s","body":%s}\n' % (
-        _PREFIX.encode(),
-        index,
-        ENDPOINT.encode(),
-        body,
-    )
+    return _LINE % (index, body)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,7 @@
 """A batch's statuses, and its output and error files read back into one outcome per input, in input order.
 
 What each published status means for `results()` (wait, or collect) is data: `BatchOutput.status` in
-Perplexity's SDK (`perplexity.generated.api`). Lines follow OpenAI's batch output shape. A 200 line goes to the
-chat model's reader; any other becomes the input's `PerplexityBatchError`.
+Perplexity's SDK (`perplexity.generated.api`). Lines follow OpenAI's batch output shape.
 """
 
 from __future__ import annotations
@@ -60,9 +59,8 @@ def job_status(names: list[str]) -> str:
     pending = [n for n in names if not status_of(n).over]
     if pending:
         return min(pending, key=ORDER.index)
-    known = [n for n in names if n in SEVERITY]
     unknown = [n for n in names if n not in SEVERITY]
-    return unknown[0] if unknown else min(known, key=SEVERITY.index)
+    return unknown[0] if unknown else min(names, key=SEVERITY.index)
 
 
 @dataclass(frozen=True)

@@ -69,12 +69,9 @@ class _PreparedRun:
 
     texts: list[str]
     vectors: list[list[float] | None]
-    left: int = 0
-    """Vectors not yet taken."""
     places: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.left = len(self.vectors)
         for n, text in enumerate(self.texts):
             self.places.setdefault(text, []).append(n)
 
@@ -98,7 +95,6 @@ class _PreparedRun:
     def take(self, start: int, length: int) -> list[list[float] | None]:
         taken = self.vectors[start : start + length]
         self.vectors[start : start + length] = [None] * length
-        self.left -= length
         return taken
 
 
@@ -232,7 +228,7 @@ class PerplexityContextualizedEmbeddings(EmbeddingSettings, Embeddings):
                     continue
                 found[at : at + longest] = run.take(start, longest)
                 at += longest
-            self._prepared = [run for run in self._prepared if run.left]
+            self._prepared = [run for run in self._prepared if any(v is not None for v in run.vectors)]
         if ambiguous:
             warn(
                 f"embed_documents: {ambiguous} text(s) match chunks prepared by more than one split_documents "

@@ -93,6 +93,7 @@ class EmbeddingSettings(PerplexityConnection):
     """Requests in flight at once; not sent to the API."""
 
     allowed_models: ClassVar[tuple[str, ...]] = ()
+    _api_name: ClassVar[str]
     _path: ClassVar[str]
     _what: ClassVar[str]
     """What the answer's items are, for errors."""
@@ -111,8 +112,9 @@ class EmbeddingSettings(PerplexityConnection):
         if model not in self.allowed_models:
             accepted = ", ".join(self.allowed_models)
             msg = f"model={shown(model)} is not accepted by {type(self).__name__}. Accepted: {accepted}."
-            if model in _OTHER_CLASS:
-                msg += f" {model!r} is served by {_OTHER_CLASS[model]}."
+            if model in EMBED_MODELS + CONTEXT_MODELS:
+                other = "PerplexityEmbeddings" if model in EMBED_MODELS else "PerplexityContextualizedEmbeddings"
+                msg += f" {model!r} is served by {other}."
             raise ValueError(msg)
         most = FULL_DIMENSIONS[model.rsplit("-", 1)[-1]]
         if self.dimensions is not None and not 128 <= self.dimensions <= most:
@@ -130,7 +132,7 @@ class EmbeddingSettings(PerplexityConnection):
         """Post the bodies, `max_concurrency` at a time in threads; a failure cancels unsent ones (`Executor.map`)."""
 
         def post(body: dict[str, Any]) -> dict[str, Any]:
-            return self._post(self._path, encode_body(body))
+            return self.transport.post(self._path, encode_body(body), api=self._api_name)
 
         if self.max_concurrency <= 1 or len(bodies) <= 1:
             return self._result(bodies, [post(body) for body in bodies])
@@ -139,7 +141,7 @@ class EmbeddingSettings(PerplexityConnection):
             return self._result(bodies, list(pool.map(post, bodies)))
 
     async def _asend(self, bodies: list[dict[str, Any]]) -> EmbeddingsResult:
-        posts = (self._apost(self._path, encode_body(body)) for body in bodies)
+        posts = (self.transport.apost(self._path, encode_body(body), api=self._api_name) for body in bodies)
         return self._result(bodies, await gather_with_concurrency(self.max_concurrency, *posts))
 
     def _result(self, bodies: list[dict[str, Any]], answers: list[dict[str, Any]]) -> EmbeddingsResult:
@@ -162,10 +164,6 @@ class EmbeddingSettings(PerplexityConnection):
 
 EMBED_MODELS = ("pplx-embed-v1-0.6b", "pplx-embed-v1-4b")
 CONTEXT_MODELS = ("pplx-embed-context-v1-0.6b", "pplx-embed-context-v1-4b")
-_OTHER_CLASS = {
-    **{m: "PerplexityContextualizedEmbeddings" for m in CONTEXT_MODELS},
-    **{m: "PerplexityEmbeddings" for m in EMBED_MODELS},
-}
 
 
 @dataclass

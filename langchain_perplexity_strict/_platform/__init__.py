@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError, create_model
 
 from langchain_perplexity_strict._connection_settings import PerplexityConnection
 from langchain_perplexity_strict._platform._decisions import PerplexityDecision, PerplexityDecisionResult
@@ -27,11 +27,7 @@ class PerplexityModelInfo(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
 
-class _Models(PerplexityConnection):
-    _api_name: ClassVar[str] = "models"
-
-
-_Models.__name__ = "list_models"  # what a refusal names
+_Models = create_model("list_models", __base__=PerplexityConnection)  # its name is what a refusal names
 
 
 def _read(answer: Any) -> list[PerplexityModelInfo]:
@@ -48,8 +44,8 @@ def _read(answer: Any) -> list[PerplexityModelInfo]:
 
 def list_models(**connection: Any) -> list[PerplexityModelInfo]:
     """The models Perplexity serves (`GET /v1/models`); `connection`: the chat model's connection settings."""
-    return _read(_Models(**connection)._get(MODELS_PATH))
+    return _read(_Models(**connection).transport.get(MODELS_PATH, api="models"))
 
 
 async def alist_models(**connection: Any) -> list[PerplexityModelInfo]:
-    return _read(await _Models(**connection)._aget(MODELS_PATH))
+    return _read(await _Models(**connection).transport.aget(MODELS_PATH, api="models"))

@@ -6,7 +6,7 @@ Shapes: the published `DecisionsRequestInput` and `DecisionsResponseOutput`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 from typing_extensions import NotRequired, TypedDict
 
 from langchain_perplexity_strict._accepts import NON_BLANK, Accepts, check, suggestion
-from langchain_perplexity_strict._connection_settings import PerplexityConnection
+from langchain_perplexity_strict._connection_settings import PerplexitySettings
 from langchain_perplexity_strict._transport import encode_body
 from langchain_perplexity_strict.errors import PerplexityResponseError
 
@@ -127,7 +127,7 @@ def _read(answer: Any, asked: dict[str, Any]) -> PerplexityDecisionResult:
     return PerplexityDecisionResult.model_validate({**answer, "model": answer.get("model") or ""})
 
 
-class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, PerplexityDecisionResult]):
+class PerplexityDecision(PerplexitySettings, RunnableSerializable[Any, PerplexityDecisionResult]):
     """Perplexity's Decisions API as a Runnable: the input is the state to judge, the output the answers.
 
     ```python
@@ -152,7 +152,6 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
     """Question name -> a `noul`, `choice` or `score` question."""
     model: str = DEFAULT_DECISION_MODEL
 
-    _api_name: ClassVar[str] = "decisions"
     model_config = ConfigDict(extra="forbid", populate_by_name=True, protected_namespaces=())
 
     @field_validator("questions", "model", mode="before")
@@ -179,7 +178,7 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
 
         def decide(value: Any) -> PerplexityDecisionResult:
             body, asked = self._body(value, kwargs)
-            return _read(self._post(DECISIONS_PATH, body), asked)
+            return _read(self.transport.post(DECISIONS_PATH, body, api="decisions"), asked)
 
         return self._call_with_config(decide, input, config, run_type="chain")
 
@@ -189,6 +188,6 @@ class PerplexityDecision(PerplexityConnection, RunnableSerializable[Any, Perplex
 
         async def decide(value: Any) -> PerplexityDecisionResult:
             body, asked = self._body(value, kwargs)
-            return _read(await self._apost(DECISIONS_PATH, body), asked)
+            return _read(await self.transport.apost(DECISIONS_PATH, body, api="decisions"), asked)
 
         return await self._acall_with_config(decide, input, config, run_type="chain")

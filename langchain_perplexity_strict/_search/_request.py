@@ -16,7 +16,7 @@ from pydantic.types import Strict
 from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import Accepts, holds, one_of, ruled, suggestion
-from langchain_perplexity_strict._connection_settings import PerplexityConnection
+from langchain_perplexity_strict._connection_settings import PerplexitySettings
 from langchain_perplexity_strict._redact import named, shown
 from langchain_perplexity_strict._request._filters import (
     DATE_ACCEPTED,
@@ -211,7 +211,7 @@ def to_text(response: Any) -> str:
     return "\n\n".join(blocks)
 
 
-class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriever):
+class PerplexitySearchRetriever(PerplexitySettings, SearchFilters, BaseRetriever):
     """Perplexity's Search API (`POST /search`) as a retriever: one `Document` per result.
 
     The snippet is the content; url, title, dates and `search_id` are metadata.
@@ -255,7 +255,8 @@ class PerplexitySearchRetriever(PerplexityConnection, SearchFilters, BaseRetriev
 
     # No `run_manager`: BaseRetriever then passes none.
     def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        return to_documents(self._post(SEARCH_PATH, encode_body(self._body(query, **kwargs))))
+        return to_documents(self.transport.post(SEARCH_PATH, encode_body(self._body(query, **kwargs)), api="search"))
 
     async def _aget_relevant_documents(self, query: str, **kwargs: Any) -> list[Document]:
-        return to_documents(await self._apost(SEARCH_PATH, encode_body(self._body(query, **kwargs))))
+        body = encode_body(self._body(query, **kwargs))
+        return to_documents(await self.transport.apost(SEARCH_PATH, body, api="search"))

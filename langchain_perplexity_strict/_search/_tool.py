@@ -12,7 +12,7 @@ from pydantic.v1 import ValidationError as ValidationErrorV1
 from typing_extensions import Self
 
 from langchain_perplexity_strict._accepts import near_typo
-from langchain_perplexity_strict._connection_settings import PerplexityConnection
+from langchain_perplexity_strict._connection_settings import PerplexitySettings
 from langchain_perplexity_strict._once import OncePerOwner
 from langchain_perplexity_strict._request._filters import Recency
 from langchain_perplexity_strict._search._request import (
@@ -67,14 +67,13 @@ def explain_arguments(error: ValidationError | ValidationErrorV1) -> str:
     return "; ".join(reasons)
 
 
-class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
+class PerplexitySearchResults(PerplexitySettings, SearchFilters, BaseTool):
     """Perplexity's Search API (`POST /search`) as a tool: numbered results for the model, the answer as artifact.
 
     The model fills `SearchInput`; other Search API fields are constructor arguments.
     A filter set on the tool binds the model; `max_results` is only a default.
     The artifact is Perplexity's raw answer. `content_as="results"` gives dicts instead of text.
-    A model's bad arguments come back to it as the tool's answer (`handle_validation_error` and
-    `handle_tool_error` False: they raise).
+    A model's bad arguments come back to it as the tool's answer (`handle_*_error=False`: they raise).
     The name is langchain-perplexity's, so prompts keep working.
 
     ```python
@@ -138,10 +137,12 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
 
     # `query` is positional: BaseTool passes a plain-string input that way. No `run_manager`: none is passed.
     def _run(self, query: str | list[str], **arguments: Any) -> str | tuple[str, dict[str, Any]]:
-        return self._output(self._post(SEARCH_PATH, self._body({"query": query, **arguments})))
+        return self._output(self.transport.post(SEARCH_PATH, self._body({"query": query, **arguments}), api="search"))
 
     async def _arun(self, query: str | list[str], **arguments: Any) -> str | tuple[str, dict[str, Any]]:
-        return self._output(await self._apost(SEARCH_PATH, self._body({"query": query, **arguments})))
+        return self._output(
+            await self.transport.apost(SEARCH_PATH, self._body({"query": query, **arguments}), api="search")
+        )
 
     def _output(self, response: dict[str, Any]) -> Any:
         """The content, with the answer as artifact when `response_format` asks."""
@@ -157,8 +158,7 @@ class PerplexitySearchResults(PerplexityConnection, SearchFilters, BaseTool):
         return await super().ainvoke(input, config, **kwargs)
 
     def _note_direct_call(self, input: Any) -> None:
-        """Raise `ValueError` for a direct call's bad arguments, before sending (else the error text would come
-        back as if it were results); with the default `content_as`, warn once that it returns text."""
+        """A direct call's bad arguments raise (not returned as results); the default `content_as` warns once."""
         if isinstance(input, dict) and input.get("type") == "tool_call":
             return
         if isinstance(input, dict) and not {"handle_validation_error", "handle_tool_error"} & self.model_fields_set:

@@ -47,21 +47,20 @@ def has_key() -> bool:
 
 def model_arguments(args: argparse.Namespace) -> dict[str, Any]:
     """`--api`, and `--model` / `--effort` / `--preset` when given."""
-    chosen = {name: getattr(args, name, None) for name in ("model", "effort", "preset")}
-    return {"api": args.api, **{name: value for name, value in chosen.items() if value}}
+    chosen = {"api": args.api, "model": args.model, "effort": args.effort, "preset": args.preset}
+    return {name: value for name, value in chosen.items() if value}
 
 
 @contextlib.contextmanager
-def model_settings(args: argparse.Namespace, *, emulator: bool) -> Iterator[dict[str, Any]]:
-    """Keyword arguments for ChatPerplexityStrict: the real API, or (``emulator``) an embedded emulator."""
-    settings = model_arguments(args)
+def connection(emulator: bool) -> Iterator[dict[str, Any]]:
+    """The connection settings: none (the environment's), or (`emulator`) an embedded emulator's."""
     if not emulator:
-        yield settings
+        yield {}
         return
     from langchain_perplexity_strict.testing import PerplexityEmulator
 
     with PerplexityEmulator() as running:
-        yield {**settings, "api_key": "emulator", "base_url": running.base_url}
+        yield {"api_key": "emulator", "base_url": running.base_url}
 
 
 def print_sources(additional_kwargs: dict[str, Any]) -> None:
@@ -77,12 +76,12 @@ def print_sources(additional_kwargs: dict[str, Any]) -> None:
 
 @contextlib.contextmanager
 def _connected(args: argparse.Namespace, label_to: Any = None) -> Iterator[dict[str, Any]]:
-    """A model's settings: the key's server, or `--emulator`'s; an emulator's answers are labelled (on `label_to`)."""
+    """The connection: the key's server, or `--emulator`'s; an emulator's answers are labelled (on `label_to`)."""
     from langchain_perplexity_strict.cli._which_server import configured_base_url, is_perplexity_url, says_emulator
 
     if not has_key() and not args.emulator:
         raise CommandError(NO_KEY, status=2)
-    with model_settings(args, emulator=args.emulator) as settings:
+    with connection(args.emulator) as settings:
         base_url = configured_base_url()  # an emulator's when the README's offline step exported it with a key
         if args.emulator or (not is_perplexity_url(base_url) and says_emulator(base_url)):
             print(EMULATOR_LABEL, file=label_to)
@@ -97,7 +96,7 @@ def _chat(args: argparse.Namespace) -> int:
     messages: list[tuple[str, str]] = [("system", args.system)] if args.system else []
     messages.append(("human", args.question))
     with _connected(args) as settings:
-        llm = ChatPerplexityStrict(**settings)
+        llm = ChatPerplexityStrict(**model_arguments(args), **settings)
         full: Any = None
         try:
             for chunk in llm.stream(messages):
@@ -120,7 +119,7 @@ def _models(args: argparse.Namespace) -> int:
     from langchain_perplexity_strict._platform import list_models
 
     with _connected(args, label_to=sys.stderr) as settings:  # stdout stays the list, for pipes
-        listed = list_models(**{k: v for k, v in settings.items() if k in ("api_key", "base_url")})
+        listed = list_models(**settings)
     if args.json:
         print(json.dumps({"object": "list", "data": [m.model_dump() for m in listed]}, indent=2))
     else:
@@ -207,8 +206,7 @@ def _emulator_in_background(args: argparse.Namespace) -> int:
 
 
 def _stop_emulator(args: argparse.Namespace) -> int:
-    """Stop the background emulator this shell points at (else the one on --host/--port); `--env` undoes the exports.
-    A shell that reused another shell's emulator leaves it running, so as not to cut the other off."""
+    """Stop the emulator this shell points at (else --host/--port's) unless another shell started it; `--env` undoes."""
     if args.background:
         raise CommandError("--stop and --background cannot go together", status=2)
     pointed = os.environ.get("PPLX_BASE_URL") if "PERPLEXITY_EMULATOR_PID" in os.environ else None
@@ -297,14 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing = sub.add_parser("models", help="list the models Perplexity serves (GET /v1/models): id and owner")
     listing.add_argument("--json", action="store_true", help="print Perplexity's list as JSON (ModelListOutput)")
     listing.add_argument("--emulator", action="store_true", help="list the local emulator's models (no key needed)")
-    listing.set_defaults(func=_models, api="agent")
+    listing.set_defaults(func=_models)
 
-    _add_emulator(sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine"))
-    sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)").set_defaults(func=_demo)
-    return parser
-
-
-def _add_emulator(emulator: argparse.ArgumentParser) -> None:
+    emulator = sub.add_parser("emulator", help="serve the strict Perplexity emulator on this machine")
     emulator.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     emulator.add_argument("--port", type=_PORT, default=8765, help="port to listen on (default: 8765; 0: any free)")
     for switch, says in (
@@ -322,6 +315,8 @@ def _add_emulator(emulator: argparse.ArgumentParser) -> None:
         help="live: answer as the live Agent API does (default); schema: the bare published schema",
     )
     emulator.set_defaults(func=_emulator)
+    sub.add_parser("demo", help="a short tour (against the local emulator when no key is set)").set_defaults(func=_demo)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

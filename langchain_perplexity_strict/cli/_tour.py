@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
-
 import openai
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from langchain_perplexity_strict.cli import has_key, model_settings, print_sources
+from langchain_perplexity_strict.cli import connection, has_key, print_sources
 from langchain_perplexity_strict.cli._which_server import configured_base_url, describe, identify
 
 # A history as agents produce it: greeting first, two user turns, parallel tools, injected system text.
@@ -61,8 +59,8 @@ def run_demo() -> int:
         print(f"   #{i} {message.type:>6}: {str(message.content)[:70] or message.tool_calls[0]['name'] + '(...)'}")  # type: ignore[attr-defined]
 
     server = {"perplexity": "Perplexity", "emulator": "the emulator"}.get(kind, "that server")
-    with model_settings(argparse.Namespace(model="perplexity/sonar", api="agent"), emulator=embedded) as settings:
-        llm = ChatPerplexityStrict(**settings)
+    with connection(embedded) as settings:
+        llm = ChatPerplexityStrict(model="perplexity/sonar", api="agent", **settings)
         plain = ChatOpenAI(
             model="perplexity/sonar",
             api_key=llm.api_key,
