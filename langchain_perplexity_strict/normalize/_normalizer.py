@@ -595,10 +595,9 @@ def _normalized(messages: list[Any], rules: Sequence[Rule], *, check_approvals: 
         changes.extend(rule_changes)
     if all(e.role == "system" for e in entries):
         msg = (
-            "messages: the conversation has no user, assistant or tool message "
-            f"({len(messages)} message(s) given, none left after normalization "
-            "but system messages); Perplexity refuses a conversation of nothing "
-            "but system messages. Add the user's message."
+            f"messages: the conversation has no user, assistant or tool message ({len(messages)} message(s) given, "
+            "none left after normalization but system messages); Perplexity refuses a conversation of nothing but "
+            "system messages. Add the user's message."
         )
         if changes:
             msg += " What the rules did: " + "; ".join(str(c) for c in changes)
