@@ -221,7 +221,6 @@ def compaction_warning(summary: dict[str, Any]) -> str:
 
 
 def count_tokens(messages: Sequence[BaseMessage], counter: TokenCounter | None, tools: Sequence[Any] | None) -> int:
-    """Tokens in `messages` by compaction's counter."""
     if counter is None:
         return count_tokens_approximately(messages, tools=list(tools) if tools else None)
     count = MessageCounter(counter)

@@ -177,7 +177,6 @@ def _joined(*parts: Any) -> str:
 
 
 def _texts(content: Any) -> str:
-    """The text of a nested content list."""
     if isinstance(content, str):
         return content
     return "\n".join(str(b.get("text", "")) for b in content or [] if isinstance(b, dict) and b.get("text"))
@@ -272,7 +271,6 @@ MEDIA: dict[Any, Callable[[dict[str, Any]], dict[str, Any] | None]] = {
     **dict.fromkeys(("image_url", "input_image", "image"), _image),
     **dict.fromkeys(("file", "input_file", "document", "file_url", "pdf_url"), _file),
 }
-"""Block types sent as a video, an image or a file, each with its reader."""
 
 
 def canonical_blocks(content: Any) -> list[dict[str, Any]]:
@@ -287,7 +285,6 @@ def canonical_text(content: Any) -> str:
 
 
 def text_of(blocks: str | Sequence[dict[str, Any]]) -> str:
-    """The text of canonical content."""
     if isinstance(blocks, str):
         return blocks
     return "\n".join(b["text"] for b in blocks if b.get("type") == "text")
