@@ -73,12 +73,11 @@ def result_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str,
         "status": "error" if failed else "success",
     }
     if spec.raw_output is not None:
-        if item.get(spec.raw_output) is not None:
-            block["output"] = item[spec.raw_output]
+        output = item.get(spec.raw_output)
     else:
-        output = {k: v for k, v in item.items() if k not in taken and v is not None}
-        if output:
-            block["output"] = output
+        output = {k: v for k, v in item.items() if k not in taken and v is not None} or None
+    if output is not None:
+        block["output"] = output
     extras = {k: item[k] for k in _STATUS_FIELDS if item.get(k) is not None and item.get(k) != "completed"}
     if extras:
         block["extras"] = extras

@@ -567,8 +567,7 @@ def normalize_messages(
 
 
 def _normalized(messages: list[Any], rules: Sequence[Rule], *, check_approvals: bool = False) -> NormalizationResult:
-    """`normalize_messages` on a list; plain classes become entries in one C pass, and pass as they are when
-    the rules, all the package's, would pass them (text only, in order)."""
+    """`normalize_messages` on a list; plain text classes in order pass as they are when every rule is the package's."""
     sources: list[tuple[int, ...]] = list(zip(range(len(messages))))
     try:
         roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
