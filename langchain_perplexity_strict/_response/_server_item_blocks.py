@@ -12,41 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_perplexity_strict.normalize._content import ITEM_SPECS, SERVER_ITEM_TYPES
 
-@dataclass(frozen=True)
-class ItemSpec:
-    """How one output item type maps to a server tool call and its result."""
-
-    tool: str  # the call's `name` (OpenAI's where it matches)
-    id_field: str | None  # None: an ordinal id is made
-    args: tuple[str, ...] = ()  # JSON `arguments` is decoded
-    extras: tuple[str, ...] = ()  # neither argument nor output
-    raw_output: str | None = None  # the field that is the whole output (MCP)
-
-
-ITEM_SPECS: dict[str, ItemSpec] = {
-    "search_results": ItemSpec("web_search", None, args=("queries",)),
-    "fetch_url_results": ItemSpec("fetch_url", None),
-    "image_search_results": ItemSpec("image_search", None, args=("queries",)),
-    "sandbox_results": ItemSpec("sandbox", "call_id", args=("code", "language"), extras=("container_id",)),
-    "sandbox_write_file": ItemSpec("sandbox_write_file", "call_id", args=("file_path",)),
-    "sandbox_read_file": ItemSpec("sandbox_read_file", "call_id", args=("file_path", "start_line")),
-    "sandbox_edit_file": ItemSpec("sandbox_edit_file", "call_id", args=("file_path",)),
-    "sandbox_grep": ItemSpec("sandbox_grep", "call_id"),
-    "sandbox_glob": ItemSpec("sandbox_glob", "call_id"),
-    "sandbox_apply_patch": ItemSpec("sandbox_apply_patch", "call_id"),
-    "share_file": ItemSpec("share_file", "call_id"),
-    "mcp_list_tools": ItemSpec("mcp_list_tools", "id", extras=("server_label", "connector_id"), raw_output="tools"),
-    "mcp_call": ItemSpec(
-        "remote_mcp",
-        "id",
-        args=("arguments",),
-        extras=("name", "server_label", "connector_id", "approval_request_id"),
-        raw_output="output",
-    ),
-    "tool_search_output": ItemSpec("tool_search", "call_id", args=("arguments",), extras=("id", "execution")),
-}
-NON_STANDARD_ITEMS = frozenset({"mcp_approval_request", "skill_loaded", "unknown"})
+NON_STANDARD_ITEMS = SERVER_ITEM_TYPES - ITEM_SPECS.keys()  # each a `non_standard` block
 READ_ELSEWHERE = frozenset({"message", "function_call"})  # text and function calls
 
 _STATUS_FIELDS = ("status", "error")
@@ -105,12 +73,11 @@ def result_block(kind: str, item: Mapping[str, Any], block_id: str) -> dict[str,
         "status": "error" if failed else "success",
     }
     if spec.raw_output is not None:
-        if item.get(spec.raw_output) is not None:
-            block["output"] = item[spec.raw_output]
+        output = item.get(spec.raw_output)
     else:
-        output = {k: v for k, v in item.items() if k not in taken and v is not None}
-        if output:
-            block["output"] = output
+        output = {k: v for k, v in item.items() if k not in taken and v is not None} or None
+    if output is not None:
+        block["output"] = output
     extras = {k: item[k] for k in _STATUS_FIELDS if item.get(k) is not None and item.get(k) != "completed"}
     if extras:
         block["extras"] = extras

@@ -45,7 +45,6 @@ class ThinkSplitter:
         return reasoning, text
 
     def flush(self) -> tuple[str, str]:
-        """At the end: whatever is still held."""
         if self._state == "start":
             return "", self._start
         if self._close is not None and self._state == "thinking":

@@ -152,9 +152,8 @@ def _fixed(converted: Sequence[BaseMessage], sizes: list[int], max_tokens: int) 
     budget = max_tokens - sum(sizes[i] for i in fixed)
     if budget < 0:
         msg = (
-            f"max_input_tokens={max_tokens}: the system instructions and the newest user turn alone "
-            f"take {max_tokens - budget} tokens; nothing can be dropped to fit. Raise the budget or "
-            "shorten the newest turn."
+            f"max_input_tokens={max_tokens}: the system instructions and the newest user turn alone take "
+            f"{max_tokens - budget} tokens; nothing can be dropped to fit. Raise the budget or shorten the newest turn."
         )
         raise ValueError(msg)
     return newest, fixed, budget
@@ -222,7 +221,6 @@ def compaction_warning(summary: dict[str, Any]) -> str:
 
 
 def count_tokens(messages: Sequence[BaseMessage], counter: TokenCounter | None, tools: Sequence[Any] | None) -> int:
-    """Tokens in `messages` by compaction's counter."""
     if counter is None:
         return count_tokens_approximately(messages, tools=list(tools) if tools else None)
     count = MessageCounter(counter)

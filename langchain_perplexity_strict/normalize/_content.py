@@ -177,7 +177,6 @@ def _joined(*parts: Any) -> str:
 
 
 def _texts(content: Any) -> str:
-    """The text of a nested content list."""
     if isinstance(content, str):
         return content
     return "\n".join(str(b.get("text", "")) for b in content or [] if isinstance(b, dict) and b.get("text"))
@@ -272,7 +271,6 @@ MEDIA: dict[Any, Callable[[dict[str, Any]], dict[str, Any] | None]] = {
     **dict.fromkeys(("image_url", "input_image", "image"), _image),
     **dict.fromkeys(("file", "input_file", "document", "file_url", "pdf_url"), _file),
 }
-"""Block types sent as a video, an image or a file, each with its reader."""
 
 
 def canonical_blocks(content: Any) -> list[dict[str, Any]]:
@@ -287,7 +285,6 @@ def canonical_text(content: Any) -> str:
 
 
 def text_of(blocks: str | Sequence[dict[str, Any]]) -> str:
-    """The text of canonical content."""
     if isinstance(blocks, str):
         return blocks
     return "\n".join(b["text"] for b in blocks if b.get("type") == "text")
@@ -300,27 +297,42 @@ def data_url(block: dict[str, Any]) -> str | None:
 
 REQUEST_FIELDS = ("type", "id", "name", "arguments", "server_label", "connector_id", "thought_signature")
 RESPONSE_FIELDS = ("type", "approval_request_id", "approve", "reason", "id")
-SERVER_ITEM_TYPES = frozenset(
-    {
-        "search_results",
-        "fetch_url_results",
-        "image_search_results",
-        "mcp_list_tools",
-        "mcp_call",
-        "mcp_approval_request",
-        "tool_search_output",
-        "skill_loaded",
-        "sandbox_results",
-        "sandbox_write_file",
-        "sandbox_read_file",
-        "sandbox_edit_file",
-        "sandbox_grep",
-        "sandbox_glob",
-        "sandbox_apply_patch",
-        "share_file",
-        "unknown",
-    }
-)
+
+
+@dataclass(frozen=True)
+class ItemSpec:
+    """How one server item type of an answer maps to a server tool call and its result."""
+
+    tool: str  # the call's `name` (OpenAI's where it matches)
+    id_field: str | None  # None: an ordinal id is made
+    args: tuple[str, ...] = ()  # JSON `arguments` is decoded
+    extras: tuple[str, ...] = ()  # neither argument nor output
+    raw_output: str | None = None  # the field that is the whole output (MCP)
+
+
+ITEM_SPECS: dict[str, ItemSpec] = {
+    "search_results": ItemSpec("web_search", None, args=("queries",)),
+    "fetch_url_results": ItemSpec("fetch_url", None),
+    "image_search_results": ItemSpec("image_search", None, args=("queries",)),
+    "sandbox_results": ItemSpec("sandbox", "call_id", args=("code", "language"), extras=("container_id",)),
+    "sandbox_write_file": ItemSpec("sandbox_write_file", "call_id", args=("file_path",)),
+    "sandbox_read_file": ItemSpec("sandbox_read_file", "call_id", args=("file_path", "start_line")),
+    "sandbox_edit_file": ItemSpec("sandbox_edit_file", "call_id", args=("file_path",)),
+    "sandbox_grep": ItemSpec("sandbox_grep", "call_id"),
+    "sandbox_glob": ItemSpec("sandbox_glob", "call_id"),
+    "sandbox_apply_patch": ItemSpec("sandbox_apply_patch", "call_id"),
+    "share_file": ItemSpec("share_file", "call_id"),
+    "mcp_list_tools": ItemSpec("mcp_list_tools", "id", extras=("server_label", "connector_id"), raw_output="tools"),
+    "mcp_call": ItemSpec(
+        "remote_mcp",
+        "id",
+        args=("arguments",),
+        extras=("name", "server_label", "connector_id", "approval_request_id"),
+        raw_output="output",
+    ),
+    "tool_search_output": ItemSpec("tool_search", "call_id", args=("arguments",), extras=("id", "execution")),
+}
+SERVER_ITEM_TYPES = frozenset({*ITEM_SPECS, "mcp_approval_request", "skill_loaded", "unknown"})
 """Server tool and skill items of `OutputItemOutput`."""
 SERVER_BLOCK_TYPES = frozenset({"server_tool_call", "server_tool_call_chunk", "server_tool_result"})
 

@@ -563,17 +563,28 @@ def normalize_messages(
     if isinstance(messages, (str, BaseMessage, dict, tuple)):
         messages = [messages]
     messages = messages if isinstance(messages, list) else list(messages)
-    return _as_is(messages, rules) or _normalized(messages, rules)
+    return _normalized(messages, rules)
 
 
-def _normalized(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult:
-    """`normalize_messages` past the quick check; plain classes become entries in one C pass."""
+def _normalized(messages: list[Any], rules: Sequence[Rule], *, check_approvals: bool = False) -> NormalizationResult:
+    """`normalize_messages` on a list; plain text classes in order pass as they are when every rule is the package's."""
+    sources: list[tuple[int, ...]] = list(zip(range(len(messages))))
     try:
         roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
-        entries = list(map(tuple.__new__, repeat(Entry), zip(messages, roles, zip(range(len(messages))), strict=True)))
+        entries = list(map(tuple.__new__, repeat(Entry), zip(messages, roles, sources, strict=True)))
     except KeyError:
         converted = [m if isinstance(m, BaseMessage) else convert_to_messages([m])[0] for m in messages]
         entries = [Entry(m, role_of(m, index=i), (i,)) for i, m in enumerate(converted)]
+    else:
+        if (
+            _KNOWN_RULES.issuperset(map(type, rules))
+            and _IN_ORDER.fullmatch("".join(map(_LETTER.__getitem__, map(type, messages))))
+            and first_to_convert(entries) is None
+            and first_broken_turn(entries) is None
+        ):
+            return NormalizationResult(list(messages), [], sources)
+    if check_approvals:
+        check_approval_history(messages)
     if not entries:
         msg = "messages: the conversation is empty; Perplexity needs at least one user message."
         raise ValueError(msg)
@@ -583,29 +594,14 @@ def _normalized(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResu
         changes.extend(rule_changes)
     if all(e.role == "system" for e in entries):
         msg = (
-            "messages: the conversation has no user, assistant or tool message "
-            f"({len(messages)} message(s) given, none left after normalization "
-            "but system messages); Perplexity refuses a conversation of nothing "
-            "but system messages. Add the user's message."
+            f"messages: the conversation has no user, assistant or tool message ({len(messages)} message(s) given, "
+            "none left after normalization but system messages); Perplexity refuses a conversation of nothing but "
+            "system messages. Add the user's message."
         )
         if changes:
             msg += " What the rules did: " + "; ".join(str(c) for c in changes)
         raise ValueError(msg)
     return NormalizationResult(list(map(_MESSAGE, entries)), changes, list(map(_SOURCES, entries)))
-
-
-def _as_is(messages: list[Any], rules: Sequence[Rule]) -> NormalizationResult | None:
-    """`messages` unchanged when the rules, all the package's, would pass them as they are (text only); else None."""
-    if not _KNOWN_RULES.issuperset(map(type, rules)):
-        return None
-    if not _IN_ORDER.fullmatch("".join(map(_LETTER.get, map(type, messages), repeat("-")))):
-        return None
-    roles = map(ROLE_BY_CLASS.__getitem__, map(type, messages))
-    sources: list[tuple[int, ...]] = list(zip(range(len(messages))))
-    entries = list(map(tuple.__new__, repeat(Entry), zip(messages, roles, sources, strict=True)))
-    if first_to_convert(entries) is None and first_broken_turn(entries) is None:
-        return NormalizationResult(list(messages), [], sources)
-    return None
 
 
 @dataclass(frozen=True)
@@ -634,10 +630,7 @@ def prepare(
 
     Approvals are checked before merging would blur the error.
     """
-    whole = _as_is(messages, rules)
-    if whole is None:
-        check_approval_history(messages)
-        whole = _normalized(messages, rules)
+    whole = _normalized(messages, rules, check_approvals=True)
     if keep_whole is not None and keep_whole(whole):
         return Prepared(whole, kept_whole=True)
     result = compact_normalized(whole, rules, budget, counter)

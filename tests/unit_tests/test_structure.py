@@ -125,7 +125,7 @@ STAGES: dict[str, set[str]] = {
     # Every public class's settings base (connection settings, redaction, the transport they make).
     "_connection_settings": {"_transport"},
     "_request": {"normalize", "_continuation", "_connection_settings"},  # the chat model's settings extend it
-    "_response": {"_continuation"},
+    "_response": {"normalize", "_continuation"},  # normalize: the server item types it recognizes
     "_surfaces": {"_continuation", "_request", "_response", "_transport"},
     # Perplexity's Batch API, beside the chat pipeline: the chat model hands it each line's bytes and its reader.
     "_batches": {"_transport"},
