@@ -22,6 +22,9 @@ Sync calls leave by Ctrl-C (tests named `test_ctrl_c_...`), async ones by their 
   `test_cancelling_abatch_while_its_creates_are_answered_cancels_every_run`;
 - the create in flight inside sync `batch`, or an invoke's `n` answers (threads), Ctrl-C:
   `test_ctrl_c_in_a_sync_batch_cancels_every_run`;
+- every run under way in a sync batch's threads (`batch`, `batch_as_completed`, through `bind` and
+  `configurable_fields`, `n` answers; polled, streamed, plain streams), Ctrl-C however it comes (a signal to the
+  thread or the process, `_thread.interrupt_main()`): `test_ctrl_c_however_it_comes_reaches_every_thread_of_...`;
 - the create in flight under `asyncio.wait_for` or `asyncio.timeout`:
   `test_a_timeout_around_the_call_while_the_create_is_answered_cancels_its_run`;
 - the create in flight in `with_fallbacks` (the first model left, the fallback not tried):
