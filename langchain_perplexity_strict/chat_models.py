@@ -501,6 +501,11 @@ class ChatPerplexityStrict(PerplexityParameters, BaseChatModel):
         with calling():
             return await super().abatch(inputs, config, **kwargs)
 
+    def batch_as_completed(self, inputs: Sequence[Any], config: Any = None, **kwargs: Any) -> Iterator[Any]:
+        """`Runnable.batch_as_completed`, whose threads leave with the caller on Ctrl-C."""
+        with leaving_together():
+            yield from super().batch_as_completed(inputs, config, **kwargs)
+
     async def _agenerate(
         self,
         messages: list[BaseMessage],

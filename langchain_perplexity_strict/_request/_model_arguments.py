@@ -169,7 +169,8 @@ class CopiedFields(_KeepsWhatItHolds, RunnableConfigurableFields):
         return await model._asubmit_batch(inputs, config, kwargs, models)
 
     def _batching(self, config: Any, kwargs: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
-        return self.prepare(config)[0], config, kwargs
+        one = not isinstance(config, list)  # else one config per input: langchain-core's `DynamicRunnable` batches
+        return (self.prepare(config)[0] if one else super(_KeepsWhatItHolds, self)), config, kwargs
 
 
 class KeptBinding(_KeepsWhatItHolds, RedactedBinding):
@@ -205,5 +206,7 @@ def _keeping(name: str) -> Callable[..., Any]:
 
 for _name in ("invoke", "ainvoke", "batch", "abatch", "batch_as_completed", "abatch_as_completed", "stream", "astream"):
     setattr(KeptBinding, _name, _keeping(_name))
+for _name in ("batch", "batch_as_completed"):  # the configured model's, whose threads leave with it on Ctrl-C
+    setattr(CopiedFields, _name, _batch_method(_name))
 for _name in ("transform", "atransform", "stream_events", "astream_events"):
     setattr(KeptBinding, _name, _keeping(_name))

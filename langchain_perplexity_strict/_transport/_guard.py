@@ -6,8 +6,9 @@ ending) would lose the id, and the run would go on, billed. So that step goes on
 its result (and cancels the run) before the caller's leaving goes on.
 
 - sync: Ctrl-C is held while the step runs, when Python's own handler is installed; a second one raises at once.
-- threads: Ctrl-C reaches the main thread alone. Within `leaving_together` (a model's `batch`, its `n` answers),
-  threads started with the caller's context learn that it left (`caller_left`) and leave too.
+- threads: within `leaving_together` (a model's `batch`, its `n` answers), threads started with the caller's context
+  learn that it left (`CALLER_LEFT`) from SIGINT's byte on the wakeup fd, at once: the main thread, waiting for
+  them, may run its handler only once they are done (always so after `_thread.interrupt_main()`).
 - async: the step runs in a task of its own, awaited through `asyncio.shield`, whose cancel at `asyncio.run`'s
   end is refused (`_Guarded.cancel`), so `asyncio.run` waits for it; the request's timeout bounds it.
 """
@@ -17,7 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -35,51 +38,48 @@ R = TypeVar("R")
 logger = logging.getLogger(__name__)
 
 
-_LEFT: ContextVar[threading.Event | None] = ContextVar("perplexity_caller_left", default=None)
+CALLER_LEFT: ContextVar[threading.Event | None] = ContextVar("perplexity_caller_left", default=None)
 """Set, within `leaving_together`, once the caller left by Ctrl-C: worker threads read it."""
-
-
-def caller_left() -> bool:
-    """Whether the caller this thread works for (within `leaving_together`) left by Ctrl-C."""
-    left = _LEFT.get()
-    return left is not None and left.is_set()
 
 
 def pause(seconds: float) -> None:
     """`time.sleep(seconds)`, cut short by `KeyboardInterrupt` when the caller leaves by Ctrl-C meanwhile."""
-    left = _LEFT.get()
+    left = CALLER_LEFT.get()
     if left is None:
         time.sleep(seconds)
     elif left.wait(seconds):
         raise KeyboardInterrupt
 
 
-def _ours(handler: Any) -> bool:
-    """Whether SIGINT is Python's own handler or one of this module's: Ctrl-C may be held here."""
-    return handler is signal.default_int_handler or getattr(handler, "perplexity_leaving", False)
-
-
 @contextlib.contextmanager
 def leaving_together() -> Iterator[None]:
-    """Within: a Ctrl-C in the main thread is also seen by the threads started with this context."""
-    nested = _LEFT.get() is not None or threading.current_thread() is not threading.main_thread()
-    if nested or not _ours(signal.getsignal(signal.SIGINT)):
+    """Within: a Ctrl-C (a signal, or `_thread.interrupt_main()`) is seen by the threads started with this context."""
+    nested = CALLER_LEFT.get() is not None or threading.current_thread() is not threading.main_thread()
+    if nested or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:  # not Python's own: its choice
         yield
         return
-    left = threading.Event()
-
-    def press(signum: int, frame: FrameType | None) -> None:
-        left.set()
-        raise KeyboardInterrupt
-
-    press.perplexity_leaving = True  # type: ignore[attr-defined]
-    token = _LEFT.set(left)
-    previous = signal.signal(signal.SIGINT, press)
+    left, (reader, writer) = threading.Event(), socket.socketpair()
+    writer.setblocking(False)
+    previous = signal.set_wakeup_fd(writer.fileno())
+    threading.Thread(target=_watch, args=(reader, left, previous), daemon=True).start()
+    token = CALLER_LEFT.set(left)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        _LEFT.reset(token)
+        signal.set_wakeup_fd(previous)  # first: raising (another thread), `writer` stays open, never a stray fd
+        writer.close()  # the watcher reads the end, and stops
+        CALLER_LEFT.reset(token)
+
+
+def _watch(reader: socket.socket, left: threading.Event, previous: int) -> None:
+    """Set `left` once SIGINT's byte arrives; every byte goes on to the wakeup fd set before (an event loop's)."""
+    with reader:
+        while data := reader.recv(64):
+            if signal.SIGINT in data:
+                left.set()
+            if previous >= 0:
+                with contextlib.suppress(OSError):
+                    os.write(previous, data)
 
 
 def together(one: Callable[[int], T], n: int) -> list[T]:
@@ -95,14 +95,12 @@ def guarded(step: Callable[[], T], left: Callable[[T], None], then: Callable[[T]
     A `KeyboardInterrupt` out of `then`, which takes the run over, also gets `left(result)` (one cancel per run).
     """
     worker = threading.current_thread() is not threading.main_thread()
-    if not worker and not _ours(signal.getsignal(signal.SIGINT)):
+    if not worker and signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         return then(step())  # the application's own handler (or SIGINT ignored): its choice
     pressed: list[int] = []
-    caller = _LEFT.get()
+    caller = CALLER_LEFT.get()
 
     def hold(signum: int, frame: FrameType | None) -> None:
-        if caller is not None:
-            caller.set()  # threads working for the same caller leave now
         if pressed:  # pressed twice: leave now, the run's id unknown
             raise KeyboardInterrupt
         pressed.append(signum)
@@ -125,7 +123,7 @@ def guarded(step: Callable[[], T], left: Callable[[T], None], then: Callable[[T]
     try:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)  # within the `try`: a Ctrl-C from here on reaches `except`
-        if pressed or (worker and caller_left()):  # pressed while held (up to the line above), or left
+        if pressed or (caller is not None and caller.is_set()):  # pressed while held (up to the line above), or left
             raise KeyboardInterrupt
         return then(result)
     except KeyboardInterrupt:

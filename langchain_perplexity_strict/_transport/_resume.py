@@ -19,7 +19,7 @@ from typing import Any
 import openai
 
 from langchain_perplexity_strict._transport._client import aiterate_batches, iterate_batches
-from langchain_perplexity_strict._transport._guard import caller_left
+from langchain_perplexity_strict._transport._guard import CALLER_LEFT
 from langchain_perplexity_strict._transport._runs import Runs, Steps, adrive, drive
 from langchain_perplexity_strict.errors import PerplexityResumeError, PerplexityRunUnknownError, PerplexityStreamError
 
@@ -244,10 +244,11 @@ class StreamFollower(_Follower):
     def events(self) -> Iterator[dict[str, Any]]:
         """The run's events one by one, however the network splits them."""
         reads = self.reads = self.reads or self._follow()
+        left = CALLER_LEFT.get()  # set, in a thread of `batch`, once its caller left by Ctrl-C
         with contextlib.closing(reads):
             for batch, _ in itertools.chain(self.early, reads):
                 yield from batch
-                if self.background and caller_left():  # a worker thread of `batch`, its caller gone (Ctrl-C)
+                if left is not None and left.is_set():  # closed (a background run cancelled) by the caller's `finally`
                     raise KeyboardInterrupt
 
     def _follow(self) -> Generator[Batch, None, None]:

@@ -22,6 +22,9 @@ Sync calls leave by Ctrl-C (tests named `test_ctrl_c_...`), async ones by their 
   `test_cancelling_abatch_while_its_creates_are_answered_cancels_every_run`;
 - the create in flight inside sync `batch`, or an invoke's `n` answers (threads), Ctrl-C:
   `test_ctrl_c_in_a_sync_batch_cancels_every_run`;
+- every run under way in a sync batch's threads (`batch`, `batch_as_completed`, through `bind` and
+  `configurable_fields`, `n` answers; polled, streamed, plain streams), Ctrl-C however it comes (a signal to the
+  thread or the process, `_thread.interrupt_main()`): `test_ctrl_c_however_it_comes_reaches_every_thread_of_...`;
 - the create in flight under `asyncio.wait_for` or `asyncio.timeout`:
   `test_a_timeout_around_the_call_while_the_create_is_answered_cancels_its_run`;
 - the create in flight in `with_fallbacks` (the first model left, the fallback not tried):
@@ -40,19 +43,24 @@ Sync calls leave by Ctrl-C (tests named `test_ctrl_c_...`), async ones by their 
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import atexit
+import contextlib
+import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
 from langchain.chat_models import init_chat_model
-from langchain_core.runnables import Runnable
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.runnables import ConfigurableField, Runnable
 
+from langchain_perplexity_strict._transport._guard import CALLER_LEFT
 from langchain_perplexity_strict.errors import PerplexityRunTimeoutError, PerplexityRunUnknownError
 from langchain_perplexity_strict.testing import Fault, ManualClock, PerplexityEmulator
 from tests.integration_tests.clocks import advance_once_waited
@@ -557,3 +565,140 @@ def test_ctrl_c_as_the_created_run_is_handed_over_cancels_it(
         call_sync(make(emu, background=True), mode)
     assert pressed == [1]
     assert_every_run_cancelled(emu)
+
+
+# --- Ctrl-C however it comes, in every sync batch ---------------------------------------------------------
+
+RUN = 600.0
+"""Seconds a run of `on_the_test_clock` takes, on a clock that moves only as the test (or a poll) moves it."""
+INPUTS = ["Why is the sky blue?", "Why is grass green?", "Why is the sea salty?"]
+DELIVERIES = {
+    "SIGINT": lambda: signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT),
+    "os.kill": lambda: os.kill(os.getpid(), signal.SIGINT),
+    "interrupt_main": _thread.interrupt_main,
+}
+"""How Ctrl-C reaches the process: a signal to the main thread or to the process, or `_thread.interrupt_main()`
+(IDEs, debuggers), which sends no signal: the main thread, blocked waiting for its batch, runs no handler."""
+EFFORT = ConfigurableField(id="effort")
+BATCHES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
+    "batch": lambda llm, config: llm.batch(INPUTS, config),
+    "batch(return_exceptions=True)": lambda llm, config: llm.batch(INPUTS, config, return_exceptions=True),
+    "batch_as_completed": lambda llm, config: list(llm.batch_as_completed(INPUTS, config)),
+    "batch_as_completed(return_exceptions=True)": lambda llm, config: list(
+        llm.batch_as_completed(INPUTS, config, return_exceptions=True)
+    ),
+    "bind().batch_as_completed": lambda llm, config: list(llm.bind(effort="low").batch_as_completed(INPUTS, config)),
+    "configurable_fields().batch": lambda llm, config: llm.configurable_fields(effort=EFFORT).batch(
+        INPUTS, {**config, "configurable": {"effort": "low"}}
+    ),
+    "configurable_fields().batch_as_completed": lambda llm, config: list(
+        llm.configurable_fields(effort=EFFORT).batch_as_completed(INPUTS, {**config, "configurable": {"effort": "low"}})
+    ),
+}
+MODES = {
+    "background": {"background": True},  # polled
+    "background stream": {"background": True, "streaming": True},
+    "plain stream": {"streaming": True},
+}
+
+
+@pytest.fixture(scope="module")
+def long_runs() -> Iterator[PerplexityEmulator]:
+    with PerplexityEmulator(api_key=KEY, run_duration=RUN) as emu:
+        yield emu
+
+
+@pytest.fixture
+def on_the_test_clock(long_runs: PerplexityEmulator, quick_client_waits: None) -> Iterator[PerplexityEmulator]:
+    """Runs of `RUN` seconds on a `ManualClock` (streams: moved by `ctrl_c_once_under_way`)."""
+    long_runs.clear()
+    long_runs.clock = ManualClock()
+    yield long_runs
+    long_runs.clear()
+
+
+class ThreadsCallers(BaseCallbackHandler):
+    """What each thread of a batch learns its caller's leaving from (`_guard.CALLER_LEFT`), as its run starts."""
+
+    def __init__(self) -> None:
+        self.left: list[threading.Event | None] = []
+
+    def on_chat_model_start(self, *args: Any, **kwargs: Any) -> None:
+        self.left.append(CALLER_LEFT.get())
+
+
+@contextlib.contextmanager
+def ctrl_c_once_under_way(
+    emu: PerplexityEmulator, deliver: Callable[[], None], callers: ThreadsCallers | None = None
+) -> Iterator[list[str]]:
+    """Ctrl-C once the server has every create, and (`callers`: streams) every stream waits for its run's next
+    event. Then, once every thread was told its caller left, the clock moves on, 1 s whenever a stream waits, up
+    to half the runs' length: each thread leaves at its next event. Yields what went wrong in the thread (a
+    thread not told: its stream would wait for ever; after `WAIT` seconds, the runs are ended, and the call)."""
+    clock = emu.clock
+    assert isinstance(clock, ManualClock)
+    over, wrong = threading.Event(), []
+
+    def press() -> None:
+        deadline = time.monotonic() + WAIT
+        try:
+            while sum(r.kind == "create" for r in emu.requests) < len(INPUTS) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if callers is not None:
+                assert clock.wait_waiting(len(INPUTS), WAIT)
+            deliver()
+            if callers is None:
+                return  # polls: each moves the clock, and a thread told its caller left cancels in its pause
+            assert len(callers.left) == len(INPUTS), callers.left
+            assert all(left is not None and left.wait(WAIT) for left in callers.left), "a thread was not told"
+            while not over.is_set() and time.monotonic() < deadline:
+                if clock.now() < RUN / 2 and clock.wait_waiting(1, timeout=0.05):
+                    clock.advance(1.0)
+            assert over.is_set(), "a thread that was told its caller left read on"
+        except AssertionError as error:
+            wrong.append(str(error))
+        finally:
+            if callers is not None and not over.is_set():
+                clock.advance(RUN)  # the runs end, and the call
+
+    presser = threading.Thread(target=press)
+    presser.start()
+    try:
+        yield wrong
+    finally:
+        over.set()
+        presser.join()
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("batch", list(BATCHES))
+@pytest.mark.parametrize("delivery", list(DELIVERIES))
+def test_ctrl_c_however_it_comes_reaches_every_thread_of_a_sync_batch(
+    on_the_test_clock: PerplexityEmulator, ctrl_c: None, delivery: str, batch: str, mode: str
+) -> None:
+    """Each thread leaves with its caller: a background run is cancelled (in a poll's pause, or at its stream's
+    next event), a plain stream is closed at its next event; none is read to its end."""
+    emu = on_the_test_clock
+    callers = ThreadsCallers() if "stream" in mode else None
+    if callers is None:  # polled: each request moves the clock 5 s (the runs would end after 120)
+        emu.clock = ManualClock(per_request=5.0)
+    config: dict[str, Any] = {"callbacks": [callers]} if callers else {}
+    with pytest.raises(KeyboardInterrupt), ctrl_c_once_under_way(emu, DELIVERIES[delivery], callers) as wrong:
+        BATCHES[batch](make(emu, **MODES[mode]), config)
+    assert wrong == []
+    if mode == "plain stream":
+        assert cancels(emu) == []  # a plain stream is closed, never cancelled by the client
+        assert len(run_ids(emu)) == len(INPUTS)
+    else:
+        assert_every_run_cancelled(emu, runs=len(INPUTS))
+
+
+@pytest.mark.parametrize("delivery", list(DELIVERIES))
+def test_ctrl_c_however_it_comes_reaches_every_thread_of_an_invokes_n_answers(
+    on_the_test_clock: PerplexityEmulator, ctrl_c: None, delivery: str
+) -> None:
+    on_the_test_clock.clock = ManualClock(per_request=5.0)
+    with pytest.raises(KeyboardInterrupt), ctrl_c_once_under_way(on_the_test_clock, DELIVERIES[delivery]) as wrong:
+        make(on_the_test_clock, background=True, n=len(INPUTS)).invoke(QUESTION)
+    assert wrong == []
+    assert_every_run_cancelled(on_the_test_clock, runs=len(INPUTS))
